@@ -1,0 +1,170 @@
+/* 64-bit modular arithmetic shared by the CPU backend, the GPU kernels and the
+ * tests, so that CPU tests exercise exactly the arithmetic the kernels run.
+ *
+ * Supported moduli: odd primes q with 2 < q < 2^62 (NB_MAX_PRIME_BITS = 62).
+ * The bound is the one the lazy (Harvey) butterflies need: the forward
+ * butterfly keeps values in [0, 4q), so 4q must fit a 64-bit word, i.e.
+ * q < 2^62. Shoup products are in [0, 2q) for any 64-bit multiplicand.
+ *
+ * Under nvcc every function is __host__ __device__; under a C compiler each is
+ * a static inline function. Functions marked "host only" use 128-bit division
+ * and exist only on the host; their results are precomputed into tables. */
+#ifndef NB_ARITH_H
+#define NB_ARITH_H
+
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define NB_HD __host__ __device__ __forceinline__
+#define NB_HOST static inline __host__
+#else
+#define NB_HD static inline
+#define NB_HOST static inline
+#endif
+
+#define NB_MAX_PRIME_BITS 62u
+#define NB_MIN_PRIME_BITS 2u
+
+/* High 64 bits of the 128-bit product a*b. */
+NB_HD uint64_t nb_mulhi(uint64_t a, uint64_t b)
+{
+#if defined(__CUDA_ARCH__)
+    return __umul64hi(a, b);
+#else
+    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+#endif
+}
+
+/* Full 128-bit product: returns the low word, stores the high word in *hi. */
+NB_HD uint64_t nb_mul_wide(uint64_t a, uint64_t b, uint64_t *hi)
+{
+#if defined(__CUDA_ARCH__)
+    *hi = __umul64hi(a, b);
+    return a * b;
+#else
+    unsigned __int128 p = (unsigned __int128)a * b;
+    *hi = (uint64_t)(p >> 64);
+    return (uint64_t)p;
+#endif
+}
+
+/* a + b mod q for a, b in [0, q); result in [0, q). */
+NB_HD uint64_t nb_add_mod(uint64_t a, uint64_t b, uint64_t q)
+{
+    uint64_t s = a + b;
+    return s >= q ? s - q : s;
+}
+
+/* a - b mod q for a, b in [0, q); result in [0, q). */
+NB_HD uint64_t nb_sub_mod(uint64_t a, uint64_t b, uint64_t q)
+{
+    return a >= b ? a - b : a + q - b;
+}
+
+/* -a mod q for a in [0, q). */
+NB_HD uint64_t nb_neg_mod(uint64_t a, uint64_t q) { return a ? q - a : 0; }
+
+/* x in [0, 2q) -> x mod q. */
+NB_HD uint64_t nb_reduce_2q(uint64_t x, uint64_t q) { return x >= q ? x - q : x; }
+
+/* x in [0, 4q) -> x mod q. */
+NB_HD uint64_t nb_reduce_4q(uint64_t x, uint64_t q)
+{
+    uint64_t two_q = q << 1;
+    x = x >= two_q ? x - two_q : x;
+    return x >= q ? x - q : x;
+}
+
+/* Barrett reduction of a 128-bit value (hi:lo) by q, with
+ * mu = floor(2^128 / q) given as (mu_hi:mu_lo). Any 128-bit input; result in
+ * [0, q). The quotient estimate is the exact high half of x*mu, which is at
+ * most one below floor(x/q), so one conditional subtraction suffices. */
+NB_HD uint64_t nb_reduce_128(uint64_t lo, uint64_t hi, uint64_t q, uint64_t mu_lo,
+                             uint64_t mu_hi)
+{
+    uint64_t a_hi, b_hi, carry;
+    /* x*mu = lo*mu_lo + (lo*mu_hi + hi*mu_lo) 2^64 + hi*mu_hi 2^128 */
+    uint64_t p0_hi = nb_mulhi(lo, mu_lo);
+    uint64_t a_lo = nb_mul_wide(lo, mu_hi, &a_hi);
+    uint64_t b_lo = nb_mul_wide(hi, mu_lo, &b_hi);
+    uint64_t mid = p0_hi + a_lo;
+    carry = mid < p0_hi;
+    uint64_t mid2 = mid + b_lo;
+    carry += mid2 < mid;
+    /* only the low word of the quotient is needed: the remainder is < 2q */
+    uint64_t quot = hi * mu_hi + a_hi + b_hi + carry;
+    uint64_t r = lo - quot * q; /* true remainder + (0 or q) < 2^63 */
+    return r >= q ? r - q : r;
+}
+
+/* Barrett reduction of a 64-bit value: x mod q for any x. */
+NB_HD uint64_t nb_reduce_64(uint64_t x, uint64_t q, uint64_t mu_lo, uint64_t mu_hi)
+{
+    return nb_reduce_128(x, 0, q, mu_lo, mu_hi);
+}
+
+/* a * b mod q for any 64-bit a, b (typically in [0, q)); result in [0, q). */
+NB_HD uint64_t nb_mul_mod(uint64_t a, uint64_t b, uint64_t q, uint64_t mu_lo,
+                          uint64_t mu_hi)
+{
+    uint64_t hi, lo = nb_mul_wide(a, b, &hi);
+    return nb_reduce_128(lo, hi, q, mu_lo, mu_hi);
+}
+
+/* Shoup multiplication by a constant w in [0, q) with w' = floor(w 2^64 / q):
+ * a * w mod q for any 64-bit a, result in [0, 2q) (lazy). */
+NB_HD uint64_t nb_mul_shoup_lazy(uint64_t a, uint64_t w, uint64_t w_shoup, uint64_t q)
+{
+    uint64_t quot = nb_mulhi(a, w_shoup);
+    return a * w - quot * q;
+}
+
+/* Shoup multiplication, fully reduced: result in [0, q). */
+NB_HD uint64_t nb_mul_shoup(uint64_t a, uint64_t w, uint64_t w_shoup, uint64_t q)
+{
+    return nb_reduce_2q(nb_mul_shoup_lazy(a, w, w_shoup, q), q);
+}
+
+/* Harvey forward (Cooley-Tukey) butterfly, lazy.
+ * In: x, y in [0, 4q). Out: x' = x + w y, y' = x - w y (mod q), both in [0, 4q). */
+NB_HD void nb_ct_butterfly(uint64_t *x, uint64_t *y, uint64_t w, uint64_t w_shoup,
+                           uint64_t q)
+{
+    uint64_t two_q = q << 1;
+    uint64_t u = *x;
+    u = u >= two_q ? u - two_q : u;
+    uint64_t t = nb_mul_shoup_lazy(*y, w, w_shoup, q);
+    *x = u + t;
+    *y = u - t + two_q;
+}
+
+/* Harvey inverse (Gentleman-Sande) butterfly, lazy.
+ * In: x, y in [0, 2q). Out: x' = x + y, y' = (x - y) w (mod q), both in [0, 2q). */
+NB_HD void nb_gs_butterfly(uint64_t *x, uint64_t *y, uint64_t w, uint64_t w_shoup,
+                           uint64_t q)
+{
+    uint64_t two_q = q << 1;
+    uint64_t u = *x, v = *y;
+    uint64_t s = u + v;
+    *x = s >= two_q ? s - two_q : s;
+    *y = nb_mul_shoup_lazy(u - v + two_q, w, w_shoup, q);
+}
+
+/* ---- host-only helpers (128-bit division) ---- */
+#if !defined(__CUDA_ARCH__)
+/* floor(w * 2^64 / q) for w in [0, q). Host only. */
+NB_HOST uint64_t nb_shoup_precompute(uint64_t w, uint64_t q)
+{
+    return (uint64_t)(((unsigned __int128)w << 64) / q);
+}
+
+/* mu = floor(2^128 / q) as (hi, lo); q > 1 and not a power of two. Host only. */
+NB_HOST void nb_barrett_precompute(uint64_t q, uint64_t *mu_lo, uint64_t *mu_hi)
+{
+    unsigned __int128 m = ~(unsigned __int128)0 / q; /* == floor(2^128/q) for odd q */
+    *mu_lo = (uint64_t)m;
+    *mu_hi = (uint64_t)(m >> 64);
+}
+#endif
+
+#endif

@@ -1,0 +1,22 @@
+/* The built-in variant list (one line per variant). */
+#include "ntt/builtin.h"
+
+static const nb_ntt_variant *const builtins[] = {
+    &nb_variant_cpu_harvey,
+#ifdef NB_HAVE_CUDA
+#ifdef NB_HAVE_GPU_RADIX2
+    &nb_variant_gpu_radix2,
+#endif
+#ifdef NB_HAVE_GPU_SMEM
+    &nb_variant_gpu_smem,
+#endif
+#ifdef NB_HAVE_GPU_REGS
+    &nb_variant_gpu_regs,
+#endif
+#endif
+};
+
+const nb_ntt_variant *nb_builtin_variant(size_t i)
+{
+    return i < sizeof builtins / sizeof builtins[0] ? builtins[i] : NULL;
+}

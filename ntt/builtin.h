@@ -1,0 +1,25 @@
+/* Internal: the list of variants compiled into the library. Each variant's
+ * source file defines its nb_ntt_variant; builtin.c lists them. */
+#ifndef NB_BUILTIN_H
+#define NB_BUILTIN_H
+
+#include "ntt/variant.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* i-th built-in variant, or NULL past the end. */
+const nb_ntt_variant *nb_builtin_variant(size_t i);
+
+extern const nb_ntt_variant nb_variant_cpu_harvey;
+#ifdef NB_HAVE_CUDA
+extern const nb_ntt_variant nb_variant_gpu_radix2;
+extern const nb_ntt_variant nb_variant_gpu_smem;
+extern const nb_ntt_variant nb_variant_gpu_regs;
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,235 @@
+/* Device discovery, streams and buffers over the CUDA runtime C API (or host
+ * memory only when built without CUDA). */
+#include "ntt/device.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef NB_HAVE_CUDA
+#include "ntt/cuda_check.h"
+#endif
+
+struct nb_buffer {
+    nb_backend where;
+    size_t bytes;
+    void *ptr;
+};
+
+int nb_cuda_compiled(void)
+{
+#ifdef NB_HAVE_CUDA
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int nb_gpu_count(void)
+{
+#ifdef NB_HAVE_CUDA
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+#else
+    return 0;
+#endif
+}
+
+nb_status nb_gpu_require(void)
+{
+#ifdef NB_HAVE_CUDA
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return nb_set_error(NB_ERR_NO_DEVICE, "no usable CUDA device: %s", cudaGetErrorString(e));
+    }
+    if (n == 0)
+        return nb_set_error(NB_ERR_NO_DEVICE, "no CUDA device present");
+    return NB_OK;
+#else
+    return nb_set_error(NB_ERR_NO_DEVICE, "nttbench was built without CUDA (-Dcuda=disabled)");
+#endif
+}
+
+nb_status nb_stream_create(void **stream)
+{
+    if (!stream)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_stream_create: NULL argument");
+    *stream = NULL;
+    NB_TRY(nb_gpu_require());
+#ifdef NB_HAVE_CUDA
+    cudaStream_t s;
+    NB_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    *stream = s;
+#endif
+    return NB_OK;
+}
+
+void nb_stream_destroy(void *stream)
+{
+#ifdef NB_HAVE_CUDA
+    if (stream)
+        cudaStreamDestroy((cudaStream_t)stream);
+#else
+    (void)stream;
+#endif
+}
+
+nb_status nb_stream_sync(void *stream)
+{
+#ifdef NB_HAVE_CUDA
+    if (stream)
+        NB_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)stream));
+#else
+    (void)stream;
+#endif
+    return NB_OK;
+}
+
+nb_status nb_buffer_create(nb_buffer **out, nb_backend where, size_t bytes)
+{
+    if (!out)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_buffer_create: NULL argument");
+    *out = NULL;
+    if (bytes == 0)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_buffer_create: zero bytes");
+    nb_buffer *b = calloc(1, sizeof *b);
+    if (!b)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_buffer_create: out of host memory");
+    b->where = where;
+    b->bytes = bytes;
+    if (where == NB_BACKEND_CPU) {
+        size_t rounded = (bytes + 63) & ~(size_t)63;
+        b->ptr = aligned_alloc(64, rounded);
+        if (!b->ptr) {
+            free(b);
+            return nb_set_error(NB_ERR_OUT_OF_MEMORY, "cannot allocate %zu host bytes", bytes);
+        }
+    } else {
+#ifdef NB_HAVE_CUDA
+        nb_status s = nb_gpu_require();
+        cudaError_t e = s == NB_OK ? cudaMalloc(&b->ptr, bytes) : cudaSuccess;
+        if (s != NB_OK || e != cudaSuccess) {
+            free(b);
+            if (s != NB_OK)
+                return s;
+            (void)cudaGetLastError();
+            return nb_set_error(nb_cuda_status(e), "cannot allocate %zu device bytes: %s", bytes,
+                                cudaGetErrorString(e));
+        }
+#else
+        free(b);
+        return nb_gpu_require();
+#endif
+    }
+    *out = b;
+    return NB_OK;
+}
+
+void nb_buffer_destroy(nb_buffer *b)
+{
+    if (!b)
+        return;
+    if (b->where == NB_BACKEND_CPU)
+        free(b->ptr);
+#ifdef NB_HAVE_CUDA
+    else
+        cudaFree(b->ptr);
+#endif
+    free(b);
+}
+
+void *nb_buffer_ptr(const nb_buffer *b) { return b ? b->ptr : NULL; }
+size_t nb_buffer_bytes(const nb_buffer *b) { return b ? b->bytes : 0; }
+nb_backend nb_buffer_backend(const nb_buffer *b) { return b ? b->where : NB_BACKEND_CPU; }
+
+static nb_status check_range(const nb_buffer *b, size_t offset, const void *p, size_t bytes)
+{
+    if (!b || !p)
+        return nb_set_error(NB_ERR_INVALID_ARG, "buffer copy: NULL argument");
+    if (offset > b->bytes || bytes > b->bytes - offset)
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "buffer copy: [%zu, +%zu) outside a buffer of %zu bytes", offset,
+                            bytes, b->bytes);
+    return NB_OK;
+}
+
+nb_status nb_buffer_upload(nb_buffer *b, size_t offset, const void *host, size_t bytes,
+                           void *stream)
+{
+    NB_TRY(check_range(b, offset, host, bytes));
+    if (b->where == NB_BACKEND_CPU) {
+        memcpy((char *)b->ptr + offset, host, bytes);
+        return NB_OK;
+    }
+#ifdef NB_HAVE_CUDA
+    NB_CUDA_TRY(cudaMemcpyAsync((char *)b->ptr + offset, host, bytes, cudaMemcpyHostToDevice,
+                                (cudaStream_t)stream));
+    NB_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)stream));
+    return NB_OK;
+#else
+    (void)stream;
+    return nb_gpu_require();
+#endif
+}
+
+nb_status nb_buffer_download(const nb_buffer *b, size_t offset, void *host, size_t bytes,
+                             void *stream)
+{
+    NB_TRY(check_range(b, offset, host, bytes));
+    if (b->where == NB_BACKEND_CPU) {
+        memcpy(host, (const char *)b->ptr + offset, bytes);
+        return NB_OK;
+    }
+#ifdef NB_HAVE_CUDA
+    NB_CUDA_TRY(cudaMemcpyAsync(host, (const char *)b->ptr + offset, bytes,
+                                cudaMemcpyDeviceToHost, (cudaStream_t)stream));
+    NB_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)stream));
+    return NB_OK;
+#else
+    (void)stream;
+    return nb_gpu_require();
+#endif
+}
+
+nb_status nb_buffer_fill(nb_buffer *b, int byte, void *stream)
+{
+    if (!b)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_buffer_fill: NULL buffer");
+    if (b->where == NB_BACKEND_CPU) {
+        memset(b->ptr, byte, b->bytes);
+        return NB_OK;
+    }
+#ifdef NB_HAVE_CUDA
+    NB_CUDA_TRY(cudaMemsetAsync(b->ptr, byte, b->bytes, (cudaStream_t)stream));
+    return NB_OK;
+#else
+    (void)stream;
+    return nb_gpu_require();
+#endif
+}
+
+nb_status nb_buffer_copy(nb_buffer *dst, size_t dst_off, const nb_buffer *src, size_t src_off,
+                         size_t bytes, void *stream)
+{
+    if (!dst || !src)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_buffer_copy: NULL buffer");
+    NB_TRY(check_range(dst, dst_off, dst->ptr, bytes));
+    NB_TRY(check_range(src, src_off, src->ptr, bytes));
+    if (dst->where == NB_BACKEND_CPU && src->where == NB_BACKEND_CPU) {
+        memmove((char *)dst->ptr + dst_off, (const char *)src->ptr + src_off, bytes);
+        return NB_OK;
+    }
+#ifdef NB_HAVE_CUDA
+    NB_CUDA_TRY(cudaMemcpyAsync((char *)dst->ptr + dst_off, (const char *)src->ptr + src_off,
+                                bytes, cudaMemcpyDefault, (cudaStream_t)stream));
+    return NB_OK;
+#else
+    (void)stream;
+    return nb_gpu_require();
+#endif
+}

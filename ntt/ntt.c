@@ -1,0 +1,93 @@
+/* nb_ntt: a variant plus its tables and plan; validates every call so that
+ * variants (including plug-ins) only ever see well-formed requests. */
+#include "ntt/ntt.h"
+
+#include <stdlib.h>
+
+struct nb_ntt {
+    const nb_ntt_variant *variant;
+    nb_ntt_tables *tables;
+    void *plan;
+};
+
+static unsigned bit_length(uint64_t x)
+{
+    unsigned b = 0;
+    while (x) {
+        b++;
+        x >>= 1;
+    }
+    return b;
+}
+
+nb_status nb_ntt_create(nb_ntt **out, const nb_ntt_variant *variant, unsigned log_n,
+                        const uint64_t *primes, const uint64_t *psis, size_t limbs,
+                        void *stream)
+{
+    if (!out || !variant || !primes)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ntt_create: NULL argument");
+    *out = NULL;
+    if (limbs == 0)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ntt_create: zero limbs");
+    if (log_n < variant->min_log_n || log_n > variant->max_log_n)
+        return nb_set_error(NB_ERR_UNSUPPORTED,
+                            "log_n=%u outside the range [%u, %u] of variant '%s'", log_n,
+                            variant->min_log_n, variant->max_log_n, variant->name);
+    for (size_t l = 0; l < limbs; l++)
+        if (bit_length(primes[l]) > variant->max_prime_bits)
+            return nb_set_error(NB_ERR_UNSUPPORTED,
+                                "prime %llu has %u bits; variant '%s' supports at most %u",
+                                (unsigned long long)primes[l], bit_length(primes[l]),
+                                variant->name, variant->max_prime_bits);
+    nb_ntt *ntt = calloc(1, sizeof *ntt);
+    if (!ntt)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ntt_create: out of host memory");
+    ntt->variant = variant;
+    nb_status s = nb_ntt_tables_create(&ntt->tables, log_n, primes, psis, limbs);
+    if (s == NB_OK)
+        s = variant->plan_create(&ntt->plan, ntt->tables, stream);
+    if (s != NB_OK) {
+        nb_ntt_destroy(ntt);
+        return s;
+    }
+    *out = ntt;
+    return NB_OK;
+}
+
+void nb_ntt_destroy(nb_ntt *ntt)
+{
+    if (!ntt)
+        return;
+    if (ntt->plan)
+        ntt->variant->plan_destroy(ntt->plan);
+    nb_ntt_tables_destroy(ntt->tables);
+    free(ntt);
+}
+
+static nb_status check_call(const nb_ntt *ntt, const uint64_t *data, size_t first, size_t count)
+{
+    if (!ntt || !data)
+        return nb_set_error(NB_ERR_INVALID_ARG, "NTT call: NULL argument");
+    if (count == 0)
+        return nb_set_error(NB_ERR_INVALID_ARG, "NTT call: zero limbs");
+    if (first >= ntt->tables->limbs || count > ntt->tables->limbs - first)
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "NTT call: limbs [%zu, %zu) outside the plan's %zu limbs", first,
+                            first + count, ntt->tables->limbs);
+    return NB_OK;
+}
+
+nb_status nb_ntt_forward(nb_ntt *ntt, uint64_t *data, size_t first, size_t count, void *stream)
+{
+    NB_TRY(check_call(ntt, data, first, count));
+    return ntt->variant->forward(ntt->plan, data, first, count, stream);
+}
+
+nb_status nb_ntt_inverse(nb_ntt *ntt, uint64_t *data, size_t first, size_t count, void *stream)
+{
+    NB_TRY(check_call(ntt, data, first, count));
+    return ntt->variant->inverse(ntt->plan, data, first, count, stream);
+}
+
+const nb_ntt_tables *nb_ntt_get_tables(const nb_ntt *ntt) { return ntt ? ntt->tables : NULL; }
+const nb_ntt_variant *nb_ntt_get_variant(const nb_ntt *ntt) { return ntt ? ntt->variant : NULL; }

@@ -1,0 +1,43 @@
+/* ntt/ module header: arithmetic-free public API of the NTT library.
+ * An nb_ntt bundles a variant, its tables and its plan. */
+#ifndef NB_NTT_H
+#define NB_NTT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ntt/device.h"
+#include "ntt/primes.h"
+#include "ntt/status.h"
+#include "ntt/tables.h"
+#include "ntt/variant.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct nb_ntt nb_ntt;
+
+/* Builds tables for primes[0..limbs) (psis NULL = minimal roots) and the
+ * variant's plan. Fails with a message if log_n is outside the variant's
+ * range, a prime exceeds the variant's max_prime_bits or is not NTT-friendly,
+ * or (GPU variants) no device is present. */
+nb_status nb_ntt_create(nb_ntt **out, const nb_ntt_variant *variant, unsigned log_n,
+                        const uint64_t *primes, const uint64_t *psis, size_t limbs,
+                        void *stream);
+void nb_ntt_destroy(nb_ntt *ntt);
+
+/* In-place forward/inverse transform of limbs [first, first + count); data
+ * points at limb `first` (host or device memory, per the variant's backend). */
+nb_status nb_ntt_forward(nb_ntt *ntt, uint64_t *data, size_t first, size_t count,
+                         void *stream);
+nb_status nb_ntt_inverse(nb_ntt *ntt, uint64_t *data, size_t first, size_t count,
+                         void *stream);
+
+const nb_ntt_tables *nb_ntt_get_tables(const nb_ntt *ntt);
+const nb_ntt_variant *nb_ntt_get_variant(const nb_ntt *ntt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

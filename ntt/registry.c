@@ -1,0 +1,89 @@
+/* The variant registry: built-in variants are added on first use; plug-ins
+ * and tests add theirs with nb_ntt_variant_register(). */
+#include <string.h>
+
+#include "ntt/arith.h"
+#include "ntt/builtin.h"
+#include "ntt/primes.h"
+#include "ntt/variant.h"
+
+#define MAX_VARIANTS 64
+
+static const nb_ntt_variant *registry[MAX_VARIANTS];
+static size_t registry_count;
+static int builtins_done;
+
+const char *nb_backend_name(nb_backend b) { return b == NB_BACKEND_GPU ? "gpu" : "cpu"; }
+
+static nb_status add(const nb_ntt_variant *v)
+{
+    if (!v || !v->name || !v->name[0] || !v->description || !v->plan_create ||
+        !v->plan_destroy || !v->forward || !v->inverse)
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "variant '%s': name, description and all four functions are required",
+                            v && v->name ? v->name : "(null)");
+    if (v->backend != NB_BACKEND_CPU && v->backend != NB_BACKEND_GPU)
+        return nb_set_error(NB_ERR_INVALID_ARG, "variant '%s': unknown backend", v->name);
+    if (v->min_log_n < NB_MIN_LOG_N || v->max_log_n > NB_MAX_LOG_N || v->min_log_n > v->max_log_n)
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "variant '%s': log_n range [%u, %u] not inside [%u, %u]", v->name,
+                            v->min_log_n, v->max_log_n, NB_MIN_LOG_N, NB_MAX_LOG_N);
+    if (v->word_bits != 64)
+        return nb_set_error(NB_ERR_UNSUPPORTED, "variant '%s': word_bits=%u (only 64 supported)",
+                            v->name, v->word_bits);
+    if (v->max_prime_bits < NB_MIN_PRIME_BITS || v->max_prime_bits > NB_MAX_PRIME_BITS)
+        return nb_set_error(NB_ERR_INVALID_ARG, "variant '%s': max_prime_bits=%u outside [%u, %u]",
+                            v->name, v->max_prime_bits, NB_MIN_PRIME_BITS, NB_MAX_PRIME_BITS);
+    for (size_t i = 0; i < registry_count; i++)
+        if (strcmp(registry[i]->name, v->name) == 0)
+            return nb_set_error(NB_ERR_INVALID_ARG, "variant '%s' is already registered", v->name);
+    if (registry_count == MAX_VARIANTS)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "variant registry full (%d)", MAX_VARIANTS);
+    registry[registry_count++] = v;
+    return NB_OK;
+}
+
+static void ensure_builtins(void)
+{
+    if (builtins_done)
+        return;
+    builtins_done = 1;
+    for (size_t i = 0;; i++) {
+        const nb_ntt_variant *v = nb_builtin_variant(i);
+        if (!v)
+            break;
+        (void)add(v); /* built-ins are well-formed; a failure here is a bug caught by tests */
+    }
+}
+
+nb_status nb_ntt_variant_register(const nb_ntt_variant *v)
+{
+    ensure_builtins();
+    return add(v);
+}
+
+const nb_ntt_variant *nb_ntt_variant_find(const char *name)
+{
+    ensure_builtins();
+    if (!name) {
+        nb_set_error(NB_ERR_INVALID_ARG, "variant name is NULL");
+        return NULL;
+    }
+    for (size_t i = 0; i < registry_count; i++)
+        if (strcmp(registry[i]->name, name) == 0)
+            return registry[i];
+    nb_set_error(NB_ERR_NOT_FOUND, "no NTT variant named '%s' (see 'nttbench list')", name);
+    return NULL;
+}
+
+size_t nb_ntt_variant_count(void)
+{
+    ensure_builtins();
+    return registry_count;
+}
+
+const nb_ntt_variant *nb_ntt_variant_at(size_t i)
+{
+    ensure_builtins();
+    return i < registry_count ? registry[i] : NULL;
+}

@@ -1,0 +1,78 @@
+/* The NTT variant interface: every NTT in nttbench (CPU, GPU, built in or
+ * plugged in by a researcher) is an nb_ntt_variant, found by name in one
+ * registry. docs/variants.md shows how to add one. */
+#ifndef NB_VARIANT_H
+#define NB_VARIANT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ntt/status.h"
+#include "ntt/tables.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum nb_backend { NB_BACKEND_CPU = 0, NB_BACKEND_GPU = 1 } nb_backend;
+
+/* "cpu" or "gpu". */
+const char *nb_backend_name(nb_backend b);
+
+/* One NTT implementation. Every field is required.
+ *
+ * Data layout: a batch of limbs, limb l holding N coefficients reduced mod
+ * tables->q[l], limbs contiguous (limb l at data + l*N). Transforms are in
+ * place; inputs are in [0, q) and outputs must be in [0, q). Ordering follows
+ * nb_ntt_tables (forward: natural in, bit-reversed out; inverse: the reverse,
+ * scaled by N^-1).
+ *
+ * `data` is host memory for CPU variants and device memory for GPU variants;
+ * `stream` is a cudaStream_t (NULL = legacy default stream is NOT allowed for
+ * timed work; callers pass their stream) for GPU variants and is ignored by
+ * CPU variants. GPU entry points must be asynchronous on `stream`: no
+ * allocation, no synchronization, every launch checked.
+ *
+ * The wrapper (nb_ntt_*) validates arguments before calling a variant, so a
+ * variant may assume: plan non-NULL, data non-NULL, count >= 1,
+ * first + count <= tables->limbs, tables->log_n in [min_log_n, max_log_n]. */
+typedef struct nb_ntt_variant {
+    const char *name;        /* unique, e.g. "cpu-harvey" */
+    const char *description; /* one line */
+    nb_backend backend;
+    unsigned min_log_n, max_log_n; /* supported transform sizes */
+    unsigned word_bits;            /* storage word: 64 */
+    unsigned max_prime_bits;       /* largest supported q: q < 2^max_prime_bits */
+
+    /* Builds a plan over the primes of `tables` (which outlive the plan):
+     * uploads twiddles, allocates any scratch for up to tables->limbs limbs. */
+    nb_status (*plan_create)(void **plan, const nb_ntt_tables *tables, void *stream);
+    void (*plan_destroy)(void *plan); /* accepts NULL */
+
+    /* Transform limbs [first, first + count) of the plan's primes; `data`
+     * points at limb `first`. */
+    nb_status (*forward)(void *plan, uint64_t *data, size_t first, size_t count, void *stream);
+    nb_status (*inverse)(void *plan, uint64_t *data, size_t first, size_t count, void *stream);
+} nb_ntt_variant;
+
+/* Adds a variant to the registry (the pointer is kept: the struct must live
+ * for the rest of the program). Fails on a missing field, an inconsistent
+ * size range, or a name already taken. Not thread-safe: register at start-up. */
+nb_status nb_ntt_variant_register(const nb_ntt_variant *v);
+
+/* Looks a variant up by name; NULL (and a message) if absent. */
+const nb_ntt_variant *nb_ntt_variant_find(const char *name);
+
+/* Registered variants, built-ins first, in registration order. */
+size_t nb_ntt_variant_count(void);
+const nb_ntt_variant *nb_ntt_variant_at(size_t i);
+
+/* Entry point a plug-in shared object exports: it registers its variants.
+ * The CLI calls it after dlopen() (`nttbench --plugin ./libmine.so ...`). */
+typedef nb_status (*nb_plugin_init_fn)(void);
+#define NB_PLUGIN_INIT_SYMBOL "nb_plugin_init"
+
+#ifdef __cplusplus
+}
+#endif
+#endif
