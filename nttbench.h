@@ -1,9 +1,11 @@
 /* Umbrella header for users of libnttbench: the NTT library, the CKKS stages
- * and the benchmark core. */
+ * and the benchmark core (with the stage tier). */
 #ifndef NTTBENCH_H
 #define NTTBENCH_H
 
 #include "ntt/ntt.h"
+#include "ckks/ckks.h"
 #include "bench/bench.h"
+#include "bench/stage.h"
 
 #endif

@@ -4,15 +4,9 @@
 static const nb_ntt_variant *const builtins[] = {
     &nb_variant_cpu_harvey,
 #ifdef NB_HAVE_CUDA
-#ifdef NB_HAVE_GPU_RADIX2
     &nb_variant_gpu_radix2,
-#endif
-#ifdef NB_HAVE_GPU_SMEM
     &nb_variant_gpu_smem,
-#endif
-#ifdef NB_HAVE_GPU_REGS
     &nb_variant_gpu_regs,
-#endif
 #endif
 };
 

@@ -97,6 +97,8 @@ nb_status nb_buffer_create(nb_buffer **out, nb_backend where, size_t bytes)
     *out = NULL;
     if (bytes == 0)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_buffer_create: zero bytes");
+    if (where != NB_BACKEND_CPU && where != NB_BACKEND_GPU)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_buffer_create: unknown backend %d", (int)where);
     nb_buffer *b = calloc(1, sizeof *b);
     if (!b)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_buffer_create: out of host memory");

@@ -24,11 +24,17 @@ nb_status nb_ntt_create(nb_ntt **out, const nb_ntt_variant *variant, unsigned lo
                         const uint64_t *primes, const uint64_t *psis, size_t limbs,
                         void *stream)
 {
+    if (out)
+        *out = NULL; /* on every failure */
     if (!out || !variant || !primes)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_ntt_create: NULL argument");
-    *out = NULL;
     if (limbs == 0)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_ntt_create: zero limbs");
+    /* out of the library's contract (log_n range, q prime < 2^62, q = 1 mod
+     * 2N): NB_ERR_INVALID_ARG; only valid requests a variant cannot serve
+     * get NB_ERR_UNSUPPORTED below */
+    for (size_t l = 0; l < limbs; l++)
+        NB_TRY(nb_prime_validate(primes[l], log_n));
     if (log_n < variant->min_log_n || log_n > variant->max_log_n)
         return nb_set_error(NB_ERR_UNSUPPORTED,
                             "log_n=%u outside the range [%u, %u] of variant '%s'", log_n,

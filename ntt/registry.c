@@ -1,5 +1,6 @@
 /* The variant registry: built-in variants are added on first use; plug-ins
  * and tests add theirs with nb_ntt_variant_register(). */
+#include <pthread.h>
 #include <string.h>
 
 #include "ntt/arith.h"
@@ -11,7 +12,7 @@
 
 static const nb_ntt_variant *registry[MAX_VARIANTS];
 static size_t registry_count;
-static int builtins_done;
+static pthread_once_t builtins_once = PTHREAD_ONCE_INIT;
 
 const char *nb_backend_name(nb_backend b) { return b == NB_BACKEND_GPU ? "gpu" : "cpu"; }
 
@@ -43,11 +44,8 @@ static nb_status add(const nb_ntt_variant *v)
     return NB_OK;
 }
 
-static void ensure_builtins(void)
+static void add_builtins(void)
 {
-    if (builtins_done)
-        return;
-    builtins_done = 1;
     for (size_t i = 0;; i++) {
         const nb_ntt_variant *v = nb_builtin_variant(i);
         if (!v)
@@ -55,6 +53,9 @@ static void ensure_builtins(void)
         (void)add(v); /* built-ins are well-formed; a failure here is a bug caught by tests */
     }
 }
+
+/* Built-ins are added exactly once, even when the first lookups race. */
+static void ensure_builtins(void) { pthread_once(&builtins_once, add_builtins); }
 
 nb_status nb_ntt_variant_register(const nb_ntt_variant *v)
 {

@@ -31,9 +31,10 @@ static uint64_t mulmod(uint64_t a, uint64_t b, uint64_t q)
 nb_status nb_ntt_tables_create(nb_ntt_tables **out, unsigned log_n, const uint64_t *primes,
                                const uint64_t *psis, size_t limbs)
 {
+    if (out)
+        *out = NULL; /* on every failure */
     if (!out || !primes)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_ntt_tables_create: NULL argument");
-    *out = NULL;
     if (limbs == 0)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_ntt_tables_create: zero limbs");
     if (log_n < NB_MIN_LOG_N || log_n > NB_MAX_LOG_N)

@@ -54,29 +54,42 @@ static int inputs_reduced(const uint64_t *a, size_t n, uint64_t q)
     return 1;
 }
 
-/* out[j] = sum_{i<n} in[i*stride] * omega^(i*j) mod q for j < n, with omega
- * of order exactly n (n a power of two). Textbook recursion: the even- and
- * odd-indexed halves are transformed with omega^2, then
- *   out[j] = E[j] + omega^j O[j],  out[j + n/2] = E[j] - omega^j O[j]
- * because omega^(n/2) = -1. */
-static void dft(const uint64_t *in, size_t stride, size_t n, uint64_t omega, uint64_t q,
-                uint64_t *out)
+/* out[j] = sum_{i<n} in[i*stride] * w^(i*j) mod q for j < n, where
+ * w = omega^step has order exactly n (n a power of two) and pw[k] = omega^k
+ * for k < N/2 (so pw[j*step] = w^j). Textbook recursion: the even- and
+ * odd-indexed halves are transformed with w^2 (step doubled), then
+ *   out[j] = E[j] + w^j O[j],  out[j + n/2] = E[j] - w^j O[j]
+ * because w^(n/2) = -1. */
+static void dft(const uint64_t *in, size_t stride, size_t n, const uint64_t *pw, size_t step,
+                uint64_t q, uint64_t *out)
 {
     if (n == 1) {
         out[0] = in[0];
         return;
     }
     const size_t h = n / 2;
-    const uint64_t omega2 = ref_mulmod(omega, omega, q);
-    dft(in, 2 * stride, h, omega2, q, out);          /* E -> out[0, h)  */
-    dft(in + stride, 2 * stride, h, omega2, q, out + h); /* O -> out[h, n) */
-    uint64_t wj = 1;
+    dft(in, 2 * stride, h, pw, 2 * step, q, out);              /* E -> out[0, h) */
+    dft(in + stride, 2 * stride, h, pw, 2 * step, q, out + h); /* O -> out[h, n) */
     for (size_t j = 0; j < h; j++) {
-        const uint64_t e = out[j], o = ref_mulmod(wj, out[j + h], q);
+        const uint64_t e = out[j], o = ref_mulmod(pw[j * step], out[j + h], q);
         out[j] = ref_addmod(e, o, q);
         out[j + h] = ref_submod(e, o, q);
-        wj = ref_mulmod(wj, omega, q);
     }
+}
+
+/* Cyclic DFT of length n = 2^log_n with the primitive n-th root omega:
+ * out[j] = sum_i in[i] omega^(ij). Returns 0 on allocation failure. */
+static int cyclic_dft(const uint64_t *in, size_t n, uint64_t omega, uint64_t q, uint64_t *out)
+{
+    uint64_t *pw = malloc((n / 2 + 1) * sizeof *pw);
+    if (!pw)
+        return 0;
+    pw[0] = 1;
+    for (size_t k = 1; k < n / 2; k++)
+        pw[k] = ref_mulmod(pw[k - 1], omega, q);
+    dft(in, 1, n, pw, 1, q, out);
+    free(pw);
+    return 1;
 }
 
 static nb_status check(const uint64_t *a, unsigned log_n, uint64_t q, uint64_t psi)
@@ -105,7 +118,12 @@ nb_status nb_ref_ntt_forward(uint64_t *a, unsigned log_n, uint64_t q, uint64_t p
         b[i] = ref_mulmod(a[i], psi_i, q);
         psi_i = ref_mulmod(psi_i, psi, q);
     }
-    dft(b, 1, n, ref_mulmod(psi, psi, q), q, y); /* y[j] = a(psi^(2j+1)) */
+    /* y[j] = sum_i b_i psi^(2ij) = a(psi^(2j+1)) */
+    if (!cyclic_dft(b, n, ref_mulmod(psi, psi, q), q, y)) {
+        free(b);
+        free(y);
+        return NB_ERR_OUT_OF_MEMORY;
+    }
     for (size_t k = 0; k < n; k++)
         a[k] = y[nb_ref_bitrev((uint32_t)k, log_n)];
     free(b);
@@ -129,7 +147,11 @@ nb_status nb_ref_ntt_inverse(uint64_t *a, unsigned log_n, uint64_t q, uint64_t p
         y[nb_ref_bitrev((uint32_t)k, log_n)] = a[k];
     /* sum_j y_j omega^(-ij) = N b_i for the twisted b_i = a_i psi^i */
     const uint64_t psi_inv = ref_invmod(psi, q);
-    dft(y, 1, n, ref_mulmod(psi_inv, psi_inv, q), q, b);
+    if (!cyclic_dft(y, n, ref_mulmod(psi_inv, psi_inv, q), q, b)) {
+        free(b);
+        free(y);
+        return NB_ERR_OUT_OF_MEMORY;
+    }
     const uint64_t n_inv = ref_invmod(n % q, q);
     uint64_t psi_mi = n_inv; /* N^-1 psi^-i */
     for (size_t i = 0; i < n; i++) {

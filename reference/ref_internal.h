@@ -14,12 +14,12 @@
 _Static_assert(sizeof(unsigned long) == 8, "the reference assumes 64-bit unsigned long");
 
 /* a*b mod q for any 64-bit a, b and q >= 1: the exact two-limb product, then
- * GMP's remainder. */
+ * GMP's remainder (mpn_divrem_1 returns it; the quotient is discarded). */
 static inline uint64_t ref_mulmod(uint64_t a, uint64_t b, uint64_t q)
 {
-    mp_limb_t x = a, p[2];
+    mp_limb_t x = a, p[2], quot[2];
     p[1] = mpn_mul_1(p, &x, 1, (mp_limb_t)b);
-    return (uint64_t)mpn_mod_1(p, 2, (mp_limb_t)q);
+    return (uint64_t)mpn_divrem_1(quot, 0, p, 2, (mp_limb_t)q);
 }
 
 /* a + b mod q and a - b mod q for a, b in [0, q), q < 2^63. */

@@ -29,7 +29,8 @@ extern "C" {
 /* In-place negacyclic NTT over Z_q[X]/(X^N+1), N = 2^log_n.
  * Requires: log_n in [1, 17]; q prime, q < 2^62, q = 1 (mod 2N); psi a
  * primitive 2N-th root of unity mod q (psi^N = -1); a non-NULL with every
- * a[i] in [0, q). Otherwise returns NB_ERR_INVALID_ARG and leaves a unchanged.
+ * a[i] in [0, q). Otherwise returns NB_ERR_INVALID_ARG and leaves a unchanged
+ * (NB_ERR_OUT_OF_MEMORY, a unchanged, if scratch cannot be allocated).
  * Output in [0, q), bit-reversed order as above. */
 nb_status nb_ref_ntt_forward(uint64_t *a, unsigned log_n, uint64_t q, uint64_t psi);
 

@@ -1,0 +1,226 @@
+/* Argument parsing of the nttbench CLI: lists and ranges ("12:17", "1,8,32"),
+ * numbers with range checks, and a small long-option scanner
+ * ("--name value", "--name=value", "--flag"). Messages name the flag. */
+#include <errno.h>
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/cli/cli.h"
+
+static int parse_ull(const char *s, unsigned long long *v)
+{
+    if (!s || !*s || *s == '-' || *s == '+')
+        return 0;
+    char *end;
+    errno = 0;
+    *v = strtoull(s, &end, 0);
+    return errno == 0 && *end == '\0';
+}
+
+nb_status nb_cli_parse_ulist(const char *s, const char *flag, unsigned long long lo,
+                             unsigned long long hi, unsigned long long *out, size_t max,
+                             size_t *n)
+{
+    *n = 0;
+    if (!s || !*s)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s needs a value", flag);
+    char *copy = strdup(s);
+    if (!copy)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    nb_status st = NB_OK;
+    char *save = NULL;
+    size_t len = strlen(copy);
+    if (copy[0] == ',' || copy[len - 1] == ',' || strstr(copy, ",,")) {
+        st = nb_set_error(NB_ERR_INVALID_ARG, "--%s '%s': empty list item", flag, s);
+        goto done;
+    }
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        unsigned long long a, b, step = 1;
+        char *c1 = strchr(item, ':');
+        if (c1) {
+            *c1 = '\0';
+            char *c2 = strchr(c1 + 1, ':');
+            if (c2)
+                *c2 = '\0';
+            if (!parse_ull(item, &a) || !parse_ull(c1 + 1, &b) || (c2 && !parse_ull(c2 + 1, &step))) {
+                st = nb_set_error(NB_ERR_INVALID_ARG,
+                                  "--%s '%s': expected a number, a range A:B or A:B:STEP", flag, s);
+                goto done;
+            }
+            if (a > b || step == 0) {
+                st = nb_set_error(NB_ERR_INVALID_ARG,
+                                  "--%s '%s': range must be increasing with a positive step", flag,
+                                  s);
+                goto done;
+            }
+        } else {
+            if (!parse_ull(item, &a)) {
+                st = nb_set_error(NB_ERR_INVALID_ARG, "--%s '%s': '%s' is not a number", flag, s,
+                                  item);
+                goto done;
+            }
+            b = a;
+        }
+        for (unsigned long long v = a; v <= b; v += step) {
+            if (v < lo || v > hi) {
+                st = nb_set_error(NB_ERR_INVALID_ARG, "--%s: %llu outside [%llu, %llu]", flag, v,
+                                  lo, hi);
+                goto done;
+            }
+            size_t k = 0;
+            while (k < *n && out[k] != v)
+                k++;
+            if (k == *n) {
+                if (*n == max) {
+                    st = nb_set_error(NB_ERR_INVALID_ARG, "--%s: more than %zu values", flag, max);
+                    goto done;
+                }
+                out[(*n)++] = v;
+            }
+            if (b - v < step)
+                break;
+        }
+    }
+done:
+    free(copy);
+    if (st != NB_OK)
+        *n = 0;
+    return st;
+}
+
+nb_status nb_cli_parse_words(const char *s, const char *flag, char **storage, char **out,
+                             size_t max, size_t *n)
+{
+    *n = 0;
+    *storage = NULL;
+    if (!s || !*s)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s needs a value", flag);
+    size_t len = strlen(s);
+    if (s[0] == ',' || s[len - 1] == ',' || strstr(s, ",,"))
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s '%s': empty list item", flag, s);
+    char *copy = strdup(s);
+    if (!copy)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    char *save = NULL;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        if (*n == max) {
+            free(copy);
+            *n = 0;
+            return nb_set_error(NB_ERR_INVALID_ARG, "--%s: more than %zu items", flag, max);
+        }
+        out[(*n)++] = item;
+    }
+    *storage = copy;
+    return NB_OK;
+}
+
+nb_status nb_cli_parse_double(const char *s, const char *flag, double lo, double hi, double *out)
+{
+    if (!s || !*s)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s needs a value", flag);
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end != '\0' || !isfinite(v))
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s '%s' is not a number", flag, s);
+    if (v < lo || v > hi)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s %g outside [%g, %g]", flag, v, lo, hi);
+    *out = v;
+    return NB_OK;
+}
+
+nb_status nb_cli_parse_size(const char *s, const char *flag, unsigned long long lo,
+                            unsigned long long hi, size_t *out)
+{
+    unsigned long long v;
+    if (!parse_ull(s, &v))
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s '%s' is not a non-negative integer", flag,
+                            s ? s : "");
+    if (v < lo || v > hi)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s %llu outside [%llu, %llu]", flag, v, lo, hi);
+    *out = (size_t)v;
+    return NB_OK;
+}
+
+nb_status nb_cli_parse_u64(const char *s, const char *flag, uint64_t *out)
+{
+    unsigned long long v;
+    if (!parse_ull(s, &v))
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s '%s' is not a non-negative integer", flag,
+                            s ? s : "");
+    *out = (uint64_t)v;
+    return NB_OK;
+}
+
+int nb_cli_next_option(int argc, char **argv, int *i, const nb_cli_option *const *tables,
+                       const char **name, const char **value)
+{
+    static char buf[128];
+    const char *a = argv[*i];
+    if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
+        return 0;
+    const char *eq = strchr(a + 2, '=');
+    size_t len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
+    if (len >= sizeof buf) {
+        nb_set_error(NB_ERR_INVALID_ARG, "unknown option '%s'", a);
+        return -1;
+    }
+    memcpy(buf, a + 2, len);
+    buf[len] = '\0';
+    for (size_t t = 0; tables[t]; t++)
+        for (const nb_cli_option *o = tables[t]; o->name; o++) {
+            if (strcmp(o->name, buf) != 0)
+                continue;
+            *name = o->name;
+            (*i)++;
+            if (!o->takes_value) {
+                if (eq) {
+                    nb_set_error(NB_ERR_INVALID_ARG, "option --%s takes no value", o->name);
+                    return -1;
+                }
+                *value = NULL;
+                return 1;
+            }
+            if (eq) {
+                *value = eq + 1;
+                return 1;
+            }
+            if (*i >= argc) {
+                nb_set_error(NB_ERR_INVALID_ARG, "option --%s needs a value", o->name);
+                return -1;
+            }
+            *value = argv[(*i)++];
+            return 1;
+        }
+    nb_set_error(NB_ERR_INVALID_ARG, "unknown option '--%s' (see --help)", buf);
+    return -1;
+}
+
+void nb_cli_print_options(FILE *f, const nb_cli_option *table)
+{
+    for (const nb_cli_option *o = table; o->name; o++) {
+        char head[64];
+        snprintf(head, sizeof head, "--%s", o->name);
+        fprintf(f, "  %-22s %s\n", head, o->help);
+    }
+}
+
+int nb_cli_exit_code(nb_status s)
+{
+    switch (s) {
+    case NB_OK: return NB_EXIT_OK;
+    case NB_ERR_VERIFY: return NB_EXIT_VERIFY;
+    case NB_ERR_INVALID_ARG:
+    case NB_ERR_NOT_FOUND:
+    case NB_ERR_UNSUPPORTED: return NB_EXIT_USAGE;
+    default: return NB_EXIT_ENV;
+    }
+}
+
+int nb_cli_fail(nb_status s, const char *msg)
+{
+    fprintf(stderr, "nttbench: error: %s\n", msg && *msg ? msg : nb_status_str(s));
+    return nb_cli_exit_code(s);
+}

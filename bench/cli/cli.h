@@ -1,0 +1,169 @@
+/* Internal interface of the nttbench command-line tool: argument parsing
+ * helpers (lists, ranges, numbers), the options of `run`, the per-tier
+ * dispatch and the extension point of the stage tier. Only the CLI prints and
+ * exits; everything it measures goes through the library (bench/bench.h).
+ *
+ * Exit codes: 0 success, 1 a verification failed, 2 bad usage, 3 environment
+ * error (no device for a GPU variant, CUDA/IO failure, plug-in failure). */
+#ifndef NB_CLI_H
+#define NB_CLI_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bench/bench.h"
+
+#define NB_EXIT_OK 0
+#define NB_EXIT_VERIFY 1
+#define NB_EXIT_USAGE 2
+#define NB_EXIT_ENV 3
+
+#define NB_CLI_MAX_LIST 64
+
+/* ------------------------------------------------------------- parsing */
+
+/* Unsigned list: "12:17" (inclusive range), "10:16:2" (step), "1,8,32", or a
+ * mix "10:12,16". Each value in [lo, hi]; at most `max` values; duplicates
+ * removed, order kept. NB_ERR_INVALID_ARG with a message naming `flag`. */
+nb_status nb_cli_parse_ulist(const char *s, const char *flag, unsigned long long lo,
+                             unsigned long long hi, unsigned long long *out, size_t max,
+                             size_t *n);
+/* Comma-separated words into out[] (pointers into a copy kept in *storage,
+ * which the caller frees). Empty items are an error. */
+nb_status nb_cli_parse_words(const char *s, const char *flag, char **storage, char **out,
+                             size_t max, size_t *n);
+/* Numbers with range checks. */
+nb_status nb_cli_parse_double(const char *s, const char *flag, double lo, double hi,
+                              double *out);
+nb_status nb_cli_parse_size(const char *s, const char *flag, unsigned long long lo,
+                            unsigned long long hi, size_t *out);
+/* 64-bit unsigned (decimal or 0x hex). */
+nb_status nb_cli_parse_u64(const char *s, const char *flag, uint64_t *out);
+
+/* One option of a command: "--name VALUE" / "--name=VALUE" (takes_value) or
+ * "--name" (flag). */
+typedef struct nb_cli_option {
+    const char *name; /* without the leading "--" */
+    int takes_value;
+    const char *help; /* "VALUE  what it does (default)" */
+} nb_cli_option;
+
+/* Iterates argv[*i]: returns 1 and sets *name / *value for an option of
+ * `table` (value from "=..." or the next argument), 0 at a positional
+ * argument (left alone), -1 on an unknown option or a missing value (message
+ * set). *i is advanced past what was consumed. */
+int nb_cli_next_option(int argc, char **argv, int *i, const nb_cli_option *const *tables,
+                       const char **name, const char **value);
+
+/* Prints an option table as help. */
+void nb_cli_print_options(FILE *f, const nb_cli_option *table);
+
+/* ------------------------------------------------------------- the run */
+
+typedef enum nb_cli_backend { NB_CLI_AUTO = -1, NB_CLI_CPU = 0, NB_CLI_GPU = 1 } nb_cli_backend;
+
+typedef struct nb_cli_run {
+    nb_bench_opts timing;
+    int tiers;                      /* bit (1 << nb_tier) per requested tier */
+    nb_cli_backend backend;
+    char *variant_storage;
+    char *variants[NB_CLI_MAX_LIST];/* explicit --variant list; n_variants = 0: all of backend */
+    size_t n_variants;
+    unsigned long long logn[NB_CLI_MAX_LIST];
+    size_t n_logn;
+    unsigned long long limbs[NB_CLI_MAX_LIST];
+    size_t n_limbs;
+    unsigned long long bits[NB_CLI_MAX_LIST];
+    size_t n_bits;
+    int directions;                 /* bit 0 forward, bit 1 inverse */
+    nb_mode modes[3];
+    size_t n_modes;
+    uint64_t seed;
+    int seed_given;
+    int progress;                   /* -1 auto (after 3 s), 0 never, 1 always */
+    int given_logn, given_limbs;    /* the user chose them (else defaults per backend) */
+    void *stage;                    /* the stage tier's own parsed options (tier_stage.c) */
+} nb_cli_run;
+
+/* What the tiers share while a run executes. */
+typedef struct nb_cli_ctx {
+    nb_report *report;
+    nb_env env;
+    void *stream;        /* a GPU stream when the run uses GPU variants, else NULL */
+    int quiet;
+    double start_s;
+    size_t case_no;      /* cases done so far (progress) */
+} nb_cli_ctx;
+
+/* The variants a run uses (explicit list or all of the resolved backend). */
+nb_status nb_cli_run_variants(const nb_cli_run *run, const nb_ntt_variant **out, size_t max,
+                              size_t *n);
+
+/* Progress line on stderr ("[3] warm cpu-harvey fwd logn=12 ... 12.3 us") when
+ * the sweep has run for more than 3 s (or --progress), never with --quiet. */
+void nb_cli_progress(nb_cli_ctx *ctx, const nb_cli_run *run, const char *what,
+                     const char *result);
+
+/* Library warnings -> stderr ("nttbench: warning: ...") unless quiet. */
+void nb_cli_log(void *ctx, const char *msg);
+
+/* Parses the options of `run` into *run (defaults first). 0 on success; on
+ * bad usage prints nothing, sets the message and returns NB_EXIT_USAGE. */
+int nb_cli_run_parse(int argc, char **argv, nb_cli_run *run);
+void nb_cli_run_free(nb_cli_run *run);
+void nb_cli_run_help(FILE *f);
+
+/* ------------------------------------------------------------- tiers */
+
+/* warm and cold NTT tiers (tier_ntt.c): one case per tier x variant x
+ * direction x log_n x limbs x bits x mode. */
+nb_status nb_cli_tier_ntt(nb_cli_run *run, nb_cli_ctx *ctx);
+
+/* ---- Extension point: the stage tier (tier_stage.c) ----
+ * `nttbench run --tier stage ...` calls these. The CKKS stage tier implements
+ * them in bench/cli/tier_stage.c (timing through bench/stage.c and ckks/):
+ *   nb_cli_stage_options   its extra `run` options (--stage, --preset, ...),
+ *                          terminated by {NULL}; parsed with the common ones;
+ *   nb_cli_stage_set       stores one of them into run->stage (allocating it);
+ *   nb_cli_stage_run       adds its cases to ctx->report (nb_case_* with a
+ *                          breakdown via nb_case_set_breakdown); verification
+ *                          failures are cases with NB_CASE_VERIFY_FAILED;
+ *   nb_cli_stage_list_text / _json  list presets for `nttbench list`;
+ *   nb_cli_stage_free      frees run->stage.
+ * The stub in this tree accepts no options and reports the tier as absent. */
+extern const nb_cli_option nb_cli_stage_options[];
+nb_status nb_cli_stage_set(nb_cli_run *run, const char *name, const char *value);
+nb_status nb_cli_stage_run(nb_cli_run *run, nb_cli_ctx *ctx);
+/* Presets for `nttbench list`: a text section (markdown when md) and a JSON
+ * array of {"name", "description", ...} objects (new reference). */
+void nb_cli_stage_list_text(FILE *f, int md);
+json_t *nb_cli_stage_list_json(void);
+void nb_cli_stage_free(nb_cli_run *run);
+
+/* ------------------------------------------------------------- commands */
+
+int nb_cmd_env(int argc, char **argv, nb_format fmt, const char *output);
+int nb_cmd_list(int argc, char **argv, nb_format fmt, const char *output);
+int nb_cmd_verify(int argc, char **argv, nb_format fmt, const char *output, int quiet);
+int nb_cmd_calibrate(int argc, char **argv, nb_format fmt, const char *output, int quiet);
+int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format fmt,
+               const char *output, int quiet);
+int nb_cmd_transform(int argc, char **argv);
+int nb_cmd_check(int argc, char **argv, nb_format fmt);
+
+/* Prints "nttbench: error: <msg>" and returns the exit code for status s
+ * (1 verify, 2 usage, 3 environment). */
+int nb_cli_fail(nb_status s, const char *msg);
+/* Exit code of a status: NB_OK 0, VERIFY 1, INVALID_ARG/NOT_FOUND/UNSUPPORTED 2,
+ * everything else 3. */
+int nb_cli_exit_code(nb_status s);
+
+/* Coefficient files (raw little-endian uint64, limb-major, or text: one
+ * decimal number per line, limb after limb). Format "raw", "text" or "auto"
+ * (by extension: .txt / .text = text, else raw). */
+nb_status nb_cli_read_coeffs(const char *path, const char *format, uint64_t **out, size_t *n);
+nb_status nb_cli_write_coeffs(const char *path, const char *format, const uint64_t *v,
+                              size_t n);
+
+#endif

@@ -1,0 +1,393 @@
+/* `nttbench transform` and `nttbench check`, for researchers checking their
+ * own implementation against ours or the GMP reference, and the coefficient
+ * file formats: raw little-endian uint64 (limb-major: limb 0's N values, then
+ * limb 1's ...) or text (one decimal number per line, limb after limb; blank
+ * lines and lines starting with '#' are ignored). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/cli/cli.h"
+#include "reference/reference.h"
+
+static int is_text(const char *path, const char *format)
+{
+    if (format && strcmp(format, "auto") != 0)
+        return strcmp(format, "text") == 0;
+    const char *dot = strrchr(path, '.');
+    return dot && (!strcmp(dot, ".txt") || !strcmp(dot, ".text"));
+}
+
+static nb_status check_format(const char *format)
+{
+    if (!format || !strcmp(format, "raw") || !strcmp(format, "text") || !strcmp(format, "auto"))
+        return NB_OK;
+    return nb_set_error(NB_ERR_INVALID_ARG, "file format '%s': raw, text or auto", format);
+}
+
+nb_status nb_cli_read_coeffs(const char *path, const char *format, uint64_t **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    NB_TRY(check_format(format));
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return nb_set_error(NB_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    size_t cap = 4096, cnt = 0;
+    uint64_t *v = malloc(cap * sizeof *v);
+    nb_status s = NB_OK;
+    if (!v) {
+        fclose(f);
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    if (is_text(path, format)) {
+        char line[256];
+        size_t lineno = 0;
+        while (s == NB_OK && fgets(line, sizeof line, f)) {
+            lineno++;
+            char *p = line;
+            while (*p == ' ' || *p == '\t')
+                p++;
+            if (*p == '\n' || *p == '\r' || *p == '\0' || *p == '#')
+                continue;
+            char *end;
+            errno = 0;
+            if (*p == '-') {
+                s = nb_set_error(NB_ERR_IO, "%s:%zu: negative value", path, lineno);
+                break;
+            }
+            unsigned long long x = strtoull(p, &end, 10);
+            while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+                end++;
+            if (errno || end == p || *end != '\0') {
+                s = nb_set_error(NB_ERR_IO, "%s:%zu: not an unsigned 64-bit decimal number", path,
+                                 lineno);
+                break;
+            }
+            if (cnt == cap) {
+                uint64_t *nv = realloc(v, 2 * cap * sizeof *v);
+                if (!nv) {
+                    s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
+                    break;
+                }
+                v = nv;
+                cap *= 2;
+            }
+            v[cnt++] = x;
+        }
+    } else {
+        unsigned char b[8];
+        size_t got;
+        while ((got = fread(b, 1, 8, f)) == 8) {
+            if (cnt == cap) {
+                uint64_t *nv = realloc(v, 2 * cap * sizeof *v);
+                if (!nv) {
+                    s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
+                    break;
+                }
+                v = nv;
+                cap *= 2;
+            }
+            uint64_t x = 0;
+            for (int k = 7; k >= 0; k--)
+                x = x << 8 | b[k];
+            v[cnt++] = x;
+        }
+        if (s == NB_OK && got != 0)
+            s = nb_set_error(NB_ERR_IO, "'%s': size is not a multiple of 8 bytes (raw uint64)",
+                             path);
+    }
+    if (s == NB_OK && ferror(f))
+        s = nb_set_error(NB_ERR_IO, "cannot read '%s'", path);
+    fclose(f);
+    if (s != NB_OK) {
+        free(v);
+        return s;
+    }
+    *out = v;
+    *n = cnt;
+    return NB_OK;
+}
+
+typedef struct coeff_writer {
+    const uint64_t *v;
+    size_t n;
+    int text;
+} coeff_writer;
+
+static nb_status write_coeffs_cb(void *ctx, FILE *f)
+{
+    const coeff_writer *w = ctx;
+    for (size_t i = 0; i < w->n; i++) {
+        if (w->text) {
+            fprintf(f, "%" PRIu64 "\n", w->v[i]);
+        } else {
+            unsigned char b[8];
+            for (int k = 0; k < 8; k++)
+                b[k] = (unsigned char)(w->v[i] >> (8 * k));
+            fwrite(b, 1, 8, f);
+        }
+    }
+    return ferror(f) ? nb_set_error(NB_ERR_IO, "write error") : NB_OK;
+}
+
+nb_status nb_cli_write_coeffs(const char *path, const char *format, const uint64_t *v, size_t n)
+{
+    NB_TRY(check_format(format));
+    coeff_writer w = {v, n, is_text(path, format)};
+    return nb_write_file_atomic(path, write_coeffs_cb, &w);
+}
+
+/* ------------------------------------------------------------- transform */
+
+static const nb_cli_option transform_options[] = {
+    {"variant", 1, "V      a variant name or 'reference' (GMP)"},
+    {"direction", 1, "D      forward | inverse"},
+    {"logn", 1, "n      log2 N"},
+    {"primes", 1, "LIST   q1,q2,... one per limb"},
+    {"psi", 1, "LIST   primitive 2N-th roots, one per prime (minimal roots)"},
+    {"in", 1, "FILE   input coefficients"},
+    {"out", 1, "FILE   output coefficients"},
+    {"in-format", 1, "F      raw | text | auto (auto)"},
+    {"out-format", 1, "F      raw | text | auto (auto)"},
+    {NULL, 0, NULL},
+};
+
+static nb_status parse_u64_list(const char *s, const char *flag, uint64_t *out, size_t max,
+                                size_t *n)
+{
+    char *storage, *words[256];
+    NB_TRY(nb_cli_parse_words(s, flag, &storage, words, max < 256 ? max : 256, n));
+    nb_status st = NB_OK;
+    for (size_t i = 0; i < *n && st == NB_OK; i++)
+        st = nb_cli_parse_u64(words[i], flag, &out[i]);
+    free(storage);
+    return st;
+}
+
+int nb_cmd_transform(int argc, char **argv)
+{
+    const char *variant = NULL, *dir = NULL, *in = NULL, *out = NULL, *inf = NULL, *outf = NULL;
+    const char *primes_s = NULL, *psi_s = NULL;
+    size_t log_n = 0;
+    int have_logn = 0;
+    const nb_cli_option *const tables[] = {transform_options, NULL};
+    for (int i = 0; i < argc;) {
+        const char *n, *v;
+        int r = nb_cli_next_option(argc, argv, &i, tables, &n, &v);
+        if (r <= 0) {
+            if (r == 0)
+                nb_set_error(NB_ERR_INVALID_ARG, "transform: unexpected argument '%s'", argv[i]);
+            return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+        }
+        if (!strcmp(n, "variant")) variant = v;
+        else if (!strcmp(n, "direction")) dir = v;
+        else if (!strcmp(n, "in")) in = v;
+        else if (!strcmp(n, "out")) out = v;
+        else if (!strcmp(n, "in-format")) inf = v;
+        else if (!strcmp(n, "out-format")) outf = v;
+        else if (!strcmp(n, "primes")) primes_s = v;
+        else if (!strcmp(n, "psi")) psi_s = v;
+        else if (!strcmp(n, "logn")) {
+            if (nb_cli_parse_size(v, "logn", NB_MIN_LOG_N, NB_MAX_LOG_N, &log_n) != NB_OK)
+                return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+            have_logn = 1;
+        }
+    }
+    if (!variant || !dir || !in || !out || !primes_s || !have_logn)
+        return nb_cli_fail(NB_ERR_INVALID_ARG,
+                           "transform needs --variant, --direction, --logn, --primes, --in and "
+                           "--out (nttbench transform --help)");
+    int inverse;
+    if (!strcmp(dir, "forward"))
+        inverse = 0;
+    else if (!strcmp(dir, "inverse"))
+        inverse = 1;
+    else
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "--direction: forward or inverse");
+    if (check_format(inf) != NB_OK || check_format(outf) != NB_OK)
+        return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+    uint64_t primes[256], psis[256];
+    size_t L = 0, npsi = 0;
+    if (parse_u64_list(primes_s, "primes", primes, 256, &L) != NB_OK)
+        return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+    if (psi_s && parse_u64_list(psi_s, "psi", psis, 256, &npsi) != NB_OK)
+        return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+    if (psi_s && npsi != L)
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "--psi needs one root per prime");
+    for (size_t l = 0; l < L; l++) {
+        if (nb_prime_validate(primes[l], (unsigned)log_n) != NB_OK)
+            return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+        if (psi_s) {
+            if (nb_root_validate(psis[l], primes[l], (unsigned)log_n) != NB_OK)
+                return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+        } else if (nb_root_minimal(primes[l], (unsigned)log_n, &psis[l]) != NB_OK) {
+            return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+        }
+    }
+    const size_t N = (size_t)1 << log_n;
+    uint64_t *a = NULL;
+    size_t cnt = 0;
+    nb_status s = nb_cli_read_coeffs(in, inf, &a, &cnt);
+    if (s != NB_OK)
+        return nb_cli_fail(s == NB_ERR_IO ? NB_ERR_INVALID_ARG : s, nb_last_error());
+    if (cnt != N * L) {
+        free(a);
+        char msg[200];
+        snprintf(msg, sizeof msg, "'%s' holds %zu values; N * L = %zu * %zu = %zu expected", in,
+                 cnt, N, L, N * L);
+        return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
+    }
+    for (size_t i = 0; i < cnt; i++)
+        if (a[i] >= primes[i / N]) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "input limb %zu index %zu: %" PRIu64 " is not below q = %" PRIu64,
+                     i / N, i % N, a[i], primes[i / N]);
+            free(a);
+            return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
+        }
+    if (!strcmp(variant, "reference")) {
+        for (size_t l = 0; l < L && s == NB_OK; l++)
+            s = inverse ? nb_ref_ntt_inverse(a + l * N, (unsigned)log_n, primes[l], psis[l])
+                        : nb_ref_ntt_forward(a + l * N, (unsigned)log_n, primes[l], psis[l]);
+        if (s != NB_OK)
+            nb_set_error(s, "the GMP reference rejected the parameters");
+    } else {
+        const nb_ntt_variant *v = nb_ntt_variant_find(variant);
+        if (!v) {
+            free(a);
+            return nb_cli_fail(NB_ERR_NOT_FOUND, nb_last_error());
+        }
+        void *stream = NULL;
+        nb_ntt *ntt = NULL;
+        nb_buffer *buf = NULL;
+        if (v->backend == NB_BACKEND_GPU)
+            s = nb_stream_create(&stream);
+        if (s == NB_OK)
+            s = nb_ntt_create(&ntt, v, (unsigned)log_n, primes, psis, L, stream);
+        if (s == NB_OK)
+            s = nb_buffer_create(&buf, v->backend, cnt * sizeof(uint64_t));
+        if (s == NB_OK)
+            s = nb_buffer_upload(buf, 0, a, cnt * sizeof(uint64_t), stream);
+        if (s == NB_OK)
+            s = inverse ? nb_ntt_inverse(ntt, nb_buffer_ptr(buf), 0, L, stream)
+                        : nb_ntt_forward(ntt, nb_buffer_ptr(buf), 0, L, stream);
+        if (s == NB_OK)
+            s = nb_buffer_download(buf, 0, a, cnt * sizeof(uint64_t), stream);
+        nb_buffer_destroy(buf);
+        nb_ntt_destroy(ntt);
+        nb_stream_destroy(stream);
+    }
+    if (s == NB_OK)
+        s = nb_cli_write_coeffs(out, outf, a, cnt);
+    free(a);
+    return s == NB_OK ? 0 : nb_cli_fail(s, nb_last_error());
+}
+
+/* ----------------------------------------------------------------- check */
+
+static const nb_cli_option check_options[] = {
+    {"expected", 1, "FILE   expected coefficients"},
+    {"actual", 1, "FILE   coefficients to check"},
+    {"logn", 1, "n      report (limb, index) instead of a flat index"},
+    {"max-report", 1, "K      mismatches to print (10)"},
+    {"expected-format", 1, "F      raw | text | auto (auto)"},
+    {"actual-format", 1, "F      raw | text | auto (auto)"},
+    {NULL, 0, NULL},
+};
+
+int nb_cmd_check(int argc, char **argv, nb_format fmt)
+{
+    const char *exp_p = NULL, *act_p = NULL, *ef = NULL, *af = NULL;
+    size_t log_n = 0, max_report = 10;
+    int have_logn = 0;
+    const nb_cli_option *const tables[] = {check_options, NULL};
+    for (int i = 0; i < argc;) {
+        const char *n, *v;
+        int r = nb_cli_next_option(argc, argv, &i, tables, &n, &v);
+        if (r <= 0) {
+            if (r == 0)
+                nb_set_error(NB_ERR_INVALID_ARG, "check: unexpected argument '%s'", argv[i]);
+            return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+        }
+        nb_status st = NB_OK;
+        if (!strcmp(n, "expected")) exp_p = v;
+        else if (!strcmp(n, "actual")) act_p = v;
+        else if (!strcmp(n, "expected-format")) ef = v;
+        else if (!strcmp(n, "actual-format")) af = v;
+        else if (!strcmp(n, "max-report")) st = nb_cli_parse_size(v, n, 0, 1000000, &max_report);
+        else if (!strcmp(n, "logn")) {
+            st = nb_cli_parse_size(v, n, NB_MIN_LOG_N, NB_MAX_LOG_N, &log_n);
+            have_logn = 1;
+        }
+        if (st != NB_OK)
+            return nb_cli_fail(st, nb_last_error());
+    }
+    if (!exp_p || !act_p)
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "check needs --expected and --actual");
+    uint64_t *e = NULL, *a = NULL;
+    size_t ne = 0, na = 0;
+    nb_status s = nb_cli_read_coeffs(exp_p, ef, &e, &ne);
+    if (s == NB_OK)
+        s = nb_cli_read_coeffs(act_p, af, &a, &na);
+    if (s != NB_OK) {
+        free(e);
+        free(a);
+        return nb_cli_fail(s == NB_ERR_IO ? NB_ERR_INVALID_ARG : s, nb_last_error());
+    }
+    const size_t N = have_logn ? (size_t)1 << log_n : 0;
+    const size_t n = ne < na ? ne : na;
+    size_t bad = 0;
+    json_t *list = fmt == NB_FORMAT_JSON ? json_array() : NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (e[i] == a[i])
+            continue;
+        if (bad < max_report) {
+            if (list) {
+                json_t *m = json_pack("{s:I, s:s, s:s}", "flat_index", (json_int_t)i, "expected",
+                                      "", "actual", "");
+                char b1[24], b2[24];
+                snprintf(b1, sizeof b1, "%" PRIu64, e[i]);
+                snprintf(b2, sizeof b2, "%" PRIu64, a[i]);
+                json_object_set_new(m, "expected", json_string(b1));
+                json_object_set_new(m, "actual", json_string(b2));
+                if (N) {
+                    json_object_set_new(m, "limb", json_integer((json_int_t)(i / N)));
+                    json_object_set_new(m, "index", json_integer((json_int_t)(i % N)));
+                }
+                json_array_append_new(list, m);
+            } else if (N) {
+                printf("mismatch: limb %zu index %zu: expected %" PRIu64 ", actual %" PRIu64 "\n",
+                       i / N, i % N, e[i], a[i]);
+            } else {
+                printf("mismatch: index %zu: expected %" PRIu64 ", actual %" PRIu64 "\n", i, e[i],
+                       a[i]);
+            }
+        }
+        bad++;
+    }
+    int size_differs = ne != na;
+    int rc = bad || size_differs ? NB_EXIT_VERIFY : 0;
+    if (list) {
+        json_t *j = json_pack("{s:s, s:i, s:I, s:I, s:I, s:b, s:o}", "schema", "nttbench-check",
+                              "schema_version", 1, "expected_values", (json_int_t)ne,
+                              "actual_values", (json_int_t)na, "mismatches", (json_int_t)bad,
+                              "equal", rc == 0, "first_mismatches", list);
+        json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        putchar('\n');
+        json_decref(j);
+    } else {
+        if (size_differs)
+            printf("sizes differ: expected has %zu values, actual has %zu\n", ne, na);
+        if (N && (ne % N || na % N))
+            printf("note: a file's size is not a multiple of N = %zu\n", N);
+        printf("%s: %zu of %zu values differ\n", rc ? "FAIL" : "OK", bad, n);
+    }
+    free(e);
+    free(a);
+    if (rc)
+        fprintf(stderr, "nttbench: error: the files differ (%zu mismatches%s)\n", bad,
+                size_differs ? ", sizes differ" : "");
+    return rc;
+}

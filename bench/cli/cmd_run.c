@@ -1,0 +1,421 @@
+/* `nttbench run`: option parsing (sweep axes, timing options, tier-specific
+ * options), defaults that make a short sensible benchmark, and the per-tier
+ * dispatch (warm/cold in tier_ntt.c, stage in tier_stage.c). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/cli/cli.h"
+
+/* Timing options shared by run and calibrate. */
+const nb_cli_option nb_cli_timing_options[] = {
+    {"min-samples", 1, "N      samples at least (10)"},
+    {"min-time", 1, "S      accumulated measured time at least, seconds (0.5)"},
+    {"max-noise", 1, "PCT    stop once the relative std. deviation is below, % (0.5)"},
+    {"timeout", 1, "S      stop sampling after this wall time, flagged (15)"},
+    {"max-samples", 1, "N      stop after this many samples, flagged (100000)"},
+    {"warmup", 1, "N      warm-up samples at least (3)"},
+    {"warmup-time", 1, "S      warm-up wall time at least (0.05)"},
+    {"throttle-threshold", 1, "PCT    discard samples below this % of the default SM clock (75)"},
+    {"throttle-recovery", 1, "S      back-off after a throttled sample (0.05)"},
+    {"blocking-timeout", 1, "S      the blocking kernel gives up after (10)"},
+    {NULL, 0, NULL},
+};
+
+static const nb_cli_option run_options[] = {
+    {"tier", 1, "LIST   warm,cold,stage (warm,cold)"},
+    {"variant", 1, "LIST   variants by name (all of the backend; see 'nttbench list')"},
+    {"backend", 1, "B      cpu | gpu | auto: GPU variants when a device is present (auto)"},
+    {"logn", 1, "LIST   log2 N: 12:17, 10:16:2 or 12,14 (16)"},
+    {"limbs", 1, "LIST   RNS limbs L per transform (GPU 1,8,32; CPU 1,8)"},
+    {"bits", 1, "LIST   prime sizes in bits, q < 2^bits (60)"},
+    {"direction", 1, "LIST   forward,inverse (forward)"},
+    {"mode", 1, "LIST   per-launch,batch,graph (per-launch)"},
+    {"batch", 1, "K      launches per sample in batch and graph modes (10)"},
+    {"cold", 1, "M      flush | rotate | both: how the cold tier evicts (both)"},
+    {"sets", 1, "K      buffer sets to rotate through (automatic: >= 3x the cache)"},
+    {"l2-persist", 1, "F      warm tier: pin the input in L2, access-policy hit ratio F"},
+    {"seed", 1, "N      input seed (time-based; recorded per case)"},
+    {"progress", 0, "       progress lines on stderr from the start"},
+    {"no-progress", 0, "       no progress lines"},
+    {NULL, 0, NULL},
+};
+
+/* Sets one timing option; 1 if `name` is one. */
+int nb_cli_timing_set(nb_bench_opts *t, const char *name, const char *v, nb_status *st)
+{
+    *st = NB_OK;
+    if (!strcmp(name, "min-samples"))
+        *st = nb_cli_parse_size(v, name, 1, 100000000, &t->min_samples);
+    else if (!strcmp(name, "min-time"))
+        *st = nb_cli_parse_double(v, name, 0, 3600, &t->min_time_s);
+    else if (!strcmp(name, "max-noise"))
+        *st = nb_cli_parse_double(v, name, 0, 1000, &t->max_noise_pct);
+    else if (!strcmp(name, "timeout"))
+        *st = nb_cli_parse_double(v, name, 1e-3, 86400, &t->timeout_s);
+    else if (!strcmp(name, "max-samples"))
+        *st = nb_cli_parse_size(v, name, 1, 100000000, &t->max_samples);
+    else if (!strcmp(name, "warmup"))
+        *st = nb_cli_parse_size(v, name, 0, 1000000, &t->warmup_samples);
+    else if (!strcmp(name, "warmup-time"))
+        *st = nb_cli_parse_double(v, name, 0, 3600, &t->warmup_time_s);
+    else if (!strcmp(name, "throttle-threshold"))
+        *st = nb_cli_parse_double(v, name, 0, 100, &t->throttle_threshold_pct);
+    else if (!strcmp(name, "throttle-recovery"))
+        *st = nb_cli_parse_double(v, name, 0, 10, &t->throttle_recovery_s);
+    else if (!strcmp(name, "blocking-timeout"))
+        *st = nb_cli_parse_double(v, name, 1e-3, 600, &t->blocking_timeout_s);
+    else
+        return 0;
+    return 1;
+}
+
+void nb_cli_run_free(nb_cli_run *run)
+{
+    if (!run)
+        return;
+    free(run->variant_storage);
+    run->variant_storage = NULL;
+    nb_cli_stage_free(run);
+}
+
+static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v)
+{
+    nb_status st;
+    if (nb_cli_timing_set(&run->timing, name, v, &st))
+        return st;
+    if (!strcmp(name, "tier")) {
+        char *storage, *words[8];
+        size_t n;
+        NB_TRY(nb_cli_parse_words(v, name, &storage, words, 8, &n));
+        run->tiers = 0;
+        for (size_t i = 0; i < n; i++) {
+            nb_tier t;
+            st = nb_tier_parse(words[i], &t);
+            if (st != NB_OK) {
+                free(storage);
+                return st;
+            }
+            run->tiers |= 1 << t;
+        }
+        free(storage);
+        return NB_OK;
+    }
+    if (!strcmp(name, "variant")) {
+        free(run->variant_storage);
+        return nb_cli_parse_words(v, name, &run->variant_storage, run->variants, NB_CLI_MAX_LIST,
+                                  &run->n_variants);
+    }
+    if (!strcmp(name, "backend")) {
+        if (!strcmp(v, "cpu"))
+            run->backend = NB_CLI_CPU;
+        else if (!strcmp(v, "gpu"))
+            run->backend = NB_CLI_GPU;
+        else if (!strcmp(v, "auto"))
+            run->backend = NB_CLI_AUTO;
+        else
+            return nb_set_error(NB_ERR_INVALID_ARG, "--backend '%s': cpu, gpu or auto", v);
+        return NB_OK;
+    }
+    if (!strcmp(name, "logn")) {
+        run->given_logn = 1;
+        return nb_cli_parse_ulist(v, name, NB_MIN_LOG_N, NB_MAX_LOG_N, run->logn, NB_CLI_MAX_LIST,
+                                  &run->n_logn);
+    }
+    if (!strcmp(name, "limbs")) {
+        run->given_limbs = 1;
+        return nb_cli_parse_ulist(v, name, 1, 4096, run->limbs, NB_CLI_MAX_LIST, &run->n_limbs);
+    }
+    if (!strcmp(name, "bits"))
+        return nb_cli_parse_ulist(v, name, 20, 62, run->bits, NB_CLI_MAX_LIST, &run->n_bits);
+    if (!strcmp(name, "direction")) {
+        char *storage, *words[4];
+        size_t n;
+        NB_TRY(nb_cli_parse_words(v, name, &storage, words, 4, &n));
+        run->directions = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!strcmp(words[i], "forward") || !strcmp(words[i], "fwd"))
+                run->directions |= 1;
+            else if (!strcmp(words[i], "inverse") || !strcmp(words[i], "inv"))
+                run->directions |= 2;
+            else {
+                st = nb_set_error(NB_ERR_INVALID_ARG, "--direction '%s': forward or inverse",
+                                  words[i]);
+                free(storage);
+                return st;
+            }
+        }
+        free(storage);
+        return NB_OK;
+    }
+    if (!strcmp(name, "mode")) {
+        char *storage, *words[8];
+        size_t n;
+        NB_TRY(nb_cli_parse_words(v, name, &storage, words, 8, &n));
+        run->n_modes = 0;
+        for (size_t i = 0; i < n; i++) {
+            nb_mode m;
+            st = nb_mode_parse(words[i], &m);
+            if (st != NB_OK) {
+                free(storage);
+                return st;
+            }
+            size_t k = 0;
+            while (k < run->n_modes && run->modes[k] != m)
+                k++;
+            if (k == run->n_modes)
+                run->modes[run->n_modes++] = m;
+        }
+        free(storage);
+        return NB_OK;
+    }
+    if (!strcmp(name, "batch"))
+        return nb_cli_parse_size(v, name, 1, 100000, &run->timing.batch);
+    if (!strcmp(name, "cold"))
+        return nb_cold_parse(v, &run->timing.cold);
+    if (!strcmp(name, "sets"))
+        return nb_cli_parse_size(v, name, 1, (size_t)1 << 22, &run->timing.rotate_sets);
+    if (!strcmp(name, "l2-persist"))
+        return nb_cli_parse_double(v, name, 0, 1, &run->timing.l2_persist);
+    if (!strcmp(name, "seed")) {
+        run->seed_given = 1;
+        return nb_cli_parse_u64(v, name, &run->seed);
+    }
+    if (!strcmp(name, "progress")) {
+        run->progress = 1;
+        return NB_OK;
+    }
+    if (!strcmp(name, "no-progress")) {
+        run->progress = 0;
+        return NB_OK;
+    }
+    return nb_cli_stage_set(run, name, v);
+}
+
+int nb_cli_run_parse(int argc, char **argv, nb_cli_run *run)
+{
+    memset(run, 0, sizeof *run);
+    nb_bench_opts_default(&run->timing);
+    run->tiers = (1 << NB_TIER_WARM) | (1 << NB_TIER_COLD);
+    run->backend = NB_CLI_AUTO;
+    run->bits[0] = 60;
+    run->n_bits = 1;
+    run->directions = 1;
+    run->modes[0] = NB_MODE_PER_LAUNCH;
+    run->n_modes = 1;
+    run->progress = -1;
+    run->seed = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull;
+    const nb_cli_option *const tables[] = {run_options, nb_cli_timing_options,
+                                           nb_cli_stage_options, NULL};
+    for (int i = 0; i < argc;) {
+        const char *name, *value;
+        int r = nb_cli_next_option(argc, argv, &i, tables, &name, &value);
+        if (r < 0)
+            return NB_EXIT_USAGE;
+        if (r == 0) {
+            nb_set_error(NB_ERR_INVALID_ARG, "run: unexpected argument '%s'", argv[i]);
+            return NB_EXIT_USAGE;
+        }
+        if (set_run_option(run, name, value) != NB_OK)
+            return NB_EXIT_USAGE;
+    }
+    if (run->timing.l2_persist >= 0 && (run->tiers & ~(1 << NB_TIER_WARM)))
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "--l2-persist pins data in L2: use it with --tier warm only"),
+               NB_EXIT_USAGE;
+    /* per-tier option checks happen when the tier runs (it knows its flags) */
+    nb_bench_opts probe = run->timing;
+    probe.l2_persist = -1;
+    if (nb_bench_opts_check(&probe) != NB_OK)
+        return NB_EXIT_USAGE;
+    return 0;
+}
+
+void nb_cli_run_help(FILE *f)
+{
+    fprintf(f, "usage: nttbench run [options]\n\n"
+               "Sweeps tiers x variants x directions x log N x limbs x prime bits x modes.\n"
+               "Every case is verified before timing (a wrong result is reported, never timed)\n"
+               "and again after the last sample.\n\nsweep options:\n");
+    nb_cli_print_options(f, run_options);
+    fprintf(f, "\ntiming options (NVBench names and defaults):\n");
+    nb_cli_print_options(f, nb_cli_timing_options);
+    if (nb_cli_stage_options[0].name) {
+        fprintf(f, "\nstage tier options:\n");
+        nb_cli_print_options(f, nb_cli_stage_options);
+    }
+    fprintf(f, "\nWithout options: --tier warm,cold on the GPU variants (--logn 16 --limbs "
+               "1,8,32)\nwhen a device is present, else on the CPU variants (--logn 16 "
+               "--limbs 1,8).\n");
+}
+
+/* Resolves --backend auto: GPU if a device is present and a GPU variant exists. */
+static nb_cli_backend resolve_backend(const nb_cli_run *run)
+{
+    if (run->backend != NB_CLI_AUTO)
+        return run->backend;
+    if (run->n_variants)
+        return NB_CLI_AUTO; /* explicit variants decide */
+    if (nb_gpu_count() > 0)
+        for (size_t i = 0; i < nb_ntt_variant_count(); i++)
+            if (nb_ntt_variant_at(i)->backend == NB_BACKEND_GPU)
+                return NB_CLI_GPU;
+    return NB_CLI_CPU;
+}
+
+nb_status nb_cli_run_variants(const nb_cli_run *run, const nb_ntt_variant **out, size_t max,
+                              size_t *n)
+{
+    *n = 0;
+    nb_cli_backend b = resolve_backend(run);
+    if (run->n_variants) {
+        for (size_t i = 0; i < run->n_variants; i++) {
+            const nb_ntt_variant *v = nb_ntt_variant_find(run->variants[i]);
+            if (!v)
+                return NB_ERR_NOT_FOUND;
+            if (b != NB_CLI_AUTO && (int)v->backend != (int)b)
+                return nb_set_error(NB_ERR_INVALID_ARG, "variant '%s' runs on the %s, not --backend %s",
+                                    v->name, nb_backend_name(v->backend),
+                                    b == NB_CLI_GPU ? "gpu" : "cpu");
+            if (*n < max)
+                out[(*n)++] = v;
+        }
+        return NB_OK;
+    }
+    for (size_t i = 0; i < nb_ntt_variant_count() && *n < max; i++) {
+        const nb_ntt_variant *v = nb_ntt_variant_at(i);
+        if ((int)v->backend == (int)b)
+            out[(*n)++] = v;
+    }
+    if (*n == 0)
+        return nb_set_error(NB_ERR_NOT_FOUND, "no %s variant is registered",
+                            b == NB_CLI_GPU ? "GPU" : "CPU");
+    return NB_OK;
+}
+
+void nb_cli_log(void *ctx, const char *msg)
+{
+    const int *quiet = ctx;
+    if (!quiet || !*quiet)
+        fprintf(stderr, "nttbench: warning: %s\n", msg);
+}
+
+void nb_cli_progress(nb_cli_ctx *ctx, const nb_cli_run *run, const char *what, const char *result)
+{
+    ctx->case_no++;
+    if (ctx->quiet || run->progress == 0)
+        return;
+    if (run->progress < 0 && nb_now_s() - ctx->start_s < 3.0)
+        return;
+    fprintf(stderr, "[%zu] %s  %s\n", ctx->case_no, what, result ? result : "");
+}
+
+int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format fmt,
+               const char *output, int quiet)
+{
+    nb_cli_run run;
+    if (nb_cli_run_parse(argc, argv, &run) != 0) {
+        nb_cli_run_free(&run);
+        return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+    }
+    /* --backend gpu without a usable device is an environment error, whatever is registered */
+    nb_status s;
+    if (run.backend == NB_CLI_GPU && (s = nb_gpu_require()) != NB_OK) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s (--backend gpu)", nb_last_error());
+        nb_cli_run_free(&run);
+        return nb_cli_fail(NB_ERR_NO_DEVICE, msg);
+    }
+    /* which backends the sweep needs */
+    const nb_ntt_variant *vars[NB_CLI_MAX_LIST];
+    size_t nv = 0;
+    s = nb_cli_run_variants(&run, vars, NB_CLI_MAX_LIST, &nv);
+    if (s != NB_OK) {
+        nb_cli_run_free(&run);
+        return nb_cli_fail(s, nb_last_error());
+    }
+    int need_gpu = 0, any_cpu = 0;
+    for (size_t i = 0; i < nv; i++) {
+        need_gpu |= vars[i]->backend == NB_BACKEND_GPU;
+        any_cpu |= vars[i]->backend == NB_BACKEND_CPU;
+    }
+    if (need_gpu && (s = nb_gpu_require()) != NB_OK) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s (needed for GPU variant '%s')", nb_last_error(),
+                 vars[0]->backend == NB_BACKEND_GPU ? vars[0]->name : "gpu");
+        nb_cli_run_free(&run);
+        return nb_cli_fail(NB_ERR_NO_DEVICE, msg);
+    }
+    if (!run.given_logn) {
+        run.logn[0] = 16;
+        run.n_logn = 1;
+    }
+    if (!run.given_limbs) {
+        static const unsigned long long gpu_l[] = {1, 8, 32}, cpu_l[] = {1, 8};
+        const unsigned long long *l = need_gpu && !any_cpu ? gpu_l : cpu_l;
+        run.n_limbs = need_gpu && !any_cpu ? 3 : 2;
+        memcpy(run.limbs, l, run.n_limbs * sizeof *l);
+    }
+    run.timing.log = nb_cli_log;
+    run.timing.log_ctx = &quiet;
+
+    nb_cli_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.quiet = quiet;
+    ctx.start_s = nb_now_s();
+    s = nb_report_create(&ctx.report, "run");
+    if (s == NB_OK)
+        s = nb_report_set_argv(ctx.report, full_argc, full_argv);
+    if (s == NB_OK)
+        s = nb_env_collect(&ctx.env, need_gpu, 1);
+    if (s == NB_OK && need_gpu)
+        s = nb_stream_create(&ctx.stream);
+    if (s != NB_OK) {
+        int rc = nb_cli_fail(s, nb_last_error());
+        nb_report_destroy(ctx.report);
+        nb_cli_run_free(&run);
+        return rc;
+    }
+    nb_report_set_env(ctx.report, &ctx.env);
+    nb_report_set_options(ctx.report, &run.timing);
+
+    nb_nvtx_push("nttbench run");
+    if (run.tiers & ((1 << NB_TIER_WARM) | (1 << NB_TIER_COLD)))
+        s = nb_cli_tier_ntt(&run, &ctx);
+    if (s == NB_OK && (run.tiers & (1 << NB_TIER_STAGE)))
+        s = nb_cli_stage_run(&run, &ctx);
+    nb_nvtx_pop();
+
+    int rc = 0;
+    if (s != NB_OK) {
+        rc = nb_cli_fail(s, nb_last_error());
+    } else {
+        s = nb_report_write_file(ctx.report, fmt, output ? output : "-");
+        if (s != NB_OK)
+            rc = nb_cli_fail(s, nb_last_error());
+        else if (output && strcmp(output, "-") != 0 && fmt != NB_FORMAT_TABLE && !quiet)
+            nb_report_write(ctx.report, NB_FORMAT_TABLE, stdout); /* the short table too */
+    }
+    if (rc == 0) {
+        size_t fails = 0, errors = 0;
+        for (size_t i = 0; i < nb_report_case_count(ctx.report); i++) {
+            nb_case_status cs = nb_case_get_status(nb_report_case_at(ctx.report, i));
+            fails += cs == NB_CASE_VERIFY_FAILED;
+            errors += cs == NB_CASE_ERROR;
+        }
+        if (fails) {
+            fprintf(stderr, "nttbench: error: %zu case(s) failed verification (see the report)\n",
+                    fails);
+            rc = NB_EXIT_VERIFY;
+        } else if (errors) {
+            fprintf(stderr, "nttbench: error: %zu case(s) could not run (see the report)\n",
+                    errors);
+            rc = NB_EXIT_ENV;
+        }
+    }
+    nb_stream_destroy(ctx.stream);
+    nb_report_destroy(ctx.report);
+    nb_cli_run_free(&run);
+    return rc;
+}

@@ -1,0 +1,330 @@
+/* `nttbench verify`: every chosen variant against the GMP reference on fresh
+ * random inputs, per direction x log N x limbs x prime size, as a pass/fail
+ * table (or markdown / CSV / JSON). Exit 1 if any check fails. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/cli/cli.h"
+#include "reference/reference.h"
+
+static const nb_cli_option verify_options[] = {
+    {"variant", 1, "LIST   variants (all usable here)"},
+    {"backend", 1, "B      cpu | gpu | auto (auto)"},
+    {"logn", 1, "LIST   log2 N (10,13,16)"},
+    {"limbs", 1, "LIST   limbs (1,3)"},
+    {"bits", 1, "LIST   prime sizes in bits (36,62)"},
+    {"direction", 1, "LIST   forward,inverse (both)"},
+    {"seed", 1, "N      input seed (time-based)"},
+    {NULL, 0, NULL},
+};
+
+typedef struct check_row {
+    const nb_ntt_variant *v;
+    int inverse;
+    unsigned log_n;
+    size_t limbs;
+    unsigned bits;
+    const char *result; /* pass / fail / skipped / error */
+    size_t mismatches;
+    size_t limb, index;
+    uint64_t expected, actual;
+    char message[256];
+} check_row;
+
+static uint64_t mix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void run_check(check_row *r, void *stream, uint64_t seed)
+{
+    const size_t N = (size_t)1 << r->log_n, total = N * r->limbs;
+    uint64_t *primes = malloc(r->limbs * sizeof *primes);
+    uint64_t *a = malloc(total * sizeof *a), *ref = malloc(total * sizeof *ref);
+    nb_ntt *ntt = NULL;
+    nb_buffer *buf = NULL;
+    nb_status s = primes && a && ref ? NB_OK : nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    if (s == NB_OK)
+        s = nb_primes_generate(r->log_n, r->bits, r->limbs, NULL, 0, primes);
+    if (s == NB_OK)
+        s = nb_ntt_create(&ntt, r->v, r->log_n, primes, NULL, r->limbs,
+                          r->v->backend == NB_BACKEND_GPU ? stream : NULL);
+    if (s == NB_OK) {
+        const nb_ntt_tables *t = nb_ntt_get_tables(ntt);
+        for (size_t l = 0; l < r->limbs; l++) {
+            for (size_t i = 0; i < N; i++) {
+                uint64_t x, q = primes[l], lim = UINT64_MAX - UINT64_MAX % q;
+                do
+                    x = mix(&seed);
+                while (x >= lim);
+                a[l * N + i] = x % q;
+            }
+            if (a[l * N] == 0)
+                a[l * N] = 1;
+        }
+        memcpy(ref, a, total * sizeof *a);
+        for (size_t l = 0; l < r->limbs && s == NB_OK; l++) {
+            s = r->inverse ? nb_ref_ntt_inverse(ref + l * N, r->log_n, primes[l], t->psi[l])
+                           : nb_ref_ntt_forward(ref + l * N, r->log_n, primes[l], t->psi[l]);
+            if (s != NB_OK)
+                nb_set_error(s, "the GMP reference rejected q=%" PRIu64, primes[l]);
+        }
+    }
+    void *st = r->v->backend == NB_BACKEND_GPU ? stream : NULL;
+    if (s == NB_OK)
+        s = nb_buffer_create(&buf, r->v->backend, total * sizeof *a);
+    if (s == NB_OK)
+        s = nb_buffer_upload(buf, 0, a, total * sizeof *a, st);
+    if (s == NB_OK)
+        s = r->inverse ? nb_ntt_inverse(ntt, nb_buffer_ptr(buf), 0, r->limbs, st)
+                       : nb_ntt_forward(ntt, nb_buffer_ptr(buf), 0, r->limbs, st);
+    if (s == NB_OK)
+        s = nb_buffer_download(buf, 0, a, total * sizeof *a, st);
+    if (s != NB_OK) {
+        r->result = "error";
+        snprintf(r->message, sizeof r->message, "%s", nb_last_error());
+    } else {
+        r->mismatches = 0;
+        for (size_t i = 0; i < total; i++)
+            if (a[i] != ref[i]) {
+                if (!r->mismatches) {
+                    r->limb = i / N;
+                    r->index = i % N;
+                    r->expected = ref[i];
+                    r->actual = a[i];
+                }
+                r->mismatches++;
+            }
+        r->result = r->mismatches ? "fail" : "pass";
+        if (r->mismatches)
+            snprintf(r->message, sizeof r->message,
+                     "limb %zu index %zu: expected %" PRIu64 ", got %" PRIu64 " (%zu of %zu differ)",
+                     r->limb, r->index, r->expected, r->actual, r->mismatches, total);
+    }
+    nb_buffer_destroy(buf);
+    nb_ntt_destroy(ntt);
+    free(primes);
+    free(a);
+    free(ref);
+}
+
+typedef struct verify_out {
+    check_row *rows;
+    size_t n;
+    nb_format fmt;
+    uint64_t seed;
+} verify_out;
+
+static nb_status write_verify(void *ctx, FILE *f)
+{
+    const verify_out *o = ctx;
+    size_t pass = 0, fail = 0, skip = 0, err = 0;
+    for (size_t i = 0; i < o->n; i++) {
+        const char *r = o->rows[i].result;
+        pass += !strcmp(r, "pass");
+        fail += !strcmp(r, "fail");
+        skip += !strcmp(r, "skipped");
+        err += !strcmp(r, "error");
+    }
+    if (o->fmt == NB_FORMAT_JSON) {
+        nb_env e;
+        nb_env_collect(&e, 0, 0);
+        json_t *checks = json_array();
+        for (size_t i = 0; i < o->n; i++) {
+            const check_row *r = &o->rows[i];
+            json_t *c = json_pack("{s:s, s:s, s:s, s:i, s:I, s:i, s:s, s:I, s:s}", "variant",
+                                  r->v->name, "backend", nb_backend_name(r->v->backend),
+                                  "direction", r->inverse ? "inverse" : "forward", "log_n",
+                                  (int)r->log_n, "limbs", (json_int_t)r->limbs, "prime_bits",
+                                  (int)r->bits, "result", r->result, "mismatches",
+                                  (json_int_t)r->mismatches, "message", r->message);
+            json_array_append_new(checks, c);
+        }
+        json_t *j = json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:o, s:{s:I, s:I, s:I, s:I}}",
+                              "schema", "nttbench-verify", "schema_version", 1,
+                              "nttbench_version", e.version, "git_commit", e.git_commit,
+                              "timestamp_utc", e.timestamp_utc, "seed",
+                              (json_int_t)(o->seed & 0x7FFFFFFFFFFFFFFFull), "checks", checks,
+                              "summary", "pass", (json_int_t)pass, "fail", (json_int_t)fail,
+                              "skipped", (json_int_t)skip, "error", (json_int_t)err);
+        int rc = json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_decref(j);
+        fputc('\n', f);
+        return rc ? nb_set_error(NB_ERR_IO, "cannot write JSON") : NB_OK;
+    }
+    if (o->fmt == NB_FORMAT_CSV) {
+        fprintf(f, "variant,backend,direction,log_n,limbs,prime_bits,result,mismatches,message\n");
+        for (size_t i = 0; i < o->n; i++) {
+            const check_row *r = &o->rows[i];
+            fprintf(f, "%s,%s,%s,%u,%zu,%u,%s,%zu,\"%s\"\n", r->v->name,
+                    nb_backend_name(r->v->backend), r->inverse ? "inverse" : "forward", r->log_n,
+                    r->limbs, r->bits, r->result, r->mismatches, r->message);
+        }
+        return NB_OK;
+    }
+    const int md = o->fmt == NB_FORMAT_MD;
+    if (md)
+        fprintf(f, "| variant | direction | log N | L | q bits | result | detail |\n"
+                   "| --- | --- | ---: | ---: | ---: | --- | --- |\n");
+    else
+        fprintf(f, "%-16s %-9s %5s %4s %6s  %-7s  %s\n", "variant", "direction", "log N", "L",
+                "q bits", "result", "detail");
+    for (size_t i = 0; i < o->n; i++) {
+        const check_row *r = &o->rows[i];
+        if (md)
+            fprintf(f, "| %s | %s | %u | %zu | %u | %s | %s |\n", r->v->name,
+                    r->inverse ? "inverse" : "forward", r->log_n, r->limbs, r->bits, r->result,
+                    r->message);
+        else
+            fprintf(f, "%-16s %-9s %5u %4zu %6u  %-7s  %s\n", r->v->name,
+                    r->inverse ? "inverse" : "forward", r->log_n, r->limbs, r->bits,
+                    !strcmp(r->result, "pass") ? "PASS" : !strcmp(r->result, "fail") ? "FAIL"
+                                                                                        : r->result,
+                    r->message);
+    }
+    fprintf(f, "\n%zu passed, %zu failed, %zu skipped, %zu errors (seed %" PRIu64 ")\n", pass,
+            fail, skip, err, o->seed);
+    return NB_OK;
+}
+
+int nb_cmd_verify(int argc, char **argv, nb_format fmt, const char *output, int quiet)
+{
+    char *vstore = NULL, *vnames[NB_CLI_MAX_LIST];
+    size_t nvn = 0;
+    int backend = -1, dirs = 3;
+    unsigned long long logn[NB_CLI_MAX_LIST] = {10, 13, 16}, limbs[NB_CLI_MAX_LIST] = {1, 3},
+                       bits[NB_CLI_MAX_LIST] = {36, 62};
+    size_t nlogn = 3, nlimbs = 2, nbits = 2;
+    uint64_t seed = (uint64_t)time(NULL) * 0x2545F4914F6CDD1Dull;
+    const nb_cli_option *const tables[] = {verify_options, NULL};
+    nb_status st = NB_OK;
+    for (int i = 0; i < argc && st == NB_OK;) {
+        const char *n, *v;
+        int r = nb_cli_next_option(argc, argv, &i, tables, &n, &v);
+        if (r <= 0) {
+            if (r == 0)
+                nb_set_error(NB_ERR_INVALID_ARG, "verify: unexpected argument '%s'", argv[i]);
+            st = NB_ERR_INVALID_ARG;
+            break;
+        }
+        if (!strcmp(n, "variant")) {
+            free(vstore);
+            st = nb_cli_parse_words(v, n, &vstore, vnames, NB_CLI_MAX_LIST, &nvn);
+        } else if (!strcmp(n, "backend")) {
+            backend = !strcmp(v, "cpu") ? 0 : !strcmp(v, "gpu") ? 1 : !strcmp(v, "auto") ? -1 : -2;
+            if (backend == -2)
+                st = nb_set_error(NB_ERR_INVALID_ARG, "--backend: cpu, gpu or auto");
+        } else if (!strcmp(n, "logn")) {
+            st = nb_cli_parse_ulist(v, n, NB_MIN_LOG_N, NB_MAX_LOG_N, logn, NB_CLI_MAX_LIST, &nlogn);
+        } else if (!strcmp(n, "limbs")) {
+            st = nb_cli_parse_ulist(v, n, 1, 256, limbs, NB_CLI_MAX_LIST, &nlimbs);
+        } else if (!strcmp(n, "bits")) {
+            st = nb_cli_parse_ulist(v, n, 20, 62, bits, NB_CLI_MAX_LIST, &nbits);
+        } else if (!strcmp(n, "seed")) {
+            st = nb_cli_parse_u64(v, n, &seed);
+        } else if (!strcmp(n, "direction")) {
+            dirs = !strcmp(v, "forward") ? 1 : !strcmp(v, "inverse") ? 2
+                   : (!strcmp(v, "forward,inverse") || !strcmp(v, "inverse,forward")) ? 3 : 0;
+            if (!dirs)
+                st = nb_set_error(NB_ERR_INVALID_ARG, "--direction: forward, inverse or both");
+        }
+    }
+    if (st != NB_OK) {
+        free(vstore);
+        return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+    }
+    const nb_ntt_variant *vars[NB_CLI_MAX_LIST];
+    size_t nv = 0;
+    const int gpu = nb_gpu_count() > 0;
+    if (nvn) {
+        for (size_t i = 0; i < nvn; i++) {
+            vars[nv] = nb_ntt_variant_find(vnames[i]);
+            if (!vars[nv]) {
+                free(vstore);
+                return nb_cli_fail(NB_ERR_NOT_FOUND, nb_last_error());
+            }
+            nv++;
+        }
+    } else {
+        for (size_t i = 0; i < nb_ntt_variant_count() && nv < NB_CLI_MAX_LIST; i++) {
+            const nb_ntt_variant *v = nb_ntt_variant_at(i);
+            if (backend < 0 || (int)v->backend == backend)
+                vars[nv++] = v;
+        }
+    }
+    free(vstore);
+    int need_gpu = 0;
+    for (size_t i = 0; i < nv; i++)
+        need_gpu |= vars[i]->backend == NB_BACKEND_GPU;
+    if (!gpu && (backend == 1 || (need_gpu && nvn))) {
+        nb_gpu_require();
+        return nb_cli_fail(NB_ERR_NO_DEVICE, nb_last_error());
+    }
+    void *stream = NULL;
+    if (need_gpu && gpu && (st = nb_stream_create(&stream)) != NB_OK)
+        return nb_cli_fail(st, nb_last_error());
+    size_t cap = nv * 2 * nlogn * nlimbs * nbits;
+    check_row *rows = calloc(cap ? cap : 1, sizeof *rows);
+    if (!rows)
+        return nb_cli_fail(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    size_t n = 0;
+    double t0 = nb_now_s();
+    for (size_t vi = 0; vi < nv; vi++)
+        for (int d = 0; d < 2; d++) {
+            if (!(dirs & (1 << d)))
+                continue;
+            for (size_t a = 0; a < nlogn; a++)
+                for (size_t b = 0; b < nlimbs; b++)
+                    for (size_t c = 0; c < nbits; c++) {
+                        check_row *r = &rows[n++];
+                        r->v = vars[vi];
+                        r->inverse = d;
+                        r->log_n = (unsigned)logn[a];
+                        r->limbs = (size_t)limbs[b];
+                        r->bits = (unsigned)bits[c];
+                        if (r->log_n < r->v->min_log_n || r->log_n > r->v->max_log_n) {
+                            r->result = "skipped";
+                            snprintf(r->message, sizeof r->message, "log N outside [%u, %u]",
+                                     r->v->min_log_n, r->v->max_log_n);
+                        } else if (r->bits > r->v->max_prime_bits) {
+                            r->result = "skipped";
+                            snprintf(r->message, sizeof r->message, "primes above %u bits",
+                                     r->v->max_prime_bits);
+                        } else if (r->v->backend == NB_BACKEND_GPU && !gpu) {
+                            r->result = "skipped";
+                            snprintf(r->message, sizeof r->message, "no GPU usable here");
+                        } else {
+                            run_check(r, stream, seed ^ (0x9E37ull * n));
+                        }
+                        if (!quiet && nb_now_s() - t0 > 3.0)
+                            fprintf(stderr, "[%zu/%zu] %s %s logn=%u L=%zu q%u: %s\n", n, cap,
+                                    r->v->name, d ? "inverse" : "forward", r->log_n, r->limbs,
+                                    r->bits, r->result);
+                    }
+        }
+    nb_stream_destroy(stream);
+    verify_out o = {rows, n, fmt, seed};
+    st = nb_write_file_atomic(output ? output : "-", write_verify, &o);
+    size_t fails = 0, errs = 0;
+    for (size_t i = 0; i < n; i++) {
+        fails += !strcmp(rows[i].result, "fail");
+        errs += !strcmp(rows[i].result, "error");
+    }
+    free(rows);
+    if (st != NB_OK)
+        return nb_cli_fail(st, nb_last_error());
+    if (fails) {
+        fprintf(stderr, "nttbench: error: %zu check(s) failed against the GMP reference\n", fails);
+        return NB_EXIT_VERIFY;
+    }
+    if (errs) {
+        fprintf(stderr, "nttbench: error: %zu check(s) could not run\n", errs);
+        return NB_EXIT_ENV;
+    }
+    return 0;
+}

@@ -1,0 +1,154 @@
+// The timing core's own GPU kernels: the blocking kernel that holds a stream
+// while a sample is queued, the per-SM clock probe, the L2 flush, and the
+// copy / empty kernels of calibrate. C interface (bench/internal.h).
+#include <cuda_runtime.h>
+
+#include "bench/internal.h"
+#include "ntt/cuda_check.h"
+
+namespace {
+
+__device__ __forceinline__ unsigned long long global_timer_ns()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__device__ __forceinline__ unsigned sm_id()
+{
+    unsigned id;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+    return id;
+}
+
+// flags[0]: release (written by the host); flags[1]: set here on timeout.
+__global__ void blocker_kernel(volatile int *flags, unsigned long long timeout_ns)
+{
+    const unsigned long long t0 = global_timer_ns();
+    while (flags[0] == 0) {
+        if (global_timer_ns() - t0 > timeout_ns) {
+            flags[1] = 1;
+            __threadfence_system();
+            return;
+        }
+        __nanosleep(500);
+    }
+}
+
+// One block per SM (the dynamic shared memory request allows only one):
+// thread 0 stores its SM's cycle counter and the global nanosecond timer.
+__global__ void probe_kernel(unsigned long long *out)
+{
+    extern __shared__ unsigned char probe_smem[];
+    if (threadIdx.x == 0) {
+        const unsigned id = sm_id();
+        const unsigned long long c = clock64();
+        const unsigned long long t = global_timer_ns();
+        out[2 * id] = c;
+        out[2 * id + 1] = t;
+        probe_smem[0] = 0;
+    }
+}
+
+__global__ void flush_kernel(uint4 *p, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint4 v = p[i];
+        v.x += 1u;
+        p[i] = v;
+    }
+}
+
+__global__ void copy_kernel(uint4 *__restrict__ dst, const uint4 *__restrict__ src, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = src[i];
+}
+
+__global__ void empty_kernel() {}
+
+struct dev_info {
+    int ready;
+    int sms;
+    size_t probe_smem;
+};
+
+dev_info info;
+
+nb_status ensure_info()
+{
+    if (info.ready)
+        return NB_OK;
+    int dev = 0, sms = 0, per_sm = 0, optin = 0;
+    NB_CUDA_TRY(cudaGetDevice(&dev));
+    NB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    NB_CUDA_TRY(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+    NB_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    size_t want = (size_t)per_sm / 2 + 1024;
+    if (want > (size_t)optin)
+        want = (size_t)optin;
+    NB_CUDA_TRY(cudaFuncSetAttribute(probe_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)want));
+    info.sms = sms;
+    info.probe_smem = want;
+    info.ready = 1;
+    return NB_OK;
+}
+
+unsigned grid_for(size_t n, unsigned threads)
+{
+    size_t blocks = (n + threads - 1) / threads;
+    size_t cap = (size_t)(info.sms > 0 ? info.sms : 1) * 8;
+    if (blocks > cap)
+        blocks = cap;
+    return blocks ? (unsigned)blocks : 1u;
+}
+
+} // namespace
+
+extern "C" nb_status nb_gpu_blocker_launch(volatile int *flags_dev, unsigned long long timeout_ns,
+                                           void *stream)
+{
+    blocker_kernel<<<1, 1, 0, (cudaStream_t)stream>>>(flags_dev, timeout_ns);
+    NB_CUDA_LAUNCH_CHECK();
+    return NB_OK;
+}
+
+extern "C" nb_status nb_gpu_probe_launch(unsigned long long *out_dev, int blocks, void *stream)
+{
+    NB_TRY(ensure_info());
+    probe_kernel<<<blocks, 32, info.probe_smem, (cudaStream_t)stream>>>(out_dev);
+    NB_CUDA_LAUNCH_CHECK();
+    return NB_OK;
+}
+
+extern "C" nb_status nb_gpu_flush_launch(void *buf, size_t bytes, void *stream)
+{
+    NB_TRY(ensure_info());
+    size_t n = bytes / sizeof(uint4);
+    flush_kernel<<<grid_for(n, 256), 256, 0, (cudaStream_t)stream>>>((uint4 *)buf, n);
+    NB_CUDA_LAUNCH_CHECK();
+    return NB_OK;
+}
+
+extern "C" nb_status nb_gpu_copy_launch(void *dst, const void *src, size_t bytes, void *stream)
+{
+    NB_TRY(ensure_info());
+    if (bytes % sizeof(uint4) || (size_t)dst % 16 || (size_t)src % 16)
+        return nb_set_error(NB_ERR_INVALID_ARG, "copy kernel: bytes and pointers must be 16-aligned");
+    size_t n = bytes / sizeof(uint4);
+    copy_kernel<<<grid_for(n, 256), 256, 0, (cudaStream_t)stream>>>((uint4 *)dst,
+                                                                  (const uint4 *)src, n);
+    NB_CUDA_LAUNCH_CHECK();
+    return NB_OK;
+}
+
+extern "C" nb_status nb_gpu_empty_launch(void *stream)
+{
+    empty_kernel<<<1, 32, 0, (cudaStream_t)stream>>>();
+    NB_CUDA_LAUNCH_CHECK();
+    return NB_OK;
+}

@@ -1,0 +1,182 @@
+/* NVML, loaded at run time (dlopen libnvidia-ml.so.1) so that nttbench needs
+ * neither NVML headers nor the library: when it is absent every field says
+ * "unavailable" and nothing fails. Declares the few NVML entry points it uses
+ * with their documented C signatures. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/internal.h"
+
+#ifdef NB_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+typedef int nvml_ret;
+typedef struct nvml_device_st *nvml_device;
+
+#define NVML_SUCCESS 0
+#define NVML_CLOCK_SM 1
+#define NVML_CLOCK_MEM 2
+#define NVML_TEMPERATURE_GPU 0
+
+static struct {
+    int tried, ok;
+    char why[96];
+    void *lib;
+    nvml_device dev;
+    nvml_ret (*init)(void);
+    nvml_ret (*by_index)(unsigned, nvml_device *);
+    nvml_ret (*by_pci)(const char *, nvml_device *);
+    nvml_ret (*clock)(nvml_device, int, unsigned *);
+    nvml_ret (*reasons)(nvml_device, unsigned long long *);
+    nvml_ret (*temp)(nvml_device, int, unsigned *);
+    nvml_ret (*power)(nvml_device, unsigned *);
+    nvml_ret (*driver)(char *, unsigned);
+    nvml_ret (*ecc)(nvml_device, int *, int *);
+    const char *(*err)(nvml_ret);
+} nv;
+
+static void *sym(const char *name)
+{
+    return dlsym(nv.lib, name);
+}
+
+static int nvml_open(void)
+{
+    if (nv.tried)
+        return nv.ok;
+    nv.tried = 1;
+    nv.lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!nv.lib) {
+        snprintf(nv.why, sizeof nv.why, "unavailable: libnvidia-ml.so.1 not found");
+        return 0;
+    }
+    *(void **)&nv.init = sym("nvmlInit_v2");
+    *(void **)&nv.by_index = sym("nvmlDeviceGetHandleByIndex_v2");
+    *(void **)&nv.by_pci = sym("nvmlDeviceGetHandleByPciBusId_v2");
+    *(void **)&nv.clock = sym("nvmlDeviceGetClockInfo");
+    *(void **)&nv.reasons = sym("nvmlDeviceGetCurrentClocksEventReasons");
+    if (!nv.reasons)
+        *(void **)&nv.reasons = sym("nvmlDeviceGetCurrentClocksThrottleReasons");
+    *(void **)&nv.temp = sym("nvmlDeviceGetTemperature");
+    *(void **)&nv.power = sym("nvmlDeviceGetPowerUsage");
+    *(void **)&nv.driver = sym("nvmlSystemGetDriverVersion");
+    *(void **)&nv.ecc = sym("nvmlDeviceGetEccMode");
+    *(void **)&nv.err = sym("nvmlErrorString");
+    if (!nv.init || !nv.by_index || !nv.clock) {
+        snprintf(nv.why, sizeof nv.why, "unavailable: libnvidia-ml lacks required symbols");
+        return 0;
+    }
+    nvml_ret r = nv.init();
+    if (r != NVML_SUCCESS) {
+        snprintf(nv.why, sizeof nv.why, "unavailable: nvmlInit failed (%s)",
+                 nv.err ? nv.err(r) : "?");
+        return 0;
+    }
+    int found = 0;
+#ifdef NB_HAVE_CUDA
+    /* the CUDA device nttbench uses, matched by PCI bus id */
+    char bus[64];
+    int dev = 0;
+    if (nv.by_pci && cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetPCIBusId(bus, sizeof bus, dev) == cudaSuccess &&
+        nv.by_pci(bus, &nv.dev) == NVML_SUCCESS)
+        found = 1;
+    (void)cudaGetLastError();
+#endif
+    if (!found && nv.by_index(0, &nv.dev) != NVML_SUCCESS) {
+        snprintf(nv.why, sizeof nv.why, "unavailable: NVML sees no device");
+        return 0;
+    }
+    nv.ok = 1;
+    return 1;
+}
+
+static void decode_reasons(unsigned long long r, char *buf, size_t n)
+{
+    static const struct {
+        unsigned long long bit;
+        const char *name;
+    } names[] = {{0x1ull, "idle"},
+                 {0x2ull, "applications-clocks"},
+                 {0x4ull, "sw-power-cap"},
+                 {0x8ull, "hw-slowdown"},
+                 {0x10ull, "sync-boost"},
+                 {0x20ull, "sw-thermal"},
+                 {0x40ull, "hw-thermal"},
+                 {0x80ull, "hw-power-brake"},
+                 {0x100ull, "display-clocks"}};
+    buf[0] = '\0';
+    size_t used = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (r & names[i].bit) {
+            int k = snprintf(buf + used, n - used, "%s%s", used ? "," : "", names[i].name);
+            if (k < 0 || (size_t)k >= n - used)
+                break;
+            used += (size_t)k;
+        }
+    if (!used)
+        snprintf(buf, n, "none");
+}
+
+void nb_nvml_snapshot_take(nb_nvml_snapshot *s)
+{
+    memset(s, 0, sizeof *s);
+    s->temperature_c = -1;
+    s->power_w = -1.0;
+    if (!nvml_open()) {
+        snprintf(s->note, sizeof s->note, "%s", nv.why);
+        snprintf(s->reasons, sizeof s->reasons, "unavailable");
+        return;
+    }
+    unsigned v = 0;
+    int any = 0;
+    if (nv.clock(nv.dev, NVML_CLOCK_SM, &v) == NVML_SUCCESS) {
+        s->sm_mhz = v;
+        any = 1;
+    }
+    if (nv.clock(nv.dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS)
+        s->mem_mhz = v;
+    unsigned long long r = 0;
+    if (nv.reasons && nv.reasons(nv.dev, &r) == NVML_SUCCESS) {
+        s->event_reasons = r;
+        decode_reasons(r, s->reasons, sizeof s->reasons);
+    } else {
+        snprintf(s->reasons, sizeof s->reasons, "unavailable");
+    }
+    if (nv.temp && nv.temp(nv.dev, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS)
+        s->temperature_c = (int)v;
+    if (nv.power && nv.power(nv.dev, &v) == NVML_SUCCESS)
+        s->power_w = v / 1000.0;
+    s->available = any;
+    snprintf(s->note, sizeof s->note, any ? "ok" : "unavailable: NVML clock query failed");
+}
+
+void nb_nvml_env(char *driver, size_t driver_len, int *ecc_enabled)
+{
+    driver[0] = '\0';
+    *ecc_enabled = -1;
+    if (!nvml_open())
+        return;
+    if (nv.driver && nv.driver(driver, (unsigned)driver_len) != NVML_SUCCESS)
+        driver[0] = '\0';
+    int cur = 0, pend = 0;
+    if (nv.ecc && nv.ecc(nv.dev, &cur, &pend) == NVML_SUCCESS)
+        *ecc_enabled = cur != 0;
+}
+
+json_t *nb_nvml_to_json(const nb_nvml_snapshot *s)
+{
+    if (!s->available)
+        return json_pack("{s:s, s:s}", "status", "unavailable", "note",
+                         s->note[0] ? s->note : "not taken");
+    json_t *j = json_pack("{s:s, s:i, s:i, s:I, s:s}", "status", "ok", "sm_clock_mhz",
+                          (int)s->sm_mhz, "mem_clock_mhz", (int)s->mem_mhz,
+                          "clock_event_reasons", (json_int_t)s->event_reasons,
+                          "clock_event_reasons_text", s->reasons);
+    json_object_set_new(j, "temperature_c",
+                        s->temperature_c >= 0 ? json_integer(s->temperature_c) : json_null());
+    json_object_set_new(j, "power_w", s->power_w >= 0 ? json_real(s->power_w) : json_null());
+    return j;
+}

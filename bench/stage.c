@@ -1,0 +1,554 @@
+/* The stage tier: CKKS stage workloads for the shared timing core (setup
+ * with rotated buffer sets, launch / launch_marked through the ckks/
+ * pipelines, verification against the CPU pipeline), the NTT micro-benchmark
+ * comparison, and nb_stage_run_case which turns one stage into a report row
+ * with its breakdown. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/stage.h"
+#include "ntt/device.h"
+
+static const char *const stage_names[] = {"modup", "moddown", "keyswitch", "rescale"};
+
+const char *nb_stage_name(nb_ckks_stage s)
+{
+    return (unsigned)s < 4 ? stage_names[s] : "unknown";
+}
+
+nb_status nb_stage_parse(const char *s, nb_ckks_stage *out)
+{
+    if (!s || !out)
+        return nb_set_error(NB_ERR_INVALID_ARG, "stage name: NULL argument");
+    for (unsigned i = 0; i < 4; i++)
+        if (strcmp(s, stage_names[i]) == 0) {
+            *out = (nb_ckks_stage)i;
+            return NB_OK;
+        }
+    return nb_set_error(NB_ERR_INVALID_ARG,
+                        "unknown stage '%s' (expected modup, moddown, keyswitch or rescale)", s);
+}
+
+nb_status nb_stage_parse_list(const char *csv, nb_ckks_stage *out, size_t max, size_t *count)
+{
+    if (!csv || !out || !count)
+        return nb_set_error(NB_ERR_INVALID_ARG, "stage list: NULL argument");
+    *count = 0;
+    char buf[256];
+    if (strlen(csv) >= sizeof buf)
+        return nb_set_error(NB_ERR_INVALID_ARG, "stage list too long");
+    strcpy(buf, csv);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (*count == max)
+            return nb_set_error(NB_ERR_INVALID_ARG, "more than %zu stages in '%s'", max, csv);
+        NB_TRY(nb_stage_parse(tok, &out[*count]));
+        (*count)++;
+    }
+    if (*count == 0)
+        return nb_set_error(NB_ERR_INVALID_ARG, "empty stage list");
+    return NB_OK;
+}
+
+/* ---- the workload ---- */
+
+typedef struct stage_ctx {
+    nb_workload w;
+    char label[160];
+    const nb_ckks_params *p;
+    const nb_ntt_variant *v;
+    nb_stage_config cfg;
+    nb_ckks *ck;
+    size_t level, L1, E, digits;
+    size_t in_limbs, out_limbs, key_limbs; /* per set */
+    uint64_t *in_primes, *out_primes;      /* per limb of input / output */
+    size_t fwd, inv;
+    /* per-case buffers (setup .. teardown) */
+    size_t sets;
+    nb_buffer *in, *out, *key;
+    /* verification (host) */
+    nb_ckks *ref;
+    uint64_t *h_in, *h_key, *h_got;
+    uint64_t *h_exp[2];
+    size_t exp_set[2];
+} stage_ctx;
+
+static uint64_t mix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform-enough residues (the bias of a 64-bit value mod q < 2^62 is
+ * irrelevant for timing and verification); never an all-zero limb. */
+static void fill(uint64_t *a, size_t n, const uint64_t *primes, size_t limbs, uint64_t *state)
+{
+    for (size_t l = 0; l < limbs; l++) {
+        for (size_t i = 0; i < n; i++)
+            a[l * n + i] = mix(state) % primes[l];
+        a[l * n] |= 1;
+    }
+}
+
+static void set_inputs(const stage_ctx *c, size_t set, uint64_t *in, uint64_t *key)
+{
+    uint64_t st = c->cfg.seed ^ ((uint64_t)(set + 1) * 0xD1B54A32D192ED03ull);
+    fill(in, c->p->n, c->in_primes, c->in_limbs, &st);
+    if (key) {
+        const size_t per = c->p->q_count + c->p->alpha;
+        for (size_t poly = 0; poly < c->key_limbs / per; poly++)
+            fill(key + poly * per * c->p->n, c->p->n, c->p->primes, per, &st);
+    }
+}
+
+typedef struct {
+    nb_step_marks *marks;
+} mark_ctx;
+
+static nb_status hook_mark(void *user, const char *step, int is_ntt, size_t limbs, int inverse)
+{
+    return nb_step_mark(((mark_ctx *)user)->marks, step, is_ntt, limbs, inverse);
+}
+
+static nb_status run_stage(nb_ckks *ck, const stage_ctx *c, uint64_t *out, const uint64_t *in,
+                           const uint64_t *key, const nb_ckks_hook *hook, void *stream)
+{
+    const size_t n = c->p->n, l = c->level;
+    switch (c->cfg.stage) {
+    case NB_CKKS_STAGE_MODUP:
+        return nb_ckks_modup_all(ck, l, out, in, hook, stream);
+    case NB_CKKS_STAGE_MODDOWN:
+        return nb_ckks_moddown(ck, l, out, in, hook, stream);
+    case NB_CKKS_STAGE_KEYSWITCH:
+        return nb_ckks_keyswitch(ck, l, out, out + c->L1 * n, in, key, hook, stream);
+    case NB_CKKS_STAGE_RESCALE:
+        return nb_ckks_rescale(ck, l, c->cfg.rounding, out, in, hook, stream);
+    }
+    return nb_set_error(NB_ERR_INVALID_ARG, "unknown stage %d", (int)c->cfg.stage);
+}
+
+static uint64_t *buf_at(nb_buffer *b, size_t set, size_t limbs, size_t n)
+{
+    return b ? (uint64_t *)nb_buffer_ptr(b) + set * limbs * n : NULL;
+}
+
+static void ws_teardown(void *ctx)
+{
+    stage_ctx *c = ctx;
+    nb_buffer_destroy(c->in);
+    nb_buffer_destroy(c->out);
+    nb_buffer_destroy(c->key);
+    c->in = c->out = c->key = NULL;
+    free(c->h_in);
+    free(c->h_key);
+    free(c->h_got);
+    free(c->h_exp[0]);
+    free(c->h_exp[1]);
+    c->h_in = c->h_key = c->h_got = c->h_exp[0] = c->h_exp[1] = NULL;
+    c->sets = 0;
+}
+
+static nb_status ws_setup(void *ctx, size_t sets, void *stream)
+{
+    stage_ctx *c = ctx;
+    ws_teardown(c);
+    if (sets == 0)
+        return nb_set_error(NB_ERR_INVALID_ARG, "stage workload: zero buffer sets");
+    const size_t n = c->p->n;
+    const nb_backend be = c->v->backend;
+    c->exp_set[0] = c->exp_set[1] = SIZE_MAX;
+    c->h_in = malloc(c->in_limbs * n * sizeof(uint64_t));
+    c->h_got = malloc(c->out_limbs * n * sizeof(uint64_t));
+    c->h_key = c->key_limbs ? malloc(c->key_limbs * n * sizeof(uint64_t)) : NULL;
+    if (!c->h_in || !c->h_got || (c->key_limbs && !c->h_key))
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "stage workload: out of host memory");
+    NB_TRY(nb_buffer_create(&c->in, be, sets * c->in_limbs * n * sizeof(uint64_t)));
+    NB_TRY(nb_buffer_create(&c->out, be, sets * c->out_limbs * n * sizeof(uint64_t)));
+    if (c->key_limbs)
+        NB_TRY(nb_buffer_create(&c->key, be, sets * c->key_limbs * n * sizeof(uint64_t)));
+    NB_TRY(nb_buffer_fill(c->out, 0xA5, stream));
+    for (size_t s = 0; s < sets; s++) {
+        set_inputs(c, s, c->h_in, c->h_key);
+        NB_TRY(nb_buffer_upload(c->in, s * c->in_limbs * n * sizeof(uint64_t), c->h_in,
+                                c->in_limbs * n * sizeof(uint64_t), stream));
+        if (c->key_limbs)
+            NB_TRY(nb_buffer_upload(c->key, s * c->key_limbs * n * sizeof(uint64_t), c->h_key,
+                                    c->key_limbs * n * sizeof(uint64_t), stream));
+    }
+    c->sets = sets;
+    return NB_OK;
+}
+
+/* Key limbs one launch reads: each digit's two components over B_l. */
+static size_t key_limbs_used(const stage_ctx *c)
+{
+    return c->cfg.stage == NB_CKKS_STAGE_KEYSWITCH ? 2 * c->digits * c->E : 0;
+}
+
+static size_t ws_bytes(const void *ctx)
+{
+    const stage_ctx *c = ctx;
+    return (c->in_limbs + c->out_limbs + key_limbs_used(c)) * c->p->n * sizeof(uint64_t);
+}
+
+static nb_status ws_launch(void *ctx, size_t set, void *stream)
+{
+    stage_ctx *c = ctx;
+    if (set >= c->sets)
+        return nb_set_error(NB_ERR_INVALID_ARG, "stage workload: set %zu of %zu", set, c->sets);
+    const size_t n = c->p->n;
+    return run_stage(c->ck, c, buf_at(c->out, set, c->out_limbs, n),
+                     buf_at(c->in, set, c->in_limbs, n), buf_at(c->key, set, c->key_limbs, n),
+                     NULL, stream);
+}
+
+static nb_status ws_launch_marked(void *ctx, size_t set, void *stream, nb_step_marks *marks)
+{
+    stage_ctx *c = ctx;
+    if (set >= c->sets)
+        return nb_set_error(NB_ERR_INVALID_ARG, "stage workload: set %zu of %zu", set, c->sets);
+    const size_t n = c->p->n;
+    mark_ctx m = {marks};
+    nb_ckks_hook hook = {hook_mark, &m};
+    return run_stage(c->ck, c, buf_at(c->out, set, c->out_limbs, n),
+                     buf_at(c->in, set, c->in_limbs, n), buf_at(c->key, set, c->key_limbs, n),
+                     &hook, stream);
+}
+
+static nb_status expected_for(stage_ctx *c, size_t set, const uint64_t **exp)
+{
+    for (int k = 0; k < 2; k++)
+        if (c->exp_set[k] == set) {
+            *exp = c->h_exp[k];
+            return NB_OK;
+        }
+    if (!c->ref) {
+        const nb_ntt_variant *cpu = nb_ntt_variant_find("cpu-harvey");
+        if (!cpu)
+            return nb_set_error(NB_ERR_INTERNAL, "stage verify: cpu-harvey is not registered");
+        NB_TRY(nb_ckks_create(&c->ref, c->p, cpu, NULL));
+    }
+    /* a free slot, else the one not holding set 0 (verified first and last) */
+    int k = c->exp_set[0] == SIZE_MAX ? 0 : c->exp_set[1] == SIZE_MAX ? 1 : c->exp_set[0] == 0;
+    if (!c->h_exp[k]) {
+        c->h_exp[k] = malloc(c->out_limbs * c->p->n * sizeof(uint64_t));
+        if (!c->h_exp[k])
+            return nb_set_error(NB_ERR_OUT_OF_MEMORY, "stage verify: out of host memory");
+    }
+    set_inputs(c, set, c->h_in, c->h_key);
+    NB_TRY(run_stage(c->ref, c, c->h_exp[k], c->h_in, c->h_key, NULL, NULL));
+    c->exp_set[k] = set;
+    *exp = c->h_exp[k];
+    return NB_OK;
+}
+
+static nb_status ws_verify(void *ctx, size_t set, void *stream)
+{
+    stage_ctx *c = ctx;
+    if (set >= c->sets)
+        return nb_set_error(NB_ERR_INVALID_ARG, "stage workload: set %zu of %zu", set, c->sets);
+    const size_t n = c->p->n, words = c->out_limbs * n;
+    NB_TRY(nb_stream_sync(stream));
+    NB_TRY(nb_buffer_download(c->out, set * words * sizeof(uint64_t), c->h_got,
+                              words * sizeof(uint64_t), stream));
+    const uint64_t *exp = NULL;
+    NB_TRY(expected_for(c, set, &exp));
+    size_t bad = 0, first = SIZE_MAX;
+    for (size_t i = 0; i < words; i++)
+        if (c->h_got[i] != exp[i]) {
+            if (first == SIZE_MAX)
+                first = i;
+            bad++;
+        }
+    if (bad)
+        return nb_set_error(NB_ERR_VERIFY,
+                            "%s: set %zu: %zu of %zu residues differ from the CPU pipeline; "
+                            "first at output limb %zu index %zu: want %llu got %llu",
+                            c->label, set, bad, words, first / n, first % n,
+                            (unsigned long long)exp[first], (unsigned long long)c->h_got[first]);
+    return NB_OK;
+}
+
+static nb_status ws_input_region(const void *ctx, size_t set, void **ptr, size_t *bytes)
+{
+    const stage_ctx *c = ctx;
+    if (set >= c->sets)
+        return nb_set_error(NB_ERR_INVALID_ARG, "stage workload: set %zu of %zu", set, c->sets);
+    *ptr = buf_at(c->in, set, c->in_limbs, c->p->n);
+    *bytes = c->in_limbs * c->p->n * sizeof(uint64_t);
+    return NB_OK;
+}
+
+static const nb_workload_ops stage_ops = {
+    .setup = ws_setup,
+    .bytes_per_launch = ws_bytes,
+    .prepare = NULL,
+    .launch = ws_launch,
+    .launch_marked = ws_launch_marked,
+    .verify = ws_verify,
+    .teardown = ws_teardown,
+    .footprint_bytes = ws_bytes,
+    .input_region = ws_input_region,
+};
+
+void nb_stage_workload_destroy(nb_workload *w)
+{
+    if (!w)
+        return;
+    stage_ctx *c = w->ctx;
+    ws_teardown(c);
+    nb_ckks_destroy(c->ck);
+    nb_ckks_destroy(c->ref);
+    free(c->in_primes);
+    free(c->out_primes);
+    free(c);
+}
+
+nb_status nb_stage_workload_create(nb_workload **out, const nb_ckks_params *params,
+                                   const nb_ntt_variant *variant, const nb_stage_config *cfg,
+                                   void *stream)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !params || !variant || !cfg)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_stage_workload_create: NULL argument");
+    if ((unsigned)cfg->stage > 3)
+        return nb_set_error(NB_ERR_INVALID_ARG, "unknown stage %d", (int)cfg->stage);
+    const size_t level = cfg->level == SIZE_MAX ? params->max_level : cfg->level;
+    if (level > params->max_level || (cfg->stage == NB_CKKS_STAGE_RESCALE && level < 1))
+        return nb_set_error(NB_ERR_INVALID_ARG, "stage %s: level %zu outside [%d, L=%zu]",
+                            nb_stage_name(cfg->stage), level,
+                            cfg->stage == NB_CKKS_STAGE_RESCALE, params->max_level);
+    stage_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "stage workload: out of host memory");
+    c->p = params;
+    c->v = variant;
+    c->cfg = *cfg;
+    c->cfg.level = level;
+    c->level = level;
+    c->L1 = level + 1;
+    c->E = level + 1 + params->alpha;
+    c->digits = nb_ckks_digits(params, level);
+    c->exp_set[0] = c->exp_set[1] = SIZE_MAX;
+    c->in_primes = malloc((c->E + 1) * sizeof(uint64_t));
+    c->out_primes = malloc((c->E + 1) * sizeof(uint64_t));
+    if (!c->in_primes || !c->out_primes) {
+        nb_stage_workload_destroy(&c->w);
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "stage workload: out of host memory");
+    }
+    c->w.ctx = c;
+    switch (cfg->stage) {
+    case NB_CKKS_STAGE_MODUP:
+        c->in_limbs = c->L1;
+        c->out_limbs = c->digits * c->E;
+        memcpy(c->in_primes, params->q, c->L1 * sizeof(uint64_t));
+        break;
+    case NB_CKKS_STAGE_MODDOWN:
+        c->in_limbs = c->E;
+        c->out_limbs = c->L1;
+        nb_ckks_basis_ext(params, level, c->in_primes);
+        break;
+    case NB_CKKS_STAGE_KEYSWITCH:
+        c->in_limbs = c->L1;
+        c->out_limbs = 2 * c->L1;
+        c->key_limbs = nb_ckks_key_limbs(params);
+        memcpy(c->in_primes, params->q, c->L1 * sizeof(uint64_t));
+        break;
+    case NB_CKKS_STAGE_RESCALE:
+        c->in_limbs = c->L1;
+        c->out_limbs = level;
+        memcpy(c->in_primes, params->q, c->L1 * sizeof(uint64_t));
+        break;
+    }
+    nb_ckks_ntt_counts(params, cfg->stage, level, &c->fwd, &c->inv);
+    snprintf(c->label, sizeof c->label, "%s %s logn=%u L=%zu l=%zu dnum=%zu %s",
+             nb_stage_name(cfg->stage), params->name, params->log_n, params->max_level, level,
+             params->dnum, variant->name);
+    c->w.label = c->label;
+    c->w.backend = variant->backend;
+    c->w.ops = &stage_ops;
+    nb_status s = nb_ckks_create(&c->ck, params, variant, stream);
+    if (s != NB_OK) {
+        nb_stage_workload_destroy(&c->w);
+        return s;
+    }
+    *out = &c->w;
+    return NB_OK;
+}
+
+void nb_stage_workload_ntt_counts(const nb_workload *w, size_t *forward_limbs,
+                                  size_t *inverse_limbs)
+{
+    const stage_ctx *c = w ? w->ctx : NULL;
+    if (forward_limbs)
+        *forward_limbs = c ? c->fwd : 0;
+    if (inverse_limbs)
+        *inverse_limbs = c ? c->inv : 0;
+}
+
+/* ---- micro-benchmarks ---- */
+
+static double micro_one(nb_stage_micro *m, const nb_ntt_variant *v, unsigned log_n, size_t limbs,
+                        unsigned bits, int inverse, nb_tier tier, const nb_bench_opts *o,
+                        void *stream)
+{
+    nb_workload *w = NULL;
+    nb_bench_opts oo = *o;
+    oo.tier = tier;
+    oo.l2_persist = -1;
+    double per = NAN;
+    nb_status s = nb_ntt_workload_create(&w, v, log_n, limbs, bits, inverse, 0x5eedull, stream);
+    nb_bench_result r;
+    memset(&r, 0, sizeof r);
+    if (s == NB_OK)
+        s = nb_bench_run(w, stream, &oo, &r);
+    if (s == NB_OK && r.n_samples)
+        per = r.stats.median / (double)limbs;
+    else if (!m->message[0])
+        snprintf(m->message, sizeof m->message, "%s %s %s: %s", v->name, nb_tier_name(tier),
+                 inverse ? "inverse" : "forward", nb_last_error());
+    nb_bench_result_free(&r);
+    nb_ntt_workload_destroy(w);
+    return per;
+}
+
+nb_status nb_stage_micro_measure(nb_stage_micro *m, const nb_ckks_params *params,
+                                 const nb_ntt_variant *variant, size_t level,
+                                 const nb_bench_opts *o, void *stream)
+{
+    if (!m || !params || !variant || !o)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_stage_micro_measure: NULL argument");
+    if (level == SIZE_MAX)
+        level = params->max_level;
+    if (level > params->max_level)
+        return nb_set_error(NB_ERR_INVALID_ARG, "micro-benchmarks: level %zu > L=%zu", level,
+                            params->max_level);
+    memset(m, 0, sizeof *m);
+    m->log_n = params->log_n;
+    m->limbs = level + 1;
+    const unsigned bits = params->spec.q_bits;
+    m->warm_fwd_s = micro_one(m, variant, m->log_n, m->limbs, bits, 0, NB_TIER_WARM, o, stream);
+    m->cold_fwd_s = micro_one(m, variant, m->log_n, m->limbs, bits, 0, NB_TIER_COLD, o, stream);
+    m->warm_inv_s = micro_one(m, variant, m->log_n, m->limbs, bits, 1, NB_TIER_WARM, o, stream);
+    m->cold_inv_s = micro_one(m, variant, m->log_n, m->limbs, bits, 1, NB_TIER_COLD, o, stream);
+    return NB_OK;
+}
+
+/* ---- one report row ---- */
+
+static const nb_step_stat *find_step(const nb_breakdown *b, const char *name)
+{
+    for (size_t i = 0; i < b->n_steps; i++)
+        if (strcmp(b->steps[i].name, name) == 0)
+            return &b->steps[i];
+    return NULL;
+}
+
+static void add_params(nb_case *cs, const nb_ckks_params *p, const nb_stage_config *cfg,
+                       size_t level)
+{
+    nb_case_param_str(cs, "preset", p->name);
+    nb_case_param_str(cs, "stage", nb_stage_name(cfg->stage));
+    nb_case_param_int(cs, "log_n", p->log_n);
+    nb_case_param_int(cs, "levels", (long long)p->max_level);
+    nb_case_param_int(cs, "level", (long long)level);
+    nb_case_param_int(cs, "dnum", (long long)p->dnum);
+    nb_case_param_int(cs, "alpha", (long long)p->alpha);
+    nb_case_param_int(cs, "digits", (long long)nb_ckks_digits(p, level));
+    nb_case_param_int(cs, "q0_bits", p->spec.q0_bits);
+    nb_case_param_int(cs, "q_bits", p->spec.q_bits);
+    nb_case_param_int(cs, "p_bits", p->spec.p_bits);
+    if (cfg->stage == NB_CKKS_STAGE_RESCALE)
+        nb_case_param_str(cs, "rounding",
+                          cfg->rounding == NB_CKKS_RESCALE_ROUND ? "round" : "floor");
+}
+
+nb_status nb_stage_run_case(nb_case **out, const nb_ckks_params *params,
+                            const nb_ntt_variant *variant, const nb_stage_config *cfg,
+                            const nb_stage_micro *micro, const nb_bench_opts *o,
+                            size_t passes, void *stream)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !params || !variant || !cfg || !o)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_stage_run_case: NULL argument");
+    const size_t level = cfg->level == SIZE_MAX ? params->max_level : cfg->level;
+    char label[160];
+    snprintf(label, sizeof label, "%s %s l=%zu", nb_stage_name(cfg->stage), params->name, level);
+    nb_case *cs = NULL;
+    NB_TRY(nb_case_create(&cs, NB_TIER_STAGE, variant->name, variant->backend, label));
+    add_params(cs, params, cfg, level);
+
+    nb_workload *w = NULL;
+    nb_status s = nb_stage_workload_create(&w, params, variant, cfg, stream);
+    if (s != NB_OK) {
+        nb_case_set_status(cs, s == NB_ERR_UNSUPPORTED ? NB_CASE_SKIPPED : NB_CASE_ERROR,
+                           nb_last_error());
+        *out = cs;
+        return NB_OK;
+    }
+    size_t fwd, inv;
+    nb_stage_workload_ntt_counts(w, &fwd, &inv);
+    nb_case_metric(cs, "ntt_fwd_limbs", (double)fwd);
+    nb_case_metric(cs, "ntt_inv_limbs", (double)inv);
+
+    nb_bench_opts oo = *o;
+    oo.tier = NB_TIER_STAGE;
+    oo.l2_persist = -1;
+    nb_bench_result r;
+    memset(&r, 0, sizeof r);
+    s = nb_bench_run(w, stream, &oo, &r);
+    if (r.n_samples || s == NB_ERR_VERIFY)
+        nb_case_set_result(cs, &r);
+    if (s != NB_OK) {
+        nb_case_set_status(cs, s == NB_ERR_VERIFY ? NB_CASE_VERIFY_FAILED : NB_CASE_ERROR,
+                           r.message[0] ? r.message : nb_last_error());
+        nb_bench_result_free(&r);
+        nb_stage_workload_destroy(w);
+        *out = cs;
+        return NB_OK;
+    }
+    const double stage_s = r.stats.median;
+    nb_case_metric(cs, "stage_median_ns", stage_s * 1e9);
+    nb_bench_result_free(&r);
+
+    nb_breakdown bd;
+    memset(&bd, 0, sizeof bd);
+    s = nb_bench_breakdown(w, stream, &oo, passes, &bd);
+    if (s != NB_OK) {
+        nb_case_set_status(cs, s == NB_ERR_VERIFY ? NB_CASE_VERIFY_FAILED : NB_CASE_ERROR,
+                           nb_last_error());
+        nb_stage_workload_destroy(w);
+        *out = cs;
+        return NB_OK;
+    }
+    nb_case_set_breakdown(cs, &bd);
+    const nb_step_stat *sf = find_step(&bd, "ntt"), *si = find_step(&bd, "intt");
+    const double in_fwd = sf && sf->ntt_limbs ? sf->median_s / (double)sf->ntt_limbs : NAN;
+    const double in_inv = si && si->ntt_limbs ? si->median_s / (double)si->ntt_limbs : NAN;
+    nb_case_metric(cs, "in_stage_fwd_ns_per_limb", in_fwd * 1e9);
+    nb_case_metric(cs, "in_stage_inv_ns_per_limb", in_inv * 1e9);
+    nb_case_metric(cs, "ntt_share", bd.ntt_share);
+    nb_case_metric(cs, "breakdown_sum_ns", bd.sum_s * 1e9);
+    nb_case_metric(cs, "breakdown_vs_stage", stage_s > 0 ? bd.sum_s / stage_s : NAN);
+    if (micro) {
+        nb_case_metric(cs, "micro_limbs", (double)micro->limbs);
+        nb_case_metric(cs, "warm_fwd_ns_per_limb", micro->warm_fwd_s * 1e9);
+        nb_case_metric(cs, "cold_fwd_ns_per_limb", micro->cold_fwd_s * 1e9);
+        nb_case_metric(cs, "warm_inv_ns_per_limb", micro->warm_inv_s * 1e9);
+        nb_case_metric(cs, "cold_inv_ns_per_limb", micro->cold_inv_s * 1e9);
+        nb_case_metric(cs, "in_stage_vs_warm_fwd", in_fwd / micro->warm_fwd_s);
+        nb_case_metric(cs, "in_stage_vs_cold_fwd", in_fwd / micro->cold_fwd_s);
+        nb_case_metric(cs, "in_stage_vs_warm_inv", in_inv / micro->warm_inv_s);
+        nb_case_metric(cs, "in_stage_vs_cold_inv", in_inv / micro->cold_inv_s);
+    }
+    nb_case_set_status(cs, NB_CASE_OK, micro && micro->message[0] ? micro->message : NULL);
+    nb_stage_workload_destroy(w);
+    *out = cs;
+    return NB_OK;
+}

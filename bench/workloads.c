@@ -1,0 +1,415 @@
+/* The workloads the core ships: an in-place NTT of any registered variant
+ * (warm and cold tiers; verified against cpu-harvey), a memory copy and an
+ * empty launch (calibrate); and the figures of an NTT case (bandwidth model of
+ * docs/methodology.md). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/internal.h"
+
+#ifdef NB_HAVE_CUDA
+#include "ntt/cuda_check.h"
+#endif
+
+/* ------------------------------------------------------------------ NTT */
+
+typedef struct ntt_ctx {
+    nb_workload w; /* first: the handle returned to callers */
+    char label[160];
+    const nb_ntt_variant *variant;
+    unsigned log_n;
+    size_t n, limbs;
+    int inverse;
+    uint64_t seed;
+    uint64_t *primes;
+    nb_ntt *ntt;    /* the variant's plan */
+    nb_ntt *oracle; /* cpu-harvey on the same primes */
+    void *stream;
+    size_t sets;
+    nb_buffer *data;   /* sets * n * limbs words */
+    uint64_t *host_a;  /* n * limbs: staging / expected */
+    uint64_t *host_b;  /* n * limbs: downloaded output */
+} ntt_ctx;
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Set `set`'s input: uniform residues, first coefficient of each limb non-zero. */
+static void gen_input(const ntt_ctx *c, size_t set, uint64_t *a)
+{
+    uint64_t st = c->seed ^ (0xD1B54A32D192ED03ull * (set + 1));
+    for (size_t l = 0; l < c->limbs; l++) {
+        const uint64_t q = c->primes[l];
+        const uint64_t lim = UINT64_MAX - UINT64_MAX % q;
+        for (size_t i = 0; i < c->n; i++) {
+            uint64_t x;
+            do
+                x = splitmix(&st);
+            while (x >= lim);
+            a[l * c->n + i] = x % q;
+        }
+        if (a[l * c->n] == 0)
+            a[l * c->n] = 1;
+    }
+}
+
+static size_t set_words(const ntt_ctx *c) { return c->n * c->limbs; }
+
+static void ntt_teardown(void *ctx)
+{
+    ntt_ctx *c = ctx;
+    nb_buffer_destroy(c->data);
+    free(c->host_a);
+    free(c->host_b);
+    c->data = NULL;
+    c->host_a = c->host_b = NULL;
+    c->sets = 0;
+}
+
+static nb_status ntt_upload(ntt_ctx *c, size_t set, void *stream)
+{
+    const size_t words = set_words(c);
+    gen_input(c, set, c->host_a);
+    return nb_buffer_upload(c->data, set * words * sizeof(uint64_t), c->host_a,
+                            words * sizeof(uint64_t), stream);
+}
+
+static nb_status ntt_setup(void *ctx, size_t sets, void *stream)
+{
+    ntt_ctx *c = ctx;
+    ntt_teardown(c);
+    const size_t words = set_words(c);
+    if (sets == 0 || words > SIZE_MAX / sizeof(uint64_t) / sets)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: bad set count %zu", c->label, sets);
+    c->host_a = malloc(words * sizeof(uint64_t));
+    c->host_b = malloc(words * sizeof(uint64_t));
+    if (!c->host_a || !c->host_b)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", c->label);
+    NB_TRY(nb_buffer_create(&c->data, c->variant->backend, sets * words * sizeof(uint64_t)));
+    c->sets = sets;
+    for (size_t s = 0; s < sets; s++)
+        NB_TRY(ntt_upload(c, s, stream));
+    return NB_OK;
+}
+
+static size_t ntt_bytes(const void *ctx)
+{
+    const ntt_ctx *c = ctx;
+    return 2 * set_words(c) * sizeof(uint64_t);
+}
+
+static size_t ntt_footprint(const void *ctx)
+{
+    const ntt_ctx *c = ctx;
+    return set_words(c) * sizeof(uint64_t);
+}
+
+static nb_status ntt_prepare(void *ctx, size_t set, void *stream)
+{
+    ntt_ctx *c = ctx;
+    if (set >= c->sets)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: set %zu of %zu", c->label, set, c->sets);
+    return ntt_upload(c, set, stream);
+}
+
+static nb_status ntt_launch(void *ctx, size_t set, void *stream)
+{
+    ntt_ctx *c = ctx;
+    uint64_t *p = (uint64_t *)nb_buffer_ptr(c->data) + set * set_words(c);
+    return c->inverse ? nb_ntt_inverse(c->ntt, p, 0, c->limbs, stream)
+                      : nb_ntt_forward(c->ntt, p, 0, c->limbs, stream);
+}
+
+static nb_status ntt_verify(void *ctx, size_t set, void *stream)
+{
+    ntt_ctx *c = ctx;
+    const size_t words = set_words(c);
+    NB_TRY(nb_buffer_download(c->data, set * words * sizeof(uint64_t), c->host_b,
+                              words * sizeof(uint64_t), stream));
+    gen_input(c, set, c->host_a);
+    NB_TRY(c->inverse ? nb_ntt_inverse(c->oracle, c->host_a, 0, c->limbs, NULL)
+                      : nb_ntt_forward(c->oracle, c->host_a, 0, c->limbs, NULL));
+    size_t bad = 0, first = SIZE_MAX;
+    for (size_t i = 0; i < words; i++)
+        if (c->host_b[i] != c->host_a[i]) {
+            if (first == SIZE_MAX)
+                first = i;
+            bad++;
+        }
+    if (bad)
+        return nb_set_error(NB_ERR_VERIFY,
+                            "%s: limb %zu index %zu: got %llu, expected %llu (cpu-harvey); "
+                            "%zu of %zu values differ",
+                            c->label, first / c->n, first % c->n,
+                            (unsigned long long)c->host_b[first],
+                            (unsigned long long)c->host_a[first], bad, words);
+    return NB_OK;
+}
+
+static nb_status ntt_region(const void *ctx, size_t set, void **ptr, size_t *bytes)
+{
+    const ntt_ctx *c = ctx;
+    if (set >= c->sets || !c->data)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: no set %zu", c->label, set);
+    *ptr = (uint64_t *)nb_buffer_ptr(c->data) + set * set_words(c);
+    *bytes = set_words(c) * sizeof(uint64_t);
+    return NB_OK;
+}
+
+static const nb_workload_ops ntt_ops = {
+    .setup = ntt_setup,
+    .bytes_per_launch = ntt_bytes,
+    .prepare = ntt_prepare,
+    .launch = ntt_launch,
+    .launch_marked = NULL,
+    .verify = ntt_verify,
+    .teardown = ntt_teardown,
+    .footprint_bytes = ntt_footprint,
+    .input_region = ntt_region,
+};
+
+void nb_ntt_workload_destroy(nb_workload *w)
+{
+    if (!w)
+        return;
+    ntt_ctx *c = (ntt_ctx *)w;
+    ntt_teardown(c);
+    nb_ntt_destroy(c->ntt);
+    nb_ntt_destroy(c->oracle);
+    free(c->primes);
+    free(c);
+}
+
+nb_status nb_ntt_workload_create(nb_workload **out, const nb_ntt_variant *variant,
+                                 unsigned log_n, size_t limbs, unsigned prime_bits, int inverse,
+                                 uint64_t seed, void *stream)
+{
+    if (!out || !variant)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ntt_workload_create: NULL argument");
+    *out = NULL;
+    if (limbs == 0 || limbs > 4096)
+        return nb_set_error(NB_ERR_INVALID_ARG, "limbs=%zu outside [1, 4096]", limbs);
+    if (variant->backend == NB_BACKEND_GPU)
+        NB_TRY(nb_gpu_require());
+    const nb_ntt_variant *harvey = nb_ntt_variant_find("cpu-harvey");
+    if (!harvey)
+        return nb_set_error(NB_ERR_INTERNAL, "cpu-harvey (the oracle) is not registered");
+    ntt_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of host memory");
+    c->variant = variant;
+    c->log_n = log_n;
+    c->n = (size_t)1 << (log_n < 63 ? log_n : 0);
+    c->limbs = limbs;
+    c->inverse = inverse != 0;
+    c->seed = seed;
+    c->stream = stream;
+    snprintf(c->label, sizeof c->label, "%s %s logn=%u L=%zu q%u", variant->name,
+             inverse ? "inv" : "fwd", log_n, limbs, prime_bits);
+    nb_status s = NB_OK;
+    c->primes = malloc(limbs * sizeof *c->primes);
+    if (!c->primes)
+        s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of host memory");
+    if (s == NB_OK)
+        s = nb_primes_generate(log_n, prime_bits, limbs, NULL, 0, c->primes);
+    if (s == NB_OK)
+        s = nb_ntt_create(&c->ntt, variant, log_n, c->primes, NULL, limbs, stream);
+    if (s == NB_OK)
+        s = nb_ntt_create(&c->oracle, harvey, log_n, c->primes, NULL, limbs, NULL);
+    if (s != NB_OK) {
+        nb_ntt_workload_destroy(&c->w);
+        return s;
+    }
+    c->w.label = c->label;
+    c->w.backend = variant->backend;
+    c->w.ops = &ntt_ops;
+    c->w.ctx = c;
+    *out = &c->w;
+    return NB_OK;
+}
+
+const nb_ntt_tables *nb_ntt_workload_tables(const nb_workload *w)
+{
+    if (!w || w->ops != &ntt_ops)
+        return NULL;
+    return nb_ntt_get_tables(((const ntt_ctx *)w->ctx)->ntt);
+}
+
+void nb_ntt_figures_compute(unsigned log_n, size_t limbs, double median_s, double copy_Bps,
+                            double peak_Bps, nb_ntt_figures *f)
+{
+    const double n = ldexp(1.0, (int)log_n);
+    memset(f, 0, sizeof *f);
+    f->coefficient_bytes = 2.0 * 8.0 * n * (double)limbs;
+    f->twiddle_bytes = 2.0 * 8.0 * n * (double)limbs;
+    const double ok = median_s > 0 && isfinite(median_s);
+    f->bandwidth_Bps = ok ? f->coefficient_bytes / median_s : NAN;
+    f->bandwidth_with_twiddles_Bps =
+        ok ? (f->coefficient_bytes + f->twiddle_bytes) / median_s : NAN;
+    f->frac_copy = ok && copy_Bps > 0 ? f->bandwidth_Bps / copy_Bps : NAN;
+    f->frac_peak = ok && peak_Bps > 0 ? f->bandwidth_Bps / peak_Bps : NAN;
+    f->butterflies_per_s = ok ? n / 2.0 * (double)log_n * (double)limbs / median_s : NAN;
+}
+
+/* ------------------------------------------------------ copy and empty */
+
+typedef struct simple_ctx {
+    nb_workload w;
+    char label[96];
+    int empty;
+    size_t bytes;
+    size_t sets;
+    nb_buffer *src, *dst;
+    unsigned char *h_src, *h_dst;
+} simple_ctx;
+
+static void simple_teardown(void *ctx)
+{
+    simple_ctx *c = ctx;
+    nb_buffer_destroy(c->src);
+    nb_buffer_destroy(c->dst);
+    free(c->h_src);
+    free(c->h_dst);
+    c->src = c->dst = NULL;
+    c->h_src = c->h_dst = NULL;
+    c->sets = 0;
+}
+
+static nb_status simple_setup(void *ctx, size_t sets, void *stream)
+{
+    simple_ctx *c = ctx;
+    simple_teardown(c);
+    c->sets = sets;
+    if (c->empty)
+        return NB_OK;
+    if (c->bytes > SIZE_MAX / sets)
+        return nb_set_error(NB_ERR_INVALID_ARG, "copy: too many bytes");
+    NB_TRY(nb_buffer_create(&c->src, c->w.backend, sets * c->bytes));
+    NB_TRY(nb_buffer_create(&c->dst, c->w.backend, sets * c->bytes));
+    NB_TRY(nb_buffer_fill(c->src, 0x5A, stream));
+    NB_TRY(nb_buffer_fill(c->dst, 0xA5, stream));
+    return nb_stream_sync(c->w.backend == NB_BACKEND_GPU ? stream : NULL);
+}
+
+static size_t simple_bytes(const void *ctx)
+{
+    const simple_ctx *c = ctx;
+    return c->empty ? 1 : 2 * c->bytes;
+}
+
+static nb_status simple_launch(void *ctx, size_t set, void *stream)
+{
+    simple_ctx *c = ctx;
+    if (c->w.backend == NB_BACKEND_GPU) {
+#ifdef NB_HAVE_CUDA
+        if (c->empty)
+            return nb_gpu_empty_launch(stream);
+        return nb_gpu_copy_launch((char *)nb_buffer_ptr(c->dst) + set * c->bytes,
+                                  (const char *)nb_buffer_ptr(c->src) + set * c->bytes, c->bytes,
+                                  stream);
+#else
+        (void)stream;
+        return nb_set_error(NB_ERR_NO_DEVICE, "built without CUDA");
+#endif
+    }
+    if (!c->empty)
+        memcpy((char *)nb_buffer_ptr(c->dst) + set * c->bytes,
+               (const char *)nb_buffer_ptr(c->src) + set * c->bytes, c->bytes);
+    return NB_OK;
+}
+
+static nb_status simple_prepare(void *ctx, size_t set, void *stream)
+{
+    simple_ctx *c = ctx;
+    (void)set;
+    if (c->empty)
+        return NB_OK;
+    /* poison the destination so verify sees a fresh copy */
+    NB_TRY(nb_buffer_fill(c->dst, 0xA5, stream));
+    return NB_OK;
+}
+
+static nb_status simple_verify(void *ctx, size_t set, void *stream)
+{
+    simple_ctx *c = ctx;
+    if (c->empty)
+        return NB_OK;
+    if (!c->h_src) {
+        c->h_src = malloc(c->bytes);
+        c->h_dst = malloc(c->bytes);
+        if (!c->h_src || !c->h_dst)
+            return nb_set_error(NB_ERR_OUT_OF_MEMORY, "copy verify: out of host memory");
+    }
+    NB_TRY(nb_buffer_download(c->src, set * c->bytes, c->h_src, c->bytes, stream));
+    NB_TRY(nb_buffer_download(c->dst, set * c->bytes, c->h_dst, c->bytes, stream));
+    if (memcmp(c->h_src, c->h_dst, c->bytes) == 0)
+        return NB_OK;
+    for (size_t i = 0; i < c->bytes; i++)
+        if (c->h_src[i] != c->h_dst[i])
+            return nb_set_error(NB_ERR_VERIFY, "%s: byte %zu of set %zu: got 0x%02x, expected "
+                                               "0x%02x",
+                                c->label, i, set, c->h_dst[i], c->h_src[i]);
+    return NB_OK;
+}
+
+static const nb_workload_ops simple_ops = {
+    .setup = simple_setup,
+    .bytes_per_launch = simple_bytes,
+    .prepare = simple_prepare,
+    .launch = simple_launch,
+    .verify = simple_verify,
+    .teardown = simple_teardown,
+};
+
+static nb_status simple_create(nb_workload **out, nb_backend backend, size_t bytes, int empty)
+{
+    if (!out)
+        return nb_set_error(NB_ERR_INVALID_ARG, "NULL argument");
+    *out = NULL;
+    if (backend == NB_BACKEND_GPU)
+        NB_TRY(nb_gpu_require());
+    if (!empty && (bytes < 16 || bytes % 16))
+        return nb_set_error(NB_ERR_INVALID_ARG, "copy of %zu bytes: need a multiple of 16", bytes);
+    simple_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of host memory");
+    c->empty = empty;
+    c->bytes = bytes;
+    if (empty)
+        snprintf(c->label, sizeof c->label, "empty %s launch", nb_backend_name(backend));
+    else
+        snprintf(c->label, sizeof c->label, "%s copy %.4g MB", nb_backend_name(backend),
+                 bytes / 1e6);
+    c->w.label = c->label;
+    c->w.backend = backend;
+    c->w.ops = &simple_ops;
+    c->w.ctx = c;
+    *out = &c->w;
+    return NB_OK;
+}
+
+nb_status nb_copy_workload_create(nb_workload **out, nb_backend backend, size_t bytes)
+{
+    return simple_create(out, backend, bytes, 0);
+}
+
+nb_status nb_empty_workload_create(nb_workload **out, nb_backend backend)
+{
+    return simple_create(out, backend, 0, 1);
+}
+
+void nb_simple_workload_destroy(nb_workload *w)
+{
+    if (!w)
+        return;
+    simple_ctx *c = (simple_ctx *)w;
+    simple_teardown(c);
+    free(c);
+}

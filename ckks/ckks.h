@@ -1,0 +1,221 @@
+/* ckks/ module header: RNS-CKKS parameter sets (presets and custom), their
+ * precomputed constants, and the stage pipelines that surround the NTT
+ * (fast base conversion, modUp, key-switch inner product, modDown, full key
+ * switch, rescale) on the CPU and the GPU.
+ *
+ * Every NTT a pipeline performs goes through the variant interface
+ * (nb_ntt_forward / nb_ntt_inverse of the nb_ntt built from the variant
+ * passed to nb_ckks_create), so swapping the variant swaps the NTT inside
+ * every stage. docs/ckks.md describes the parameter sets, the algorithms,
+ * the data layouts and the error bounds.
+ *
+ * Bases. A set has N = 2^log_n, the ciphertext basis Q = {q_0, ..., q_L}
+ * (q_0 of q0_bits, the scaling primes q_1..q_L of q_bits) and the special
+ * basis P = {p_0, ..., p_(alpha-1)} of p_bits, alpha = ceil((L+1)/dnum).
+ * All L+1+alpha primes are distinct, NTT-friendly (q = 1 mod 2N) and
+ * generated deterministically by nb_primes_generate (largest first).
+ * At level l (0 <= l <= L) the ciphertext basis is Q_l = {q_0..q_l}; the
+ * extended basis is B_l = Q_l u P. Digit j of level l holds the primes
+ * q_i with j*alpha <= i < min((j+1)*alpha, l+1); level l has
+ * ceil((l+1)/alpha) digits.
+ *
+ * Layouts (all polynomials limb-major, N coefficients per limb, limbs
+ * contiguous, each residue in [0, q)):
+ *   poly over Q_l : l+1 limbs q_0..q_l.
+ *   poly over B_l : l+1+alpha limbs q_0..q_l, p_0..p_(alpha-1).
+ *   key-switch key: dnum digits x 2 components, each a poly over B_L
+ *                   (L+1+alpha limbs), digit j component k at limb offset
+ *                   (2j + k) * (L+1+alpha); nb_ckks_key_limbs() gives the
+ *                   total. Level l < L uses limbs q_0..q_l and the P limbs.
+ * Pointers passed to the pipelines are host memory for a CPU variant and
+ * device memory for a GPU variant. Outputs never alias inputs. Inputs are
+ * never modified. */
+#ifndef NB_CKKS_H
+#define NB_CKKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ntt/ntt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Parameter sets                                                            */
+
+/* What defines a set. The primes follow from these numbers alone. */
+typedef struct nb_ckks_spec {
+    unsigned log_n;   /* N = 2^log_n, in [NB_MIN_LOG_N, NB_MAX_LOG_N]          */
+    unsigned levels;  /* L >= 1: Q has L+1 primes                              */
+    unsigned dnum;    /* gadget digits, 1 <= dnum <= min(L+1, 64)              */
+    unsigned q0_bits; /* bits of q_0                                           */
+    unsigned q_bits;  /* bits of the scaling primes q_1..q_L                   */
+    unsigned p_bits;  /* bits of the special primes                            */
+} nb_ckks_spec;
+
+/* A named set with the paper or library configuration it reproduces. */
+typedef struct nb_ckks_preset {
+    const char *name;
+    nb_ckks_spec spec;
+    const char *source; /* where the configuration comes from (one line) */
+} nb_ckks_preset;
+
+/* The built-in presets (docs/ckks.md, "Presets"). */
+size_t nb_ckks_preset_count(void);
+const nb_ckks_preset *nb_ckks_preset_at(size_t i); /* NULL past the end */
+/* NULL and NB_ERR_NOT_FOUND in nb_last_error() if no preset has that name. */
+const nb_ckks_preset *nb_ckks_preset_find(const char *name);
+
+/* A generated parameter set: read-only after nb_ckks_params_create. */
+typedef struct nb_ckks_params {
+    nb_ckks_spec spec;
+    char name[48];     /* preset name, or "custom" */
+    unsigned log_n;
+    size_t n;          /* 2^log_n */
+    size_t max_level;  /* L */
+    size_t q_count;    /* L + 1 */
+    size_t alpha;      /* |P| = ceil((L+1)/dnum) */
+    size_t dnum;
+    uint64_t *primes;  /* [q_count + alpha]: q_0..q_L, then p_0..p_(alpha-1) */
+    const uint64_t *q; /* = primes           */
+    const uint64_t *p; /* = primes + q_count */
+    void *consts;      /* private: precomputed constants (ckks/consts.h) */
+} nb_ckks_params;
+
+/* Generates the primes and precomputes every constant of every level: the
+ * base-conversion tables of each (level, digit) and of P -> Q_l, P^-1 mod q_i,
+ * q_l^-1 mod q_i and floor(q_l/2) mod q_i. Errors (NB_ERR_INVALID_ARG, with
+ * the reason): log_n out of range, levels outside [1, 255], dnum outside
+ * [1, min(L+1, 64)], bit sizes outside [log_n + 2, 62] or too few primes of
+ * a size. */
+nb_status nb_ckks_params_create(nb_ckks_params **out, const nb_ckks_spec *spec);
+/* Same, from a preset name (NB_ERR_NOT_FOUND if unknown). */
+nb_status nb_ckks_params_from_preset(nb_ckks_params **out, const char *name);
+void nb_ckks_params_destroy(nb_ckks_params *p);
+
+/* Number of digits at level l: ceil((l+1)/alpha). */
+size_t nb_ckks_digits(const nb_ckks_params *p, size_t level);
+/* First Q index and prime count of digit `digit` at level l. */
+void nb_ckks_digit_range(const nb_ckks_params *p, size_t level, size_t digit, size_t *first,
+                         size_t *count);
+/* Limbs of a key-switch key: dnum * 2 * (L+1+alpha). */
+size_t nb_ckks_key_limbs(const nb_ckks_params *p);
+/* Primes of B_l in layout order (q_0..q_l, p_0..p_(alpha-1)) into out[l+1+alpha]. */
+void nb_ckks_basis_ext(const nb_ckks_params *p, size_t level, uint64_t *out);
+
+/* ------------------------------------------------------------------------ */
+/* Fast base conversion (stand-alone plan; the pipelines use their own)     */
+
+/* Conv_{C->B}: for input x given by residues x_i mod c_i (coefficient form),
+ *   y_j = sum_i [x_i * chat_i^-1]_{c_i} * chat_i  mod b_j,
+ * chat_i = C / c_i. As an integer the sum equals x + e*C with 0 <= e < |C|.
+ * The primes of C must be distinct, as must those of B; every prime below
+ * 2^62. */
+typedef struct nb_baseconv_plan nb_baseconv_plan;
+
+nb_status nb_baseconv_plan_create(nb_baseconv_plan **out, nb_backend backend, unsigned log_n,
+                                  const uint64_t *from, size_t n_from, const uint64_t *to,
+                                  size_t n_to);
+void nb_baseconv_plan_destroy(nb_baseconv_plan *plan);
+/* out: n_to limbs, in: n_from limbs (host or device memory, per the plan's
+ * backend; GPU: asynchronous on `stream`). */
+nb_status nb_baseconv_apply(const nb_baseconv_plan *plan, uint64_t *out, const uint64_t *in,
+                            void *stream);
+
+/* ------------------------------------------------------------------------ */
+/* Stage pipelines                                                           */
+
+/* Optional observer of the steps of a pipeline, called after each step has
+ * been enqueued (GPU) or run (CPU). step: "intt", "ntt", "conv",
+ * "inner-product", "scalar" or "copy"; is_ntt = 1 for NTT steps with
+ * ntt_limbs limb-transforms (inverse = 1 for iNTT). A non-NB_OK return
+ * aborts the pipeline with that status. The stage tier uses it to record
+ * events between steps; pass NULL for no observer. */
+typedef nb_status (*nb_ckks_step_fn)(void *user, const char *step, int is_ntt,
+                                     size_t ntt_limbs, int inverse);
+typedef struct nb_ckks_hook {
+    nb_ckks_step_fn fn;
+    void *user;
+} nb_ckks_hook;
+
+typedef enum nb_ckks_rounding {
+    NB_CKKS_RESCALE_FLOOR = 0, /* default: floor(x / q_l) exactly            */
+    NB_CKKS_RESCALE_ROUND = 1  /* round(x / q_l) = floor((x + floor(q_l/2)) / q_l) */
+} nb_ckks_rounding;
+
+/* Pipelines of one parameter set with one NTT variant: the nb_ntt over all
+ * L+1+alpha primes, the constants (uploaded once for a GPU variant) and
+ * every scratch buffer the pipelines need for any level, so nothing is
+ * allocated on a timed path. The params must outlive it. A GPU variant
+ * needs a device (NB_ERR_NO_DEVICE otherwise). Not thread-safe: one
+ * pipeline call at a time per nb_ckks (the scratch is shared). */
+typedef struct nb_ckks nb_ckks;
+
+nb_status nb_ckks_create(nb_ckks **out, const nb_ckks_params *params,
+                         const nb_ntt_variant *variant, void *stream);
+void nb_ckks_destroy(nb_ckks *c);
+const nb_ckks_params *nb_ckks_get_params(const nb_ckks *c);
+nb_backend nb_ckks_backend(const nb_ckks *c);
+nb_ntt *nb_ckks_get_ntt(nb_ckks *c);
+
+/* modUp of digit `digit` at level l: in = poly over Q_l (NTT form), out =
+ * poly over B_l (NTT form) whose digit limbs equal the input's and whose
+ * other limbs are Conv_{digit -> B_l \ digit} of the digit:
+ * iNTT(digit limbs) -> conversion -> NTT(new limbs). */
+nb_status nb_ckks_modup(nb_ckks *c, size_t level, size_t digit, uint64_t *out,
+                        const uint64_t *in, const nb_ckks_hook *hook, void *stream);
+
+/* modUp of every digit of level l: digit j's poly over B_l (as nb_ckks_modup
+ * computes it) at out + j * (l+1+alpha) * N. One copy and one iNTT of all
+ * l+1 input limbs serve every digit, then per digit the conversion and the
+ * NTT of its new limbs. */
+nb_status nb_ckks_modup_all(nb_ckks *c, size_t level, uint64_t *out, const uint64_t *in,
+                            const nb_ckks_hook *hook, void *stream);
+
+/* modDown at level l: in = poly over B_l (NTT form), out = poly over Q_l
+ * (NTT form) = (a - Conv_{P->Q_l}([a]_P)) * P^-1: iNTT of the P limbs,
+ * conversion, NTT of the l+1 new limbs, then the scalar step. For a of
+ * integer value x in [0, Q_l P): out = floor(x / P) - e mod Q_l with
+ * 0 <= e < alpha. */
+nb_status nb_ckks_moddown(nb_ckks *c, size_t level, uint64_t *out, const uint64_t *in,
+                          const nb_ckks_hook *hook, void *stream);
+
+/* Key-switch inner product at level l: for digit polys ext[j] (over B_l,
+ * NTT form, j < digits(l), at ext + j * (l+1+alpha) * N),
+ *   acc_k = sum_j ext[j] * key[j][k]  (k = 0, 1), over B_l, NTT form. */
+nb_status nb_ckks_inner_product(nb_ckks *c, size_t level, uint64_t *acc0, uint64_t *acc1,
+                                const uint64_t *ext, const uint64_t *key,
+                                const nb_ckks_hook *hook, void *stream);
+
+/* Full hybrid key switch of d (poly over Q_l, NTT form) with key `key`:
+ * modUp of every digit (nb_ckks_modup_all, the digits' own limbs read from
+ * `in` by the inner product instead of being copied), inner product, modDown
+ * of both accumulators (their P limbs transformed in place).
+ * out0, out1: polys over Q_l (NTT form). */
+nb_status nb_ckks_keyswitch(nb_ckks *c, size_t level, uint64_t *out0, uint64_t *out1,
+                            const uint64_t *in, const uint64_t *key, const nb_ckks_hook *hook,
+                            void *stream);
+
+/* Rescale from level l >= 1: in = poly over Q_l (NTT form), out = poly over
+ * Q_(l-1) (NTT form) = floor(x / q_l) (or the rounding) of the input's
+ * integer value x in [0, Q_l): iNTT of limb l, its residues brought to each
+ * q_i (i < l) and NTT'd, then (a_i - t_i) * q_l^-1 mod q_i. */
+nb_status nb_ckks_rescale(nb_ckks *c, size_t level, nb_ckks_rounding rounding, uint64_t *out,
+                          const uint64_t *in, const nb_ckks_hook *hook, void *stream);
+
+/* Limb-transforms a stage performs at level l (forward and inverse). */
+typedef enum nb_ckks_stage {
+    NB_CKKS_STAGE_MODUP = 0,    /* modUp of every digit of the level */
+    NB_CKKS_STAGE_MODDOWN = 1,  /* modDown of one poly               */
+    NB_CKKS_STAGE_KEYSWITCH = 2,
+    NB_CKKS_STAGE_RESCALE = 3
+} nb_ckks_stage;
+void nb_ckks_ntt_counts(const nb_ckks_params *p, nb_ckks_stage stage, size_t level,
+                        size_t *forward_limbs, size_t *inverse_limbs);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

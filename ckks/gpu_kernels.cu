@@ -1,0 +1,246 @@
+/* GPU kernels of the CKKS pipelines (C interface in ckks/consts.h):
+ *  - fused fast base conversion: one block stages [x_i * qhat_i^-1]_{q_i} of
+ *    32 coefficients in shared memory (phase 1), then its threads accumulate
+ *    sum_i y_i * (qhat_i mod b_j) for their targets in 128 bits and reduce
+ *    once per output (phase 2; a partial reduction every `chunk` products
+ *    only when more source primes than that could overflow 128 bits);
+ *  - the key-switch inner product over all digits, 128-bit accumulation and
+ *    one reduction per output;
+ *  - the elementwise steps of modDown and rescale.
+ * Every launch is asynchronous on the caller's stream and checked; nothing
+ * here allocates or synchronizes. The arithmetic is ntt/arith.h, the same
+ * the CPU kernels use. */
+#include <cuda_runtime_api.h>
+
+#include "ckks/consts.h"
+#include "ntt/arith.h"
+#include "ntt/cuda_check.h"
+
+#define CONV_TILE 32   /* coefficients per conversion block (one warp wide) */
+#define CONV_GROUPS 8  /* target groups per block (blockDim.y)              */
+#define EW_THREADS 256 /* elementwise kernels: threads per block             */
+
+namespace { /* kernels have internal linkage: no clash with other modules */
+
+/* acc (hi:lo) += a * b with the carry chain of the extended-precision
+ * multiply-add instructions. The caller guarantees no overflow of hi. */
+__device__ __forceinline__ void mac128(uint64_t &lo, uint64_t &hi, uint64_t a, uint64_t b)
+{
+    asm("mad.lo.cc.u64 %0, %2, %3, %0;\n\t"
+        "madc.hi.u64 %1, %2, %3, %1;"
+        : "+l"(lo), "+l"(hi)
+        : "l"(a), "l"(b));
+}
+
+/* Fused Conv_{C->B}. Block: CONV_TILE coefficients x CONV_GROUPS target
+ * groups. Phase 1 stages y_i = [x_i * qhat_i^-1]_{q_i} of the tile in shared
+ * memory (coalesced along coefficients); phase 2: thread (x, g) accumulates
+ * targets j = g, g + G, ... of coefficient x two at a time (each y_i read once
+ * from shared memory serves both), 128-bit sums, one reduction per output. */
+__global__ void __launch_bounds__(CONV_TILE *CONV_GROUPS)
+    conv_kernel(nb_conv_view v, uint64_t *__restrict__ out, const uint64_t *__restrict__ in,
+                size_t n)
+{
+    extern __shared__ uint64_t y[]; /* [n_from][CONV_TILE] */
+    const size_t c0 = (size_t)blockIdx.x * CONV_TILE;
+    const unsigned tid = threadIdx.y * CONV_TILE + threadIdx.x;
+    const unsigned nf = v.n_from;
+    for (unsigned idx = tid; idx < nf * CONV_TILE; idx += CONV_TILE * CONV_GROUPS) {
+        const unsigned i = idx / CONV_TILE, c = idx % CONV_TILE;
+        const size_t col = c0 + c;
+        if (col < n)
+            y[idx] = nb_mul_shoup(in[(size_t)i * n + col], v.qhat_inv[i], v.qhat_inv_shoup[i],
+                                  v.from_q[i]);
+    }
+    __syncthreads();
+    const size_t col = c0 + threadIdx.x;
+    if (col >= n)
+        return;
+    const uint64_t *ys = y + threadIdx.x;
+    for (unsigned j = threadIdx.y; j < v.n_to; j += 2 * CONV_GROUPS) {
+        const unsigned j2 = j + CONV_GROUPS;
+        const uint64_t b = v.to_q[j], ml = v.to_mu_lo[j], mh = v.to_mu_hi[j];
+        const uint64_t *row = v.qhat_mod + (size_t)j * nf;
+        uint64_t lo = 0, hi = 0;
+        unsigned k = 0;
+        if (j2 < v.n_to) {
+            const uint64_t b2 = v.to_q[j2], ml2 = v.to_mu_lo[j2], mh2 = v.to_mu_hi[j2];
+            const uint64_t *row2 = v.qhat_mod + (size_t)j2 * nf;
+            uint64_t lo2 = 0, hi2 = 0;
+            for (unsigned i = 0; i < nf; i++) {
+                const uint64_t yi = ys[i * CONV_TILE];
+                mac128(lo, hi, yi, row[i]);
+                mac128(lo2, hi2, yi, row2[i]);
+                if (++k == v.chunk && i + 1 < nf) {
+                    lo = nb_reduce_128(lo, hi, b, ml, mh);
+                    lo2 = nb_reduce_128(lo2, hi2, b2, ml2, mh2);
+                    hi = hi2 = 0;
+                    k = 0;
+                }
+            }
+            out[(size_t)v.out_limb[j2] * n + col] = nb_reduce_128(lo2, hi2, b2, ml2, mh2);
+        } else {
+            for (unsigned i = 0; i < nf; i++) {
+                mac128(lo, hi, ys[i * CONV_TILE], row[i]);
+                if (++k == v.chunk && i + 1 < nf) {
+                    lo = nb_reduce_128(lo, hi, b, ml, mh);
+                    hi = 0;
+                    k = 0;
+                }
+            }
+        }
+        out[(size_t)v.out_limb[j] * n + col] = nb_reduce_128(lo, hi, b, ml, mh);
+    }
+}
+
+} // namespace
+
+/* Largest dynamic shared memory the conversion kernel has been allowed. */
+static size_t conv_smem_allowed = 48 * 1024;
+
+extern "C" nb_status nb_gpu_conv_reserve(size_t n_from)
+{
+    const size_t smem = n_from * CONV_TILE * sizeof(uint64_t);
+    if (smem <= conv_smem_allowed)
+        return NB_OK;
+    NB_CUDA_TRY(cudaFuncSetAttribute(conv_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)smem));
+    conv_smem_allowed = smem;
+    return NB_OK;
+}
+
+extern "C" nb_status nb_gpu_conv(const nb_conv_view *v, uint64_t *out, const uint64_t *in,
+                                 size_t n, void *stream)
+{
+    if (v->n_from == 0 || v->n_from > 256)
+        return nb_set_error(NB_ERR_INVALID_ARG, "base conversion: %u source primes (1..256)",
+                            v->n_from);
+    if (v->n_to == 0)
+        return NB_OK;
+    const size_t smem = (size_t)v->n_from * CONV_TILE * sizeof(uint64_t);
+    NB_TRY(nb_gpu_conv_reserve(v->n_from)); /* no-op once reserved at plan creation */
+    dim3 block(CONV_TILE, CONV_GROUPS);
+    dim3 grid((unsigned)((n + CONV_TILE - 1) / CONV_TILE));
+    conv_kernel<<<grid, block, smem, (cudaStream_t)stream>>>(*v, out, in, n);
+    NB_CUDA_LAUNCH_CHECK();
+    return NB_OK;
+}
+
+namespace {
+__global__ void sub_mul_kernel(const uint64_t *__restrict__ q, const uint64_t *__restrict__ w,
+                               const uint64_t *__restrict__ ws, uint64_t *__restrict__ out,
+                               const uint64_t *__restrict__ a, const uint64_t *__restrict__ b,
+                               size_t n)
+{
+    const size_t limb = blockIdx.y;
+    const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n)
+        return;
+    const uint64_t qi = q[limb];
+    const size_t at = limb * n + c;
+    out[at] = nb_mul_shoup(nb_sub_mod(a[at], b[at], qi), w[limb], ws[limb], qi);
+}
+
+} // namespace
+
+extern "C" nb_status nb_gpu_sub_mul(const nb_limb_consts *k, uint64_t *out, const uint64_t *a,
+                                    const uint64_t *b, size_t count, size_t n, void *stream)
+{
+    if (count == 0)
+        return NB_OK;
+    dim3 grid((unsigned)((n + EW_THREADS - 1) / EW_THREADS), (unsigned)count);
+    sub_mul_kernel<<<grid, EW_THREADS, 0, (cudaStream_t)stream>>>(k->q, k->w, k->w_shoup, out,
+                                                                   a, b, n);
+    NB_CUDA_LAUNCH_CHECK();
+    return NB_OK;
+}
+
+namespace {
+__global__ void rescale_bring_kernel(uint64_t *__restrict__ t, const uint64_t *__restrict__ r,
+                                     uint64_t q_l, uint64_t h_l, const uint64_t *__restrict__ q,
+                                     const uint64_t *__restrict__ mu_lo,
+                                     const uint64_t *__restrict__ mu_hi,
+                                     const uint64_t *__restrict__ h, size_t n)
+{
+    const size_t i = blockIdx.y;
+    const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n)
+        return;
+    const uint64_t qi = q[i];
+    uint64_t x = r[c];
+    if (h) {
+        x = nb_add_mod(x, h_l, q_l);
+        t[i * n + c] = nb_sub_mod(nb_reduce_64(x, qi, mu_lo[i], mu_hi[i]), h[i], qi);
+    } else {
+        t[i * n + c] = nb_reduce_64(x, qi, mu_lo[i], mu_hi[i]);
+    }
+}
+
+} // namespace
+
+extern "C" nb_status nb_gpu_rescale_bring(uint64_t *t, const uint64_t *r, uint64_t q_l,
+                                          uint64_t h_l, const uint64_t *q, const uint64_t *mu_lo,
+                                          const uint64_t *mu_hi, const uint64_t *h, size_t count,
+                                          size_t n, void *stream)
+{
+    if (count == 0)
+        return NB_OK;
+    dim3 grid((unsigned)((n + EW_THREADS - 1) / EW_THREADS), (unsigned)count);
+    rescale_bring_kernel<<<grid, EW_THREADS, 0, (cudaStream_t)stream>>>(t, r, q_l, h_l, q, mu_lo,
+                                                                         mu_hi, h, n);
+    NB_CUDA_LAUNCH_CHECK();
+    return NB_OK;
+}
+
+namespace {
+__global__ void inner_product_kernel(nb_ip_geom g, uint64_t *__restrict__ acc0,
+                                     uint64_t *__restrict__ acc1,
+                                     const uint64_t *__restrict__ ext,
+                                     const uint64_t *__restrict__ in,
+                                     const uint64_t *__restrict__ key)
+{
+    const size_t m = blockIdx.y;
+    const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= g.n)
+        return;
+    const size_t n = g.n, L1 = g.level + 1, E = g.ext_limbs, per = g.q_count + g.alpha;
+    const size_t pm = m < L1 ? m : g.q_count + (m - L1);
+    const uint64_t q = g.prime_q[pm], ml = g.prime_mu_lo[pm], mh = g.prime_mu_hi[pm];
+    uint64_t lo0 = 0, hi0 = 0, lo1 = 0, hi1 = 0;
+    unsigned k = 0;
+    for (size_t j = 0; j < g.digits; j++) {
+        const size_t first = j * g.alpha_digit;
+        const bool from_in = in && m < L1 && m >= first && m < first + g.alpha_digit;
+        const uint64_t x = from_in ? in[m * n + c] : ext[(j * E + m) * n + c];
+        mac128(lo0, hi0, x, key[((2 * j) * per + pm) * n + c]);
+        mac128(lo1, hi1, x, key[((2 * j + 1) * per + pm) * n + c]);
+        if (++k == g.chunk && j + 1 < g.digits) {
+            lo0 = nb_reduce_128(lo0, hi0, q, ml, mh);
+            lo1 = nb_reduce_128(lo1, hi1, q, ml, mh);
+            hi0 = hi1 = 0;
+            k = 0;
+        }
+    }
+    acc0[m * n + c] = nb_reduce_128(lo0, hi0, q, ml, mh);
+    acc1[m * n + c] = nb_reduce_128(lo1, hi1, q, ml, mh);
+}
+
+} // namespace
+
+extern "C" nb_status nb_gpu_inner_product(const nb_ip_geom *g, uint64_t *acc0, uint64_t *acc1,
+                                          const uint64_t *ext, const uint64_t *in,
+                                          const uint64_t *key, void *stream)
+{
+    dim3 grid((unsigned)((g->n + EW_THREADS - 1) / EW_THREADS), (unsigned)g->ext_limbs);
+    inner_product_kernel<<<grid, EW_THREADS, 0, (cudaStream_t)stream>>>(*g, acc0, acc1, ext, in,
+                                                                         key);
+    NB_CUDA_LAUNCH_CHECK();
+    return NB_OK;
+}
+
+extern "C" nb_status nb_gpu_copy(uint64_t *dst, const uint64_t *src, size_t words, void *stream)
+{
+    NB_CUDA_TRY(cudaMemcpyAsync(dst, src, words * sizeof(uint64_t), cudaMemcpyDeviceToDevice,
+                                (cudaStream_t)stream));
+    return NB_OK;
+}

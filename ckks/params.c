@@ -1,0 +1,392 @@
+/* CKKS parameter sets: the preset table (each with its source), prime
+ * generation with disjoint Q and P, and the precomputation of every
+ * base-conversion and scalar constant of every level (host arithmetic). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ckks/consts.h"
+#include "ntt/arith.h"
+#include "ntt/primes.h"
+
+/* Sources: docs/ckks.md ("Presets") gives the full references. The 100x
+ * sets reproduce the parameters of scale-snu/ckks-gpu-core (the released
+ * GPU core of Jung et al., "Over 100x Faster Bootstrapping in Fully
+ * Homomorphic Encryption through Memory-centric Optimization with GPUs",
+ * TCHES 2021), include/public/Test.h: q_0 and P of 62 bits, scaling primes
+ * of 51 bits, alpha = (L+1)/dnum. */
+static const nb_ckks_preset presets[] = {
+    {"test-tiny", {4, 3, 2, 40, 30, 40},
+     "test set: N=16, L=3, dnum=2 (the GMP schoolbook key switch runs in milliseconds)"},
+    {"test-small", {10, 7, 3, 50, 40, 50},
+     "test set: N=2^10, L=7, dnum=3 (partial last digit), CI-sized"},
+    {"test-medium", {12, 15, 4, 60, 45, 60},
+     "test set: N=2^12, L=15, dnum=4, 60-bit q_0/P and 45-bit scaling primes"},
+    {"ckks16-l30-d3", {16, 30, 3, 62, 51, 62},
+     "issue 5 comparison point: logN 16, L=30, dnum=3 (alpha=11), with the 100x prime "
+     "sizes (62-bit q_0 and P, 51-bit scaling primes)"},
+    {"100x-16-d3", {16, 44, 3, 62, 51, 62},
+     "100x (Jung et al., TCHES 2021) PARAM_SMALL_DNUM of scale-snu/ckks-gpu-core: logN 16, "
+     "L=44, dnum=3 (alpha=15); its ModUp/ModDown/KeySwitch were timed on a V100"},
+    {"100x-16-d45", {16, 44, 45, 62, 51, 62},
+     "100x (Jung et al., TCHES 2021) PARAM_LARGE_DNUM of scale-snu/ckks-gpu-core: logN 16, "
+     "L=44, dnum=45 (alpha=1: one special prime, the SEAL-style decomposition)"},
+    {"100x-17-d3", {17, 29, 3, 62, 51, 62},
+     "100x (Jung et al., TCHES 2021) SPECIAL_PARAM of scale-snu/ckks-gpu-core: logN 17, "
+     "L=29, dnum=3 (alpha=10), bootstrapping-sized ring"},
+};
+
+size_t nb_ckks_preset_count(void) { return sizeof presets / sizeof presets[0]; }
+
+const nb_ckks_preset *nb_ckks_preset_at(size_t i)
+{
+    return i < nb_ckks_preset_count() ? &presets[i] : NULL;
+}
+
+const nb_ckks_preset *nb_ckks_preset_find(const char *name)
+{
+    if (!name) {
+        nb_set_error(NB_ERR_INVALID_ARG, "preset name is NULL");
+        return NULL;
+    }
+    for (size_t i = 0; i < nb_ckks_preset_count(); i++)
+        if (strcmp(presets[i].name, name) == 0)
+            return &presets[i];
+    nb_set_error(NB_ERR_NOT_FOUND, "no CKKS preset named '%s' (see `nttbench list`)", name);
+    return NULL;
+}
+
+/* ---- constants blob ---- */
+
+static nb_status reserve(nb_ckks_consts *k, size_t words, size_t *off)
+{
+    if (k->words + words > k->cap) {
+        size_t cap = k->cap ? k->cap : 1024;
+        while (cap < k->words + words)
+            cap *= 2;
+        uint64_t *b = realloc(k->blob, cap * sizeof *b);
+        if (!b)
+            return nb_set_error(NB_ERR_OUT_OF_MEMORY, "CKKS constants: out of host memory");
+        k->blob = b;
+        k->cap = cap;
+    }
+    *off = k->words;
+    memset(k->blob + k->words, 0, words * sizeof(uint64_t));
+    k->words += words;
+    return NB_OK;
+}
+
+static uint64_t mulmod(uint64_t a, uint64_t b, uint64_t m)
+{
+    return (uint64_t)(((unsigned __int128)a * b) % m);
+}
+
+uint32_t nb_conv_chunk(uint64_t max_a, uint64_t max_b)
+{
+    /* need: (max_b - 1) + chunk * (max_a - 1) * (max_b - 1) <= 2^128 - 1 */
+    unsigned __int128 prod = (unsigned __int128)(max_a - 1) * (max_b - 1);
+    if (prod == 0)
+        return 1u << 20;
+    unsigned __int128 room = ~(unsigned __int128)0 - (max_b - 1);
+    unsigned __int128 c = room / prod;
+    if (c > (1u << 20))
+        c = 1u << 20;
+    return c ? (uint32_t)c : 1;
+}
+
+nb_status nb_conv_desc_build(nb_ckks_consts *k, nb_conv_desc *d, const uint64_t *c,
+                             size_t n_from, const uint64_t *b, size_t n_to,
+                             const uint32_t *out_limb)
+{
+    d->n_from = (uint32_t)n_from;
+    d->n_to = (uint32_t)n_to;
+    NB_TRY(reserve(k, n_from, &d->from_q));
+    NB_TRY(reserve(k, n_from, &d->qhat_inv));
+    NB_TRY(reserve(k, n_from, &d->qhat_inv_shoup));
+    NB_TRY(reserve(k, n_to, &d->to_q));
+    NB_TRY(reserve(k, n_to, &d->to_mu_lo));
+    NB_TRY(reserve(k, n_to, &d->to_mu_hi));
+    NB_TRY(reserve(k, n_to, &d->out_limb));
+    NB_TRY(reserve(k, n_to * n_from, &d->qhat_mod));
+    uint64_t *B = k->blob; /* stable from here on: no more reserve() below */
+    uint64_t max_c = 0, max_b = 0;
+    for (size_t i = 0; i < n_from; i++) {
+        uint64_t hat = 1; /* prod_{m != i} c_m mod c_i */
+        for (size_t m = 0; m < n_from; m++)
+            if (m != i)
+                hat = mulmod(hat, c[m] % c[i], c[i]);
+        uint64_t inv = nb_inv_mod(hat, c[i]);
+        B[d->from_q + i] = c[i];
+        B[d->qhat_inv + i] = inv;
+        B[d->qhat_inv_shoup + i] = nb_shoup_precompute(inv, c[i]);
+        if (c[i] > max_c)
+            max_c = c[i];
+    }
+    for (size_t j = 0; j < n_to; j++) {
+        uint64_t lo, hi;
+        nb_barrett_precompute(b[j], &lo, &hi);
+        B[d->to_q + j] = b[j];
+        B[d->to_mu_lo + j] = lo;
+        B[d->to_mu_hi + j] = hi;
+        B[d->out_limb + j] = out_limb ? out_limb[j] : j;
+        if (b[j] > max_b)
+            max_b = b[j];
+        for (size_t i = 0; i < n_from; i++) {
+            uint64_t hat = 1;
+            for (size_t m = 0; m < n_from; m++)
+                if (m != i)
+                    hat = mulmod(hat, c[m] % b[j], b[j]);
+            B[d->qhat_mod + j * n_from + i] = hat;
+        }
+    }
+    d->chunk = nb_conv_chunk(max_c, max_b);
+    return NB_OK;
+}
+
+/* ---- parameter sets ---- */
+
+static nb_status check_spec(const nb_ckks_spec *s)
+{
+    if (s->log_n < NB_MIN_LOG_N || s->log_n > NB_MAX_LOG_N)
+        return nb_set_error(NB_ERR_INVALID_ARG, "CKKS: log_n=%u outside [%u, %u]", s->log_n,
+                            NB_MIN_LOG_N, NB_MAX_LOG_N);
+    if (s->levels < 1 || s->levels > 255)
+        return nb_set_error(NB_ERR_INVALID_ARG, "CKKS: levels=%u outside [1, 255]", s->levels);
+    if (s->dnum < 1 || s->dnum > s->levels + 1 || s->dnum > 64)
+        return nb_set_error(NB_ERR_INVALID_ARG, "CKKS: dnum=%u outside [1, min(L+1=%u, 64)]",
+                            s->dnum, s->levels + 1);
+    const unsigned lo = s->log_n + 2, hi = NB_MAX_PRIME_BITS;
+    const unsigned bits[3] = {s->q0_bits, s->q_bits, s->p_bits};
+    const char *what[3] = {"q0 bits", "q bits", "p bits"};
+    for (int i = 0; i < 3; i++)
+        if (bits[i] < lo || bits[i] > hi)
+            return nb_set_error(NB_ERR_INVALID_ARG,
+                                "CKKS: %s=%u outside [%u, %u] (log_n + 2 .. %u)", what[i],
+                                bits[i], lo, hi, hi);
+    return NB_OK;
+}
+
+static void consts_free(nb_ckks_consts *k)
+{
+    if (!k)
+        return;
+    free(k->blob);
+    free(k->modup);
+    free(k);
+}
+
+void nb_ckks_params_destroy(nb_ckks_params *p)
+{
+    if (!p)
+        return;
+    consts_free(p->consts);
+    free(p->primes);
+    free(p);
+}
+
+size_t nb_ckks_digits(const nb_ckks_params *p, size_t level)
+{
+    return (level + 1 + p->alpha - 1) / p->alpha;
+}
+
+void nb_ckks_digit_range(const nb_ckks_params *p, size_t level, size_t digit, size_t *first,
+                         size_t *count)
+{
+    size_t f = digit * p->alpha, e = f + p->alpha;
+    if (e > level + 1)
+        e = level + 1;
+    *first = f;
+    *count = e > f ? e - f : 0;
+}
+
+size_t nb_ckks_key_limbs(const nb_ckks_params *p)
+{
+    return p->dnum * 2 * (p->q_count + p->alpha);
+}
+
+void nb_ckks_basis_ext(const nb_ckks_params *p, size_t level, uint64_t *out)
+{
+    for (size_t i = 0; i <= level; i++)
+        out[i] = p->q[i];
+    for (size_t k = 0; k < p->alpha; k++)
+        out[level + 1 + k] = p->p[k];
+}
+
+static nb_status build_consts(nb_ckks_params *p)
+{
+    nb_ckks_consts *k = calloc(1, sizeof *k);
+    if (!k)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "CKKS constants: out of host memory");
+    p->consts = k;
+    const size_t Q = p->q_count, A = p->alpha, total = Q + A;
+
+    NB_TRY(reserve(k, total, &k->prime_q));
+    NB_TRY(reserve(k, total, &k->prime_mu_lo));
+    NB_TRY(reserve(k, total, &k->prime_mu_hi));
+    uint64_t max_prime = 0;
+    for (size_t i = 0; i < total; i++) {
+        uint64_t lo, hi;
+        nb_barrett_precompute(p->primes[i], &lo, &hi);
+        k->blob[k->prime_q + i] = p->primes[i];
+        k->blob[k->prime_mu_lo + i] = lo;
+        k->blob[k->prime_mu_hi + i] = hi;
+        if (p->primes[i] > max_prime)
+            max_prime = p->primes[i];
+    }
+    k->ip_chunk = nb_conv_chunk(max_prime, max_prime);
+
+    /* modUp tables: level l, digit j: digit primes -> B_l \ digit */
+    k->modup = calloc(Q * p->dnum, sizeof *k->modup);
+    uint64_t *to = malloc(total * sizeof *to);
+    uint32_t *limb = malloc(total * sizeof *limb);
+    if (!k->modup || !to || !limb) {
+        free(to);
+        free(limb);
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "CKKS constants: out of host memory");
+    }
+    nb_status s = NB_OK;
+    for (size_t l = 0; l < Q && s == NB_OK; l++) {
+        size_t digits = nb_ckks_digits(p, l);
+        for (size_t j = 0; j < digits && s == NB_OK; j++) {
+            size_t first, count, nt = 0;
+            nb_ckks_digit_range(p, l, j, &first, &count);
+            for (size_t i = 0; i <= l; i++)
+                if (i < first || i >= first + count) {
+                    to[nt] = p->q[i];
+                    limb[nt++] = (uint32_t)i;
+                }
+            for (size_t a = 0; a < A; a++) {
+                to[nt] = p->p[a];
+                limb[nt++] = (uint32_t)(l + 1 + a);
+            }
+            s = nb_conv_desc_build(k, &k->modup[l * p->dnum + j], p->q + first, count, to, nt,
+                                   limb);
+        }
+    }
+    free(to);
+    free(limb);
+    NB_TRY(s);
+
+    /* modDown: P -> Q_L, and P^-1 mod q_i */
+    NB_TRY(nb_conv_desc_build(k, &k->moddown, p->p, A, p->q, Q, NULL));
+    NB_TRY(reserve(k, Q, &k->p_inv));
+    NB_TRY(reserve(k, Q, &k->p_inv_shoup));
+    for (size_t i = 0; i < Q; i++) {
+        uint64_t P = 1;
+        for (size_t a = 0; a < A; a++)
+            P = mulmod(P, p->p[a] % p->q[i], p->q[i]);
+        uint64_t inv = nb_inv_mod(P, p->q[i]);
+        k->blob[k->p_inv + i] = inv;
+        k->blob[k->p_inv_shoup + i] = nb_shoup_precompute(inv, p->q[i]);
+    }
+
+    /* rescale: q_l^-1 mod q_i and floor(q_l/2) mod q_i */
+    NB_TRY(reserve(k, Q * Q, &k->ql_inv));
+    NB_TRY(reserve(k, Q * Q, &k->ql_inv_shoup));
+    NB_TRY(reserve(k, Q * Q, &k->ql_half));
+    for (size_t l = 0; l < Q; l++) {
+        const uint64_t ql = p->q[l], half = ql >> 1;
+        for (size_t i = 0; i < l; i++) {
+            uint64_t inv = nb_inv_mod(ql % p->q[i], p->q[i]);
+            k->blob[k->ql_inv + l * Q + i] = inv;
+            k->blob[k->ql_inv_shoup + l * Q + i] = nb_shoup_precompute(inv, p->q[i]);
+            k->blob[k->ql_half + l * Q + i] = half % p->q[i];
+        }
+        k->blob[k->ql_half + l * Q + l] = half;
+    }
+    return NB_OK;
+}
+
+nb_status nb_ckks_params_create(nb_ckks_params **out, const nb_ckks_spec *spec)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !spec)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ckks_params_create: NULL argument");
+    NB_TRY(check_spec(spec));
+    nb_ckks_params *p = calloc(1, sizeof *p);
+    if (!p)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "CKKS params: out of host memory");
+    p->spec = *spec;
+    strcpy(p->name, "custom");
+    p->log_n = spec->log_n;
+    p->n = (size_t)1 << spec->log_n;
+    p->max_level = spec->levels;
+    p->q_count = (size_t)spec->levels + 1;
+    p->dnum = spec->dnum;
+    p->alpha = (p->q_count + p->dnum - 1) / p->dnum;
+    const size_t total = p->q_count + p->alpha;
+    p->primes = calloc(total, sizeof *p->primes);
+    nb_status s = p->primes ? NB_OK
+                            : nb_set_error(NB_ERR_OUT_OF_MEMORY, "CKKS params: out of host memory");
+    /* q_0 first, then the scaling primes, then P, each skipping all chosen so far */
+    if (s == NB_OK)
+        s = nb_primes_generate(p->log_n, spec->q0_bits, 1, NULL, 0, p->primes);
+    if (s == NB_OK)
+        s = nb_primes_generate(p->log_n, spec->q_bits, p->q_count - 1, p->primes, 1,
+                               p->primes + 1);
+    if (s == NB_OK)
+        s = nb_primes_generate(p->log_n, spec->p_bits, p->alpha, p->primes, p->q_count,
+                               p->primes + p->q_count);
+    if (s == NB_OK) {
+        p->q = p->primes;
+        p->p = p->primes + p->q_count;
+        s = build_consts(p);
+    }
+    if (s != NB_OK) {
+        nb_ckks_params_destroy(p);
+        return s;
+    }
+    *out = p;
+    return NB_OK;
+}
+
+nb_status nb_ckks_params_from_preset(nb_ckks_params **out, const char *name)
+{
+    if (out)
+        *out = NULL;
+    if (!out)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ckks_params_from_preset: NULL argument");
+    const nb_ckks_preset *pr = nb_ckks_preset_find(name);
+    if (!pr)
+        return NB_ERR_NOT_FOUND;
+    NB_TRY(nb_ckks_params_create(out, &pr->spec));
+    snprintf((*out)->name, sizeof (*out)->name, "%s", pr->name);
+    return NB_OK;
+}
+
+void nb_ckks_ntt_counts(const nb_ckks_params *p, nb_ckks_stage stage, size_t level,
+                        size_t *forward_limbs, size_t *inverse_limbs)
+{
+    size_t f = 0, i = 0;
+    const size_t ext = level + 1 + p->alpha;
+    switch (stage) {
+    case NB_CKKS_STAGE_MODUP:
+    case NB_CKKS_STAGE_KEYSWITCH: {
+        size_t digits = nb_ckks_digits(p, level);
+        for (size_t j = 0; j < digits; j++) {
+            size_t first, count;
+            nb_ckks_digit_range(p, level, j, &first, &count);
+            i += count;
+            f += ext - count;
+        }
+        if (stage == NB_CKKS_STAGE_KEYSWITCH) {
+            i += 2 * p->alpha;
+            f += 2 * (level + 1);
+        }
+        break;
+    }
+    case NB_CKKS_STAGE_MODDOWN:
+        i = p->alpha;
+        f = level + 1;
+        break;
+    case NB_CKKS_STAGE_RESCALE:
+        i = 1;
+        f = level;
+        break;
+    }
+    if (forward_limbs)
+        *forward_limbs = f;
+    if (inverse_limbs)
+        *inverse_limbs = i;
+}

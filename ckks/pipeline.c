@@ -1,0 +1,395 @@
+/* The CKKS stage pipelines (modUp, inner product, modDown, key switch,
+ * rescale), written once for both backends: each step is either an NTT
+ * through the variant interface or a kernel dispatched to cpu_kernels.c or
+ * gpu_kernels.cu. The nb_ckks object owns the NTT, the constants (a device
+ * copy for GPU variants) and every scratch buffer, so a pipeline call
+ * allocates nothing and (GPU) never synchronizes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ckks/consts.h"
+#include "ntt/device.h"
+
+struct nb_ckks {
+    const nb_ckks_params *p;
+    const nb_ckks_consts *k;
+    nb_backend backend;
+    nb_ntt *ntt;            /* over q_0..q_L, p_0..p_(alpha-1) */
+    nb_buffer *dconsts;     /* GPU: device copy of the constants blob */
+    const uint64_t *base;   /* the blob in the backend's memory */
+    nb_buffer *scratch;
+    uint64_t *s_coeff;      /* L+1 limbs: the digits in coefficient form (modUp) */
+    uint64_t *s_ext;        /* dnum * (L+1+alpha) limbs: modUp outputs (key switch) */
+    uint64_t *s_acc0, *s_acc1; /* L+1+alpha limbs each: inner-product outputs */
+    uint64_t *s_p;          /* alpha limbs: P part in coefficient form (modDown, rescale) */
+    uint64_t *s_t;          /* L+1 limbs: converted limbs (modDown, rescale) */
+};
+
+static nb_status mark(const nb_ckks_hook *h, const char *step, int is_ntt, size_t limbs,
+                      int inverse)
+{
+    if (h && h->fn)
+        return h->fn(h->user, step, is_ntt, limbs, inverse);
+    return NB_OK;
+}
+
+static nb_status copy_words(const nb_ckks *c, uint64_t *dst, const uint64_t *src, size_t words,
+                            void *stream)
+{
+    if (c->backend == NB_BACKEND_CPU) {
+        memcpy(dst, src, words * sizeof *dst);
+        return NB_OK;
+    }
+#ifdef NB_HAVE_CUDA
+    return nb_gpu_copy(dst, src, words, stream);
+#else
+    (void)stream;
+    return nb_gpu_require();
+#endif
+}
+
+static nb_status conv(const nb_ckks *c, const nb_conv_view *v, uint64_t *out, const uint64_t *in,
+                      void *stream)
+{
+    if (c->backend == NB_BACKEND_CPU)
+        return nb_cpu_conv(v, out, in, c->p->n);
+#ifdef NB_HAVE_CUDA
+    return nb_gpu_conv(v, out, in, c->p->n, stream);
+#else
+    (void)stream;
+    return nb_gpu_require();
+#endif
+}
+
+static nb_status sub_mul(const nb_ckks *c, const nb_limb_consts *k, uint64_t *out,
+                         const uint64_t *a, const uint64_t *b, size_t count, void *stream)
+{
+    if (c->backend == NB_BACKEND_CPU)
+        return nb_cpu_sub_mul(k, out, a, b, count, c->p->n);
+#ifdef NB_HAVE_CUDA
+    return nb_gpu_sub_mul(k, out, a, b, count, c->p->n, stream);
+#else
+    (void)stream;
+    return nb_gpu_require();
+#endif
+}
+
+static nb_status rescale_bring(const nb_ckks *c, size_t level, int round, uint64_t *t,
+                               const uint64_t *r, void *stream)
+{
+    const nb_ckks_consts *k = c->k;
+    const size_t Q = c->p->q_count;
+    const uint64_t q_l = c->p->q[level], h_l = c->p->q[level] >> 1;
+    const uint64_t *q = c->base + k->prime_q, *ml = c->base + k->prime_mu_lo,
+                   *mh = c->base + k->prime_mu_hi;
+    const uint64_t *h = round ? c->base + k->ql_half + level * Q : NULL;
+    if (c->backend == NB_BACKEND_CPU)
+        return nb_cpu_rescale_bring(t, r, q_l, h_l, q, ml, mh, h, level, c->p->n);
+#ifdef NB_HAVE_CUDA
+    return nb_gpu_rescale_bring(t, r, q_l, h_l, q, ml, mh, h, level, c->p->n, stream);
+#else
+    (void)stream;
+    return nb_gpu_require();
+#endif
+}
+
+static nb_status inner_product(const nb_ckks *c, size_t level, uint64_t *acc0, uint64_t *acc1,
+                               const uint64_t *ext, const uint64_t *in, const uint64_t *key,
+                               void *stream)
+{
+    const nb_ckks_params *p = c->p;
+    nb_ip_geom g = {
+        .n = p->n,
+        .level = level,
+        .ext_limbs = level + 1 + p->alpha,
+        .q_count = p->q_count,
+        .alpha = p->alpha,
+        .digits = nb_ckks_digits(p, level),
+        .alpha_digit = p->alpha,
+        .chunk = c->k->ip_chunk,
+        .prime_q = c->base + c->k->prime_q,
+        .prime_mu_lo = c->base + c->k->prime_mu_lo,
+        .prime_mu_hi = c->base + c->k->prime_mu_hi,
+    };
+    if (c->backend == NB_BACKEND_CPU)
+        return nb_cpu_inner_product(&g, acc0, acc1, ext, in, key);
+#ifdef NB_HAVE_CUDA
+    return nb_gpu_inner_product(&g, acc0, acc1, ext, in, key, stream);
+#else
+    (void)stream;
+    return nb_gpu_require();
+#endif
+}
+
+/* ---- creation ---- */
+
+void nb_ckks_destroy(nb_ckks *c)
+{
+    if (!c)
+        return;
+    nb_ntt_destroy(c->ntt);
+    nb_buffer_destroy(c->dconsts);
+    nb_buffer_destroy(c->scratch);
+    free(c);
+}
+
+nb_status nb_ckks_create(nb_ckks **out, const nb_ckks_params *params,
+                         const nb_ntt_variant *variant, void *stream)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !params || !variant)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ckks_create: NULL argument");
+    nb_ckks *c = calloc(1, sizeof *c);
+    if (!c)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_create: out of host memory");
+    c->p = params;
+    c->k = params->consts;
+    c->backend = variant->backend;
+    const size_t n = params->n, Q = params->q_count, A = params->alpha;
+    nb_status s = nb_ntt_create(&c->ntt, variant, params->log_n, params->primes, NULL, Q + A,
+                                stream);
+    if (s == NB_OK && c->backend == NB_BACKEND_GPU) {
+        s = nb_buffer_create(&c->dconsts, NB_BACKEND_GPU, c->k->words * sizeof(uint64_t));
+        if (s == NB_OK)
+            s = nb_buffer_upload(c->dconsts, 0, c->k->blob, c->k->words * sizeof(uint64_t),
+                                 stream);
+        c->base = nb_buffer_ptr(c->dconsts);
+#ifdef NB_HAVE_CUDA
+        if (s == NB_OK) /* modUp sources: alpha primes; modDown: alpha primes */
+            s = nb_gpu_conv_reserve(A);
+#endif
+    } else {
+        c->base = c->k->blob;
+    }
+    const size_t limbs = Q + params->dnum * (Q + A) + 2 * (Q + A) + A + Q;
+    if (s == NB_OK)
+        s = nb_buffer_create(&c->scratch, c->backend, limbs * n * sizeof(uint64_t));
+    if (s != NB_OK) {
+        nb_ckks_destroy(c);
+        return s;
+    }
+    uint64_t *w = nb_buffer_ptr(c->scratch);
+    c->s_coeff = w;
+    w += Q * n;
+    c->s_ext = w;
+    w += params->dnum * (Q + A) * n;
+    c->s_acc0 = w;
+    w += (Q + A) * n;
+    c->s_acc1 = w;
+    w += (Q + A) * n;
+    c->s_p = w;
+    w += A * n;
+    c->s_t = w;
+    *out = c;
+    return NB_OK;
+}
+
+const nb_ckks_params *nb_ckks_get_params(const nb_ckks *c) { return c ? c->p : NULL; }
+nb_backend nb_ckks_backend(const nb_ckks *c) { return c ? c->backend : NB_BACKEND_CPU; }
+nb_ntt *nb_ckks_get_ntt(nb_ckks *c) { return c ? c->ntt : NULL; }
+
+/* ---- argument checks ---- */
+
+static nb_status check_level(const nb_ckks *c, size_t level, size_t min_level, const char *op)
+{
+    if (!c)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: NULL nb_ckks", op);
+    if (level < min_level || level > c->p->max_level)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: level %zu outside [%zu, L=%zu]", op, level,
+                            min_level, c->p->max_level);
+    return NB_OK;
+}
+
+static nb_status check_ptrs(const char *op, const void *a, const void *b, const void *cc,
+                            const void *d)
+{
+    if (!a || !b || !cc || !d)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: NULL buffer", op);
+    return NB_OK;
+}
+
+/* ---- pipelines ---- */
+
+/* Forward NTT of the limbs of `out` (a poly over B_l) outside the digit
+ * [first, first + count): Q limbs before and after it and the P limbs, as few
+ * variant calls as the prime indices allow (at the top level the limbs after
+ * the digit and the P limbs are one contiguous range). */
+static nb_status forward_outside_digit(nb_ckks *c, size_t level, uint64_t *out, size_t first,
+                                       size_t count, void *stream)
+{
+    const nb_ckks_params *p = c->p;
+    const size_t n = p->n, L1 = level + 1, Q = p->q_count, A = p->alpha;
+    if (first > 0)
+        NB_TRY(nb_ntt_forward(c->ntt, out, 0, first, stream));
+    const size_t after = first + count;
+    if (L1 == Q) /* q_after..q_L and p_0.. are consecutive primes of the plan */
+        return nb_ntt_forward(c->ntt, out + after * n, after, Q + A - after, stream);
+    if (after < L1)
+        NB_TRY(nb_ntt_forward(c->ntt, out + after * n, after, L1 - after, stream));
+    return nb_ntt_forward(c->ntt, out + L1 * n, Q, A, stream);
+}
+
+/* modUp of one digit into `out` (poly over B_l). */
+static nb_status modup_digit(nb_ckks *c, size_t level, size_t digit, uint64_t *out,
+                             const uint64_t *in, const nb_ckks_hook *hook, void *stream)
+{
+    const nb_ckks_params *p = c->p;
+    const size_t n = p->n, L1 = level + 1, A = p->alpha;
+    size_t first, count;
+    nb_ckks_digit_range(p, level, digit, &first, &count);
+    NB_TRY(copy_words(c, out + first * n, in + first * n, count * n, stream));
+    NB_TRY(copy_words(c, c->s_coeff, in + first * n, count * n, stream));
+    NB_TRY(mark(hook, "copy", 0, 0, 0));
+    NB_TRY(nb_ntt_inverse(c->ntt, c->s_coeff, first, count, stream));
+    NB_TRY(mark(hook, "intt", 1, count, 1));
+    const nb_conv_desc *d = &c->k->modup[level * p->dnum + digit];
+    nb_conv_view v = nb_conv_view_at(d, c->base, d->n_to);
+    NB_TRY(conv(c, &v, out, c->s_coeff, stream));
+    NB_TRY(mark(hook, "conv", 0, 0, 0));
+    NB_TRY(forward_outside_digit(c, level, out, first, count, stream));
+    NB_TRY(mark(hook, "ntt", 1, L1 + A - count, 0));
+    return NB_OK;
+}
+
+/* modUp of every digit of level l: digit j into out + j*(l+1+alpha)*N. One
+ * copy and one iNTT of all l+1 limbs serve every digit. write_digit = 0
+ * leaves the digits' own limbs of the outputs unwritten (the key switch
+ * reads them from `in`, where modUp would only have copied them from). */
+static nb_status modup_all(nb_ckks *c, size_t level, uint64_t *out, const uint64_t *in,
+                           int write_digit, const nb_ckks_hook *hook, void *stream)
+{
+    const nb_ckks_params *p = c->p;
+    const size_t n = p->n, L1 = level + 1, E = L1 + p->alpha, digits = nb_ckks_digits(p, level);
+    if (write_digit)
+        for (size_t j = 0; j < digits; j++) {
+            size_t first, count;
+            nb_ckks_digit_range(p, level, j, &first, &count);
+            NB_TRY(copy_words(c, out + (j * E + first) * n, in + first * n, count * n, stream));
+        }
+    NB_TRY(copy_words(c, c->s_coeff, in, L1 * n, stream));
+    NB_TRY(mark(hook, "copy", 0, 0, 0));
+    NB_TRY(nb_ntt_inverse(c->ntt, c->s_coeff, 0, L1, stream));
+    NB_TRY(mark(hook, "intt", 1, L1, 1));
+    for (size_t j = 0; j < digits; j++) {
+        size_t first, count;
+        nb_ckks_digit_range(p, level, j, &first, &count);
+        uint64_t *o = out + j * E * n;
+        const nb_conv_desc *d = &c->k->modup[level * p->dnum + j];
+        nb_conv_view v = nb_conv_view_at(d, c->base, d->n_to);
+        NB_TRY(conv(c, &v, o, c->s_coeff + first * n, stream));
+        NB_TRY(mark(hook, "conv", 0, 0, 0));
+        NB_TRY(forward_outside_digit(c, level, o, first, count, stream));
+        NB_TRY(mark(hook, "ntt", 1, E - count, 0));
+    }
+    return NB_OK;
+}
+
+nb_status nb_ckks_modup(nb_ckks *c, size_t level, size_t digit, uint64_t *out,
+                        const uint64_t *in, const nb_ckks_hook *hook, void *stream)
+{
+    NB_TRY(check_level(c, level, 0, "modUp"));
+    NB_TRY(check_ptrs("modUp", out, in, out, in));
+    if (digit >= nb_ckks_digits(c->p, level))
+        return nb_set_error(NB_ERR_INVALID_ARG, "modUp: digit %zu outside [0, %zu) at level %zu",
+                            digit, nb_ckks_digits(c->p, level), level);
+    return modup_digit(c, level, digit, out, in, hook, stream);
+}
+
+nb_status nb_ckks_modup_all(nb_ckks *c, size_t level, uint64_t *out, const uint64_t *in,
+                            const nb_ckks_hook *hook, void *stream)
+{
+    NB_TRY(check_level(c, level, 0, "modUp"));
+    NB_TRY(check_ptrs("modUp", out, in, out, in));
+    return modup_all(c, level, out, in, 1, hook, stream);
+}
+
+/* modDown; in_mutable = 1 lets it transform the input's P limbs in place. */
+static nb_status moddown(nb_ckks *c, size_t level, uint64_t *out, uint64_t *in_mut,
+                         const uint64_t *in, const nb_ckks_hook *hook, void *stream)
+{
+    const nb_ckks_params *p = c->p;
+    const size_t n = p->n, L1 = level + 1, Q = p->q_count, A = p->alpha;
+    uint64_t *pl;
+    if (in_mut) {
+        pl = in_mut + L1 * n;
+    } else {
+        NB_TRY(copy_words(c, c->s_p, in + L1 * n, A * n, stream));
+        NB_TRY(mark(hook, "copy", 0, 0, 0));
+        pl = c->s_p;
+    }
+    NB_TRY(nb_ntt_inverse(c->ntt, pl, Q, A, stream));
+    NB_TRY(mark(hook, "intt", 1, A, 1));
+    nb_conv_view v = nb_conv_view_at(&c->k->moddown, c->base, (uint32_t)L1);
+    NB_TRY(conv(c, &v, c->s_t, pl, stream));
+    NB_TRY(mark(hook, "conv", 0, 0, 0));
+    NB_TRY(nb_ntt_forward(c->ntt, c->s_t, 0, L1, stream));
+    NB_TRY(mark(hook, "ntt", 1, L1, 0));
+    nb_limb_consts k = {c->base + c->k->prime_q, c->base + c->k->p_inv,
+                        c->base + c->k->p_inv_shoup};
+    NB_TRY(sub_mul(c, &k, out, in, c->s_t, L1, stream));
+    NB_TRY(mark(hook, "scalar", 0, 0, 0));
+    return NB_OK;
+}
+
+nb_status nb_ckks_moddown(nb_ckks *c, size_t level, uint64_t *out, const uint64_t *in,
+                          const nb_ckks_hook *hook, void *stream)
+{
+    NB_TRY(check_level(c, level, 0, "modDown"));
+    NB_TRY(check_ptrs("modDown", out, in, out, in));
+    if ((const uint64_t *)out == in)
+        return nb_set_error(NB_ERR_INVALID_ARG, "modDown: output aliases input");
+    return moddown(c, level, out, NULL, in, hook, stream);
+}
+
+nb_status nb_ckks_inner_product(nb_ckks *c, size_t level, uint64_t *acc0, uint64_t *acc1,
+                                const uint64_t *ext, const uint64_t *key,
+                                const nb_ckks_hook *hook, void *stream)
+{
+    NB_TRY(check_level(c, level, 0, "inner product"));
+    NB_TRY(check_ptrs("inner product", acc0, acc1, ext, key));
+    NB_TRY(inner_product(c, level, acc0, acc1, ext, NULL, key, stream));
+    return mark(hook, "inner-product", 0, 0, 0);
+}
+
+nb_status nb_ckks_keyswitch(nb_ckks *c, size_t level, uint64_t *out0, uint64_t *out1,
+                            const uint64_t *in, const uint64_t *key, const nb_ckks_hook *hook,
+                            void *stream)
+{
+    NB_TRY(check_level(c, level, 0, "key switch"));
+    NB_TRY(check_ptrs("key switch", out0, out1, in, key));
+    if (out0 == out1 || (const uint64_t *)out0 == in || (const uint64_t *)out1 == in)
+        return nb_set_error(NB_ERR_INVALID_ARG, "key switch: outputs alias each other or the input");
+    NB_TRY(modup_all(c, level, c->s_ext, in, 0, hook, stream));
+    NB_TRY(inner_product(c, level, c->s_acc0, c->s_acc1, c->s_ext, in, key, stream));
+    NB_TRY(mark(hook, "inner-product", 0, 0, 0));
+    NB_TRY(moddown(c, level, out0, c->s_acc0, c->s_acc0, hook, stream));
+    NB_TRY(moddown(c, level, out1, c->s_acc1, c->s_acc1, hook, stream));
+    return NB_OK;
+}
+
+nb_status nb_ckks_rescale(nb_ckks *c, size_t level, nb_ckks_rounding rounding, uint64_t *out,
+                          const uint64_t *in, const nb_ckks_hook *hook, void *stream)
+{
+    NB_TRY(check_level(c, level, 1, "rescale"));
+    NB_TRY(check_ptrs("rescale", out, in, out, in));
+    if (rounding != NB_CKKS_RESCALE_FLOOR && rounding != NB_CKKS_RESCALE_ROUND)
+        return nb_set_error(NB_ERR_INVALID_ARG, "rescale: unknown rounding mode %d", (int)rounding);
+    if ((const uint64_t *)out == in)
+        return nb_set_error(NB_ERR_INVALID_ARG, "rescale: output aliases input");
+    const nb_ckks_params *p = c->p;
+    const size_t n = p->n, Q = p->q_count;
+    NB_TRY(copy_words(c, c->s_p, in + level * n, n, stream));
+    NB_TRY(mark(hook, "copy", 0, 0, 0));
+    NB_TRY(nb_ntt_inverse(c->ntt, c->s_p, level, 1, stream));
+    NB_TRY(mark(hook, "intt", 1, 1, 1));
+    NB_TRY(rescale_bring(c, level, rounding == NB_CKKS_RESCALE_ROUND, c->s_t, c->s_p, stream));
+    NB_TRY(mark(hook, "conv", 0, 0, 0));
+    NB_TRY(nb_ntt_forward(c->ntt, c->s_t, 0, level, stream));
+    NB_TRY(mark(hook, "ntt", 1, level, 0));
+    nb_limb_consts k = {c->base + c->k->prime_q, c->base + c->k->ql_inv + level * Q,
+                        c->base + c->k->ql_inv_shoup + level * Q};
+    NB_TRY(sub_mul(c, &k, out, in, c->s_t, level, stream));
+    NB_TRY(mark(hook, "scalar", 0, 0, 0));
+    return NB_OK;
+}

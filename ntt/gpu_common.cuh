@@ -1,0 +1,130 @@
+/* Helpers shared by the GPU NTT variants (gpu_radix2.cu, gpu_smem.cu,
+ * gpu_regs.cu) and by out-of-tree GPU variants that want them: the per-limb
+ * constants every kernel needs, the device check that makes plan_create fail
+ * cleanly without a GPU, and table upload. The modular arithmetic itself is
+ * ntt/arith.h; nothing here re-implements it. */
+#ifndef NB_GPU_COMMON_CUH
+#define NB_GPU_COMMON_CUH
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "ntt/arith.h"
+#include "ntt/cuda_check.h"
+#include "ntt/tables.h"
+#include "ntt/variant.h"
+
+/* Per-limb constants of a plan, one struct per prime, in device memory. */
+typedef struct nb_gpu_limb {
+    uint64_t q;
+    uint64_t n_inv, n_inv_shoup; /* N^-1 mod q and its Shoup companion */
+    /* The last inverse (Gentleman-Sande) stage has the single twiddle
+     * inv[1] = psi^-(N/2); folding N^-1 into it gives last_w = inv[1] * N^-1,
+     * so the scaling costs no extra multiplication. */
+    uint64_t last_w, last_w_shoup;
+} nb_gpu_limb;
+
+/* Recovers a twiddle w in [1, q) from its Shoup companion
+ * ws = floor(w 2^64 / q): w = floor(ws q / 2^64) + 1. Proof: q is an odd
+ * prime and 0 < w < q, so w 2^64 / q is not an integer and
+ * w - q/2^64 < ws q / 2^64 < w with q/2^64 < 1. Lets a kernel store ws only
+ * (8 bytes per twiddle instead of 16) at the cost of one high multiply.
+ * Not valid for w = 0 (never a twiddle: twiddles are powers of psi). */
+NB_HD uint64_t nb_shoup_recover(uint64_t ws, uint64_t q) { return nb_mulhi(ws, q) + 1; }
+
+/* NB_OK if a CUDA device is usable; otherwise NB_ERR_NO_DEVICE naming the
+ * variant and the runtime's reason. Clears the sticky runtime error. */
+static inline nb_status nb_gpu_check_device(const char *variant)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return nb_set_error(NB_ERR_NO_DEVICE, "variant '%s': no usable CUDA device: %s", variant,
+                            cudaGetErrorString(e));
+    }
+    if (n == 0)
+        return nb_set_error(NB_ERR_NO_DEVICE, "variant '%s': no CUDA device present", variant);
+    return NB_OK;
+}
+
+/* Allocates `bytes` of device memory at *dev and copies `host` into it on
+ * `stream` (the copy is complete when the stream is synchronized; the host
+ * buffer may be freed on return). On failure *dev is NULL. */
+static inline nb_status nb_gpu_upload(void **dev, const void *host, size_t bytes,
+                                      cudaStream_t stream)
+{
+    *dev = NULL;
+    NB_CUDA_TRY(cudaMalloc(dev, bytes));
+    cudaError_t e = cudaMemcpyAsync(*dev, host, bytes, cudaMemcpyHostToDevice, stream);
+    if (e != cudaSuccess) {
+        cudaFree(*dev);
+        *dev = NULL;
+        NB_CUDA_TRY(e);
+    }
+    return NB_OK;
+}
+
+/* Builds and uploads the nb_gpu_limb array of `t` (t->limbs entries). */
+static inline nb_status nb_gpu_upload_limbs(nb_gpu_limb **dev, const nb_ntt_tables *t,
+                                            cudaStream_t stream)
+{
+    *dev = NULL;
+    nb_gpu_limb *h = (nb_gpu_limb *)malloc(t->limbs * sizeof *h);
+    if (!h)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "GPU plan: out of host memory");
+#if !defined(__CUDA_ARCH__) /* host code; nvcc's device pass also parses it */
+    for (size_t l = 0; l < t->limbs; l++) {
+        const uint64_t q = t->q[l];
+        h[l].q = q;
+        h[l].n_inv = t->n_inv[l];
+        h[l].n_inv_shoup = t->n_inv_shoup[l];
+        h[l].last_w = nb_mul_mod(t->inv[l * t->n + 1], t->n_inv[l], q, t->mu_lo[l], t->mu_hi[l]);
+        h[l].last_w_shoup = nb_shoup_precompute(h[l].last_w, q);
+    }
+#endif
+    nb_status s = nb_gpu_upload((void **)dev, h, t->limbs * sizeof *h, stream);
+    if (s == NB_OK) {
+        cudaError_t e = cudaStreamSynchronize(stream);
+        if (e != cudaSuccess) {
+            cudaFree(*dev);
+            *dev = NULL;
+            free(h);
+            NB_CUDA_TRY(e);
+        }
+    }
+    free(h);
+    return s;
+}
+
+/* Uploads twiddles as interleaved pairs {w, w_shoup} (one 16-byte load gives
+ * both): out[i] = {w[i], ws[i]} for i < count. */
+static inline nb_status nb_gpu_upload_pairs(ulonglong2 **dev, const uint64_t *w,
+                                            const uint64_t *ws, size_t count,
+                                            cudaStream_t stream)
+{
+    *dev = NULL;
+    ulonglong2 *h = (ulonglong2 *)malloc(count * sizeof *h);
+    if (!h)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "GPU plan: out of host memory");
+    for (size_t i = 0; i < count; i++) {
+        h[i].x = w[i];
+        h[i].y = ws[i];
+    }
+    nb_status s = nb_gpu_upload((void **)dev, h, count * sizeof *h, stream);
+    if (s == NB_OK) {
+        cudaError_t e = cudaStreamSynchronize(stream); /* h is freed below */
+        if (e != cudaSuccess) {
+            cudaFree(*dev);
+            *dev = NULL;
+            free(h);
+            NB_CUDA_TRY(e);
+        }
+    }
+    free(h);
+    return s;
+}
+
+#endif

@@ -1,0 +1,322 @@
+/* Tests of the report writers: the JSON (parsed back with jansson: schema,
+ * parameters, statistics, every sample and its clock, figures, breakdown,
+ * metrics), the CSV (header, quoting, values), the table and markdown forms,
+ * and the atomic file writer (no temporary left, no truncated file). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "bench/bench.h"
+#include "testutil.h"
+
+static nb_bench_result sample_result(void)
+{
+    nb_bench_result r;
+    memset(&r, 0, sizeof r);
+    r.tier = NB_TIER_COLD;
+    r.mode = NB_MODE_BATCH;
+    r.backend = NB_BACKEND_CPU;
+    r.launches_per_sample = 4;
+    r.n_samples = 5;
+    r.sample_s = malloc(5 * sizeof(double));
+    r.sample_clock_mhz = malloc(5 * sizeof(double));
+    const double t[5] = {3e-6, 1e-6, 4e-6, 1e-6, 5e-6};
+    for (int i = 0; i < 5; i++) {
+        r.sample_s[i] = t[i];
+        r.sample_clock_mhz[i] = i == 2 ? NAN : 1500.0 + i;
+    }
+    nb_stats_compute(r.sample_s, 5, &r.stats);
+    r.stop = NB_STOP_TIMEOUT;
+    r.noise_target_met = 0;
+    r.throttled_samples = 2;
+    r.verified_before = 1;
+    r.verified_after = 1;
+    r.cache.tier = NB_TIER_COLD;
+    r.cache.flush = 1;
+    r.cache.sets = 12;
+    r.cache.graphs = 1;
+    r.cache.launches = 4;
+    r.cache.cache_bytes = 1 << 20;
+    r.cache.footprint = 1 << 18;
+    r.cache.reuse_bytes = INFINITY;
+    return r;
+}
+
+static nb_report *sample_report(void)
+{
+    nb_report *rep = NULL;
+    assert_int_equal(nb_report_create(&rep, "run"), NB_OK);
+    char *argv[] = {"nttbench", "run", "--tier", "cold"};
+    assert_int_equal(nb_report_set_argv(rep, 4, argv), NB_OK);
+    nb_env e;
+    assert_int_equal(nb_env_collect(&e, 0, 0), NB_OK);
+    nb_report_set_env(rep, &e);
+    nb_bench_opts o;
+    nb_bench_opts_default(&o);
+    nb_report_set_options(rep, &o);
+
+    nb_case *c = NULL;
+    assert_int_equal(nb_case_create(&c, NB_TIER_COLD, "cpu-harvey", NB_BACKEND_CPU,
+                                    "fwd logn=10 L=2, \"quoted\""),
+                     NB_OK);
+    nb_case_param_str(c, "direction", "forward");
+    nb_case_param_int(c, "log_n", 10);
+    const uint64_t primes[2] = {1152921504606830593ull, 1152921504606748673ull};
+    nb_case_param_u64_list(c, "primes", primes, 2);
+    nb_case_metric(c, "per_ntt_ns", 1234.5);
+    nb_bench_result r = sample_result();
+    assert_int_equal(nb_case_set_result(c, &r), NB_OK);
+    nb_bench_result_free(&r); /* the case holds a copy */
+    nb_ntt_figures f;
+    nb_ntt_figures_compute(10, 2, 3e-6, 1e10, 0, &f);
+    nb_case_set_figures(c, &f);
+    nb_breakdown b;
+    memset(&b, 0, sizeof b);
+    b.passes = 20;
+    b.n_steps = 2;
+    snprintf(b.steps[0].name, sizeof b.steps[0].name, "intt");
+    b.steps[0].is_ntt = 1;
+    b.steps[0].inverse = 1;
+    b.steps[0].median_s = 1e-6;
+    b.steps[0].share = 0.25;
+    snprintf(b.steps[1].name, sizeof b.steps[1].name, "conv");
+    b.steps[1].median_s = 3e-6;
+    b.steps[1].share = 0.75;
+    b.sum_s = 4e-6;
+    b.ntt_share = 0.25;
+    b.ntt_inv_limbs = 3;
+    nb_case_set_breakdown(c, &b);
+    nb_case_set_status(c, NB_CASE_OK, NULL);
+    assert_int_equal(nb_report_add_case(rep, c), NB_OK);
+
+    nb_case *d = NULL;
+    assert_int_equal(nb_case_create(&d, NB_TIER_WARM, "gpu-x", NB_BACKEND_GPU, "fwd logn=20"),
+                     NB_OK);
+    nb_case_param_int(d, "log_n", 20);
+    nb_case_param_int(d, "limbs", 3);
+    nb_case_set_status(d, NB_CASE_SKIPPED, "log_n=20 outside the variant's range");
+    assert_int_equal(nb_report_add_case(rep, d), NB_OK);
+    assert_int_equal(nb_report_case_count(rep), 2);
+    return rep;
+}
+
+static char *write_to_string(const nb_report *rep, nb_format fmt)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(nb_report_write(rep, fmt, f), NB_OK);
+    fclose(f);
+    char *copy = strdup(buf);
+    free(buf);
+    assert_non_null(copy);
+    return copy;
+}
+
+static void test_json_has_schema_samples_and_figures(void **state)
+{
+    (void)state;
+    nb_report *rep = sample_report();
+    char *s = write_to_string(rep, NB_FORMAT_JSON);
+    json_error_t err;
+    json_t *j = json_loads(s, 0, &err);
+    if (!j)
+        fail_msg("JSON does not parse: %s (line %d)", err.text, err.line);
+    assert_string_equal(json_string_value(json_object_get(j, "schema")), NB_REPORT_SCHEMA);
+    assert_int_equal(json_integer_value(json_object_get(j, "schema_version")),
+                     NB_REPORT_SCHEMA_VERSION);
+    assert_int_equal(json_array_size(json_object_get(j, "command_line")), 4);
+    json_t *env = json_object_get(j, "environment");
+    assert_non_null(json_object_get(env, "host"));
+    assert_non_null(json_object_get(env, "timestamp_utc"));
+    assert_true(json_is_null(json_object_get(env, "gpu")));
+    json_t *opts = json_object_get(j, "options");
+    assert_true(json_real_value(json_object_get(opts, "min_time_s")) == 0.5);
+    json_t *cases = json_object_get(j, "cases");
+    assert_int_equal(json_array_size(cases), 2);
+    json_t *c = json_array_get(cases, 0);
+    assert_string_equal(json_string_value(json_object_get(c, "tier")), "cold");
+    assert_string_equal(json_string_value(json_object_get(c, "mode")), "batch");
+    assert_string_equal(json_string_value(json_object_get(c, "status")), "ok");
+    json_t *params = json_object_get(c, "params");
+    assert_int_equal(json_integer_value(json_object_get(params, "log_n")), 10);
+    assert_int_equal((uint64_t)json_integer_value(json_array_get(json_object_get(params, "primes"), 1)),
+                     1152921504606748673ull);
+    json_t *st = json_object_get(c, "stats");
+    assert_int_equal(json_integer_value(json_object_get(st, "samples")), 5);
+    assert_true(fabs(json_real_value(json_object_get(st, "median")) - 3000.0) < 1e-6);
+    assert_true(fabs(json_real_value(json_object_get(st, "min")) - 1000.0) < 1e-6);
+    json_t *samples = json_object_get(c, "samples_ns");
+    json_t *clocks = json_object_get(c, "sample_sm_clock_mhz");
+    assert_int_equal(json_array_size(samples), 5);
+    assert_int_equal(json_array_size(clocks), 5);
+    assert_true(fabs(json_real_value(json_array_get(samples, 4)) - 5000.0) < 1e-6);
+    assert_true(json_is_null(json_array_get(clocks, 2))); /* NAN -> null */
+    assert_true(json_real_value(json_array_get(clocks, 1)) == 1501.0);
+    json_t *stop = json_object_get(c, "stopping");
+    assert_string_equal(json_string_value(json_object_get(stop, "reason")), "timeout");
+    assert_true(json_is_false(json_object_get(stop, "noise_target_met")));
+    assert_int_equal(json_integer_value(json_object_get(stop, "throttled_discarded")), 2);
+    json_t *cache = json_object_get(c, "cache");
+    assert_int_equal(json_integer_value(json_object_get(cache, "sets")), 12);
+    assert_true(json_is_true(json_object_get(cache, "flush")));
+    assert_true(json_is_null(json_object_get(cache, "min_reuse_bytes"))); /* infinity */
+    json_t *fig = json_object_get(c, "figures");
+    assert_true(json_real_value(json_object_get(fig, "coefficient_bytes")) == 2.0 * 8 * 1024 * 2);
+    assert_true(json_is_null(json_object_get(fig, "fraction_of_peak_bandwidth")));
+    json_t *bd = json_object_get(c, "breakdown");
+    assert_int_equal(json_array_size(json_object_get(bd, "steps")), 2);
+    assert_true(json_real_value(json_object_get(bd, "ntt_share")) == 0.25);
+    assert_true(json_real_value(json_object_get(json_object_get(c, "metrics"), "per_ntt_ns")) ==
+                1234.5);
+    json_t *d = json_array_get(cases, 1);
+    assert_string_equal(json_string_value(json_object_get(d, "status")), "skipped");
+    assert_null(json_object_get(d, "stats"));
+    json_t *sum = json_object_get(j, "summary");
+    assert_int_equal(json_integer_value(json_object_get(sum, "skipped")), 1);
+    json_decref(j);
+    free(s);
+    nb_report_destroy(rep);
+}
+
+static void test_csv_header_quoting_and_values(void **state)
+{
+    (void)state;
+    nb_report *rep = sample_report();
+    char *s = write_to_string(rep, NB_FORMAT_CSV);
+    char *line2 = strchr(s, '\n');
+    assert_non_null(line2);
+    *line2++ = '\0';
+    /* header: fixed columns, the union of parameter keys, metrics, message */
+    assert_true(strncmp(s, "tier,variant,backend,label,direction,log_n,primes,limbs,mode,", 61) ==
+                0);
+    assert_non_null(strstr(s, ",median_ns,"));
+    assert_non_null(strstr(s, ",per_ntt_ns,message"));
+    size_t cols = 1;
+    for (char *p = s; *p; p++)
+        cols += *p == ',';
+    /* first row: the label with a comma and quotes is quoted and escaped */
+    assert_non_null(strstr(line2, "\"fwd logn=10 L=2, \"\"quoted\"\"\""));
+    assert_non_null(strstr(line2, "1152921504606830593;1152921504606748673"));
+    assert_non_null(strstr(line2, ",batch,4,ok,5,3000,"));
+    assert_non_null(strstr(line2, ",timeout,false,2,12,true,"));
+    char *line3 = strchr(line2, '\n');
+    assert_non_null(line3);
+    *line3++ = '\0';
+    assert_non_null(strstr(line3, "skipped"));
+    /* every row has the header's column count (no commas inside its fields) */
+    size_t c3 = 1;
+    for (char *p = line3; *p && *p != '\n'; p++)
+        c3 += *p == ',';
+    assert_int_equal(c3, cols);
+    free(s);
+    nb_report_destroy(rep);
+}
+
+static void test_table_and_markdown(void **state)
+{
+    (void)state;
+    nb_report *rep = sample_report();
+    char *t = write_to_string(rep, NB_FORMAT_TABLE);
+    assert_non_null(strstr(t, "median"));
+    assert_non_null(strstr(t, "3.00 us"));
+    assert_non_null(strstr(t, "noise>target"));
+    assert_non_null(strstr(t, "stop:timeout"));
+    assert_non_null(strstr(t, "throttled:2"));
+    assert_non_null(strstr(t, "skipped: log_n=20"));
+    assert_non_null(strstr(t, "breakdown:"));
+    char *m = write_to_string(rep, NB_FORMAT_MD);
+    assert_true(strncmp(m, "| tier | variant |", 18) == 0);
+    assert_non_null(strstr(m, "| --- |"));
+    assert_non_null(strstr(m, "| intt (NTT) |"));
+    free(t);
+    free(m);
+    nb_report_destroy(rep);
+}
+
+static nb_status failing_writer(void *ctx, FILE *f)
+{
+    (void)ctx;
+    fputs("partial", f);
+    return nb_set_error(NB_ERR_IO, "simulated failure");
+}
+
+static void test_atomic_file_write(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/nb_report_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256], tmp[300];
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    nb_report *rep = sample_report();
+    assert_int_equal(nb_report_write_file(rep, NB_FORMAT_JSON, path), NB_OK);
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    assert_non_null(j);
+    json_decref(j);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    assert_int_not_equal(access(tmp, F_OK), 0); /* renamed away */
+    /* a failing writer leaves the previous file intact and no temporary */
+    assert_int_equal(nb_write_file_atomic(path, failing_writer, NULL), NB_ERR_IO);
+    j = json_load_file(path, 0, &err);
+    assert_non_null(j);
+    json_decref(j);
+    assert_int_not_equal(access(tmp, F_OK), 0);
+    /* a directory that does not exist: a clear I/O error */
+    assert_int_equal(nb_report_write_file(rep, NB_FORMAT_CSV, "/nonexistent-dir/x.csv"),
+                     NB_ERR_IO);
+    assert_non_null(strstr(nb_last_error(), "/nonexistent-dir/x.csv"));
+    unlink(path);
+    rmdir(dir);
+    nb_report_destroy(rep);
+}
+
+static void test_env_writers(void **state)
+{
+    (void)state;
+    nb_env e;
+    assert_int_equal(nb_env_collect(&e, 1, 0), NB_OK);
+    assert_true(e.host_cores >= 1);
+    assert_true(e.host_llc_bytes > 0);
+    assert_true(strlen(e.timestamp_utc) == 20);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(nb_env_write(&e, NB_FORMAT_JSON, f), NB_OK);
+    fclose(f);
+    json_error_t err;
+    json_t *j = json_loads(buf, 0, &err);
+    assert_non_null(j);
+    assert_non_null(json_object_get(json_object_get(j, "host"), "cpu"));
+    if (!e.has_gpu)
+        assert_true(json_is_null(json_object_get(j, "gpu")));
+    json_decref(j);
+    free(buf);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    assert_int_equal(nb_env_write(&e, NB_FORMAT_TABLE, f), NB_OK);
+    fclose(f);
+    assert_non_null(strstr(buf, "host CPU"));
+    free(buf);
+    nb_nvml_snapshot s;
+    nb_nvml_snapshot_take(&s); /* never fails: absent NVML says so */
+    if (!s.available)
+        assert_non_null(strstr(s.note, "unavailable"));
+}
+
+int main(void)
+{
+    nb_test_seed_init();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json_has_schema_samples_and_figures),
+        cmocka_unit_test(test_csv_header_quoting_and_values),
+        cmocka_unit_test(test_table_and_markdown),
+        cmocka_unit_test(test_atomic_file_write),
+        cmocka_unit_test(test_env_writers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,449 @@
+/* Tests of the timing core's pure parts: statistics against hand-computed
+ * values, the stopping rule driven by a fake clock, the cache planner
+ * (including the graph that replays too few rotated buffers), and option
+ * defaults / checks / names. */
+#include <math.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "testutil.h"
+
+#define CLOSE(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
+
+/* ------------------------------------------------------------ statistics */
+
+static void test_stats_one_to_ten_match_hand_values(void **state)
+{
+    (void)state;
+    const double x[10] = {7, 3, 10, 1, 5, 9, 2, 8, 4, 6}; /* 1..10 shuffled */
+    nb_stats s;
+    assert_int_equal(nb_stats_compute(x, 10, &s), NB_OK);
+    assert_int_equal(s.n, 10);
+    CLOSE(s.median, 5.5, 1e-12);
+    CLOSE(s.mean, 5.5, 1e-12);
+    CLOSE(s.min, 1.0, 0);
+    CLOSE(s.max, 10.0, 0);
+    CLOSE(s.stddev, sqrt(82.5 / 9.0), 1e-12); /* sum (i - 5.5)^2 = 82.5 */
+    CLOSE(s.noise_pct, 100.0 * sqrt(82.5 / 9.0) / 5.5, 1e-9);
+    CLOSE(s.p10, 1.9, 1e-12); /* h = 0.9: 1 + 0.9 * (2 - 1) */
+    CLOSE(s.p90, 9.1, 1e-12); /* h = 8.1: 9 + 0.1 * (10 - 9) */
+    /* P(Bin(10,1/2) <= 1) = 11/1024 <= 0.025 < P(<= 2) = 56/1024: ranks 2 and 9 */
+    CLOSE(s.ci_lo, 2.0, 0);
+    CLOSE(s.ci_hi, 9.0, 0);
+    CLOSE(s.ci_level, 1.0 - 22.0 / 1024.0, 1e-12);
+    /* the input is left as it was */
+    assert_true(x[0] == 7 && x[9] == 6);
+}
+
+static void test_stats_small_odd_sample(void **state)
+{
+    (void)state;
+    const double x[5] = {3, 1, 4, 1, 5};
+    nb_stats s;
+    assert_int_equal(nb_stats_compute(x, 5, &s), NB_OK);
+    CLOSE(s.median, 3.0, 0);
+    CLOSE(s.mean, 2.8, 1e-12);
+    CLOSE(s.stddev, sqrt(12.8 / 4.0), 1e-12);
+    CLOSE(s.p10, 1.0, 1e-12); /* h = 0.4 between 1 and 1 */
+    CLOSE(s.p90, 4.6, 1e-12); /* h = 3.6: 4 + 0.6 */
+    /* n < 6: no distribution-free 95% interval exists: [min, max], coverage 1 - 2/32 */
+    CLOSE(s.ci_lo, 1.0, 0);
+    CLOSE(s.ci_hi, 5.0, 0);
+    CLOSE(s.ci_level, 1.0 - 2.0 / 32.0, 1e-12);
+}
+
+static void test_stats_median_ci_of_hundred_uses_ranks_40_and_61(void **state)
+{
+    (void)state;
+    double x[100];
+    for (int i = 0; i < 100; i++)
+        x[i] = (double)((i * 37) % 100 + 1); /* a permutation of 1..100 */
+    nb_stats s;
+    assert_int_equal(nb_stats_compute(x, 100, &s), NB_OK);
+    CLOSE(s.median, 50.5, 1e-12);
+    CLOSE(s.ci_lo, 40.0, 0);
+    CLOSE(s.ci_hi, 61.0, 0);
+    CLOSE(s.ci_level, 0.9647997997822952, 1e-9);
+    assert_true(s.ci_level >= 0.95);
+}
+
+static void test_stats_edge_cases(void **state)
+{
+    (void)state;
+    nb_stats s;
+    const double one = 7.25;
+    assert_int_equal(nb_stats_compute(&one, 1, &s), NB_OK);
+    CLOSE(s.median, 7.25, 0);
+    CLOSE(s.stddev, 0.0, 0);
+    CLOSE(s.ci_lo, 7.25, 0);
+    CLOSE(s.ci_hi, 7.25, 0);
+    const double six[6] = {6, 5, 4, 3, 2, 1};
+    assert_int_equal(nb_stats_compute(six, 6, &s), NB_OK);
+    CLOSE(s.ci_lo, 1.0, 0); /* P(X <= 0) = 1/64 <= 0.025: rank 1 */
+    CLOSE(s.ci_hi, 6.0, 0);
+    CLOSE(s.ci_level, 1.0 - 2.0 / 64.0, 1e-12);
+    assert_int_equal(nb_stats_compute(six, 0, &s), NB_ERR_INVALID_ARG);
+    const double bad[2] = {1.0, NAN};
+    assert_int_equal(nb_stats_compute(bad, 2, &s), NB_ERR_INVALID_ARG);
+    assert_int_equal(nb_stats_compute(NULL, 2, &s), NB_ERR_INVALID_ARG);
+}
+
+/* -------------------------------------------------------- stopping rule */
+
+static nb_bench_opts opts_with(size_t min_samples, double min_time, double max_noise,
+                               double timeout, size_t max_samples)
+{
+    nb_bench_opts o;
+    nb_bench_opts_default(&o);
+    o.min_samples = min_samples;
+    o.min_time_s = min_time;
+    o.max_noise_pct = max_noise;
+    o.timeout_s = timeout;
+    o.max_samples = max_samples;
+    return o;
+}
+
+static void test_stop_converges_exactly_at_min_time(void **state)
+{
+    (void)state;
+    /* constant 2^-7 s samples: zero noise; min-time 0.5 s reached at sample 64 */
+    nb_bench_opts o = opts_with(10, 0.5, 0.5, 15.0, 100000);
+    nb_stop_rule r;
+    double now = 100.0; /* fake wall clock */
+    nb_stop_rule_init(&r, &o, now);
+    nb_stop_reason why;
+    for (int i = 1; i <= 64; i++) {
+        nb_stop_rule_add(&r, 0.0078125, 0.0078125);
+        now += 0.0078125;
+        int done = nb_stop_rule_done(&r, now, &why);
+        if (i < 64)
+            assert_false(done);
+        else {
+            assert_true(done);
+            assert_int_equal(why, NB_STOP_CONVERGED);
+        }
+    }
+    CLOSE(nb_stop_rule_noise_pct(&r), 0.0, 1e-9);
+}
+
+static void test_stop_needs_min_samples(void **state)
+{
+    (void)state;
+    nb_bench_opts o = opts_with(10, 0.0, 0.5, 15.0, 100000);
+    nb_stop_rule r;
+    nb_stop_rule_init(&r, &o, 0.0);
+    nb_stop_reason why;
+    for (int i = 1; i <= 10; i++) {
+        nb_stop_rule_add(&r, 1.0, 1.0);
+        assert_int_equal(nb_stop_rule_done(&r, 0.0, &why), i == 10);
+    }
+    assert_int_equal(why, NB_STOP_CONVERGED);
+}
+
+static void test_stop_noise_stable_when_target_unreachable(void **state)
+{
+    (void)state;
+    /* alternating 1 and 3 units: the noise settles near 50%, far above 0.5% */
+    nb_bench_opts o = opts_with(10, 0.0, 0.5, 1e9, 1000000);
+    nb_stop_rule r;
+    nb_stop_rule_init(&r, &o, 0.0);
+    nb_stop_reason why = NB_STOP_CONVERGED;
+    size_t n = 0;
+    while (n < 100000) {
+        n++;
+        nb_stop_rule_add(&r, n % 2 ? 1e-3 : 3e-3, n % 2 ? 1e-3 : 3e-3);
+        if (nb_stop_rule_done(&r, 0.0, &why))
+            break;
+    }
+    assert_int_equal(why, NB_STOP_NOISE_STABLE);
+    assert_int_equal(n % 64, 0); /* checked every 64 samples */
+    assert_true(n >= 128 && n <= 4096);
+    assert_true(nb_stop_rule_noise_pct(&r) > 40.0);
+}
+
+static void test_stop_timeout_flags_the_result(void **state)
+{
+    (void)state;
+    nb_bench_opts o = opts_with(10, 100.0, 0.5, 3.5, 100000);
+    nb_stop_rule r;
+    nb_stop_rule_init(&r, &o, 50.0);
+    nb_stop_reason why;
+    double now = 50.0;
+    int n = 0, done = 0;
+    while (!done) {
+        n++;
+        nb_stop_rule_add(&r, 1.0, 1.0);
+        now += 1.0;
+        done = nb_stop_rule_done(&r, now, &why);
+    }
+    assert_int_equal(n, 4); /* 4 s of wall time >= 3.5 s */
+    assert_int_equal(why, NB_STOP_TIMEOUT);
+}
+
+static void test_stop_max_samples(void **state)
+{
+    (void)state;
+    nb_bench_opts o = opts_with(10, 100.0, 0.5, 1e9, 20);
+    nb_stop_rule r;
+    nb_stop_rule_init(&r, &o, 0.0);
+    nb_stop_reason why;
+    int n = 0, done = 0;
+    while (!done) {
+        n++;
+        nb_stop_rule_add(&r, 1e-3, 1e-3);
+        done = nb_stop_rule_done(&r, 0.0, &why);
+    }
+    assert_int_equal(n, 20);
+    assert_int_equal(why, NB_STOP_MAX_SAMPLES);
+}
+
+static void test_stop_batch_time_counts_towards_min_time(void **state)
+{
+    (void)state;
+    /* batch of 4: per-launch 2^-7 s, measured 2^-5 s per sample: 16 samples */
+    nb_bench_opts o = opts_with(10, 0.5, 0.5, 15.0, 100000);
+    nb_stop_rule r;
+    nb_stop_rule_init(&r, &o, 0.0);
+    nb_stop_reason why;
+    int n = 0;
+    do {
+        n++;
+        nb_stop_rule_add(&r, 0.0078125, 4 * 0.0078125);
+    } while (!nb_stop_rule_done(&r, 0.0, &why));
+    assert_int_equal(n, 16);
+    assert_int_equal(why, NB_STOP_CONVERGED);
+}
+
+/* -------------------------------------------------------------- planner */
+
+#define MB ((size_t)1 << 20)
+
+static void test_plan_warm_uses_one_set(void **state)
+{
+    (void)state;
+    nb_cache_plan p;
+    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_WARM, NB_COLD_BOTH, NB_MODE_BATCH, 8, MB,
+                                        10 * MB, 0, 3.0),
+                     NB_OK);
+    assert_int_equal(p.sets, 1);
+    assert_int_equal(p.graphs, 1);
+    assert_false(p.flush);
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(nb_cache_plan_set(&p, i, i % 8), 0);
+}
+
+static void test_plan_rotation_touches_three_caches_between_reuses(void **state)
+{
+    (void)state;
+    nb_cache_plan p;
+    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_ROTATE, NB_MODE_PER_LAUNCH, 1,
+                                        MB, 10 * MB, 0, 3.0),
+                     NB_OK);
+    assert_int_equal(p.sets, 30);
+    assert_false(p.flush);
+    CLOSE(p.reuse_bytes, 30.0 * MB, 0.5); /* 29 other sets + its own */
+    for (size_t i = 0; i < 65; i++)
+        assert_int_equal(nb_cache_plan_set(&p, i, 0), i % 30);
+}
+
+static void test_plan_flush_only_per_launch_is_cold(void **state)
+{
+    (void)state;
+    nb_cache_plan p;
+    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_FLUSH, NB_MODE_PER_LAUNCH, 1,
+                                        MB, 10 * MB, 0, 3.0),
+                     NB_OK);
+    assert_int_equal(p.sets, 1);
+    assert_true(p.flush);
+    assert_true(isinf(p.reuse_bytes)); /* every launch follows a flush */
+}
+
+static void test_plan_flush_only_batch_is_rejected(void **state)
+{
+    (void)state;
+    /* launches 2..K of a sample re-touch the set just used: warm */
+    nb_cache_plan p;
+    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_FLUSH, NB_MODE_BATCH, 4, MB,
+                                        10 * MB, 0, 3.0),
+                     NB_ERR_INVALID_ARG);
+    assert_non_null(strstr(nb_last_error(), "not cold"));
+}
+
+static void test_plan_batch_rotates_across_samples(void **state)
+{
+    (void)state;
+    nb_cache_plan p;
+    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_ROTATE, NB_MODE_BATCH, 3, MB,
+                                        10 * MB, 7, 3.0),
+                     NB_ERR_INVALID_ARG); /* 7 sets: reuse after 7 MB < 10 MB */
+    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_ROTATE, NB_MODE_BATCH, 3, MB,
+                                        10 * MB, 0, 3.0),
+                     NB_OK);
+    assert_int_equal(p.sets, 30);
+    assert_false(p.flush);
+    assert_int_equal(nb_cache_plan_set(&p, 2, 1), 7);  /* (2*3 + 1) % 30 */
+    assert_int_equal(nb_cache_plan_set(&p, 10, 0), 0); /* 30 % 30 */
+    CLOSE(p.reuse_bytes, 30.0 * MB, 0.5);
+    /* with a flush per sample only reuse inside a sample matters: 7 sets of 3
+     * launches are cold, 2 sets are not (launch 3 reuses set 0 after 2 MB) */
+    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_BOTH, NB_MODE_BATCH, 3, MB,
+                                        10 * MB, 7, 3.0),
+                     NB_OK);
+    assert_true(isinf(p.reuse_bytes));
+    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_BOTH, NB_MODE_BATCH, 3, MB,
+                                        10 * MB, 2, 3.0),
+                     NB_ERR_INVALID_ARG);
+}
+
+static void test_plan_graph_rounds_sets_and_captures_disjoint_graphs(void **state)
+{
+    (void)state;
+    nb_cache_plan p;
+    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_ROTATE, NB_MODE_GRAPH, 4, MB,
+                                        10 * MB, 0, 3.0),
+                     NB_OK);
+    assert_int_equal(p.sets, 32); /* 30 rounded up to a multiple of K = 4 */
+    assert_int_equal(p.graphs, 8);
+    assert_int_equal(nb_cache_plan_set(&p, 9, 2), 6); /* graph 9 % 8 = 1: sets 4..7 */
+    CLOSE(p.reuse_bytes, 32.0 * MB, 0.5);
+}
+
+static void test_plan_check_catches_graph_replaying_few_buffers(void **state)
+{
+    (void)state;
+    /* 32 sets allocated (3.2x the cache) but one graph of 4 launches replayed:
+     * only 4 MB are touched between reuses, the data stays in a 10 MB cache */
+    nb_cache_plan p;
+    memset(&p, 0, sizeof p);
+    p.tier = NB_TIER_COLD;
+    p.mode = NB_MODE_GRAPH;
+    p.launches = 4;
+    p.sets = 32;
+    p.graphs = 1;
+    p.footprint = MB;
+    p.cache_bytes = 10 * MB;
+    p.allocated_bytes = 32.0 * MB;
+    assert_int_equal(nb_cache_plan_check(&p), NB_ERR_INVALID_ARG);
+    CLOSE(p.reuse_bytes, 4.0 * MB, 0.5);
+    /* and the warm tier is never rejected, only described */
+    p.tier = NB_TIER_WARM;
+    assert_int_equal(nb_cache_plan_check(&p), NB_OK);
+}
+
+static void test_plan_large_footprint_needs_one_set(void **state)
+{
+    (void)state;
+    nb_cache_plan p;
+    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_ROTATE, NB_MODE_PER_LAUNCH, 1,
+                                        40 * MB, 10 * MB, 0, 3.0),
+                     NB_OK);
+    assert_int_equal(p.sets, 1);
+    CLOSE(p.reuse_bytes, 40.0 * MB, 0.5);
+    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_ROTATE, NB_MODE_PER_LAUNCH, 1, 0,
+                                        10 * MB, 0, 3.0),
+                     NB_ERR_INVALID_ARG);
+}
+
+static void test_cache_bytes_cpu_is_positive(void **state)
+{
+    (void)state;
+    size_t b = 0;
+    assert_int_equal(nb_cache_bytes(NB_BACKEND_CPU, &b), NB_OK);
+    assert_true(b >= 64 * 1024);
+}
+
+/* -------------------------------------------------------------- options */
+
+static void test_opts_defaults_follow_nvbench(void **state)
+{
+    (void)state;
+    nb_bench_opts o;
+    nb_bench_opts_default(&o);
+    assert_int_equal(o.min_samples, 10);
+    CLOSE(o.min_time_s, 0.5, 0);
+    CLOSE(o.max_noise_pct, 0.5, 0);
+    CLOSE(o.timeout_s, 15.0, 0);
+    CLOSE(o.throttle_threshold_pct, 75.0, 0);
+    CLOSE(o.throttle_recovery_s, 0.05, 0);
+    assert_int_equal(o.cold, NB_COLD_BOTH);
+    assert_int_equal(o.mode, NB_MODE_PER_LAUNCH);
+    assert_true(o.l2_persist < 0);
+    assert_int_equal(nb_bench_opts_check(&o), NB_OK);
+}
+
+static void test_opts_check_names_the_flag(void **state)
+{
+    (void)state;
+    nb_bench_opts o;
+    nb_bench_opts_default(&o);
+    o.max_samples = 5;
+    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
+    assert_non_null(strstr(nb_last_error(), "--max-samples"));
+    nb_bench_opts_default(&o);
+    o.timeout_s = 0;
+    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
+    assert_non_null(strstr(nb_last_error(), "--timeout"));
+    nb_bench_opts_default(&o);
+    o.l2_persist = 0.5;
+    o.tier = NB_TIER_COLD;
+    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
+    assert_non_null(strstr(nb_last_error(), "--l2-persist"));
+    nb_bench_opts_default(&o);
+    o.l2_persist = 1.5;
+    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
+}
+
+static void test_names_round_trip(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 3; t++) {
+        nb_tier x;
+        assert_int_equal(nb_tier_parse(nb_tier_name((nb_tier)t), &x), NB_OK);
+        assert_int_equal(x, t);
+        nb_mode m;
+        assert_int_equal(nb_mode_parse(nb_mode_name((nb_mode)t), &m), NB_OK);
+        assert_int_equal(m, t);
+    }
+    for (int f = 0; f < 4; f++) {
+        nb_format x;
+        assert_int_equal(nb_format_parse(nb_format_name((nb_format)f), &x), NB_OK);
+        assert_int_equal(x, f);
+    }
+    nb_cold_method c;
+    assert_int_equal(nb_cold_parse("rotate", &c), NB_OK);
+    assert_int_equal(c, NB_COLD_ROTATE);
+    assert_int_equal(nb_cold_parse("lukewarm", &c), NB_ERR_INVALID_ARG);
+    nb_tier t;
+    assert_int_equal(nb_tier_parse("hot", &t), NB_ERR_INVALID_ARG);
+    assert_string_equal(nb_stop_reason_name(NB_STOP_NOISE_STABLE), "noise-stable");
+}
+
+int main(void)
+{
+    nb_test_seed_init();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stats_one_to_ten_match_hand_values),
+        cmocka_unit_test(test_stats_small_odd_sample),
+        cmocka_unit_test(test_stats_median_ci_of_hundred_uses_ranks_40_and_61),
+        cmocka_unit_test(test_stats_edge_cases),
+        cmocka_unit_test(test_stop_converges_exactly_at_min_time),
+        cmocka_unit_test(test_stop_needs_min_samples),
+        cmocka_unit_test(test_stop_noise_stable_when_target_unreachable),
+        cmocka_unit_test(test_stop_timeout_flags_the_result),
+        cmocka_unit_test(test_stop_max_samples),
+        cmocka_unit_test(test_stop_batch_time_counts_towards_min_time),
+        cmocka_unit_test(test_plan_warm_uses_one_set),
+        cmocka_unit_test(test_plan_rotation_touches_three_caches_between_reuses),
+        cmocka_unit_test(test_plan_flush_only_per_launch_is_cold),
+        cmocka_unit_test(test_plan_flush_only_batch_is_rejected),
+        cmocka_unit_test(test_plan_batch_rotates_across_samples),
+        cmocka_unit_test(test_plan_graph_rounds_sets_and_captures_disjoint_graphs),
+        cmocka_unit_test(test_plan_check_catches_graph_replaying_few_buffers),
+        cmocka_unit_test(test_plan_large_footprint_needs_one_set),
+        cmocka_unit_test(test_cache_bytes_cpu_is_positive),
+        cmocka_unit_test(test_opts_defaults_follow_nvbench),
+        cmocka_unit_test(test_opts_check_names_the_flag),
+        cmocka_unit_test(test_names_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

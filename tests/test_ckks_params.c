@@ -1,0 +1,185 @@
+/* Tests of CKKS parameter sets: every preset generates, primes are distinct,
+ * NTT-friendly, of the requested sizes, Q and P disjoint; digits cover Q_l;
+ * NTT counts follow the pipelines; bad specifications fail cleanly. */
+#include <string.h>
+
+#include "ckks/ckks.h"
+#include "testutil.h"
+
+static unsigned bitlen(uint64_t x)
+{
+    unsigned b = 0;
+    while (x) {
+        b++;
+        x >>= 1;
+    }
+    return b;
+}
+
+static void check_params(const nb_ckks_params *p)
+{
+    const nb_ckks_spec *s = &p->spec;
+    const size_t total = p->q_count + p->alpha;
+    assert_int_equal(p->q_count, s->levels + 1);
+    assert_int_equal(p->alpha, (s->levels + 1 + s->dnum - 1) / s->dnum);
+    assert_int_equal(p->n, (size_t)1 << s->log_n);
+    for (size_t i = 0; i < total; i++) {
+        assert_int_equal(nb_prime_validate(p->primes[i], s->log_n), NB_OK);
+        unsigned want = i == 0 ? s->q0_bits : i < p->q_count ? s->q_bits : s->p_bits;
+        if (bitlen(p->primes[i]) != want)
+            nb_test_fail("prime %zu = %llu has %u bits, want %u", i,
+                         (unsigned long long)p->primes[i], bitlen(p->primes[i]), want);
+        for (size_t j = 0; j < i; j++)
+            if (p->primes[i] == p->primes[j])
+                nb_test_fail("primes %zu and %zu are equal (%llu)", j, i,
+                             (unsigned long long)p->primes[i]);
+    }
+    assert_ptr_equal(p->q, p->primes);
+    assert_ptr_equal(p->p, p->primes + p->q_count);
+}
+
+static void test_every_preset_generates_distinct_ntt_friendly_primes(void **state)
+{
+    (void)state;
+    assert_true(nb_ckks_preset_count() >= 6);
+    for (size_t i = 0; i < nb_ckks_preset_count(); i++) {
+        const nb_ckks_preset *pr = nb_ckks_preset_at(i);
+        assert_non_null(pr);
+        assert_non_null(pr->source);
+        assert_true(strlen(pr->source) > 10);
+        assert_ptr_equal(nb_ckks_preset_find(pr->name), pr);
+        nb_ckks_params *p = NULL;
+        if (nb_ckks_params_from_preset(&p, pr->name) != NB_OK)
+            nb_test_fail("preset %s: %s", pr->name, nb_last_error());
+        assert_string_equal(p->name, pr->name);
+        check_params(p);
+        nb_ckks_params_destroy(p);
+    }
+    assert_null(nb_ckks_preset_at(nb_ckks_preset_count()));
+}
+
+static void test_unknown_preset_is_not_found(void **state)
+{
+    (void)state;
+    nb_ckks_params *p = (nb_ckks_params *)0x1;
+    assert_null(nb_ckks_preset_find("no-such-preset"));
+    assert_int_equal(nb_ckks_params_from_preset(&p, "no-such-preset"), NB_ERR_NOT_FOUND);
+    assert_null(p);
+    assert_non_null(strstr(nb_last_error(), "no-such-preset"));
+}
+
+static void test_generation_is_deterministic(void **state)
+{
+    (void)state;
+    nb_ckks_params *a = NULL, *b = NULL;
+    assert_int_equal(nb_ckks_params_from_preset(&a, "test-small"), NB_OK);
+    assert_int_equal(nb_ckks_params_from_preset(&b, "test-small"), NB_OK);
+    assert_memory_equal(a->primes, b->primes, (a->q_count + a->alpha) * sizeof(uint64_t));
+    nb_ckks_params_destroy(a);
+    nb_ckks_params_destroy(b);
+}
+
+static void test_equal_q_and_p_sizes_stay_disjoint(void **state)
+{
+    (void)state;
+    /* all primes of one size: Q and P must still share none */
+    nb_ckks_spec s = {8, 9, 2, 40, 40, 40};
+    nb_ckks_params *p = NULL;
+    assert_int_equal(nb_ckks_params_create(&p, &s), NB_OK);
+    check_params(p);
+    assert_string_equal(p->name, "custom");
+    nb_ckks_params_destroy(p);
+}
+
+static void test_digits_partition_each_level(void **state)
+{
+    (void)state;
+    nb_ckks_params *p = NULL;
+    assert_int_equal(nb_ckks_params_from_preset(&p, "test-small"), NB_OK); /* L=7, dnum=3 */
+    assert_int_equal(p->alpha, 3);
+    for (size_t l = 0; l <= p->max_level; l++) {
+        size_t next = 0, digits = nb_ckks_digits(p, l);
+        assert_int_equal(digits, (l + 1 + 2) / 3);
+        for (size_t j = 0; j < digits; j++) {
+            size_t first, count;
+            nb_ckks_digit_range(p, l, j, &first, &count);
+            assert_int_equal(first, next);
+            assert_true(count >= 1 && count <= p->alpha);
+            next = first + count;
+        }
+        assert_int_equal(next, l + 1);
+    }
+    uint64_t ext[16];
+    nb_ckks_basis_ext(p, 2, ext);
+    assert_int_equal(ext[2], p->q[2]);
+    assert_int_equal(ext[3], p->p[0]);
+    assert_int_equal(nb_ckks_key_limbs(p), 3 * 2 * (8 + 3));
+    nb_ckks_params_destroy(p);
+}
+
+static void test_ntt_counts_follow_the_pipelines(void **state)
+{
+    (void)state;
+    nb_ckks_params *p = NULL;
+    assert_int_equal(nb_ckks_params_from_preset(&p, "100x-17-d3"), NB_OK); /* L=29 dnum=3 */
+    assert_int_equal(p->alpha, 10);
+    size_t f, i;
+    nb_ckks_ntt_counts(p, NB_CKKS_STAGE_MODUP, 29, &f, &i);
+    assert_int_equal(i, 30);               /* every Q limb once */
+    assert_int_equal(f, 3 * (30 + 10) - 30); /* every new limb of 3 extended polys */
+    nb_ckks_ntt_counts(p, NB_CKKS_STAGE_MODDOWN, 29, &f, &i);
+    assert_int_equal(i, 10);
+    assert_int_equal(f, 30);
+    nb_ckks_ntt_counts(p, NB_CKKS_STAGE_KEYSWITCH, 29, &f, &i);
+    assert_int_equal(i, 30 + 2 * 10);
+    assert_int_equal(f, 90 + 2 * 30);
+    nb_ckks_ntt_counts(p, NB_CKKS_STAGE_RESCALE, 29, &f, &i);
+    assert_int_equal(i, 1);
+    assert_int_equal(f, 29);
+    /* a partial last digit: level 20 has digits of 10, 10 and 1 primes */
+    nb_ckks_ntt_counts(p, NB_CKKS_STAGE_MODUP, 20, &f, &i);
+    assert_int_equal(i, 21);
+    assert_int_equal(f, 3 * (21 + 10) - 21);
+    nb_ckks_params_destroy(p);
+}
+
+static void test_bad_specs_are_rejected(void **state)
+{
+    (void)state;
+    const nb_ckks_spec bad[] = {
+        {0, 3, 1, 40, 40, 40},  /* log_n */
+        {18, 3, 1, 40, 40, 40}, /* log_n */
+        {8, 0, 1, 40, 40, 40},  /* levels */
+        {8, 3, 0, 40, 40, 40},  /* dnum */
+        {8, 3, 5, 40, 40, 40},  /* dnum > L+1 */
+        {8, 3, 1, 63, 40, 40},  /* q0 bits */
+        {8, 3, 1, 40, 9, 40},   /* q bits < log_n + 2 */
+        {8, 3, 1, 40, 40, 70},  /* p bits */
+        {12, 200, 1, 14, 14, 14}, /* too few 14-bit primes = 1 mod 2^13 */
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        nb_ckks_params *p = (nb_ckks_params *)0x1;
+        nb_status s = nb_ckks_params_create(&p, &bad[k]);
+        if (s != NB_ERR_INVALID_ARG)
+            nb_test_fail("bad spec %zu: got %s", k, nb_status_str(s));
+        assert_null(p);
+        assert_true(strlen(nb_last_error()) > 0);
+    }
+    assert_int_equal(nb_ckks_params_create(NULL, &bad[0]), NB_ERR_INVALID_ARG);
+    nb_ckks_params_destroy(NULL);
+}
+
+int main(void)
+{
+    nb_test_seed_init();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_preset_generates_distinct_ntt_friendly_primes),
+        cmocka_unit_test(test_unknown_preset_is_not_found),
+        cmocka_unit_test(test_generation_is_deterministic),
+        cmocka_unit_test(test_equal_q_and_p_sizes_stay_disjoint),
+        cmocka_unit_test(test_digits_partition_each_level),
+        cmocka_unit_test(test_ntt_counts_follow_the_pipelines),
+        cmocka_unit_test(test_bad_specs_are_rejected),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

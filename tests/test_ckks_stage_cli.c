@@ -1,0 +1,173 @@
+/* End to end: `nttbench run --tier stage` on the CPU backend writes a JSON
+ * report whose stage cases are verified, carry the breakdown with the NTT
+ * counts of nb_ckks_ntt_counts and the in-stage vs micro-benchmark metrics;
+ * bad stage options exit with the usage code; `nttbench list` shows the
+ * presets. argv[1] is the nttbench executable (tests/meson.build). */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ckks/ckks.h"
+#include "testutil.h"
+
+static const char *nttbench;
+static char tmpdir[] = "/tmp/nb-stage-cli-XXXXXX";
+
+/* Runs nttbench with args (NULL-terminated), stdout to out_path (if given);
+ * returns the exit status. */
+static int run_cli(const char *const *args, const char *out_path)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (out_path && !freopen(out_path, "w", stdout))
+            _exit(126);
+        const char *argv[64];
+        size_t n = 0;
+        argv[n++] = nttbench;
+        for (; args[n - 1] && n < 63; n++)
+            argv[n] = args[n - 1];
+        argv[n] = NULL;
+        execv(nttbench, (char *const *)argv);
+        _exit(127);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static void test_stage_run_writes_verified_json(void **state)
+{
+    (void)state;
+    char out[256];
+    snprintf(out, sizeof out, "%s/stage.json", tmpdir);
+    const char *args[] = {"run", "--tier", "stage", "--backend", "cpu", "--variant",
+                          "cpu-harvey", "--stage", "modup,moddown,keyswitch,rescale",
+                          "--preset", "test-small", "--rounding", "round", "--min-samples",
+                          "3", "--min-time", "0.005", "--max-noise", "100", "--timeout", "3",
+                          "--warmup", "1", "--cold", "rotate", "--breakdown-passes", "4",
+                          "--seed", "12345", "--no-progress", "--format", "json", "--output",
+                          out, NULL};
+    int rc = run_cli(args, NULL);
+    if (rc != 0)
+        nb_test_fail("nttbench run --tier stage exited with %d", rc);
+    json_error_t err;
+    json_t *r = json_load_file(out, 0, &err);
+    if (!r)
+        nb_test_fail("%s does not parse: %s (line %d)", out, err.text, err.line);
+    assert_string_equal(json_string_value(json_object_get(r, "schema")), "nttbench-report");
+    assert_string_equal(json_string_value(json_object_get(r, "command")), "run");
+    json_t *cases = json_object_get(r, "cases");
+    assert_int_equal(json_array_size(cases), 4);
+
+    nb_ckks_params *p = NULL;
+    assert_int_equal(nb_ckks_params_from_preset(&p, "test-small"), NB_OK);
+    const char *names[4] = {"modup", "moddown", "keyswitch", "rescale"};
+    for (size_t i = 0; i < 4; i++) {
+        json_t *c = json_array_get(cases, i);
+        json_t *params = json_object_get(c, "params");
+        assert_string_equal(json_string_value(json_object_get(c, "tier")), "stage");
+        assert_string_equal(json_string_value(json_object_get(c, "variant")), "cpu-harvey");
+        if (strcmp(json_string_value(json_object_get(c, "status")), "ok") != 0)
+            nb_test_fail("case %zu: %s: %s", i, json_string_value(json_object_get(c, "status")),
+                         json_string_value(json_object_get(c, "message")));
+        assert_string_equal(json_string_value(json_object_get(params, "stage")), names[i]);
+        assert_string_equal(json_string_value(json_object_get(params, "preset")), "test-small");
+        assert_int_equal(json_integer_value(json_object_get(params, "log_n")), 10);
+        assert_int_equal(json_integer_value(json_object_get(params, "dnum")), 3);
+        assert_int_equal(json_integer_value(json_object_get(params, "alpha")), 3);
+        if (i == 3)
+            assert_string_equal(json_string_value(json_object_get(params, "rounding")), "round");
+        json_t *ver = json_object_get(c, "verification");
+        assert_string_equal(json_string_value(json_object_get(ver, "before")), "pass");
+        assert_string_equal(json_string_value(json_object_get(ver, "after")), "pass");
+        json_t *stats = json_object_get(c, "stats");
+        assert_true(json_integer_value(json_object_get(stats, "samples")) >= 3);
+        assert_true(json_number_value(json_object_get(stats, "median")) > 0);
+        assert_true(json_array_size(json_object_get(c, "samples_ns")) >= 3);
+
+        size_t fwd, inv;
+        nb_ckks_ntt_counts(p, (nb_ckks_stage)i, p->max_level, &fwd, &inv);
+        json_t *bd = json_object_get(c, "breakdown");
+        assert_int_equal(json_integer_value(json_object_get(bd, "passes")), 4);
+        assert_int_equal(json_integer_value(json_object_get(bd, "ntt_forward_limbs")), fwd);
+        assert_int_equal(json_integer_value(json_object_get(bd, "ntt_inverse_limbs")), inv);
+        assert_true(json_array_size(json_object_get(bd, "steps")) >= 4);
+        json_t *m = json_object_get(c, "metrics");
+        const char *keys[] = {"stage_median_ns", "ntt_share", "in_stage_fwd_ns_per_limb",
+                              "in_stage_inv_ns_per_limb", "warm_fwd_ns_per_limb",
+                              "cold_fwd_ns_per_limb", "in_stage_vs_warm_fwd",
+                              "in_stage_vs_cold_fwd", "breakdown_vs_stage"};
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            json_t *v = json_object_get(m, keys[k]);
+            if (!json_is_number(v) || json_number_value(v) <= 0)
+                nb_test_fail("case %s: metric %s missing or not positive", names[i], keys[k]);
+        }
+        assert_int_equal((size_t)json_number_value(json_object_get(m, "ntt_fwd_limbs")), fwd);
+    }
+    nb_ckks_params_destroy(p);
+    json_decref(r);
+    unlink(out);
+}
+
+static void test_bad_stage_options_are_usage_errors(void **state)
+{
+    (void)state;
+    char out[256];
+    snprintf(out, sizeof out, "%s/bad.json", tmpdir);
+    const char *bad_stage[] = {"run", "--tier", "stage", "--backend", "cpu", "--stage",
+                               "modup,bogus", "--output", out, NULL};
+    assert_int_equal(run_cli(bad_stage, NULL), 2);
+    const char *bad_preset[] = {"run", "--tier", "stage", "--backend", "cpu", "--preset",
+                                "no-such-set", "--output", out, NULL};
+    assert_int_equal(run_cli(bad_preset, NULL), 2);
+    const char *bad_rounding[] = {"run", "--tier", "stage", "--backend", "cpu", "--rounding",
+                                  "up", "--output", out, NULL};
+    assert_int_equal(run_cli(bad_rounding, NULL), 2);
+    assert_int_not_equal(access(out, F_OK), 0); /* nothing written on bad usage */
+}
+
+static void test_list_shows_presets(void **state)
+{
+    (void)state;
+    char out[256];
+    snprintf(out, sizeof out, "%s/list.json", tmpdir);
+    const char *args[] = {"list", "--format", "json", NULL};
+    assert_int_equal(run_cli(args, out), 0);
+    json_error_t err;
+    json_t *r = json_load_file(out, 0, &err);
+    if (!r)
+        nb_test_fail("list JSON does not parse: %s", err.text);
+    char *text = json_dumps(r, 0);
+    for (size_t i = 0; i < nb_ckks_preset_count(); i++)
+        if (!strstr(text, nb_ckks_preset_at(i)->name))
+            nb_test_fail("'nttbench list' does not mention preset %s",
+                         nb_ckks_preset_at(i)->name);
+    free(text);
+    json_decref(r);
+    unlink(out);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s PATH-TO-NTTBENCH\n", argv[0]);
+        return 2;
+    }
+    nttbench = argv[1];
+    nb_test_seed_init();
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stage_run_writes_verified_json),
+        cmocka_unit_test(test_bad_stage_options_are_usage_errors),
+        cmocka_unit_test(test_list_shows_presets),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    rmdir(tmpdir);
+    return rc;
+}

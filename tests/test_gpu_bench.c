@@ -1,0 +1,341 @@
+/* GPU tests of the timing core: the environment of a real device, the clock
+ * probe (plausible SM clocks per sample), the blocking kernel (per-launch and
+ * graph) and its timeout, batch and graph modes with cold rotation (graphs
+ * capture disjoint sets), the L2 flush, --l2-persist (window set, limit
+ * restored afterwards), every registered GPU NTT variant through the warm and
+ * cold tiers, and the GPU breakdown pass. Exits 77 (skip) without a device.
+ * Never asserts speed. */
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "testutil.h"
+
+static void *stream;
+
+static nb_bench_opts quick(void)
+{
+    nb_bench_opts o;
+    nb_bench_opts_default(&o);
+    o.min_time_s = 0.01;
+    o.max_samples = 500;
+    o.timeout_s = 5.0;
+    o.warmup_samples = 2;
+    o.warmup_time_s = 0.01;
+    return o;
+}
+
+static void check_result(const nb_bench_result *r)
+{
+    assert_true(r->n_samples >= 10);
+    assert_true(r->stats.median > 0);
+    assert_int_equal(r->verified_before, 1);
+    assert_int_equal(r->verified_after, 1);
+    size_t with_clock = 0;
+    for (size_t i = 0; i < r->n_samples; i++)
+        if (isfinite(r->sample_clock_mhz[i])) {
+            with_clock++;
+            /* a real SM clock: between 100 MHz and 5 GHz */
+            assert_true(r->sample_clock_mhz[i] > 100 && r->sample_clock_mhz[i] < 5000);
+        }
+    assert_true(with_clock >= r->n_samples / 2);
+    assert_true(r->default_clock_mhz > 100);
+}
+
+static void test_gpu_environment(void **state)
+{
+    (void)state;
+    nb_env e;
+    assert_int_equal(nb_env_collect(&e, 1, 1), NB_OK);
+    assert_true(e.has_gpu);
+    assert_true(e.sm_count > 0);
+    assert_true(e.l2_bytes > 0);
+    assert_true(e.peak_Bps > 0);
+    assert_true(e.gpu_copy_Bps > 0);
+    assert_true(e.default_sm_mhz > 0);
+    size_t l2 = 0;
+    assert_int_equal(nb_cache_bytes(NB_BACKEND_GPU, &l2), NB_OK);
+    assert_int_equal(l2, e.l2_bytes);
+    printf("# %s: %d SMs, L2 %zu B, peak %.0f GB/s, copy %.0f GB/s, NVML: %s\n", e.gpu_name,
+           e.sm_count, e.l2_bytes, e.peak_Bps / 1e9, e.gpu_copy_Bps / 1e9, e.nvml.note);
+}
+
+static void test_copy_all_modes_warm_and_cold(void **state)
+{
+    (void)state;
+    nb_workload *w = NULL;
+    assert_int_equal(nb_copy_workload_create(&w, NB_BACKEND_GPU, 1 << 20), NB_OK);
+    static const nb_mode modes[] = {NB_MODE_PER_LAUNCH, NB_MODE_BATCH, NB_MODE_GRAPH};
+    for (int tier = 0; tier < 2; tier++)
+        for (size_t m = 0; m < 3; m++) {
+            nb_bench_opts o = quick();
+            o.tier = tier ? NB_TIER_COLD : NB_TIER_WARM;
+            o.mode = modes[m];
+            o.batch = 4;
+            nb_bench_result r;
+            nb_status s = nb_bench_run(w, stream, &o, &r);
+            if (s != NB_OK)
+                nb_test_fail("tier %d mode %s: %s", tier, nb_mode_name(modes[m]), nb_last_error());
+            check_result(&r);
+            assert_int_equal(r.launches_per_sample, m == 0 ? 1 : 4);
+            assert_int_equal(r.blocked, modes[m] != NB_MODE_BATCH);
+            if (tier) {
+                assert_true(r.cache.flush);
+                assert_true(r.cache.allocated_bytes >= 3.0 * r.cache.cache_bytes);
+                if (modes[m] == NB_MODE_GRAPH)
+                    assert_int_equal(r.cache.graphs * 4, r.cache.sets);
+            }
+            nb_bench_result_free(&r);
+        }
+    nb_simple_workload_destroy(w);
+}
+
+/* A workload whose launch blocks the host longer than the blocking timeout. */
+static nb_status slow_setup(void *ctx, size_t sets, void *s)
+{
+    (void)ctx;
+    (void)sets;
+    (void)s;
+    return NB_OK;
+}
+static size_t slow_bytes(const void *ctx)
+{
+    (void)ctx;
+    return 1 << 20;
+}
+static int slow_calls;
+static nb_status slow_launch(void *ctx, size_t set, void *s)
+{
+    (void)ctx;
+    (void)set;
+    (void)s;
+    if (++slow_calls > 1) /* the verified launch is quick; timed ones stall the host */
+        usleep(400 * 1000);
+    return NB_OK;
+}
+static nb_status slow_verify(void *ctx, size_t set, void *s)
+{
+    (void)ctx;
+    (void)set;
+    (void)s;
+    return NB_OK;
+}
+static void slow_teardown(void *ctx) { (void)ctx; }
+static const nb_workload_ops slow_ops = {
+    .setup = slow_setup,
+    .bytes_per_launch = slow_bytes,
+    .launch = slow_launch,
+    .verify = slow_verify,
+    .teardown = slow_teardown,
+};
+
+static void test_blocking_kernel_times_out_cleanly(void **state)
+{
+    (void)state;
+    nb_workload w = {"host-stalling launch", NB_BACKEND_GPU, &slow_ops, NULL};
+    nb_bench_opts o = quick();
+    o.blocking_timeout_s = 0.1;
+    slow_calls = 0;
+    nb_bench_result r;
+    assert_int_equal(nb_bench_run(&w, stream, &o, &r), NB_ERR_TIMEOUT);
+    assert_non_null(strstr(nb_last_error(), "blocking kernel timed out"));
+    nb_bench_result_free(&r);
+    /* the stream is usable afterwards */
+    nb_workload *c = NULL;
+    assert_int_equal(nb_copy_workload_create(&c, NB_BACKEND_GPU, 1 << 16), NB_OK);
+    o = quick();
+    assert_int_equal(nb_bench_run(c, stream, &o, &r), NB_OK);
+    nb_bench_result_free(&r);
+    nb_simple_workload_destroy(c);
+}
+
+static void test_gpu_ntt_variants_warm_cold_graph(void **state)
+{
+    (void)state;
+    size_t ran = 0;
+    for (size_t i = 0; i < nb_ntt_variant_count(); i++) {
+        const nb_ntt_variant *v = nb_ntt_variant_at(i);
+        if (v->backend != NB_BACKEND_GPU)
+            continue;
+        unsigned log_n = v->min_log_n > 12 ? v->min_log_n : 12;
+        for (int inverse = 0; inverse < 2; inverse++) {
+            nb_workload *w = NULL;
+            assert_int_equal(
+                nb_ntt_workload_create(&w, v, log_n, 3, 60, inverse, nb_test_rand(), stream),
+                NB_OK);
+            for (int k = 0; k < 3; k++) {
+                nb_bench_opts o = quick();
+                o.tier = k == 1 ? NB_TIER_COLD : NB_TIER_WARM;
+                o.mode = k == 2 ? NB_MODE_GRAPH : NB_MODE_PER_LAUNCH;
+                if (k == 2) {
+                    o.tier = NB_TIER_COLD; /* graphs over rotated sets */
+                    o.batch = 8;
+                }
+                nb_bench_result r;
+                nb_status s = nb_bench_run(w, stream, &o, &r);
+                if (s != NB_OK)
+                    nb_test_fail("%s %s k=%d: %s", v->name, inverse ? "inv" : "fwd", k,
+                                 nb_last_error());
+                check_result(&r);
+                nb_bench_result_free(&r);
+            }
+            nb_ntt_workload_destroy(w);
+            ran++;
+        }
+    }
+    printf("# %zu GPU variant/direction pairs timed\n", ran);
+}
+
+static void test_l2_persist_sets_and_restores(void **state)
+{
+    (void)state;
+    const nb_ntt_variant *v = NULL;
+    for (size_t i = 0; i < nb_ntt_variant_count() && !v; i++)
+        if (nb_ntt_variant_at(i)->backend == NB_BACKEND_GPU)
+            v = nb_ntt_variant_at(i);
+    if (!v)
+        skip();
+    size_t before = 0, after = 0;
+    assert_int_equal(nb_gpu_l2_persisting_limit(&before), NB_OK);
+    nb_workload *w = NULL;
+    assert_int_equal(nb_ntt_workload_create(&w, v, 14, 4, 60, 0, nb_test_rand(), stream), NB_OK);
+    nb_bench_opts o = quick();
+    o.l2_persist = 1.0;
+    nb_bench_result r;
+    nb_status s = nb_bench_run(w, stream, &o, &r);
+    if (s == NB_ERR_UNSUPPORTED) {
+        nb_ntt_workload_destroy(w);
+        skip(); /* no persisting L2 on this device */
+    }
+    assert_int_equal(s, NB_OK);
+    assert_true(r.persist_bytes == 8.0 * (1 << 14) * 4);
+    assert_true(r.persist_hit_ratio == 1.0);
+    nb_bench_result_free(&r);
+    assert_int_equal(nb_gpu_l2_persisting_limit(&after), NB_OK);
+    assert_int_equal(after, before);
+    o.l2_persist = -1;
+    o.tier = NB_TIER_COLD;
+    assert_int_equal(nb_bench_run(w, stream, &o, &r), NB_OK);
+    nb_bench_result_free(&r);
+    assert_int_equal(nb_gpu_l2_persisting_limit(&after), NB_OK);
+    assert_int_equal(after, before);
+    nb_ntt_workload_destroy(w);
+}
+
+/* A marked GPU workload: three device copies with marks a, b, a. */
+typedef struct marked {
+    nb_buffer *a, *b;
+} marked;
+static marked mk;
+static nb_status mk_setup(void *ctx, size_t sets, void *s)
+{
+    (void)ctx;
+    (void)sets;
+    NB_TRY(nb_buffer_create(&mk.a, NB_BACKEND_GPU, 8 << 20));
+    NB_TRY(nb_buffer_create(&mk.b, NB_BACKEND_GPU, 8 << 20));
+    NB_TRY(nb_buffer_fill(mk.a, 3, s));
+    return nb_stream_sync(s);
+}
+static size_t mk_bytes(const void *ctx)
+{
+    (void)ctx;
+    return 16 << 20;
+}
+static nb_status mk_marked(void *ctx, size_t set, void *s, nb_step_marks *m)
+{
+    (void)ctx;
+    (void)set;
+    NB_TRY(nb_buffer_copy(mk.b, 0, mk.a, 0, 8 << 20, s));
+    NB_TRY(nb_step_mark(m, "a", 1, 2, 0));
+    NB_TRY(nb_buffer_copy(mk.a, 0, mk.b, 0, 4 << 20, s));
+    NB_TRY(nb_step_mark(m, "b", 0, 0, 0));
+    NB_TRY(nb_buffer_copy(mk.b, 0, mk.a, 0, 8 << 20, s));
+    return nb_step_mark(m, "a", 1, 2, 0);
+}
+static nb_status mk_launch(void *ctx, size_t set, void *s) { return mk_marked(ctx, set, s, NULL); }
+static nb_status mk_verify(void *ctx, size_t set, void *s)
+{
+    (void)ctx;
+    (void)set;
+    unsigned char x[16];
+    NB_TRY(nb_buffer_download(mk.b, 1000, x, sizeof x, s));
+    for (int i = 0; i < 16; i++)
+        if (x[i] != 3)
+            return nb_set_error(NB_ERR_VERIFY, "byte %d is %d", i, x[i]);
+    return NB_OK;
+}
+static void mk_teardown(void *ctx)
+{
+    (void)ctx;
+    nb_buffer_destroy(mk.a);
+    nb_buffer_destroy(mk.b);
+    mk.a = mk.b = NULL;
+}
+static const nb_workload_ops mk_ops = {
+    .setup = mk_setup,
+    .bytes_per_launch = mk_bytes,
+    .launch = mk_launch,
+    .launch_marked = mk_marked,
+    .verify = mk_verify,
+    .teardown = mk_teardown,
+};
+
+static void test_gpu_breakdown(void **state)
+{
+    (void)state;
+    nb_workload w = {"three copies", NB_BACKEND_GPU, &mk_ops, NULL};
+    nb_bench_opts o = quick();
+    nb_breakdown b;
+    assert_int_equal(nb_bench_breakdown(&w, stream, &o, 10, &b), NB_OK);
+    assert_int_equal(b.n_steps, 2);
+    assert_string_equal(b.steps[0].name, "a");
+    assert_int_equal(b.steps[0].count, 2);
+    assert_int_equal(b.ntt_fwd_limbs, 4);
+    assert_true(b.blocked);
+    assert_true(b.steps[0].median_s > 0 && b.steps[1].median_s > 0);
+    assert_true(fabs(b.steps[0].share + b.steps[1].share - 1.0) < 1e-9);
+    assert_true(fabs(b.ntt_share - b.steps[0].share) < 1e-9);
+    /* the steps cover the whole marked launch */
+    assert_true(fabs(b.sum_s - b.launch_s) <= 0.2 * b.launch_s);
+    nb_bench_result r;
+    assert_int_equal(nb_bench_run(&w, stream, &o, &r), NB_OK);
+    nb_bench_result_free(&r);
+}
+
+static void test_calibrate_gpu(void **state)
+{
+    (void)state;
+    nb_bench_opts o = quick();
+    o.max_samples = 50;
+    nb_calibration c;
+    assert_int_equal(nb_calibrate(NB_BACKEND_GPU, stream, &o, &c), NB_OK);
+    assert_true(c.copy_Bps > 0 && c.cache_Bps > 0);
+    assert_true(c.launch_batch_s > 0 && c.launch_device_s > 0 && c.launch_sync_s > 0);
+    assert_int_equal(c.n_points, 7);
+    printf("# copy %.0f GB/s, L2 copy %.0f GB/s, launch %.2f us (batch), %.2f us (device)\n",
+           c.copy_Bps / 1e9, c.cache_Bps / 1e9, c.launch_batch_s * 1e6,
+           c.launch_device_s * 1e6);
+}
+
+int main(void)
+{
+    nb_test_require_gpu_or_skip();
+    nb_test_seed_init();
+    if (nb_stream_create(&stream) != NB_OK) {
+        printf("cannot create a stream: %s\n", nb_last_error());
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpu_environment),
+        cmocka_unit_test(test_copy_all_modes_warm_and_cold),
+        cmocka_unit_test(test_blocking_kernel_times_out_cleanly),
+        cmocka_unit_test(test_gpu_ntt_variants_warm_cold_graph),
+        cmocka_unit_test(test_l2_persist_sets_and_restores),
+        cmocka_unit_test(test_gpu_breakdown),
+        cmocka_unit_test(test_calibrate_gpu),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    nb_stream_destroy(stream);
+    return rc;
+}

@@ -1,0 +1,252 @@
+/* GPU CKKS pipelines against the CPU pipelines (themselves checked against
+ * GMP in test_ckks_pipeline): modUp, modDown, key switch and rescale (both
+ * roundings) bit-exact for the paper-sized presets, with every GPU NTT
+ * variant that supports the set, plus the GPU base conversion on the
+ * partial-reduction and large-shared-memory paths. Outputs are poisoned on
+ * the device first. Exits 77 (skip) without a device. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ckks/ckks.h"
+#include "testutil.h"
+
+static void *stream;
+
+static uint64_t *host_alloc(size_t words)
+{
+    uint64_t *a = malloc(words * sizeof *a);
+    assert_non_null(a);
+    return a;
+}
+
+static nb_buffer *dev_alloc(size_t words)
+{
+    nb_buffer *b = NULL;
+    if (nb_buffer_create(&b, NB_BACKEND_GPU, words * sizeof(uint64_t)) != NB_OK)
+        nb_test_fail("device alloc of %zu words: %s", words, nb_last_error());
+    assert_int_equal(nb_buffer_fill(b, 0xA5, stream), NB_OK);
+    return b;
+}
+
+static nb_buffer *dev_from(const uint64_t *h, size_t words)
+{
+    nb_buffer *b = dev_alloc(words);
+    assert_int_equal(nb_buffer_upload(b, 0, h, words * sizeof *h, stream), NB_OK);
+    return b;
+}
+
+static void expect_device_equals(const char *what, const uint64_t *want, const nb_buffer *got,
+                                 size_t limbs, size_t n)
+{
+    uint64_t *h = host_alloc(limbs * n);
+    if (nb_stream_sync(stream) != NB_OK)
+        nb_test_fail("%s: %s", what, nb_last_error());
+    assert_int_equal(nb_buffer_download(got, 0, h, limbs * n * sizeof *h, stream), NB_OK);
+    for (size_t l = 0; l < limbs; l++)
+        for (size_t i = 0; i < n; i++)
+            if (h[l * n + i] != want[l * n + i])
+                nb_test_fail("%s: limb %zu index %zu: want %llu got %llu", what, l, i,
+                             (unsigned long long)want[l * n + i],
+                             (unsigned long long)h[l * n + i]);
+    free(h);
+}
+
+static int variant_fits(const nb_ntt_variant *v, const nb_ckks_params *p)
+{
+    if (v->backend != NB_BACKEND_GPU || p->log_n < v->min_log_n || p->log_n > v->max_log_n)
+        return 0;
+    unsigned bits[3] = {p->spec.q0_bits, p->spec.q_bits, p->spec.p_bits};
+    for (int i = 0; i < 3; i++)
+        if (bits[i] > v->max_prime_bits)
+            return 0;
+    return 1;
+}
+
+/* All four stages at levels L and L/2 with one GPU variant. */
+static void check_preset_with(const nb_ckks_params *p, nb_ckks *cpu, const nb_ntt_variant *v)
+{
+    nb_ckks *gpu = NULL;
+    if (nb_ckks_create(&gpu, p, v, stream) != NB_OK)
+        nb_test_fail("%s with %s: %s", p->name, v->name, nb_last_error());
+    const size_t n = p->n, A = p->alpha;
+    const size_t key_words = nb_ckks_key_limbs(p) * n;
+    uint64_t *key = host_alloc(key_words);
+    const size_t per = p->q_count + A;
+    for (size_t poly = 0; poly < key_words / (per * n); poly++)
+        nb_test_fill_residues(key + poly * per * n, n, p->primes, per);
+    nb_buffer *dkey = dev_from(key, key_words);
+    const size_t levels[2] = {p->max_level, p->max_level / 2 ? p->max_level / 2 : 1};
+    char what[160];
+    for (int li = 0; li < 2; li++) {
+        const size_t l = levels[li], L1 = l + 1, E = L1 + A;
+        uint64_t basis[600];
+        nb_ckks_basis_ext(p, l, basis);
+        uint64_t *in = host_alloc(E * n);
+        nb_test_fill_residues(in, n, basis, E);
+        nb_buffer *din = dev_from(in, E * n);
+        uint64_t *want0 = host_alloc(E * n), *want1 = host_alloc(E * n);
+        nb_buffer *o0 = dev_alloc(E * n), *o1 = dev_alloc(E * n);
+        uint64_t *dout0 = nb_buffer_ptr(o0), *dout1 = nb_buffer_ptr(o1);
+        const uint64_t *dinp = nb_buffer_ptr(din);
+
+        for (size_t j = 0; j < nb_ckks_digits(p, l); j++) {
+            assert_int_equal(nb_ckks_modup(cpu, l, j, want0, in, NULL, NULL), NB_OK);
+            assert_int_equal(nb_buffer_fill(o0, 0xA5, stream), NB_OK);
+            if (nb_ckks_modup(gpu, l, j, dout0, dinp, NULL, stream) != NB_OK)
+                nb_test_fail("GPU modUp: %s", nb_last_error());
+            snprintf(what, sizeof what, "%s %s modUp level %zu digit %zu", p->name, v->name, l, j);
+            expect_device_equals(what, want0, o0, E, n);
+        }
+
+        {
+            const size_t D = nb_ckks_digits(p, l);
+            uint64_t *all = host_alloc(D * E * n);
+            nb_buffer *dall = dev_alloc(D * E * n);
+            assert_int_equal(nb_ckks_modup_all(cpu, l, all, in, NULL, NULL), NB_OK);
+            if (nb_ckks_modup_all(gpu, l, nb_buffer_ptr(dall), dinp, NULL, stream) != NB_OK)
+                nb_test_fail("GPU modUp (all digits): %s", nb_last_error());
+            snprintf(what, sizeof what, "%s %s modUp all digits level %zu", p->name, v->name, l);
+            expect_device_equals(what, all, dall, D * E, n);
+            nb_buffer_destroy(dall);
+            free(all);
+        }
+
+        assert_int_equal(nb_ckks_moddown(cpu, l, want0, in, NULL, NULL), NB_OK);
+        assert_int_equal(nb_buffer_fill(o0, 0xA5, stream), NB_OK);
+        if (nb_ckks_moddown(gpu, l, dout0, dinp, NULL, stream) != NB_OK)
+            nb_test_fail("GPU modDown: %s", nb_last_error());
+        snprintf(what, sizeof what, "%s %s modDown level %zu", p->name, v->name, l);
+        expect_device_equals(what, want0, o0, L1, n);
+
+        assert_int_equal(nb_ckks_keyswitch(cpu, l, want0, want1, in, key, NULL, NULL), NB_OK);
+        assert_int_equal(nb_buffer_fill(o0, 0xA5, stream), NB_OK);
+        assert_int_equal(nb_buffer_fill(o1, 0xA5, stream), NB_OK);
+        if (nb_ckks_keyswitch(gpu, l, dout0, dout1, dinp, nb_buffer_ptr(dkey), NULL, stream) !=
+            NB_OK)
+            nb_test_fail("GPU key switch: %s", nb_last_error());
+        snprintf(what, sizeof what, "%s %s key switch out0 level %zu", p->name, v->name, l);
+        expect_device_equals(what, want0, o0, L1, n);
+        snprintf(what, sizeof what, "%s %s key switch out1 level %zu", p->name, v->name, l);
+        expect_device_equals(what, want1, o1, L1, n);
+
+        for (int mode = 0; mode < 2; mode++) {
+            assert_int_equal(nb_ckks_rescale(cpu, l, (nb_ckks_rounding)mode, want0, in, NULL,
+                                             NULL),
+                             NB_OK);
+            assert_int_equal(nb_buffer_fill(o0, 0xA5, stream), NB_OK);
+            if (nb_ckks_rescale(gpu, l, (nb_ckks_rounding)mode, dout0, dinp, NULL, stream) !=
+                NB_OK)
+                nb_test_fail("GPU rescale: %s", nb_last_error());
+            snprintf(what, sizeof what, "%s %s rescale(%s) level %zu", p->name, v->name,
+                     mode ? "round" : "floor", l);
+            expect_device_equals(what, want0, o0, l, n);
+        }
+        /* the device input is unchanged by all of the above */
+        snprintf(what, sizeof what, "%s %s input preserved", p->name, v->name);
+        expect_device_equals(what, in, din, E, n);
+        nb_buffer_destroy(din);
+        nb_buffer_destroy(o0);
+        nb_buffer_destroy(o1);
+        free(in);
+        free(want0);
+        free(want1);
+    }
+    nb_buffer_destroy(dkey);
+    free(key);
+    nb_ckks_destroy(gpu);
+}
+
+/* every_variant = 0: only the first fitting GPU variant */
+static void check_preset(const char *name, int every_variant)
+{
+    nb_ckks_params *p = NULL;
+    assert_int_equal(nb_ckks_params_from_preset(&p, name), NB_OK);
+    nb_ckks *cpu = NULL;
+    assert_int_equal(nb_ckks_create(&cpu, p, nb_ntt_variant_find("cpu-harvey"), NULL), NB_OK);
+    int ran = 0;
+    for (size_t i = 0; i < nb_ntt_variant_count(); i++) {
+        const nb_ntt_variant *v = nb_ntt_variant_at(i);
+        if (!variant_fits(v, p))
+            continue;
+        printf("# %s with %s\n", name, v->name);
+        fflush(stdout);
+        check_preset_with(p, cpu, v);
+        ran++;
+        if (!every_variant)
+            break;
+    }
+    if (!ran)
+        printf("# %s: no GPU variant supports this set\n", name);
+    nb_ckks_destroy(cpu);
+    nb_ckks_params_destroy(p);
+}
+
+static void test_gpu_pipelines_match_cpu_logn16_every_variant(void **state)
+{
+    (void)state;
+    check_preset("ckks16-l30-d3", 1);
+}
+
+static void test_gpu_pipelines_match_cpu_paper_presets(void **state)
+{
+    (void)state;
+    check_preset("test-medium", 1);
+    check_preset("100x-16-d3", 0);
+    check_preset("100x-17-d3", 0);
+    check_preset("100x-16-d45", 0);
+}
+
+static void check_baseconv(unsigned log_n, unsigned bits, size_t n_from, size_t n_to)
+{
+    const size_t n = (size_t)1 << log_n;
+    uint64_t from[256], to[256];
+    assert_int_equal(nb_primes_generate(log_n, bits, n_from, NULL, 0, from), NB_OK);
+    assert_int_equal(nb_primes_generate(log_n, bits, n_to, from, n_from, to), NB_OK);
+    uint64_t *in = host_alloc(n_from * n), *want = host_alloc(n_to * n);
+    nb_test_fill_residues(in, n, from, n_from);
+    nb_baseconv_plan *cp = NULL, *gp = NULL;
+    assert_int_equal(nb_baseconv_plan_create(&cp, NB_BACKEND_CPU, log_n, from, n_from, to, n_to),
+                     NB_OK);
+    assert_int_equal(nb_baseconv_plan_create(&gp, NB_BACKEND_GPU, log_n, from, n_from, to, n_to),
+                     NB_OK);
+    assert_int_equal(nb_baseconv_apply(cp, want, in, NULL), NB_OK);
+    nb_buffer *din = dev_from(in, n_from * n), *dout = dev_alloc(n_to * n);
+    if (nb_baseconv_apply(gp, nb_buffer_ptr(dout), nb_buffer_ptr(din), stream) != NB_OK)
+        nb_test_fail("GPU baseconv: %s", nb_last_error());
+    char what[96];
+    snprintf(what, sizeof what, "baseconv logn=%u %u-bit %zu->%zu", log_n, bits, n_from, n_to);
+    expect_device_equals(what, want, dout, n_to, n);
+    nb_buffer_destroy(din);
+    nb_buffer_destroy(dout);
+    nb_baseconv_plan_destroy(cp);
+    nb_baseconv_plan_destroy(gp);
+    free(in);
+    free(want);
+}
+
+static void test_gpu_baseconv_matches_cpu(void **state)
+{
+    (void)state;
+    check_baseconv(12, 50, 12, 40);
+    check_baseconv(10, 62, 100, 20); /* partial reductions in 128 bits */
+    check_baseconv(8, 55, 200, 30);  /* 50 KiB of shared memory: above the 48 KiB default */
+    check_baseconv(5, 40, 3, 7);     /* N below one tile */
+}
+
+int main(void)
+{
+    nb_test_require_gpu_or_skip();
+    nb_test_seed_init();
+    if (nb_stream_create(&stream) != NB_OK) {
+        printf("cannot create a stream: %s\n", nb_last_error());
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpu_baseconv_matches_cpu),
+        cmocka_unit_test(test_gpu_pipelines_match_cpu_logn16_every_variant),
+        cmocka_unit_test(test_gpu_pipelines_match_cpu_paper_presets),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    nb_stream_destroy(stream);
+    return rc;
+}

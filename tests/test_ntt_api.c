@@ -1,0 +1,591 @@
+/* Bad input everywhere in the ntt/ public API: every call returns the right
+ * nb_status with a non-empty nb_last_error() message and never crashes or
+ * touches caller data. Also the variant registry: registration of malformed
+ * variants, duplicates, lookup of unknown names, and that a registered
+ * plug-in variant is reached through nb_ntt only with validated calls. */
+#include <pthread.h>
+#include <string.h>
+
+#include "ntt/arith.h"
+#include "reference/reference.h"
+#include "testutil.h"
+
+/* Expects status `want` and a message; clears the message first so that a
+ * stale one cannot satisfy the check. */
+#define EXPECT_STATUS(call, want)                                                       \
+    do {                                                                                \
+        nb_clear_error();                                                               \
+        nb_status got_ = (call);                                                        \
+        if (got_ != (want))                                                             \
+            nb_test_fail("%s returned %s, want %s (message: '%s')", #call,               \
+                         nb_status_str(got_), nb_status_str(want), nb_last_error());    \
+        if ((want) != NB_OK && strlen(nb_last_error()) == 0)                            \
+            nb_test_fail("%s returned %s without a message", #call, nb_status_str(got_)); \
+    } while (0)
+
+static const nb_ntt_variant *harvey(void)
+{
+    const nb_ntt_variant *v = nb_ntt_variant_find("cpu-harvey");
+    assert_non_null(v);
+    return v;
+}
+
+static uint64_t prime_for(unsigned log_n, unsigned bits)
+{
+    uint64_t q;
+    assert_int_equal(nb_primes_generate(log_n, bits, 1, NULL, 0, &q), NB_OK);
+    return q;
+}
+
+/* smallest prime = 1 mod 2N at or above 2^62 */
+static uint64_t prime_above_2_62(unsigned log_n)
+{
+    const uint64_t m = 2ull << log_n;
+    for (uint64_t c = (1ull << 62) + 1;; c += m)
+        if (nb_is_prime(c))
+            return c;
+}
+
+/* a prime = 1 mod N but not 1 mod 2N */
+static uint64_t prime_1_mod_n_only(unsigned log_n)
+{
+    uint64_t q[64];
+    assert_int_equal(nb_primes_generate(log_n - 1, 40, 64, NULL, 0, q), NB_OK);
+    for (int i = 0; i < 64; i++)
+        if (q[i] % (2ull << log_n) != 1)
+            return q[i];
+    fail_msg("no prime = N+1 mod 2N among 64");
+    return 0;
+}
+
+/* ---- nb_ntt_create ---- */
+
+static void test_create_rejects_null_arguments_and_zero_limbs(void **state)
+{
+    (void)state;
+    const uint64_t q = prime_for(10, 50);
+    nb_ntt *ntt = (nb_ntt *)0x1;
+    EXPECT_STATUS(nb_ntt_create(NULL, harvey(), 10, &q, NULL, 1, NULL), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_ntt_create(&ntt, NULL, 10, &q, NULL, 1, NULL), NB_ERR_INVALID_ARG);
+    ntt = (nb_ntt *)0x1;
+    EXPECT_STATUS(nb_ntt_create(&ntt, harvey(), 10, NULL, NULL, 1, NULL), NB_ERR_INVALID_ARG);
+    assert_null(ntt);
+    ntt = (nb_ntt *)0x1;
+    EXPECT_STATUS(nb_ntt_create(&ntt, harvey(), 10, &q, NULL, 0, NULL), NB_ERR_INVALID_ARG);
+    assert_null(ntt);
+}
+
+static void test_create_rejects_log_n_out_of_range(void **state)
+{
+    (void)state;
+    const uint64_t q = prime_for(17, 60); /* NTT-friendly for every log_n <= 17 */
+    const unsigned bad[] = {0, 18, 19, 32, 64, 1000, ~0u};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        nb_ntt *ntt = (nb_ntt *)0x1;
+        EXPECT_STATUS(nb_ntt_create(&ntt, harvey(), bad[i], &q, NULL, 1, NULL),
+                      NB_ERR_INVALID_ARG);
+        assert_null(ntt);
+    }
+    for (unsigned log_n = 1; log_n <= 17; log_n++) {
+        nb_ntt *ntt = NULL;
+        EXPECT_STATUS(nb_ntt_create(&ntt, harvey(), log_n, &q, NULL, 1, NULL), NB_OK);
+        nb_ntt_destroy(ntt);
+    }
+}
+
+static void test_create_rejects_bad_primes(void **state)
+{
+    (void)state;
+    const unsigned log_n = 12;
+    const uint64_t good = prime_for(log_n, 55), m = 2ull << log_n;
+    const uint64_t bad[] = {
+        0, 1, 2, 3, 4,
+        (m + 1) * (2 * m + 1),     /* composite, = 1 mod 2N */
+        good + 2,                  /* not = 1 mod 2N */
+        1000000007ull,             /* prime, not NTT-friendly */
+        prime_1_mod_n_only(log_n), /* = N + 1 mod 2N */
+        prime_above_2_62(log_n),   /* NTT prime >= 2^62 */
+        1ull << 62,                /* the bound itself */
+        ~0ull,                     /* 2^64 - 1 */
+        18446744073709551557ull,   /* largest 64-bit prime */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        /* alone, and as the last limb of an otherwise good batch */
+        uint64_t qs[3] = {good, prime_for(log_n, 40), bad[i]};
+        nb_ntt *ntt = (nb_ntt *)0x1;
+        EXPECT_STATUS(nb_ntt_create(&ntt, harvey(), log_n, &bad[i], NULL, 1, NULL),
+                      NB_ERR_INVALID_ARG);
+        assert_null(ntt);
+        EXPECT_STATUS(nb_ntt_create(&ntt, harvey(), log_n, qs, NULL, 3, NULL),
+                      NB_ERR_INVALID_ARG);
+        assert_null(ntt);
+    }
+}
+
+static void test_create_rejects_bad_roots(void **state)
+{
+    (void)state;
+    const unsigned log_n = 8;
+    const uint64_t q = prime_for(log_n, 45);
+    uint64_t psi;
+    assert_int_equal(nb_root_minimal(q, log_n, &psi), NB_OK);
+    const uint64_t bad[] = {0, 1, q - 1, q, q + psi, ~0ull, nb_pow_mod(psi, 2, q),
+                            nb_pow_mod(psi, 256, q) /* = -1 */, 2 /* not a root (checked) */};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (nb_root_validate(bad[i], q, log_n) == NB_OK)
+            continue; /* 2 might be a primitive root by chance */
+        nb_ntt *ntt = (nb_ntt *)0x1;
+        EXPECT_STATUS(nb_ntt_create(&ntt, harvey(), log_n, &q, &bad[i], 1, NULL),
+                      NB_ERR_INVALID_ARG);
+        assert_null(ntt);
+        /* second limb bad */
+        uint64_t qs2[2] = {q, q}, ps2[2] = {psi, bad[i]};
+        EXPECT_STATUS(nb_ntt_create(&ntt, harvey(), log_n, qs2, ps2, 2, NULL),
+                      NB_ERR_INVALID_ARG);
+        assert_null(ntt);
+    }
+    /* a good user root is accepted and kept */
+    const uint64_t psi3 = nb_pow_mod(psi, 3, q);
+    nb_ntt *ntt = NULL;
+    EXPECT_STATUS(nb_ntt_create(&ntt, harvey(), log_n, &q, &psi3, 1, NULL), NB_OK);
+    assert_int_equal(nb_ntt_get_tables(ntt)->psi[0], psi3);
+    nb_ntt_destroy(ntt);
+}
+
+/* ---- nb_ntt_forward / nb_ntt_inverse ---- */
+
+static void test_transform_calls_reject_bad_ranges_and_leave_data(void **state)
+{
+    (void)state;
+    const unsigned log_n = 6;
+    const size_t n = 64, L = 4;
+    uint64_t q[4];
+    assert_int_equal(nb_primes_generate(log_n, 40, L, NULL, 0, q), NB_OK);
+    nb_ntt *ntt;
+    assert_int_equal(nb_ntt_create(&ntt, harvey(), log_n, q, NULL, L, NULL), NB_OK);
+    uint64_t data[4 * 64], copy[4 * 64];
+    nb_test_fill_residues(data, n, q, L);
+    memcpy(copy, data, sizeof data);
+    nb_status (*fn[2])(nb_ntt *, uint64_t *, size_t, size_t, void *) = {nb_ntt_forward,
+                                                                         nb_ntt_inverse};
+    for (int d = 0; d < 2; d++) {
+        EXPECT_STATUS(fn[d](NULL, data, 0, 1, NULL), NB_ERR_INVALID_ARG);
+        EXPECT_STATUS(fn[d](ntt, NULL, 0, 1, NULL), NB_ERR_INVALID_ARG);
+        EXPECT_STATUS(fn[d](ntt, data, 0, 0, NULL), NB_ERR_INVALID_ARG);
+        EXPECT_STATUS(fn[d](ntt, data, 0, 5, NULL), NB_ERR_INVALID_ARG);
+        EXPECT_STATUS(fn[d](ntt, data, 4, 1, NULL), NB_ERR_INVALID_ARG);
+        EXPECT_STATUS(fn[d](ntt, data, 3, 2, NULL), NB_ERR_INVALID_ARG);
+        EXPECT_STATUS(fn[d](ntt, data, 1, SIZE_MAX, NULL), NB_ERR_INVALID_ARG); /* overflow */
+        EXPECT_STATUS(fn[d](ntt, data, SIZE_MAX, 2, NULL), NB_ERR_INVALID_ARG);
+        EXPECT_STATUS(fn[d](ntt, data, SIZE_MAX, 1, NULL), NB_ERR_INVALID_ARG);
+        assert_memory_equal(data, copy, sizeof data);
+    }
+    /* the boundary itself is fine */
+    EXPECT_STATUS(nb_ntt_forward(ntt, data + 3 * n, 3, 1, NULL), NB_OK);
+    EXPECT_STATUS(nb_ntt_forward(ntt, data, 0, 4, NULL), NB_OK);
+    nb_ntt_destroy(ntt);
+}
+
+static void test_destroy_and_getters_accept_null(void **state)
+{
+    (void)state;
+    nb_ntt_destroy(NULL);
+    nb_ntt_tables_destroy(NULL);
+    assert_null(nb_ntt_get_tables(NULL));
+    assert_null(nb_ntt_get_variant(NULL));
+    harvey()->plan_destroy(NULL);
+}
+
+/* ---- nb_ntt_tables_create ---- */
+
+static void test_tables_create_rejects_bad_arguments(void **state)
+{
+    (void)state;
+    const unsigned log_n = 5;
+    const uint64_t q = prime_for(log_n, 30);
+    uint64_t psi;
+    assert_int_equal(nb_root_minimal(q, log_n, &psi), NB_OK);
+    nb_ntt_tables *t = (nb_ntt_tables *)0x1;
+    EXPECT_STATUS(nb_ntt_tables_create(NULL, log_n, &q, NULL, 1), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_ntt_tables_create(&t, log_n, NULL, NULL, 1), NB_ERR_INVALID_ARG);
+    t = (nb_ntt_tables *)0x1;
+    EXPECT_STATUS(nb_ntt_tables_create(&t, log_n, &q, NULL, 0), NB_ERR_INVALID_ARG);
+    assert_null(t);
+    EXPECT_STATUS(nb_ntt_tables_create(&t, 0, &q, NULL, 1), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_ntt_tables_create(&t, 18, &q, NULL, 1), NB_ERR_INVALID_ARG);
+    const uint64_t q2 = q + 2, bad_psi = nb_pow_mod(psi, 2, q);
+    EXPECT_STATUS(nb_ntt_tables_create(&t, log_n, &q2, NULL, 1), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_ntt_tables_create(&t, log_n, &q, &bad_psi, 1), NB_ERR_INVALID_ARG);
+    assert_null(t);
+    EXPECT_STATUS(nb_ntt_tables_create(&t, log_n, &q, &psi, 1), NB_OK);
+    nb_ntt_tables_destroy(t);
+}
+
+/* ---- the registry ---- */
+
+static int calls_forward, calls_inverse;
+
+static nb_status ok_plan_create(void **plan, const nb_ntt_tables *t, void *stream)
+{
+    (void)stream;
+    *plan = (void *)t;
+    return NB_OK;
+}
+static void ok_plan_destroy(void *plan) { (void)plan; }
+
+/* A plug-in variant built on the reference: per-limb GMP transforms. It also
+ * asserts the guarantees the wrapper promises to variants. */
+static nb_status ref_forward(void *plan, uint64_t *data, size_t first, size_t count, void *s)
+{
+    (void)s;
+    const nb_ntt_tables *t = plan;
+    assert_non_null(data);
+    assert_true(count >= 1 && first + count <= t->limbs);
+    calls_forward++;
+    for (size_t k = 0; k < count; k++)
+        NB_TRY(nb_ref_ntt_forward(data + k * t->n, t->log_n, t->q[first + k], t->psi[first + k]));
+    return NB_OK;
+}
+static nb_status ref_inverse(void *plan, uint64_t *data, size_t first, size_t count, void *s)
+{
+    (void)s;
+    const nb_ntt_tables *t = plan;
+    assert_non_null(data);
+    assert_true(count >= 1 && first + count <= t->limbs);
+    calls_inverse++;
+    for (size_t k = 0; k < count; k++)
+        NB_TRY(nb_ref_ntt_inverse(data + k * t->n, t->log_n, t->q[first + k], t->psi[first + k]));
+    return NB_OK;
+}
+
+static nb_status failing_plan_create(void **plan, const nb_ntt_tables *t, void *stream)
+{
+    (void)plan, (void)t, (void)stream;
+    return nb_set_error(NB_ERR_OUT_OF_MEMORY, "test: plan allocation failed");
+}
+
+static const nb_ntt_variant good_template = {
+    .name = "test-ref",
+    .description = "reference NTT registered by test_ntt_api",
+    .backend = NB_BACKEND_CPU,
+    .min_log_n = 3,
+    .max_log_n = 9,
+    .word_bits = 64,
+    .max_prime_bits = 40,
+    .plan_create = ok_plan_create,
+    .plan_destroy = ok_plan_destroy,
+    .forward = ref_forward,
+    .inverse = ref_inverse,
+};
+
+static void test_register_rejects_malformed_variants(void **state)
+{
+    (void)state;
+    const size_t before = nb_ntt_variant_count();
+    /* each malformed copy must live for the program (the registry keeps
+     * pointers to accepted ones); none of these is accepted */
+    static nb_ntt_variant v[16];
+    for (int i = 0; i < 16; i++) {
+        v[i] = good_template;
+        v[i].name = "test-malformed";
+    }
+    v[0].name = NULL;
+    v[1].name = "";
+    v[2].description = NULL;
+    v[3].plan_create = NULL;
+    v[4].plan_destroy = NULL;
+    v[5].forward = NULL;
+    v[6].inverse = NULL;
+    v[7].min_log_n = 0;
+    v[8].max_log_n = 18;
+    v[9].min_log_n = 10, v[9].max_log_n = 9;
+    v[10].max_prime_bits = 63;
+    v[11].max_prime_bits = 1;
+    v[12].backend = (nb_backend)7;
+    v[13].name = "cpu-harvey"; /* duplicate of a built-in */
+    for (int i = 0; i < 14; i++)
+        EXPECT_STATUS(nb_ntt_variant_register(&v[i]), NB_ERR_INVALID_ARG);
+    v[14].word_bits = 32;
+    EXPECT_STATUS(nb_ntt_variant_register(&v[14]), NB_ERR_UNSUPPORTED);
+    EXPECT_STATUS(nb_ntt_variant_register(NULL), NB_ERR_INVALID_ARG);
+    assert_int_equal(nb_ntt_variant_count(), before);
+    assert_null(nb_ntt_variant_find("test-malformed"));
+}
+
+static void test_find_unknown_name_returns_null_with_message(void **state)
+{
+    (void)state;
+    nb_clear_error();
+    assert_null(nb_ntt_variant_find("no-such-variant"));
+    assert_non_null(strstr(nb_last_error(), "no-such-variant"));
+    nb_clear_error();
+    assert_null(nb_ntt_variant_find(NULL));
+    assert_true(strlen(nb_last_error()) > 0);
+    nb_clear_error();
+    assert_null(nb_ntt_variant_find(""));
+    assert_true(strlen(nb_last_error()) > 0);
+    assert_null(nb_ntt_variant_find("CPU-HARVEY")); /* names are exact */
+    assert_null(nb_ntt_variant_at(nb_ntt_variant_count()));
+    assert_null(nb_ntt_variant_at(SIZE_MAX));
+}
+
+static void test_builtins_are_listed_and_well_formed(void **state)
+{
+    (void)state;
+    const size_t n = nb_ntt_variant_count();
+    assert_true(n >= 1);
+    assert_ptr_equal(nb_ntt_variant_at(0), harvey()); /* built-ins first */
+    for (size_t i = 0; i < n; i++) {
+        const nb_ntt_variant *v = nb_ntt_variant_at(i);
+        assert_non_null(v);
+        assert_ptr_equal(nb_ntt_variant_find(v->name), v);
+        assert_true(v->min_log_n >= NB_MIN_LOG_N && v->max_log_n <= NB_MAX_LOG_N);
+        assert_true(v->min_log_n <= v->max_log_n);
+        assert_int_equal(v->word_bits, 64);
+        assert_true(strlen(v->description) > 0);
+        assert_non_null(nb_backend_name(v->backend));
+        for (size_t j = 0; j < i; j++)
+            assert_string_not_equal(nb_ntt_variant_at(j)->name, v->name);
+    }
+    assert_string_equal(nb_backend_name(NB_BACKEND_CPU), "cpu");
+    assert_string_equal(nb_backend_name(NB_BACKEND_GPU), "gpu");
+    assert_int_equal(harvey()->min_log_n, 1);
+    assert_int_equal(harvey()->max_log_n, 17);
+    assert_int_equal(harvey()->max_prime_bits, NB_MAX_PRIME_BITS);
+}
+
+static void test_registered_variant_is_found_and_served_only_valid_calls(void **state)
+{
+    (void)state;
+    static nb_ntt_variant mine;
+    mine = good_template;
+    const size_t before = nb_ntt_variant_count();
+    EXPECT_STATUS(nb_ntt_variant_register(&mine), NB_OK);
+    assert_int_equal(nb_ntt_variant_count(), before + 1);
+    assert_ptr_equal(nb_ntt_variant_at(before), &mine);
+    assert_ptr_equal(nb_ntt_variant_find("test-ref"), &mine);
+    /* the same struct or name a second time is a duplicate */
+    EXPECT_STATUS(nb_ntt_variant_register(&mine), NB_ERR_INVALID_ARG);
+    static nb_ntt_variant twin;
+    twin = good_template;
+    EXPECT_STATUS(nb_ntt_variant_register(&twin), NB_ERR_INVALID_ARG);
+    assert_int_equal(nb_ntt_variant_count(), before + 1);
+
+    /* the variant's ranges are enforced by nb_ntt_create as UNSUPPORTED */
+    nb_ntt *ntt = (nb_ntt *)0x1;
+    const uint64_t q40 = prime_for(10, 40), q41 = prime_for(10, 41); /* fine for log_n <= 10 */
+    EXPECT_STATUS(nb_ntt_create(&ntt, &mine, 2, &q40, NULL, 1, NULL), NB_ERR_UNSUPPORTED);
+    assert_null(ntt);
+    EXPECT_STATUS(nb_ntt_create(&ntt, &mine, 10, &q40, NULL, 1, NULL), NB_ERR_UNSUPPORTED);
+    EXPECT_STATUS(nb_ntt_create(&ntt, &mine, 9, &q41, NULL, 1, NULL), NB_ERR_UNSUPPORTED);
+    /* ... while out-of-contract requests are still INVALID_ARG */
+    EXPECT_STATUS(nb_ntt_create(&ntt, &mine, 18, &q40, NULL, 1, NULL), NB_ERR_INVALID_ARG);
+
+    /* a valid plan: results equal the built-in variant's */
+    const unsigned log_n = 9;
+    const size_t n = 512;
+    uint64_t q[3], a[3 * 512], b[3 * 512];
+    assert_int_equal(nb_primes_generate(log_n, 40, 3, NULL, 0, q), NB_OK);
+    nb_ntt *ref = NULL, *fast = NULL;
+    EXPECT_STATUS(nb_ntt_create(&ref, &mine, log_n, q, NULL, 3, NULL), NB_OK);
+    EXPECT_STATUS(nb_ntt_create(&fast, harvey(), log_n, q, NULL, 3, NULL), NB_OK);
+    assert_ptr_equal(nb_ntt_get_variant(ref), &mine);
+    nb_test_fill_residues(a, n, q, 3);
+    memcpy(b, a, sizeof a);
+    calls_forward = calls_inverse = 0;
+    EXPECT_STATUS(nb_ntt_forward(ref, a + n, 1, 2, NULL), NB_OK);
+    EXPECT_STATUS(nb_ntt_forward(fast, b + n, 1, 2, NULL), NB_OK);
+    assert_memory_equal(a, b, sizeof a);
+    EXPECT_STATUS(nb_ntt_inverse(ref, a, 0, 3, NULL), NB_OK);
+    EXPECT_STATUS(nb_ntt_inverse(fast, b, 0, 3, NULL), NB_OK);
+    assert_memory_equal(a, b, sizeof a);
+    /* bad calls are stopped by the wrapper: the variant never sees them */
+    EXPECT_STATUS(nb_ntt_forward(ref, a, 2, 2, NULL), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_ntt_inverse(ref, NULL, 0, 1, NULL), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_ntt_inverse(ref, a, 0, 0, NULL), NB_ERR_INVALID_ARG);
+    assert_int_equal(calls_forward, 1);
+    assert_int_equal(calls_inverse, 1);
+    nb_ntt_destroy(ref);
+    nb_ntt_destroy(fast);
+}
+
+static void test_plan_failure_propagates_from_create(void **state)
+{
+    (void)state;
+    static nb_ntt_variant failing;
+    failing = good_template;
+    failing.name = "test-failing-plan";
+    failing.plan_create = failing_plan_create;
+    EXPECT_STATUS(nb_ntt_variant_register(&failing), NB_OK);
+    const uint64_t q = prime_for(5, 30);
+    nb_ntt *ntt = (nb_ntt *)0x1;
+    EXPECT_STATUS(nb_ntt_create(&ntt, &failing, 5, &q, NULL, 1, NULL), NB_ERR_OUT_OF_MEMORY);
+    assert_null(ntt);
+    assert_non_null(strstr(nb_last_error(), "plan allocation failed"));
+}
+
+static void test_registry_full_is_an_error(void **state)
+{
+    (void)state;
+    /* fill the registry: the first refusal must be an error, not a crash */
+    static nb_ntt_variant many[256];
+    static char names[256][32];
+    size_t accepted = 0;
+    nb_status s = NB_OK;
+    for (size_t i = 0; i < 256 && s == NB_OK; i++) {
+        many[i] = good_template;
+        snprintf(names[i], sizeof names[i], "test-fill-%zu", i);
+        many[i].name = names[i];
+        nb_clear_error();
+        s = nb_ntt_variant_register(&many[i]);
+        accepted += s == NB_OK;
+    }
+    assert_int_not_equal(s, NB_OK);
+    assert_true(strlen(nb_last_error()) > 0);
+    assert_true(accepted > 0);
+    /* everything accepted is still findable */
+    for (size_t i = 0; i < accepted; i++)
+        assert_ptr_equal(nb_ntt_variant_find(names[i]), &many[i]);
+}
+
+/* ---- status and messages ---- */
+
+static void test_status_names_are_distinct_and_messages_clear(void **state)
+{
+    (void)state;
+    const char *seen[32];
+    for (int s = NB_OK; s <= NB_ERR_INTERNAL; s++) {
+        seen[s] = nb_status_str((nb_status)s);
+        assert_non_null(seen[s]);
+        assert_true(strncmp(seen[s], "NB_", 3) == 0);
+        for (int j = 0; j < s; j++)
+            assert_string_not_equal(seen[j], seen[s]);
+    }
+    assert_non_null(nb_status_str((nb_status)999));
+    assert_int_equal(nb_set_error(NB_ERR_IO, "x=%d", 42), NB_ERR_IO);
+    assert_string_equal(nb_last_error(), "x=42");
+    nb_clear_error();
+    assert_string_equal(nb_last_error(), "");
+    /* very long messages are truncated, not overflowed */
+    char big[2048];
+    memset(big, 'z', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    nb_set_error(NB_ERR_IO, "%s", big);
+    assert_true(strlen(nb_last_error()) > 0 && strlen(nb_last_error()) < sizeof big);
+}
+
+static void *other_thread(void *arg)
+{
+    (void)arg;
+    static char seen[64];
+    snprintf(seen, sizeof seen, "%s", nb_last_error());
+    nb_set_error(NB_ERR_IO, "from the other thread");
+    return seen;
+}
+
+static void test_last_error_is_thread_local(void **state)
+{
+    (void)state;
+    nb_set_error(NB_ERR_IO, "from the main thread");
+    pthread_t th;
+    void *ret;
+    assert_int_equal(pthread_create(&th, NULL, other_thread, NULL), 0);
+    assert_int_equal(pthread_join(th, &ret), 0);
+    assert_string_equal((const char *)ret, "");
+    assert_string_equal(nb_last_error(), "from the main thread");
+}
+
+/* ---- host buffers (device.h, CPU backend) ---- */
+
+static void test_host_buffers_reject_bad_arguments(void **state)
+{
+    (void)state;
+    nb_buffer *b = (nb_buffer *)0x1;
+    EXPECT_STATUS(nb_buffer_create(NULL, NB_BACKEND_CPU, 64), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_buffer_create(&b, NB_BACKEND_CPU, 0), NB_ERR_INVALID_ARG);
+    assert_null(b);
+    EXPECT_STATUS(nb_buffer_create(&b, NB_BACKEND_CPU, 100), NB_OK);
+    assert_int_equal(nb_buffer_bytes(b), 100);
+    assert_int_equal((uintptr_t)nb_buffer_ptr(b) % 64, 0);
+    assert_int_equal(nb_buffer_backend(b), NB_BACKEND_CPU);
+    uint8_t host[128];
+    memset(host, 7, sizeof host);
+    EXPECT_STATUS(nb_buffer_upload(b, 0, host, 101, NULL), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_buffer_upload(b, 1, host, 100, NULL), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_buffer_upload(b, SIZE_MAX, host, 2, NULL), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_buffer_upload(b, 2, host, SIZE_MAX, NULL), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_buffer_upload(b, 0, NULL, 1, NULL), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_buffer_upload(NULL, 0, host, 1, NULL), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_buffer_download(b, 50, host, 51, NULL), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_buffer_download(b, 0, NULL, 1, NULL), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_buffer_fill(NULL, 0, NULL), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_buffer_copy(NULL, 0, b, 0, 1, NULL), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_buffer_copy(b, 0, NULL, 0, 1, NULL), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_buffer_copy(b, 60, b, 0, 41, NULL), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_buffer_copy(b, 0, b, 60, 41, NULL), NB_ERR_INVALID_ARG);
+    /* and the valid round trip */
+    EXPECT_STATUS(nb_buffer_fill(b, 0xA5, NULL), NB_OK);
+    EXPECT_STATUS(nb_buffer_upload(b, 10, host, 90, NULL), NB_OK);
+    uint8_t back[100];
+    EXPECT_STATUS(nb_buffer_download(b, 0, back, 100, NULL), NB_OK);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(back[i], i < 10 ? 0xA5 : 7);
+    nb_buffer_destroy(b);
+    nb_buffer_destroy(NULL);
+    assert_null(nb_buffer_ptr(NULL));
+    assert_int_equal(nb_buffer_bytes(NULL), 0);
+}
+
+static void test_gpu_requests_without_device_fail_cleanly(void **state)
+{
+    (void)state;
+    if (nb_gpu_count() > 0)
+        skip(); /* only meaningful on a machine without a usable GPU */
+    EXPECT_STATUS(nb_gpu_require(), NB_ERR_NO_DEVICE);
+    void *stream = (void *)0x1;
+    EXPECT_STATUS(nb_stream_create(&stream), NB_ERR_NO_DEVICE);
+    assert_null(stream);
+    EXPECT_STATUS(nb_stream_create(NULL), NB_ERR_INVALID_ARG);
+    nb_buffer *b = (nb_buffer *)0x1;
+    EXPECT_STATUS(nb_buffer_create(&b, NB_BACKEND_GPU, 64), NB_ERR_NO_DEVICE);
+    assert_null(b);
+    nb_stream_destroy(NULL);
+    /* GPU variants, if built, refuse to plan */
+    for (size_t i = 0; i < nb_ntt_variant_count(); i++) {
+        const nb_ntt_variant *v = nb_ntt_variant_at(i);
+        if (v->backend != NB_BACKEND_GPU)
+            continue;
+        const unsigned log_n = v->max_log_n;
+        const uint64_t q = prime_for(log_n, v->max_prime_bits);
+        nb_ntt *ntt = (nb_ntt *)0x1;
+        EXPECT_STATUS(nb_ntt_create(&ntt, v, log_n, &q, NULL, 1, NULL), NB_ERR_NO_DEVICE);
+        assert_null(ntt);
+    }
+}
+
+int main(void)
+{
+    nb_test_seed_init();
+    if (getenv("NB_TEST_FILTER")) /* run only the tests matching this pattern */
+        cmocka_set_test_filter(getenv("NB_TEST_FILTER"));
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_create_rejects_null_arguments_and_zero_limbs),
+        cmocka_unit_test(test_create_rejects_log_n_out_of_range),
+        cmocka_unit_test(test_create_rejects_bad_primes),
+        cmocka_unit_test(test_create_rejects_bad_roots),
+        cmocka_unit_test(test_transform_calls_reject_bad_ranges_and_leave_data),
+        cmocka_unit_test(test_destroy_and_getters_accept_null),
+        cmocka_unit_test(test_tables_create_rejects_bad_arguments),
+        cmocka_unit_test(test_builtins_are_listed_and_well_formed),
+        cmocka_unit_test(test_register_rejects_malformed_variants),
+        cmocka_unit_test(test_find_unknown_name_returns_null_with_message),
+        cmocka_unit_test(test_registered_variant_is_found_and_served_only_valid_calls),
+        cmocka_unit_test(test_plan_failure_propagates_from_create),
+        cmocka_unit_test(test_status_names_are_distinct_and_messages_clear),
+        cmocka_unit_test(test_last_error_is_thread_local),
+        cmocka_unit_test(test_host_buffers_reject_bad_arguments),
+        cmocka_unit_test(test_gpu_requests_without_device_fail_cleanly),
+        cmocka_unit_test(test_registry_full_is_an_error), /* last: fills the registry */
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
