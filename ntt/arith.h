@@ -125,6 +125,14 @@ NB_HD uint64_t nb_mul_shoup(uint64_t a, uint64_t w, uint64_t w_shoup, uint64_t q
     return nb_reduce_2q(nb_mul_shoup_lazy(a, w, w_shoup, q), q);
 }
 
+/* Recovers a twiddle w in [1, q) from its Shoup companion
+ * ws = floor(w 2^64 / q): w = floor(ws q / 2^64) + 1. Proof: q is an odd
+ * prime and 0 < w < q, so w 2^64 / q is not an integer and
+ * w - q/2^64 < ws q / 2^64 < w with q/2^64 < 1. Lets a kernel store ws only
+ * (8 bytes per twiddle instead of 16) at the cost of one high multiply.
+ * Not valid for w = 0 (never a twiddle: twiddles are powers of psi). */
+NB_HD uint64_t nb_shoup_recover(uint64_t ws, uint64_t q) { return nb_mulhi(ws, q) + 1; }
+
 /* Harvey forward (Cooley-Tukey) butterfly, lazy.
  * In: x, y in [0, 4q). Out: x' = x + w y, y' = x - w y (mod q), both in [0, 4q). */
 NB_HD void nb_ct_butterfly(uint64_t *x, uint64_t *y, uint64_t w, uint64_t w_shoup,

@@ -26,13 +26,6 @@ typedef struct nb_gpu_limb {
     uint64_t last_w, last_w_shoup;
 } nb_gpu_limb;
 
-/* Recovers a twiddle w in [1, q) from its Shoup companion
- * ws = floor(w 2^64 / q): w = floor(ws q / 2^64) + 1. Proof: q is an odd
- * prime and 0 < w < q, so w 2^64 / q is not an integer and
- * w - q/2^64 < ws q / 2^64 < w with q/2^64 < 1. Lets a kernel store ws only
- * (8 bytes per twiddle instead of 16) at the cost of one high multiply.
- * Not valid for w = 0 (never a twiddle: twiddles are powers of psi). */
-NB_HD uint64_t nb_shoup_recover(uint64_t ws, uint64_t q) { return nb_mulhi(ws, q) + 1; }
 
 /* NB_OK if a CUDA device is usable; otherwise NB_ERR_NO_DEVICE naming the
  * variant and the runtime's reason. Clears the sticky runtime error. */

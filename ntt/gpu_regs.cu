@@ -28,7 +28,8 @@
  *  - With programmatic dependent launch (sm_90, NB_GPU_REGS_PDL=1) the second
  *    kernel of a transform may be scheduled once every block of the first
  *    has finished its butterflies; it copies its twiddles, then waits for
- *    the first kernel's results.
+ *    the first kernel's results. Used when the second grid fills the device
+ *    or both grids fit on distinct SMs (see phase_launch).
  *  - Values stay lazy ([0, 4q) forward, [0, 2q) inverse) until the last stage:
  *    the forward row kernel reduces to [0, q) before its store, the inverse
  *    column kernel folds N^-1 into its last stage. Row kernels move their
@@ -109,11 +110,6 @@ __device__ __forceinline__ void cp_async_wait_all()
     asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
 }
 
-__device__ __forceinline__ void prefetch_l2(const void *p)
-{
-    asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p));
-}
-
 /* Programmatic dependent launch (sm_90): the first kernel lets the second be
  * scheduled early; the second waits for the first's completion (and memory)
  * before touching the coefficients. Both are no-ops without PDL. */
@@ -137,8 +133,6 @@ template <int I, int END, int STEP, class F> __device__ __forceinline__ void sta
         static_for<I + STEP, END, STEP>(f);
     }
 }
-
-template <int MODE> using RowEntry = typename Tw<MODE>::T;
 
 /* ---- one phase: 2^K-point transforms on rows (ROWS) or columns ---- */
 template <int MODE, int LOGN, int K, bool ROWS> struct Phase {
@@ -311,14 +305,12 @@ __device__ __forceinline__ void rows_store_coalesced(const uint64_t (&v)[RV], ui
  * PH::TILE rows or columns of its limb in place. `tw` is the phase's twiddle
  * table (rows: [L*N] in MODE storage, indexed like nb_ntt_tables; columns:
  * [L * 2^K] pairs, the first 2^K entries of each limb). FIRST: followed by
- * a second kernel (lets it launch early); SECOND: waits on the first.
- * l2_next: NULL, or (forward column kernel) the row-twiddle table to prefetch
- * into L2 for the row kernel that follows. */
+ * a second kernel (lets it launch early); SECOND: waits on the first. */
 template <int MODE, bool INV, int LOGN, int K, bool ROWS, bool FIRST, bool SECOND>
 __global__ void __launch_bounds__(Phase<MODE, LOGN, K, ROWS>::THREADS,
                                   Phase<MODE, LOGN, K, ROWS>::MIN_BLOCKS)
 regs_phase(uint64_t *__restrict__ data, const typename Phase<MODE, LOGN, K, ROWS>::TT *__restrict__ tw,
-           const nb_gpu_limb *__restrict__ limbs, size_t first, const char *l2_next)
+           const nb_gpu_limb *__restrict__ limbs, size_t first)
 {
     typedef Phase<MODE, LOGN, K, ROWS> PH;
     typedef typename PH::TT TT;
@@ -350,19 +342,6 @@ regs_phase(uint64_t *__restrict__ data, const typename Phase<MODE, LOGN, K, ROWS
         const TT *twl = tw + ((size_t)l << K);
         for (uint32_t i = tid; i < (1u << K); i += PH::THREADS)
             cp_async(&stw[i], &twl[i]);
-    }
-    if constexpr (!ROWS && FIRST) {
-        /* forward column kernel: prefetch into L2 this block's share of the
-         * limb's row-twiddle table (l2_next, bytes per limb = N * entry), so
-         * the row kernel finds it there; this kernel leaves DRAM mostly idle */
-        if (l2_next) {
-            const uint32_t share = (uint32_t)(((size_t)1 << LOGN) * sizeof(RowEntry<MODE>) /
-                                              (PH::NT / PH::TILE));
-            const char *base = l2_next + ((size_t)l << LOGN) * sizeof(RowEntry<MODE>) +
-                               (size_t)blockIdx.x * share;
-            for (uint32_t off = tid * 128; off < share; off += PH::THREADS * 128)
-                prefetch_l2(base + off);
-        }
     }
     if constexpr (SECOND)
         pdl_wait();
@@ -450,8 +429,7 @@ typedef struct {
     ulonglong2 *fwd_cols, *inv_cols;  /* [L << k1] column twiddle pairs */
     nb_gpu_limb *limbs_dev;
     bool pdl;        /* programmatic dependent launch (build option, device >= sm_90) */
-    unsigned sms;    /* multiprocessors of the device */
-    size_t l2_bytes; /* its L2 size */
+    unsigned sms; /* multiprocessors of the device */
 } regs_plan;
 
 /* Launches one phase over limbs [first, first + count) in chunks of at most
@@ -461,7 +439,7 @@ typedef struct {
  * plan enables PDL. */
 template <bool INV, int LOGN, int K, bool ROWS, bool FIRST, bool SECOND>
 nb_status phase_launch(const regs_plan *p, uint64_t *data, size_t first, size_t count,
-                       cudaStream_t s, bool configure)
+                       cudaStream_t s, bool configure, unsigned prev_blocks_per_limb = 0)
 {
     typedef Phase<NB_GPU_REGS_TWIDDLE, LOGN, K, ROWS> PH;
     auto kern = regs_phase<NB_GPU_REGS_TWIDDLE, INV, LOGN, K, ROWS, FIRST, SECOND>;
@@ -475,12 +453,6 @@ nb_status phase_launch(const regs_plan *p, uint64_t *data, size_t first, size_t 
         tw = INV ? p->inv_rows : p->fwd_rows;
     else
         tw = INV ? p->inv_cols : p->fwd_cols;
-    /* the forward column kernel prefetches the row twiddles into L2 when the
-     * coefficients and those twiddles fit in three quarters of it */
-    const char *l2_next = NULL;
-    if (!ROWS && FIRST && !INV &&
-        count * ((size_t)8 + sizeof(RowTw)) << LOGN <= p->l2_bytes / 4 * 3)
-        l2_next = (const char *)p->fwd_rows; /* the kernel offsets it by its limb */
     for (size_t done = 0; done < count; done += 65535) {
         const unsigned chunk = (unsigned)(count - done < 65535 ? count - done : 65535);
         cudaLaunchConfig_t cfg = {};
@@ -489,17 +461,21 @@ nb_status phase_launch(const regs_plan *p, uint64_t *data, size_t first, size_t 
         cfg.dynamicSmemBytes = PH::SMEM;
         cfg.stream = s;
         cudaLaunchAttribute attr[1];
-        /* PDL only when the second grid fills the device: a smaller one,
-         * scheduled early, piles onto the SMs the first kernel still holds */
+        /* PDL when the second grid fills the device anyway, or when both
+         * grids fit side by side on distinct SMs; otherwise the second grid,
+         * scheduled early, piles onto the SMs the first one still holds
+         * (measured: N = 2^16, L = 8 forward 18.7 us without, 20.7 with) */
         const size_t blocks = (size_t)(PH::NT / PH::TILE) * chunk;
-        if (SECOND && p->pdl && blocks >= (size_t)p->sms * PH::MIN_BLOCKS) {
+        const size_t prev = (size_t)prev_blocks_per_limb * chunk;
+        if (SECOND && p->pdl &&
+            (blocks >= (size_t)p->sms * PH::MIN_BLOCKS || blocks + prev <= p->sms)) {
             attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
             attr[0].val.programmaticStreamSerializationAllowed = 1;
             cfg.attrs = attr;
             cfg.numAttrs = 1;
         }
         NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, data + (done << LOGN), tw,
-                                       (const nb_gpu_limb *)p->limbs_dev, first + done, l2_next));
+                                       (const nb_gpu_limb *)p->limbs_dev, first + done));
     }
     return NB_OK;
 }
@@ -509,19 +485,23 @@ nb_status phase_launch(const regs_plan *p, uint64_t *data, size_t first, size_t 
 template <int LOGN, int K1> struct Size {
     static constexpr int K2 = LOGN - K1;
     static constexpr bool TWO = K1 > 0;
+    typedef Phase<NB_GPU_REGS_TWIDDLE, LOGN, K2, true> RowPh;
+    typedef Phase<NB_GPU_REGS_TWIDDLE, LOGN, TWO ? K1 : K2, false> ColPh; /* unused if !TWO */
     static nb_status forward(const regs_plan *p, uint64_t *d, size_t f, size_t n, cudaStream_t s,
                              bool cfg)
     {
         if constexpr (TWO)
             NB_TRY((phase_launch<false, LOGN, K1, false, true, false>(p, d, f, n, s, cfg)));
-        return phase_launch<false, LOGN, K2, true, false, TWO>(p, d, f, n, s, cfg);
+        return phase_launch<false, LOGN, K2, true, false, TWO>(p, d, f, n, s, cfg,
+                                                               ColPh::NT / ColPh::TILE);
     }
     static nb_status inverse(const regs_plan *p, uint64_t *d, size_t f, size_t n, cudaStream_t s,
                              bool cfg)
     {
         NB_TRY((phase_launch<true, LOGN, K2, true, TWO, false>(p, d, f, n, s, cfg)));
         if constexpr (TWO)
-            return phase_launch<true, LOGN, K1, false, false, true>(p, d, f, n, s, cfg);
+            return phase_launch<true, LOGN, K1, false, false, true>(p, d, f, n, s, cfg,
+                                                                    RowPh::NT / RowPh::TILE);
         return NB_OK;
     }
 };
@@ -613,18 +593,16 @@ nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
     p->limbs = t->limbs;
     p->log_n = t->log_n;
     p->k1 = cols_log(t->log_n);
-    int dev = 0, major = 0, sms = 0, l2 = 0;
+    int dev = 0, major = 0, sms = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess) {
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
         free(p);
         return nb_set_error(NB_ERR_CUDA, "%s: cannot query the device: %s", NB_GPU_REGS_NAME,
                             cudaGetErrorString(cudaGetLastError()));
     }
     p->pdl = NB_GPU_REGS_PDL && major >= 9;
     p->sms = (unsigned)sms;
-    p->l2_bytes = (size_t)l2;
     const size_t count = t->limbs * t->n;
     nb_status st = upload_rows(&p->fwd_rows, t->fwd, t->fwd_shoup, count, s);
     if (st == NB_OK)

@@ -328,6 +328,22 @@ static void test_shoup_constant_is_floor_w_2_64_over_q(void **state)
     mpz_clear(z);
 }
 
+static void test_shoup_recover_returns_the_twiddle_for_every_nonzero_w(void **state)
+{
+    (void)state;
+    for (size_t p = 0; p < n_primes; p++) {
+        const uint64_t q = primes[p];
+        if (q < 3)
+            continue; /* the recovery needs an odd prime */
+        for (int i = 0; i < SAMPLES; i++) {
+            /* w in [1, q): the edges 1 and q - 1 first, then uniform */
+            const uint64_t w = i == 0 ? 1 : i == 1 ? q - 1 : 1 + sample_below(q - 1, q - 1);
+            const uint64_t ws = nb_shoup_precompute(w, q);
+            CHECK(nb_shoup_recover(ws, q) == w, "nb_shoup_recover", q, w, ws);
+        }
+    }
+}
+
 static void test_mul_shoup_lazy_is_congruent_and_below_2q_for_any_64_bit_input(void **state)
 {
     (void)state;
@@ -447,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_reduce_64_equals_gmp_for_any_64_bit_value),
         cmocka_unit_test(test_mul_mod_equals_gmp_for_any_64_bit_operands),
         cmocka_unit_test(test_shoup_constant_is_floor_w_2_64_over_q),
+        cmocka_unit_test(test_shoup_recover_returns_the_twiddle_for_every_nonzero_w),
         cmocka_unit_test(test_mul_shoup_lazy_is_congruent_and_below_2q_for_any_64_bit_input),
         cmocka_unit_test(test_mul_shoup_equals_gmp_and_is_reduced),
         cmocka_unit_test(test_ct_butterfly_is_congruent_and_stays_below_4q),
