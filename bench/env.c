@@ -350,21 +350,6 @@ static size_t env_rows(const nb_env *e, kv *rows, size_t max)
     return n;
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-    if (strpbrk(s, ",\"\n\r")) {
-        fputc('"', f);
-        for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', f);
-            fputc(*s, f);
-        }
-        fputc('"', f);
-    } else {
-        fputs(s, f);
-    }
-}
-
 nb_status nb_env_write(const nb_env *e, nb_format fmt, FILE *f)
 {
     if (!e || !f)
@@ -390,9 +375,9 @@ nb_status nb_env_write(const nb_env *e, nb_format fmt, FILE *f)
         if (fmt == NB_FORMAT_MD) {
             fprintf(f, "| %s | %s |\n", rows[i].key, rows[i].val);
         } else if (fmt == NB_FORMAT_CSV) {
-            csv_field(f, rows[i].key);
+            nb_csv_write_field(f, rows[i].key);
             fputc(',', f);
-            csv_field(f, rows[i].val);
+            nb_csv_write_field(f, rows[i].val);
             fputc('\n', f);
         } else {
             fprintf(f, "%-*s  %s\n", (int)w, rows[i].key, rows[i].val);

@@ -4,6 +4,7 @@
 #ifndef NB_BENCH_INTERNAL_H
 #define NB_BENCH_INTERNAL_H
 
+#include <stdio.h>
 #include <stddef.h>
 #ifndef __CUDACC__
 #include <jansson.h>
@@ -30,6 +31,10 @@ json_t *nb_opts_to_json(const nb_bench_opts *o);
 json_t *nb_nvml_to_json(const nb_nvml_snapshot *s);
 /* NULL-safe string / non-finite-safe real (null when not finite). */
 json_t *nb_json_real(double v);
+
+/* Writes s as one CSV field (RFC 4180: quoted when it holds a comma, quote or
+ * line break, quotes doubled). */
+void nb_csv_write_field(FILE *f, const char *s);
 #endif
 
 /* NVML: device's max clocks etc. for the environment (all "unavailable" when

@@ -619,7 +619,7 @@ static nb_status write_table(const nb_report *r, FILE *f, int md)
     return NB_OK;
 }
 
-static void csv_str(FILE *f, const char *s)
+void nb_csv_write_field(FILE *f, const char *s)
 {
     if (strpbrk(s, ",\"\n\r")) {
         fputc('"', f);
@@ -682,9 +682,9 @@ static nb_status write_csv(const nb_report *r, FILE *f)
     for (size_t i = 0; i < r->n; i++) {
         const nb_case *c = r->cases[i];
         fprintf(f, "%s,", nb_tier_name(c->tier));
-        csv_str(f, c->variant);
+        nb_csv_write_field(f, c->variant);
         fprintf(f, ",%s,", nb_backend_name(c->backend));
-        csv_str(f, c->label);
+        nb_csv_write_field(f, c->label);
         for (size_t k = 0; k < np; k++) {
             fputc(',', f);
             for (size_t j = 0; j < c->n_params; j++) {
@@ -694,7 +694,7 @@ static nb_status write_csv(const nb_report *r, FILE *f)
                 if (p->type == P_INT)
                     fprintf(f, "%lld", p->i);
                 else if (p->type == P_STR)
-                    csv_str(f, p->s);
+                    nb_csv_write_field(f, p->s);
                 else
                     for (size_t m = 0; m < p->n; m++)
                         fprintf(f, "%s%llu", m ? ";" : "", (unsigned long long)p->list[m]);
@@ -742,7 +742,7 @@ static nb_status write_csv(const nb_report *r, FILE *f)
                 }
         }
         fputc(',', f);
-        csv_str(f, c->message);
+        nb_csv_write_field(f, c->message);
         fputc('\n', f);
     }
     return NB_OK;

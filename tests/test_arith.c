@@ -6,6 +6,7 @@
 #include <gmp.h>
 
 #include "ntt/arith.h"
+#include "gmputil.h"
 #include "testutil.h"
 
 #define MAX_PRIMES 256
@@ -85,26 +86,6 @@ static uint64_t gmp_mod_u128(uint64_t lo, uint64_t hi, uint64_t q)
     mpz_t z;
     mpz_init(z);
     mpz_set_u128(z, lo, hi);
-    uint64_t r = mpz_fdiv_ui(z, q);
-    mpz_clear(z);
-    return r;
-}
-
-static uint64_t gmp_mulmod(uint64_t a, uint64_t b, uint64_t q)
-{
-    mpz_t z;
-    mpz_init_set_ui(z, a);
-    mpz_mul_ui(z, z, b);
-    uint64_t r = mpz_fdiv_ui(z, q);
-    mpz_clear(z);
-    return r;
-}
-
-/* x mod q for a 64-bit x, by GMP. */
-static uint64_t gmp_mod(uint64_t x, uint64_t q)
-{
-    mpz_t z;
-    mpz_init_set_ui(z, x);
     uint64_t r = mpz_fdiv_ui(z, q);
     mpz_clear(z);
     return r;

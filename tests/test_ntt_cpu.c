@@ -12,28 +12,8 @@
 
 #include "ntt/arith.h"
 #include "reference/reference.h"
+#include "gmputil.h"
 #include "testutil.h"
-
-static uint64_t gmp_powmod(uint64_t b, uint64_t e, uint64_t q)
-{
-    mpz_t x, m;
-    mpz_init_set_ui(x, b);
-    mpz_init_set_ui(m, q);
-    mpz_powm_ui(x, x, e, m);
-    uint64_t r = mpz_get_ui(x);
-    mpz_clears(x, m, NULL);
-    return r;
-}
-
-static uint64_t gmp_mulmod(uint64_t a, uint64_t b, uint64_t q)
-{
-    mpz_t z;
-    mpz_init_set_ui(z, a);
-    mpz_mul_ui(z, z, b);
-    uint64_t r = mpz_fdiv_ui(z, q);
-    mpz_clear(z);
-    return r;
-}
 
 /* A random primitive 2N-th root of unity mod q (usually not the minimal). */
 static uint64_t random_root(uint64_t q, unsigned log_n)

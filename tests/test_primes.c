@@ -7,27 +7,8 @@
 #include <string.h>
 
 #include "ntt/arith.h"
+#include "gmputil.h"
 #include "testutil.h"
-
-static int gmp_is_prime(uint64_t n)
-{
-    mpz_t z;
-    mpz_init_set_ui(z, n);
-    int p = mpz_probab_prime_p(z, 40) != 0;
-    mpz_clear(z);
-    return p;
-}
-
-static uint64_t gmp_powmod(uint64_t b, uint64_t e, uint64_t q)
-{
-    mpz_t x, m;
-    mpz_init_set_ui(x, b);
-    mpz_init_set_ui(m, q);
-    mpz_powm_ui(x, x, e, m);
-    uint64_t r = mpz_get_ui(x);
-    mpz_clears(x, m, NULL);
-    return r;
-}
 
 static void expect_error(nb_status got, nb_status want)
 {

@@ -8,29 +8,10 @@
 #include <string.h>
 
 #include "reference/reference.h"
+#include "gmputil.h"
 #include "testutil.h"
 
 /* ---- independent helpers (GMP only) ---- */
-
-static int is_prime_gmp(uint64_t n)
-{
-    mpz_t z;
-    mpz_init_set_ui(z, n);
-    int p = mpz_probab_prime_p(z, 40) != 0;
-    mpz_clear(z);
-    return p;
-}
-
-static uint64_t powmod_gmp(uint64_t b, uint64_t e, uint64_t q)
-{
-    mpz_t x, m;
-    mpz_init_set_ui(x, b);
-    mpz_init_set_ui(m, q);
-    mpz_powm_ui(x, x, e, m);
-    uint64_t r = mpz_get_ui(x);
-    mpz_clears(x, m, NULL);
-    return r;
-}
 
 static uint64_t mulmod(uint64_t a, uint64_t b, uint64_t q)
 {
@@ -43,7 +24,7 @@ static uint64_t ntt_prime(unsigned log_n, unsigned bits, unsigned skip)
     const uint64_t m = 2ull << log_n;
     uint64_t c = (((1ull << bits) - 2) / m) * m + 1;
     for (; c > m; c -= m)
-        if (is_prime_gmp(c) && skip-- == 0)
+        if (gmp_is_prime(c) && skip-- == 0)
             return c;
     fail_msg("no NTT prime for log_n=%u bits=%u", log_n, bits);
     return 0;
@@ -55,8 +36,8 @@ static uint64_t random_root(uint64_t q, unsigned log_n)
     const uint64_t n = 1ull << log_n;
     for (;;) {
         uint64_t x = 2 + nb_test_rand_below(q - 2);
-        uint64_t r = powmod_gmp(x, (q - 1) / (2 * n), q);
-        if (powmod_gmp(r, n, q) == q - 1)
+        uint64_t r = gmp_powmod(x, (q - 1) / (2 * n), q);
+        if (gmp_powmod(r, n, q) == q - 1)
             return r;
     }
 }
@@ -99,7 +80,7 @@ static void test_forward_equals_direct_evaluation_at_every_point(void **state)
             assert_int_equal(nb_ref_ntt_forward(f, log_n, q, psi), NB_OK);
             for (size_t k = 0; k < n; k++) {
                 /* the definition, written out here once more */
-                const uint64_t x = powmod_gmp(psi, 2 * (uint64_t)nb_ref_bitrev((uint32_t)k, log_n) + 1, q);
+                const uint64_t x = gmp_powmod(psi, 2 * (uint64_t)nb_ref_bitrev((uint32_t)k, log_n) + 1, q);
                 uint64_t v = 0, xp = 1;
                 for (size_t i = 0; i < n; i++) {
                     v = (uint64_t)(((unsigned __int128)a[i] * xp + v) % q);
@@ -230,13 +211,13 @@ static void test_inverse_of_unit_vector_is_scaled_point_values(void **state)
     const unsigned log_n = 6;
     const size_t n = 64;
     const uint64_t q = some_prime(log_n, 50), psi = random_root(q, log_n);
-    const uint64_t n_inv = powmod_gmp(n, q - 2, q);
+    const uint64_t n_inv = gmp_powmod(n, q - 2, q);
     for (size_t k = 0; k < n; k++) {
         uint64_t e[64] = {0};
         e[k] = 1;
         assert_int_equal(nb_ref_ntt_inverse(e, log_n, q, psi), NB_OK);
-        const uint64_t x = powmod_gmp(psi, 2 * (uint64_t)nb_ref_bitrev((uint32_t)k, log_n) + 1, q);
-        const uint64_t x_inv = powmod_gmp(x, q - 2, q);
+        const uint64_t x = gmp_powmod(psi, 2 * (uint64_t)nb_ref_bitrev((uint32_t)k, log_n) + 1, q);
+        const uint64_t x_inv = gmp_powmod(x, q - 2, q);
         uint64_t v = n_inv;
         for (size_t i = 0; i < n; i++) {
             assert_int_equal(e[i], v);
@@ -333,7 +314,7 @@ static void test_params_valid_accepts_only_ntt_parameters(void **state)
     /* a prime = 1 mod 2N but >= 2^62 */
     const uint64_t m = 2ull << log_n;
     uint64_t big = ((~0ull - 1) / m) * m + 1;
-    while (!is_prime_gmp(big))
+    while (!gmp_is_prime(big))
         big -= m;
     assert_false(nb_ref_params_valid(log_n, big, random_root(big, log_n)));
     /* composite q = 1 mod 2N: (2N+1)(4N+1) */
@@ -361,7 +342,7 @@ static void test_transforms_reject_bad_arguments_and_leave_input(void **state)
             uint64_t r1 = random_root(97, log_n), r2 = random_root(193, log_n), pc = r1;
             while (pc % 193 != r2)
                 pc += 97;
-            assert_int_equal(powmod_gmp(pc, 16, qc), qc - 1);
+            assert_int_equal(gmp_powmod(pc, 16, qc), qc - 1);
             uint64_t small[16];
             for (int i = 0; i < 16; i++)
                 small[i] = nb_test_rand_below(qc);
