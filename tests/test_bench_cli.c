@@ -17,48 +17,9 @@
 #include "bench/cli/cli.h"
 #include "reference/reference.h"
 #include "testutil.h"
+#include "cliutil.h"
 
-static const char *exe, *plugin;
-static char dir[64];
-
-/* Runs `nttbench ARGS`, stdout to dir/out.txt, stderr to dir/err.txt; exit code. */
-static int run(const char *args)
-{
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "OMP_NUM_THREADS=1 %s %s >%s/out.txt 2>%s/err.txt", exe, args, dir,
-             dir);
-    int st = system(cmd);
-    assert_true(WIFEXITED(st));
-    return WEXITSTATUS(st);
-}
-
-static char *slurp(const char *name)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
-
-static json_t *load_json(const char *name)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    json_error_t err;
-    json_t *j = json_load_file(path, 0, &err);
-    if (!j)
-        fail_msg("%s does not parse: %s (line %d)", path, err.text, err.line);
-    return j;
-}
+static const char *plugin;
 
 /* One line "nttbench: error: ..." on stderr. */
 static void assert_one_error_line(void)

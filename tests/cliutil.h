@@ -1,0 +1,60 @@
+/* Helpers for tests that drive the nttbench executable: run it with
+ * arguments (stdout and stderr to files in a scratch folder), read those
+ * files back, parse a JSON report. The test sets `exe` and creates `dir`
+ * (mkdtemp) in main(). Header-only. */
+#ifndef NB_CLIUTIL_H
+#define NB_CLIUTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <jansson.h>
+
+#include "testutil.h"
+
+static const char *exe; /* the nttbench executable */
+static char dir[64];    /* scratch folder */
+
+/* Runs `nttbench ARGS`, stdout to dir/out.txt, stderr to dir/err.txt; exit code. */
+static int run(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "OMP_NUM_THREADS=1 %s %s >%s/out.txt 2>%s/err.txt", exe, args, dir,
+             dir);
+    int st = system(cmd);
+    assert_true(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+/* Contents of dir/NAME as a NUL-terminated string (free() it). */
+static char *slurp(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* dir/NAME parsed as JSON (json_decref() it); fails the test if it does not parse. */
+static json_t *load_json(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    if (!j)
+        fail_msg("%s does not parse: %s (line %d)", path, err.text, err.line);
+    return j;
+}
+
+#endif
