@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -55,6 +56,22 @@ static json_t *load_json(const char *name)
     if (!j)
         fail_msg("%s does not parse: %s (line %d)", path, err.text, err.line);
     return j;
+}
+
+/* Creates the scratch folder `dir` (/tmp/<prefix>XXXXXX); 0 on success. */
+static int cli_scratch_create(const char *prefix)
+{
+    snprintf(dir, sizeof dir, "/tmp/%sXXXXXX", prefix);
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+/* Removes the scratch folder and everything in it. */
+static void cli_scratch_remove(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
 }
 
 #endif

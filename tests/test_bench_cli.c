@@ -510,8 +510,7 @@ int main(int argc, char **argv)
     }
     exe = argv[1];
     plugin = argv[2];
-    snprintf(dir, sizeof dir, "/tmp/nb_cli_XXXXXX");
-    if (!mkdtemp(dir))
+    if (cli_scratch_create("nb_cli_") != 0)
         return 2;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_lists_and_ranges),
@@ -527,9 +526,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_env_list_calibrate),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    cli_scratch_remove();
     return rc;
 }

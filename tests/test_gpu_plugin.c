@@ -85,8 +85,7 @@ int main(int argc, char **argv)
     nb_test_require_gpu_or_skip();
     exe = argv[1];
     plugin = argv[2];
-    snprintf(dir, sizeof dir, "/tmp/nb_gpu_plugin_XXXXXX");
-    if (!mkdtemp(dir))
+    if (cli_scratch_create("nb_gpu_plugin_") != 0)
         return 2;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_plugin_is_listed_as_a_gpu_variant),
@@ -94,9 +93,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_gpu_plugin_is_benchmarked_warm_and_cold),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    cli_scratch_remove();
     return rc;
 }
