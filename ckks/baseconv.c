@@ -5,7 +5,7 @@
 
 #include "ckks/consts.h"
 #include "ntt/arith.h"
-#include "ntt/device.h"
+#include "core/device.h"
 #include "ntt/primes.h"
 
 struct nb_baseconv_plan {

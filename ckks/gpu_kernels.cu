@@ -14,7 +14,7 @@
 
 #include "ckks/consts.h"
 #include "ntt/arith.h"
-#include "ntt/cuda_check.h"
+#include "core/cuda_check.h"
 
 #define CONV_TILE 32   /* coefficients per conversion block (one warp wide) */
 #define CONV_GROUPS 8  /* target groups per block (blockDim.y)              */

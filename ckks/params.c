@@ -76,11 +76,6 @@ static nb_status reserve(nb_ckks_consts *k, size_t words, size_t *off)
     return NB_OK;
 }
 
-static uint64_t mulmod(uint64_t a, uint64_t b, uint64_t m)
-{
-    return (uint64_t)(((unsigned __int128)a * b) % m);
-}
-
 uint32_t nb_conv_chunk(uint64_t max_a, uint64_t max_b)
 {
     /* need: (max_b - 1) + chunk * (max_a - 1) * (max_b - 1) <= 2^128 - 1 */
@@ -114,7 +109,7 @@ nb_status nb_conv_desc_build(nb_ckks_consts *k, nb_conv_desc *d, const uint64_t 
         uint64_t hat = 1; /* prod_{m != i} c_m mod c_i */
         for (size_t m = 0; m < n_from; m++)
             if (m != i)
-                hat = mulmod(hat, c[m] % c[i], c[i]);
+                hat = nb_mul_mod_host(hat, c[m] % c[i], c[i]);
         uint64_t inv = nb_inv_mod(hat, c[i]);
         B[d->from_q + i] = c[i];
         B[d->qhat_inv + i] = inv;
@@ -135,7 +130,7 @@ nb_status nb_conv_desc_build(nb_ckks_consts *k, nb_conv_desc *d, const uint64_t 
             uint64_t hat = 1;
             for (size_t m = 0; m < n_from; m++)
                 if (m != i)
-                    hat = mulmod(hat, c[m] % b[j], b[j]);
+                    hat = nb_mul_mod_host(hat, c[m] % b[j], b[j]);
             B[d->qhat_mod + j * n_from + i] = hat;
         }
     }
@@ -274,7 +269,7 @@ static nb_status build_consts(nb_ckks_params *p)
     for (size_t i = 0; i < Q; i++) {
         uint64_t P = 1;
         for (size_t a = 0; a < A; a++)
-            P = mulmod(P, p->p[a] % p->q[i], p->q[i]);
+            P = nb_mul_mod_host(P, p->p[a] % p->q[i], p->q[i]);
         uint64_t inv = nb_inv_mod(P, p->q[i]);
         k->blob[k->p_inv + i] = inv;
         k->blob[k->p_inv_shoup + i] = nb_shoup_precompute(inv, p->q[i]);

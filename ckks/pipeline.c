@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ckks/consts.h"
-#include "ntt/device.h"
+#include "core/device.h"
 
 struct nb_ckks {
     const nb_ckks_params *p;

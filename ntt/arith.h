@@ -166,6 +166,14 @@ NB_HOST uint64_t nb_shoup_precompute(uint64_t w, uint64_t q)
     return (uint64_t)(((unsigned __int128)w << 64) / q);
 }
 
+/* a * b mod m by 128-bit division, for any a, b and m >= 1; result in
+ * [0, m). The slow, obviously right product the tables, primes and CKKS
+ * constants are precomputed with. Host only. */
+NB_HOST uint64_t nb_mul_mod_host(uint64_t a, uint64_t b, uint64_t m)
+{
+    return (uint64_t)(((unsigned __int128)a * b) % m);
+}
+
 /* mu = floor(2^128 / q) as (hi, lo); q > 1 and not a power of two. Host only. */
 NB_HOST void nb_barrett_precompute(uint64_t q, uint64_t *mu_lo, uint64_t *mu_hi)
 {

@@ -6,9 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ntt/device.h"
+#include "core/device.h"
 #include "ntt/primes.h"
-#include "ntt/status.h"
+#include "core/status.h"
 #include "ntt/tables.h"
 #include "ntt/variant.h"
 

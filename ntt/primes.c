@@ -3,19 +3,14 @@
 
 #include "ntt/arith.h"
 
-static uint64_t mulmod_u128(uint64_t a, uint64_t b, uint64_t m)
-{
-    return (uint64_t)(((unsigned __int128)a * b) % m);
-}
-
 uint64_t nb_pow_mod(uint64_t a, uint64_t e, uint64_t q)
 {
     uint64_t r = 1 % q;
     a %= q;
     while (e) {
         if (e & 1)
-            r = mulmod_u128(r, a, q);
-        a = mulmod_u128(a, a, q);
+            r = nb_mul_mod_host(r, a, q);
+        a = nb_mul_mod_host(a, a, q);
         e >>= 1;
     }
     return r;
@@ -57,7 +52,7 @@ int nb_is_prime(uint64_t n)
             continue;
         int composite = 1;
         for (unsigned r = 1; r < s; r++) {
-            x = mulmod_u128(x, x, n);
+            x = nb_mul_mod_host(x, x, n);
             if (x == n - 1) {
                 composite = 0;
                 break;
@@ -166,9 +161,9 @@ nb_status nb_root_minimal(uint64_t q, unsigned log_n, uint64_t *psi)
         return nb_set_error(NB_ERR_INTERNAL, "no primitive 2N-th root found mod %llu",
                             (unsigned long long)q);
     /* The primitive 2N-th roots are root^k for odd k; take the smallest. */
-    uint64_t best = root, sq = mulmod_u128(root, root, q), cur = root;
+    uint64_t best = root, sq = nb_mul_mod_host(root, root, q), cur = root;
     for (uint64_t k = 1; k < n; k++) {
-        cur = mulmod_u128(cur, sq, q);
+        cur = nb_mul_mod_host(cur, sq, q);
         if (cur < best)
             best = cur;
     }

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ntt/status.h"
+#include "core/status.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -14,8 +14,6 @@ static const nb_ntt_variant *registry[MAX_VARIANTS];
 static size_t registry_count;
 static pthread_once_t builtins_once = PTHREAD_ONCE_INIT;
 
-const char *nb_backend_name(nb_backend b) { return b == NB_BACKEND_GPU ? "gpu" : "cpu"; }
-
 static nb_status add(const nb_ntt_variant *v)
 {
     if (!v || !v->name || !v->name[0] || !v->description || !v->plan_create ||

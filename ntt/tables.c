@@ -23,11 +23,6 @@ void nb_ntt_tables_destroy(nb_ntt_tables *t)
     free(t);
 }
 
-static uint64_t mulmod(uint64_t a, uint64_t b, uint64_t q)
-{
-    return (uint64_t)(((unsigned __int128)a * b) % q);
-}
-
 nb_status nb_ntt_tables_create(nb_ntt_tables **out, unsigned log_n, const uint64_t *primes,
                                const uint64_t *psis, size_t limbs)
 {
@@ -93,8 +88,8 @@ nb_status nb_ntt_tables_create(nb_ntt_tables **out, unsigned log_n, const uint64
             const uint32_t r = nb_bitrev((uint32_t)i, log_n);
             fw[r] = p;
             iv[r] = pi;
-            p = mulmod(p, psi, q);
-            pi = mulmod(pi, psi_inv, q);
+            p = nb_mul_mod_host(p, psi, q);
+            pi = nb_mul_mod_host(pi, psi_inv, q);
         }
         for (size_t i = 0; i < n; i++) {
             fws[i] = nb_shoup_precompute(fw[i], q);

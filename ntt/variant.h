@@ -7,17 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ntt/status.h"
+#include "core/backend.h"
+#include "core/status.h"
 #include "ntt/tables.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum nb_backend { NB_BACKEND_CPU = 0, NB_BACKEND_GPU = 1 } nb_backend;
-
-/* "cpu" or "gpu". */
-const char *nb_backend_name(nb_backend b);
 
 /* One NTT implementation. Every field is required.
  *

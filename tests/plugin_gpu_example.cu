@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "ntt/arith.h"
-#include "ntt/cuda_check.h"
+#include "core/cuda_check.h"
 #include "ntt/variant.h"
 
 namespace {

@@ -7,16 +7,12 @@
 #include <gmp.h>
 #include <string.h>
 
+#include "ntt/arith.h"
 #include "reference/reference.h"
 #include "gmputil.h"
 #include "testutil.h"
 
-/* ---- independent helpers (GMP only) ---- */
-
-static uint64_t mulmod(uint64_t a, uint64_t b, uint64_t q)
-{
-    return (uint64_t)(((unsigned __int128)a * b) % q);
-}
+/* ---- independent helpers (GMP and the 128-bit product mod q) ---- */
 
 /* The `skip`-th largest prime q < 2^bits with q = 1 mod 2^(log_n+1). */
 static uint64_t ntt_prime(unsigned log_n, unsigned bits, unsigned skip)
@@ -84,7 +80,7 @@ static void test_forward_equals_direct_evaluation_at_every_point(void **state)
                 uint64_t v = 0, xp = 1;
                 for (size_t i = 0; i < n; i++) {
                     v = (uint64_t)(((unsigned __int128)a[i] * xp + v) % q);
-                    xp = mulmod(xp, x, q);
+                    xp = nb_mul_mod_host(xp, x, q);
                 }
                 if (f[k] != v)
                     nb_test_fail("log_n=%u q=%" PRIu64 " psi=%" PRIu64 " k=%zu: %" PRIu64
@@ -221,7 +217,7 @@ static void test_inverse_of_unit_vector_is_scaled_point_values(void **state)
         uint64_t v = n_inv;
         for (size_t i = 0; i < n; i++) {
             assert_int_equal(e[i], v);
-            v = mulmod(v, x_inv, q);
+            v = nb_mul_mod_host(v, x_inv, q);
         }
     }
 }
@@ -307,7 +303,7 @@ static void test_params_valid_accepts_only_ntt_parameters(void **state)
     assert_false(nb_ref_params_valid(0, q, psi));
     assert_false(nb_ref_params_valid(18, q, psi));
     assert_false(nb_ref_params_valid(log_n, q + 2, psi)); /* not 1 mod 2N */
-    assert_false(nb_ref_params_valid(log_n, q, mulmod(psi, psi, q))); /* order N */
+    assert_false(nb_ref_params_valid(log_n, q, nb_mul_mod_host(psi, psi, q))); /* order N */
     assert_false(nb_ref_params_valid(log_n, q, 0));
     assert_false(nb_ref_params_valid(log_n, q, q));
     assert_false(nb_ref_params_valid(log_n, q, 1));
@@ -348,7 +344,7 @@ static void test_transforms_reject_bad_arguments_and_leave_input(void **state)
                 small[i] = nb_test_rand_below(qc);
             assert_int_equal(fns[f](small, log_n, qc, pc), NB_ERR_INVALID_ARG);
         }
-        assert_int_equal(fns[f](b, log_n, q, mulmod(psi, psi, q)), NB_ERR_INVALID_ARG);
+        assert_int_equal(fns[f](b, log_n, q, nb_mul_mod_host(psi, psi, q)), NB_ERR_INVALID_ARG);
         assert_int_equal(fns[f](b, log_n, q, 0), NB_ERR_INVALID_ARG);
         assert_int_equal(fns[f](b, log_n, q, q + psi), NB_ERR_INVALID_ARG);
         b[7] = q; /* unreduced coefficient */
@@ -372,7 +368,7 @@ static void naive_negacyclic(uint64_t *out, const uint64_t *a, const uint64_t *b
     uint64_t *full = calloc(2 * n, sizeof *full);
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++)
-            full[i + j] = (full[i + j] + mulmod(a[i], b[j], q)) % q;
+            full[i + j] = (full[i + j] + nb_mul_mod_host(a[i], b[j], q)) % q;
     for (size_t i = 0; i < n; i++)
         out[i] = (full[i] + q - full[i + n]) % q;
     free(full);
@@ -417,8 +413,8 @@ static void test_negacyclic_mul_by_monomial_is_negacyclic_shift(void **state)
             assert_int_equal(nb_ref_negacyclic_mul(c, a, x, log_n, q), NB_OK);
             for (size_t i = 0; i < n; i++) {
                 /* X^k * a_j X^j: lands at i = j + k, negated if it wraps */
-                uint64_t want = i >= k ? mulmod(a[i - k], coef, q)
-                                       : (q - mulmod(a[i + n - k], coef, q)) % q;
+                uint64_t want = i >= k ? nb_mul_mod_host(a[i - k], coef, q)
+                                       : (q - nb_mul_mod_host(a[i + n - k], coef, q)) % q;
                 assert_int_equal(c[i], want);
             }
         }
@@ -439,7 +435,7 @@ static void test_negacyclic_mul_is_commutative_and_bilinear(void **state)
                  *la_b = malloc(n * 8);
         for (size_t i = 0; i < n; i++) {
             bc[i] = (b[i] + c[i]) % q;
-            la[i] = mulmod(lam, a[i], q);
+            la[i] = nb_mul_mod_host(lam, a[i], q);
         }
         assert_int_equal(nb_ref_negacyclic_mul(ab, a, b, log_n, q), NB_OK);
         assert_int_equal(nb_ref_negacyclic_mul(ba, b, a, log_n, q), NB_OK);
@@ -449,7 +445,7 @@ static void test_negacyclic_mul_is_commutative_and_bilinear(void **state)
         assert_memory_equal(ab, ba, n * 8);
         for (size_t i = 0; i < n; i++) {
             assert_int_equal(a_bc[i], (ab[i] + ac[i]) % q);
-            assert_int_equal(la_b[i], mulmod(lam, ab[i], q));
+            assert_int_equal(la_b[i], nb_mul_mod_host(lam, ab[i], q));
             assert_true(ab[i] < q);
         }
         free(a), free(b), free(c), free(ab), free(ba), free(ac), free(bc), free(a_bc);
@@ -471,7 +467,7 @@ static void test_reference_ntt_diagonalizes_negacyclic_product(void **state)
         assert_int_equal(nb_ref_ntt_forward(b, log_n, q, psi), NB_OK);
         assert_int_equal(nb_ref_ntt_forward(c, log_n, q, psi), NB_OK);
         for (size_t k = 0; k < n; k++)
-            assert_int_equal(c[k], mulmod(a[k], b[k], q));
+            assert_int_equal(c[k], nb_mul_mod_host(a[k], b[k], q));
         free(a), free(b), free(c);
     }
 }

@@ -15,49 +15,35 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "core/rng.h"
 #include "ntt/ntt.h"
 
 /* The run's seed: $NB_TEST_SEED if set, else time-based; printed once so a
  * failure can be replayed with NB_TEST_SEED=<seed>. */
 static uint64_t nb_test_seed_value;
-static uint64_t nb_test_rng_state;
+static nb_rng nb_test_rng;
 
-static inline uint64_t nb_test_rand(void)
-{
-    /* splitmix64 */
-    uint64_t z = (nb_test_rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static inline uint64_t nb_test_rand(void) { return nb_rng_next(&nb_test_rng); }
 
 static inline void nb_test_seed_init(void)
 {
     const char *env = getenv("NB_TEST_SEED");
     nb_test_seed_value = env ? strtoull(env, NULL, 0)
                              : ((uint64_t)time(NULL) * 0x2545F4914F6CDD1Dull) ^ (uint64_t)clock();
-    nb_test_rng_state = nb_test_seed_value;
+    nb_rng_seed(&nb_test_rng, nb_test_seed_value);
     printf("# NB_TEST_SEED=%" PRIu64 " (set it to replay this run)\n", nb_test_seed_value);
     fflush(stdout);
 }
 
-/* Uniform in [0, q). */
-static inline uint64_t nb_test_rand_below(uint64_t q)
-{
-    uint64_t lim = UINT64_MAX - UINT64_MAX % q, x;
-    do
-        x = nb_test_rand();
-    while (x >= lim);
-    return x % q;
-}
+/* Uniform in [0, q), q >= 1. */
+static inline uint64_t nb_test_rand_below(uint64_t q) { return nb_rng_below(&nb_test_rng, q); }
 
 /* Fills limbs of n coefficients with uniform residues mod q[l]; guarantees at
  * least one non-zero value per limb. */
 static inline void nb_test_fill_residues(uint64_t *a, size_t n, const uint64_t *q, size_t limbs)
 {
     for (size_t l = 0; l < limbs; l++) {
-        for (size_t i = 0; i < n; i++)
-            a[l * n + i] = nb_test_rand_below(q[l]);
+        nb_rng_fill_residues(&nb_test_rng, a + l * n, n, q[l]);
         if (a[l * n] == 0)
             a[l * n] = 1 + nb_test_rand_below(q[l] - 1);
     }

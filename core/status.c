@@ -1,5 +1,5 @@
 /* Status names and the thread-local last-error buffer. */
-#include "ntt/status.h"
+#include "core/status.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,12 +1,12 @@
 /* Device discovery, streams and buffers over the CUDA runtime C API (or host
  * memory only when built without CUDA). */
-#include "ntt/device.h"
+#include "core/device.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #ifdef NB_HAVE_CUDA
-#include "ntt/cuda_check.h"
+#include "core/cuda_check.h"
 #endif
 
 struct nb_buffer {

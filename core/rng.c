@@ -1,0 +1,33 @@
+/* splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number
+ * generators", OOPSLA 2014) and rejection sampling for residues. */
+#include "core/rng.h"
+
+void nb_rng_seed(nb_rng *r, uint64_t seed) { r->state = seed; }
+
+uint64_t nb_rng_next(nb_rng *r)
+{
+    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+uint64_t nb_rng_below(nb_rng *r, uint64_t bound)
+{
+    if (bound == 0)
+        return 0;
+    /* 2^64 mod bound: the values [0, skip) are the surplus that x % bound
+     * would map onto the smallest residues one extra time */
+    const uint64_t skip = (0 - bound) % bound;
+    uint64_t x;
+    do
+        x = nb_rng_next(r);
+    while (x < skip);
+    return x % bound;
+}
+
+void nb_rng_fill_residues(nb_rng *r, uint64_t *dst, size_t n, uint64_t q)
+{
+    for (size_t i = 0; i < n; i++)
+        dst[i] = nb_rng_below(r, q);
+}

@@ -1,0 +1,149 @@
+/* core/rng: the splitmix64 stream is the published one and deterministic per
+ * seed, every output bit is uniform, and nb_rng_below / nb_rng_fill_residues
+ * are uniform on [0, bound) without modulo bias. Statistical checks use fixed
+ * seeds and bounds several standard deviations wide, so they are
+ * deterministic and cannot fail by chance. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "core/rng.h"
+
+#define DRAWS 40000
+
+static void test_splitmix64_matches_published_vector_for_seed_zero(void **state)
+{
+    (void)state;
+    /* the reference splitmix64 stream seeded with 0 */
+    static const uint64_t want[] = {0xE220A8397B1DCDAFull, 0x6E789E6AA1B965F4ull,
+                                    0x06C45D188009454Full};
+    nb_rng r;
+    nb_rng_seed(&r, 0);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        assert_int_equal(nb_rng_next(&r), want[i]);
+}
+
+static void test_same_seed_gives_same_stream_and_other_seeds_differ(void **state)
+{
+    (void)state;
+    nb_rng a, b, c;
+    nb_rng_seed(&a, 42);
+    nb_rng_seed(&b, 42);
+    nb_rng_seed(&c, 43);
+    size_t equal_to_other = 0;
+    for (int i = 0; i < 1000; i++) {
+        const uint64_t x = nb_rng_next(&a);
+        assert_int_equal(x, nb_rng_next(&b));
+        equal_to_other += x == nb_rng_next(&c);
+    }
+    assert_true(equal_to_other == 0);
+    uint64_t fa[64], fb[64];
+    nb_rng_seed(&a, 7);
+    nb_rng_seed(&b, 7);
+    nb_rng_fill_residues(&a, fa, 64, 1000003);
+    nb_rng_fill_residues(&b, fb, 64, 1000003);
+    assert_memory_equal(fa, fb, sizeof fa);
+}
+
+static void test_every_output_bit_is_set_about_half_the_time(void **state)
+{
+    (void)state;
+    nb_rng r;
+    nb_rng_seed(&r, 0x5EED);
+    unsigned ones[64] = {0};
+    for (int i = 0; i < DRAWS; i++) {
+        const uint64_t x = nb_rng_next(&r);
+        for (int b = 0; b < 64; b++)
+            ones[b] += (x >> b) & 1;
+    }
+    /* binomial(DRAWS, 1/2): sd = 100; 6 sd */
+    for (int b = 0; b < 64; b++) {
+        if (fabs((double)ones[b] - DRAWS / 2.0) > 600.0)
+            fail_msg("bit %d set %u times in %d draws", b, ones[b], DRAWS);
+    }
+}
+
+/* bound = ceil(2^65 / 3): plain x % bound would hit [0, 2^64 - bound), about
+ * the lower half of the range, twice as often (P(below bound/2) = 2/3). */
+static void test_below_has_no_modulo_bias_for_a_bound_near_two_thirds_of_2_64(void **state)
+{
+    (void)state;
+    const uint64_t bound = 0xAAAAAAAAAAAAAAABull;
+    nb_rng r;
+    nb_rng_seed(&r, 12345);
+    unsigned low = 0;
+    for (int i = 0; i < DRAWS; i++) {
+        const uint64_t x = nb_rng_below(&r, bound);
+        assert_true(x < bound);
+        low += x < bound / 2;
+    }
+    const double p = (double)low / DRAWS; /* sd = 0.0025 when unbiased */
+    if (fabs(p - 0.5) > 0.015)
+        fail_msg("P(x < bound/2) = %.4f, expected 0.5 (2/3 means modulo bias)", p);
+}
+
+static void test_below_small_bound_passes_chi_square(void **state)
+{
+    (void)state;
+    enum { BOUND = 7 };
+    nb_rng r;
+    nb_rng_seed(&r, 99);
+    unsigned count[BOUND] = {0};
+    for (int i = 0; i < DRAWS; i++) {
+        const uint64_t x = nb_rng_below(&r, BOUND);
+        assert_true(x < BOUND);
+        count[x]++;
+    }
+    double chi2 = 0, e = (double)DRAWS / BOUND;
+    for (int k = 0; k < BOUND; k++)
+        chi2 += (count[k] - e) * (count[k] - e) / e;
+    /* 6 degrees of freedom: P(chi2 > 27.9) = 1e-4 */
+    if (chi2 > 27.9)
+        fail_msg("chi-square %.2f over %d values", chi2, BOUND);
+}
+
+static void test_below_one_is_always_zero(void **state)
+{
+    (void)state;
+    nb_rng r;
+    nb_rng_seed(&r, 3);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(nb_rng_below(&r, 1), 0);
+}
+
+static void test_fill_residues_equals_successive_below_calls(void **state)
+{
+    (void)state;
+    const uint64_t q = (1ull << 61) - 1; /* a 61-bit prime */
+    uint64_t got[257];
+    nb_rng a, b;
+    nb_rng_seed(&a, 2024);
+    nb_rng_seed(&b, 2024);
+    memset(got, 0xA5, sizeof got);
+    nb_rng_fill_residues(&a, got, 256, q);
+    for (size_t i = 0; i < 256; i++) {
+        assert_true(got[i] < q);
+        assert_int_equal(got[i], nb_rng_below(&b, q));
+    }
+    assert_int_equal(got[256], 0xA5A5A5A5A5A5A5A5ull); /* nothing past n written */
+    assert_int_equal(nb_rng_next(&a), nb_rng_next(&b)); /* same number of draws */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_splitmix64_matches_published_vector_for_seed_zero),
+        cmocka_unit_test(test_same_seed_gives_same_stream_and_other_seeds_differ),
+        cmocka_unit_test(test_every_output_bit_is_set_about_half_the_time),
+        cmocka_unit_test(test_below_has_no_modulo_bias_for_a_bound_near_two_thirds_of_2_64),
+        cmocka_unit_test(test_below_small_bound_passes_chi_square),
+        cmocka_unit_test(test_below_one_is_always_zero),
+        cmocka_unit_test(test_fill_residues_equals_successive_below_calls),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
