@@ -6,7 +6,8 @@
 
 struct nb_ntt {
     const nb_ntt_variant *variant;
-    nb_ntt_tables *tables;
+    const nb_ntt_tables *tables;
+    nb_ntt_tables *owned; /* == tables when this nb_ntt built them, else NULL */
     void *plan;
 };
 
@@ -18,6 +19,45 @@ static unsigned bit_length(uint64_t x)
         x >>= 1;
     }
     return b;
+}
+
+/* NB_ERR_UNSUPPORTED unless the variant serves log_n and every prime's size;
+ * the primes are already known to be valid. */
+static nb_status check_variant(const nb_ntt_variant *variant, unsigned log_n,
+                               const uint64_t *primes, size_t limbs)
+{
+    if (log_n < variant->min_log_n || log_n > variant->max_log_n)
+        return nb_set_error(NB_ERR_UNSUPPORTED,
+                            "log_n=%u outside the range [%u, %u] of variant '%s'", log_n,
+                            variant->min_log_n, variant->max_log_n, variant->name);
+    for (size_t l = 0; l < limbs; l++)
+        if (bit_length(primes[l]) > variant->max_prime_bits)
+            return nb_set_error(NB_ERR_UNSUPPORTED,
+                                "prime %llu has %u bits; variant '%s' supports at most %u",
+                                (unsigned long long)primes[l], bit_length(primes[l]),
+                                variant->name, variant->max_prime_bits);
+    return NB_OK;
+}
+
+/* Builds the variant's plan over t (owned: t is freed with the nb_ntt). */
+static nb_status create_on(nb_ntt **out, const nb_ntt_variant *variant,
+                           const nb_ntt_tables *t, nb_ntt_tables *owned, void *stream)
+{
+    nb_ntt *ntt = calloc(1, sizeof *ntt);
+    if (!ntt) {
+        nb_ntt_tables_destroy(owned);
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ntt_create: out of host memory");
+    }
+    ntt->variant = variant;
+    ntt->tables = t;
+    ntt->owned = owned;
+    nb_status s = variant->plan_create(&ntt->plan, t, stream);
+    if (s != NB_OK) {
+        nb_ntt_destroy(ntt);
+        return s;
+    }
+    *out = ntt;
+    return NB_OK;
 }
 
 nb_status nb_ntt_create(nb_ntt **out, const nb_ntt_variant *variant, unsigned log_n,
@@ -32,32 +72,24 @@ nb_status nb_ntt_create(nb_ntt **out, const nb_ntt_variant *variant, unsigned lo
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_ntt_create: zero limbs");
     /* out of the library's contract (log_n range, q prime < 2^62, q = 1 mod
      * 2N): NB_ERR_INVALID_ARG; only valid requests a variant cannot serve
-     * get NB_ERR_UNSUPPORTED below */
+     * get NB_ERR_UNSUPPORTED below. The one validation of these primes. */
     for (size_t l = 0; l < limbs; l++)
         NB_TRY(nb_prime_validate(primes[l], log_n));
-    if (log_n < variant->min_log_n || log_n > variant->max_log_n)
-        return nb_set_error(NB_ERR_UNSUPPORTED,
-                            "log_n=%u outside the range [%u, %u] of variant '%s'", log_n,
-                            variant->min_log_n, variant->max_log_n, variant->name);
-    for (size_t l = 0; l < limbs; l++)
-        if (bit_length(primes[l]) > variant->max_prime_bits)
-            return nb_set_error(NB_ERR_UNSUPPORTED,
-                                "prime %llu has %u bits; variant '%s' supports at most %u",
-                                (unsigned long long)primes[l], bit_length(primes[l]),
-                                variant->name, variant->max_prime_bits);
-    nb_ntt *ntt = calloc(1, sizeof *ntt);
-    if (!ntt)
-        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ntt_create: out of host memory");
-    ntt->variant = variant;
-    nb_status s = nb_ntt_tables_create(&ntt->tables, log_n, primes, psis, limbs);
-    if (s == NB_OK)
-        s = variant->plan_create(&ntt->plan, ntt->tables, stream);
-    if (s != NB_OK) {
-        nb_ntt_destroy(ntt);
-        return s;
-    }
-    *out = ntt;
-    return NB_OK;
+    NB_TRY(check_variant(variant, log_n, primes, limbs));
+    nb_ntt_tables *t;
+    NB_TRY(nb_ntt_tables_build(&t, log_n, primes, psis, limbs));
+    return create_on(out, variant, t, t, stream);
+}
+
+nb_status nb_ntt_create_on_tables(nb_ntt **out, const nb_ntt_variant *variant,
+                                  const nb_ntt_tables *tables, void *stream)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !variant || !tables)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ntt_create_on_tables: NULL argument");
+    NB_TRY(check_variant(variant, tables->log_n, tables->q, tables->limbs));
+    return create_on(out, variant, tables, NULL, stream);
 }
 
 void nb_ntt_destroy(nb_ntt *ntt)
@@ -66,7 +98,7 @@ void nb_ntt_destroy(nb_ntt *ntt)
         return;
     if (ntt->plan)
         ntt->variant->plan_destroy(ntt->plan);
-    nb_ntt_tables_destroy(ntt->tables);
+    nb_ntt_tables_destroy(ntt->owned);
     free(ntt);
 }
 

@@ -25,6 +25,11 @@ typedef struct nb_ntt nb_ntt;
 nb_status nb_ntt_create(nb_ntt **out, const nb_ntt_variant *variant, unsigned log_n,
                         const uint64_t *primes, const uint64_t *psis, size_t limbs,
                         void *stream);
+/* A second transform over tables another nb_ntt (or nb_ntt_tables_create)
+ * built, e.g. a CPU oracle beside a GPU variant: no prime is validated again
+ * and no table rebuilt. `tables` is borrowed and must outlive the result. */
+nb_status nb_ntt_create_on_tables(nb_ntt **out, const nb_ntt_variant *variant,
+                                  const nb_ntt_tables *tables, void *stream);
 void nb_ntt_destroy(nb_ntt *ntt);
 
 /* In-place forward/inverse transform of limbs [first, first + count); data

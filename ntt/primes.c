@@ -126,9 +126,8 @@ nb_status nb_prime_validate(uint64_t q, unsigned log_n)
     return NB_OK;
 }
 
-nb_status nb_root_validate(uint64_t psi, uint64_t q, unsigned log_n)
+nb_status nb_root_check(uint64_t psi, uint64_t q, unsigned log_n)
 {
-    NB_TRY(nb_prime_validate(q, log_n));
     if (psi == 0 || psi >= q)
         return nb_set_error(NB_ERR_INVALID_ARG, "psi=%llu is not in [1, q)",
                             (unsigned long long)psi);
@@ -140,11 +139,22 @@ nb_status nb_root_validate(uint64_t psi, uint64_t q, unsigned log_n)
     return NB_OK;
 }
 
+nb_status nb_root_validate(uint64_t psi, uint64_t q, unsigned log_n)
+{
+    NB_TRY(nb_prime_validate(q, log_n));
+    return nb_root_check(psi, q, log_n);
+}
+
 nb_status nb_root_minimal(uint64_t q, unsigned log_n, uint64_t *psi)
 {
     if (!psi)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_root_minimal: psi is NULL");
     NB_TRY(nb_prime_validate(q, log_n));
+    return nb_root_find_minimal(q, log_n, psi);
+}
+
+nb_status nb_root_find_minimal(uint64_t q, unsigned log_n, uint64_t *psi)
+{
     const uint64_t n = 1ull << log_n;
     const uint64_t cofactor = (q - 1) / (2 * n);
     /* Find one primitive 2N-th root: x^((q-1)/2N) has order exactly 2N iff

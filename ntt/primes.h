@@ -42,8 +42,14 @@ nb_status nb_prime_validate(uint64_t q, unsigned log_n);
 nb_status nb_root_validate(uint64_t psi, uint64_t q, unsigned log_n);
 
 /* The smallest integer in [2, q) that is a primitive 2N-th root of unity mod
- * q (q must pass nb_prime_validate). */
+ * q; fails with NB_ERR_INVALID_ARG unless q passes nb_prime_validate. */
 nb_status nb_root_minimal(uint64_t q, unsigned log_n, uint64_t *psi);
+
+/* For callers that validated q and log_n already (nb_prime_validate, once, at
+ * their API boundary): the checks of nb_root_validate on psi alone, and
+ * nb_root_minimal without re-validating q. Undefined for an invalid q. */
+nb_status nb_root_check(uint64_t psi, uint64_t q, unsigned log_n);
+nb_status nb_root_find_minimal(uint64_t q, unsigned log_n, uint64_t *psi);
 
 #ifdef __cplusplus
 }

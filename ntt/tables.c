@@ -32,14 +32,18 @@ nb_status nb_ntt_tables_create(nb_ntt_tables **out, unsigned log_n, const uint64
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_ntt_tables_create: NULL argument");
     if (limbs == 0)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_ntt_tables_create: zero limbs");
-    if (log_n < NB_MIN_LOG_N || log_n > NB_MAX_LOG_N)
-        return nb_set_error(NB_ERR_INVALID_ARG, "log_n=%u outside [%u, %u]", log_n,
-                            NB_MIN_LOG_N, NB_MAX_LOG_N);
-    for (size_t l = 0; l < limbs; l++) {
-        NB_TRY(nb_prime_validate(primes[l], log_n));
-        if (psis)
-            NB_TRY(nb_root_validate(psis[l], primes[l], log_n));
-    }
+    for (size_t l = 0; l < limbs; l++)
+        NB_TRY(nb_prime_validate(primes[l], log_n)); /* log_n range included */
+    return nb_ntt_tables_build(out, log_n, primes, psis, limbs);
+}
+
+nb_status nb_ntt_tables_build(nb_ntt_tables **out, unsigned log_n, const uint64_t *primes,
+                              const uint64_t *psis, size_t limbs)
+{
+    *out = NULL;
+    if (psis)
+        for (size_t l = 0; l < limbs; l++)
+            NB_TRY(nb_root_check(psis[l], primes[l], log_n));
     const size_t n = (size_t)1 << log_n;
     nb_ntt_tables *t = calloc(1, sizeof *t);
     if (!t)
@@ -69,7 +73,7 @@ nb_status nb_ntt_tables_create(nb_ntt_tables **out, unsigned log_n, const uint64
         if (psis) {
             psi = psis[l];
         } else {
-            nb_status s = nb_root_minimal(q, log_n, &psi);
+            nb_status s = nb_root_find_minimal(q, log_n, &psi);
             if (s != NB_OK) {
                 nb_ntt_tables_destroy(t);
                 return s;

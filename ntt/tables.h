@@ -37,6 +37,11 @@ typedef struct nb_ntt_tables {
  * (prime, < 2^62, q = 1 mod 2N). */
 nb_status nb_ntt_tables_create(nb_ntt_tables **out, unsigned log_n, const uint64_t *primes,
                                const uint64_t *psis, size_t limbs);
+/* nb_ntt_tables_create for callers that validated every prime and log_n
+ * already (nb_prime_validate) at their own API boundary: out, primes non-NULL,
+ * limbs >= 1; roots given in psis are still checked. */
+nb_status nb_ntt_tables_build(nb_ntt_tables **out, unsigned log_n, const uint64_t *primes,
+                              const uint64_t *psis, size_t limbs);
 void nb_ntt_tables_destroy(nb_ntt_tables *t);
 
 #ifdef __cplusplus

@@ -3,25 +3,11 @@
  * touches caller data. Also the variant registry: registration of malformed
  * variants, duplicates, lookup of unknown names, and that a registered
  * plug-in variant is reached through nb_ntt only with validated calls. */
-#include <pthread.h>
 #include <string.h>
 
 #include "ntt/arith.h"
 #include "reference/reference.h"
 #include "testutil.h"
-
-/* Expects status `want` and a message; clears the message first so that a
- * stale one cannot satisfy the check. */
-#define EXPECT_STATUS(call, want)                                                       \
-    do {                                                                                \
-        nb_clear_error();                                                               \
-        nb_status got_ = (call);                                                        \
-        if (got_ != (want))                                                             \
-            nb_test_fail("%s returned %s, want %s (message: '%s')", #call,               \
-                         nb_status_str(got_), nb_status_str(want), nb_last_error());    \
-        if ((want) != NB_OK && strlen(nb_last_error()) == 0)                            \
-            nb_test_fail("%s returned %s without a message", #call, nb_status_str(got_)); \
-    } while (0)
 
 static const nb_ntt_variant *harvey(void)
 {
@@ -448,109 +434,57 @@ static void test_registry_full_is_an_error(void **state)
         assert_ptr_equal(nb_ntt_variant_find(names[i]), &many[i]);
 }
 
-/* ---- status and messages ---- */
+/* ---- a second transform on built tables ---- */
 
-static void test_status_names_are_distinct_and_messages_clear(void **state)
+static void test_create_on_tables_borrows_the_tables_and_agrees_with_create(void **state)
 {
     (void)state;
-    const char *seen[32];
-    for (int s = NB_OK; s <= NB_ERR_INTERNAL; s++) {
-        seen[s] = nb_status_str((nb_status)s);
-        assert_non_null(seen[s]);
-        assert_true(strncmp(seen[s], "NB_", 3) == 0);
-        for (int j = 0; j < s; j++)
-            assert_string_not_equal(seen[j], seen[s]);
-    }
-    assert_non_null(nb_status_str((nb_status)999));
-    assert_int_equal(nb_set_error(NB_ERR_IO, "x=%d", 42), NB_ERR_IO);
-    assert_string_equal(nb_last_error(), "x=42");
-    nb_clear_error();
-    assert_string_equal(nb_last_error(), "");
-    /* very long messages are truncated, not overflowed */
-    char big[2048];
-    memset(big, 'z', sizeof big - 1);
-    big[sizeof big - 1] = '\0';
-    nb_set_error(NB_ERR_IO, "%s", big);
-    assert_true(strlen(nb_last_error()) > 0 && strlen(nb_last_error()) < sizeof big);
+    const unsigned log_n = 8;
+    const size_t n = (size_t)1 << log_n;
+    uint64_t q[2];
+    assert_int_equal(nb_primes_generate(log_n, 40, 2, NULL, 0, q), NB_OK);
+    nb_ntt *a = NULL, *b = NULL;
+    assert_int_equal(nb_ntt_create(&a, harvey(), log_n, q, NULL, 2, NULL), NB_OK);
+    const nb_ntt_tables *t = nb_ntt_get_tables(a);
+    EXPECT_STATUS(nb_ntt_create_on_tables(&b, &good_template, t, NULL), NB_OK);
+    assert_ptr_equal(nb_ntt_get_tables(b), t);
+    uint64_t x[2 * 256], y[2 * 256], in[2 * 256];
+    nb_test_fill_residues(in, n, q, 2);
+    memcpy(x, in, sizeof x);
+    memcpy(y, in, sizeof y);
+    assert_int_equal(nb_ntt_forward(a, x, 0, 2, NULL), NB_OK);
+    assert_int_equal(nb_ntt_forward(b, y, 0, 2, NULL), NB_OK);
+    assert_memory_equal(x, y, sizeof x);
+    nb_ntt_destroy(b); /* must not free the borrowed tables */
+    memcpy(y, in, sizeof y);
+    assert_int_equal(nb_ntt_forward(a, y, 0, 2, NULL), NB_OK);
+    assert_memory_equal(x, y, sizeof x);
+    nb_ntt_destroy(a);
 }
 
-static void *other_thread(void *arg)
-{
-    (void)arg;
-    static char seen[64];
-    snprintf(seen, sizeof seen, "%s", nb_last_error());
-    nb_set_error(NB_ERR_IO, "from the other thread");
-    return seen;
-}
-
-static void test_last_error_is_thread_local(void **state)
+static void test_create_on_tables_rejects_null_and_unsupported_sizes(void **state)
 {
     (void)state;
-    nb_set_error(NB_ERR_IO, "from the main thread");
-    pthread_t th;
-    void *ret;
-    assert_int_equal(pthread_create(&th, NULL, other_thread, NULL), 0);
-    assert_int_equal(pthread_join(th, &ret), 0);
-    assert_string_equal((const char *)ret, "");
-    assert_string_equal(nb_last_error(), "from the main thread");
-}
-
-/* ---- host buffers (device.h, CPU backend) ---- */
-
-static void test_host_buffers_reject_bad_arguments(void **state)
-{
-    (void)state;
-    nb_buffer *b = (nb_buffer *)0x1;
-    EXPECT_STATUS(nb_buffer_create(NULL, NB_BACKEND_CPU, 64), NB_ERR_INVALID_ARG);
-    EXPECT_STATUS(nb_buffer_create(&b, NB_BACKEND_CPU, 0), NB_ERR_INVALID_ARG);
+    const unsigned log_n = 10; /* above good_template's max_log_n = 9 */
+    const uint64_t q = prime_for(log_n, 40);
+    nb_ntt *a = NULL, *b = (nb_ntt *)0x1;
+    assert_int_equal(nb_ntt_create(&a, harvey(), log_n, &q, NULL, 1, NULL), NB_OK);
+    EXPECT_STATUS(nb_ntt_create_on_tables(&b, &good_template, nb_ntt_get_tables(a), NULL),
+                  NB_ERR_UNSUPPORTED);
     assert_null(b);
-    EXPECT_STATUS(nb_buffer_create(&b, NB_BACKEND_CPU, 100), NB_OK);
-    assert_int_equal(nb_buffer_bytes(b), 100);
-    assert_int_equal((uintptr_t)nb_buffer_ptr(b) % 64, 0);
-    assert_int_equal(nb_buffer_backend(b), NB_BACKEND_CPU);
-    uint8_t host[128];
-    memset(host, 7, sizeof host);
-    EXPECT_STATUS(nb_buffer_upload(b, 0, host, 101, NULL), NB_ERR_INVALID_ARG);
-    EXPECT_STATUS(nb_buffer_upload(b, 1, host, 100, NULL), NB_ERR_INVALID_ARG);
-    EXPECT_STATUS(nb_buffer_upload(b, SIZE_MAX, host, 2, NULL), NB_ERR_INVALID_ARG);
-    EXPECT_STATUS(nb_buffer_upload(b, 2, host, SIZE_MAX, NULL), NB_ERR_INVALID_ARG);
-    EXPECT_STATUS(nb_buffer_upload(b, 0, NULL, 1, NULL), NB_ERR_INVALID_ARG);
-    EXPECT_STATUS(nb_buffer_upload(NULL, 0, host, 1, NULL), NB_ERR_INVALID_ARG);
-    EXPECT_STATUS(nb_buffer_download(b, 50, host, 51, NULL), NB_ERR_INVALID_ARG);
-    EXPECT_STATUS(nb_buffer_download(b, 0, NULL, 1, NULL), NB_ERR_INVALID_ARG);
-    EXPECT_STATUS(nb_buffer_fill(NULL, 0, NULL), NB_ERR_INVALID_ARG);
-    EXPECT_STATUS(nb_buffer_copy(NULL, 0, b, 0, 1, NULL), NB_ERR_INVALID_ARG);
-    EXPECT_STATUS(nb_buffer_copy(b, 0, NULL, 0, 1, NULL), NB_ERR_INVALID_ARG);
-    EXPECT_STATUS(nb_buffer_copy(b, 60, b, 0, 41, NULL), NB_ERR_INVALID_ARG);
-    EXPECT_STATUS(nb_buffer_copy(b, 0, b, 60, 41, NULL), NB_ERR_INVALID_ARG);
-    /* and the valid round trip */
-    EXPECT_STATUS(nb_buffer_fill(b, 0xA5, NULL), NB_OK);
-    EXPECT_STATUS(nb_buffer_upload(b, 10, host, 90, NULL), NB_OK);
-    uint8_t back[100];
-    EXPECT_STATUS(nb_buffer_download(b, 0, back, 100, NULL), NB_OK);
-    for (int i = 0; i < 100; i++)
-        assert_int_equal(back[i], i < 10 ? 0xA5 : 7);
-    nb_buffer_destroy(b);
-    nb_buffer_destroy(NULL);
-    assert_null(nb_buffer_ptr(NULL));
-    assert_int_equal(nb_buffer_bytes(NULL), 0);
+    EXPECT_STATUS(nb_ntt_create_on_tables(&b, NULL, nb_ntt_get_tables(a), NULL),
+                  NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_ntt_create_on_tables(&b, harvey(), NULL, NULL), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_ntt_create_on_tables(NULL, harvey(), nb_ntt_get_tables(a), NULL),
+                  NB_ERR_INVALID_ARG);
+    nb_ntt_destroy(a);
 }
 
-static void test_gpu_requests_without_device_fail_cleanly(void **state)
+static void test_gpu_variants_refuse_to_plan_without_device(void **state)
 {
     (void)state;
     if (nb_gpu_count() > 0)
         skip(); /* only meaningful on a machine without a usable GPU */
-    EXPECT_STATUS(nb_gpu_require(), NB_ERR_NO_DEVICE);
-    void *stream = (void *)0x1;
-    EXPECT_STATUS(nb_stream_create(&stream), NB_ERR_NO_DEVICE);
-    assert_null(stream);
-    EXPECT_STATUS(nb_stream_create(NULL), NB_ERR_INVALID_ARG);
-    nb_buffer *b = (nb_buffer *)0x1;
-    EXPECT_STATUS(nb_buffer_create(&b, NB_BACKEND_GPU, 64), NB_ERR_NO_DEVICE);
-    assert_null(b);
-    nb_stream_destroy(NULL);
-    /* GPU variants, if built, refuse to plan */
     for (size_t i = 0; i < nb_ntt_variant_count(); i++) {
         const nb_ntt_variant *v = nb_ntt_variant_at(i);
         if (v->backend != NB_BACKEND_GPU)
@@ -581,10 +515,9 @@ int main(void)
         cmocka_unit_test(test_find_unknown_name_returns_null_with_message),
         cmocka_unit_test(test_registered_variant_is_found_and_served_only_valid_calls),
         cmocka_unit_test(test_plan_failure_propagates_from_create),
-        cmocka_unit_test(test_status_names_are_distinct_and_messages_clear),
-        cmocka_unit_test(test_last_error_is_thread_local),
-        cmocka_unit_test(test_host_buffers_reject_bad_arguments),
-        cmocka_unit_test(test_gpu_requests_without_device_fail_cleanly),
+        cmocka_unit_test(test_create_on_tables_borrows_the_tables_and_agrees_with_create),
+        cmocka_unit_test(test_create_on_tables_rejects_null_and_unsupported_sizes),
+        cmocka_unit_test(test_gpu_variants_refuse_to_plan_without_device),
         cmocka_unit_test(test_registry_full_is_an_error), /* last: fills the registry */
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <setjmp.h>
@@ -59,6 +60,19 @@ static inline void nb_test_fill_residues(uint64_t *a, size_t n, const uint64_t *
         print_error(__VA_ARGS__);                                                \
         print_error("\n");                                                       \
         fail();                                                                  \
+    } while (0)
+
+/* Expects status `want` and a message; clears the message first so that a
+ * stale one cannot satisfy the check. */
+#define EXPECT_STATUS(call, want)                                                       \
+    do {                                                                                \
+        nb_clear_error();                                                               \
+        nb_status got_ = (call);                                                        \
+        if (got_ != (want))                                                             \
+            nb_test_fail("%s returned %s, want %s (message: '%s')", #call,               \
+                         nb_status_str(got_), nb_status_str(want), nb_last_error());    \
+        if ((want) != NB_OK && strlen(nb_last_error()) == 0)                            \
+            nb_test_fail("%s returned %s without a message", #call, nb_status_str(got_)); \
     } while (0)
 
 /* For GPU test programs: exit 77 (meson "skip") when no device is usable. */
