@@ -44,7 +44,7 @@ static nb_status check_primes(const uint64_t *v, size_t count, const char *what)
 
 nb_status nb_baseconv_plan_create(nb_baseconv_plan **out, nb_backend backend, unsigned log_n,
                                   const uint64_t *from, size_t n_from, const uint64_t *to,
-                                  size_t n_to)
+                                  size_t n_to, void *stream)
 {
     if (out)
         *out = NULL;
@@ -70,7 +70,7 @@ nb_status nb_baseconv_plan_create(nb_baseconv_plan **out, nb_backend backend, un
     if (s == NB_OK && backend == NB_BACKEND_GPU) {
         s = nb_buffer_create(&p->dev, NB_BACKEND_GPU, p->k.words * sizeof(uint64_t));
         if (s == NB_OK)
-            s = nb_buffer_upload(p->dev, 0, p->k.blob, p->k.words * sizeof(uint64_t), NULL);
+            s = nb_buffer_upload(p->dev, 0, p->k.blob, p->k.words * sizeof(uint64_t), stream);
         base = nb_buffer_ptr(p->dev);
 #ifdef NB_HAVE_CUDA
         if (s == NB_OK)

@@ -115,9 +115,11 @@ void nb_ckks_basis_ext(const nb_ckks_params *p, size_t level, uint64_t *out);
  * 2^62. */
 typedef struct nb_baseconv_plan nb_baseconv_plan;
 
+/* GPU: the table is uploaded on `stream` (the call returns once the copy
+ * has completed); CPU: stream is ignored. */
 nb_status nb_baseconv_plan_create(nb_baseconv_plan **out, nb_backend backend, unsigned log_n,
                                   const uint64_t *from, size_t n_from, const uint64_t *to,
-                                  size_t n_to);
+                                  size_t n_to, void *stream);
 void nb_baseconv_plan_destroy(nb_baseconv_plan *plan);
 /* out: n_to limbs, in: n_from limbs (host or device memory, per the plan's
  * backend; GPU: asynchronous on `stream`). */

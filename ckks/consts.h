@@ -115,7 +115,8 @@ nb_status nb_cpu_inner_product(const nb_ip_geom *g, uint64_t *acc0, uint64_t *ac
 
 #ifdef NB_HAVE_CUDA
 /* Raises the conversion kernel's shared-memory limit for n_from source primes
- * (host call; done at plan creation so no timed or captured call makes it). */
+ * on the current device (host call; done at plan creation so no timed or
+ * captured call makes it; remembered per device, thread-safe). */
 nb_status nb_gpu_conv_reserve(size_t n_from);
 nb_status nb_gpu_conv(const nb_conv_view *v, uint64_t *out, const uint64_t *in, size_t n,
                       void *stream);

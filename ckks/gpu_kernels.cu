@@ -10,6 +10,9 @@
  * Every launch is asynchronous on the caller's stream and checked; nothing
  * here allocates or synchronizes. The arithmetic is ntt/arith.h, the same
  * the CPU kernels use. */
+#include <atomic>
+#include <mutex>
+
 #include <cuda_runtime_api.h>
 
 #include "ckks/consts.h"
@@ -95,17 +98,32 @@ __global__ void __launch_bounds__(CONV_TILE *CONV_GROUPS)
 
 } // namespace
 
-/* Largest dynamic shared memory the conversion kernel has been allowed. */
-static size_t conv_smem_allowed = 48 * 1024;
+/* Largest dynamic shared memory the conversion kernel has been allowed, per
+ * device (a function attribute holds for the device current when it is set);
+ * 0 means the 48 KiB default. Devices past CONV_MAX_DEVICES set the attribute
+ * on every reservation. */
+#define CONV_DEFAULT_SMEM (48 * 1024)
+#define CONV_MAX_DEVICES 64
+static std::atomic<size_t> conv_smem_allowed[CONV_MAX_DEVICES];
+static std::mutex conv_smem_mutex;
 
 extern "C" nb_status nb_gpu_conv_reserve(size_t n_from)
 {
     const size_t smem = n_from * CONV_TILE * sizeof(uint64_t);
-    if (smem <= conv_smem_allowed)
+    if (smem <= CONV_DEFAULT_SMEM)
+        return NB_OK;
+    int dev = 0;
+    NB_CUDA_TRY(cudaGetDevice(&dev));
+    std::atomic<size_t> *allowed = dev < CONV_MAX_DEVICES ? &conv_smem_allowed[dev] : NULL;
+    if (allowed && smem <= allowed->load(std::memory_order_acquire))
+        return NB_OK;
+    std::lock_guard<std::mutex> lock(conv_smem_mutex); /* raise and record together */
+    if (allowed && smem <= allowed->load(std::memory_order_relaxed))
         return NB_OK;
     NB_CUDA_TRY(cudaFuncSetAttribute(conv_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)smem));
-    conv_smem_allowed = smem;
+    if (allowed)
+        allowed->store(smem, std::memory_order_release);
     return NB_OK;
 }
 

@@ -23,8 +23,8 @@ static const nb_ckks_preset presets[] = {
     {"test-medium", {12, 15, 4, 60, 45, 60},
      "test set: N=2^12, L=15, dnum=4, 60-bit q_0/P and 45-bit scaling primes"},
     {"ckks16-l30-d3", {16, 30, 3, 62, 51, 62},
-     "issue 5 comparison point: logN 16, L=30, dnum=3 (alpha=11), with the 100x prime "
-     "sizes (62-bit q_0 and P, 51-bit scaling primes)"},
+     "comparison point of GPU CKKS papers: logN 16, L=30, dnum=3 (alpha=11), with the 100x "
+     "prime sizes (62-bit q_0 and P, 51-bit scaling primes)"},
     {"100x-16-d3", {16, 44, 3, 62, 51, 62},
      "100x (Jung et al., TCHES 2021) PARAM_SMALL_DNUM of scale-snu/ckks-gpu-core: logN 16, "
      "L=44, dnum=3 (alpha=15); its ModUp/ModDown/KeySwitch were timed on a V100"},

@@ -1,8 +1,10 @@
 /* Helpers shared by the GPU NTT variants (gpu_radix2.cu, gpu_smem.cu,
  * gpu_regs.cu) and by out-of-tree GPU variants that want them: the per-limb
  * constants every kernel needs, the device check that makes plan_create fail
- * cleanly without a GPU, and table upload. The modular arithmetic itself is
- * ntt/arith.h; nothing here re-implements it. */
+ * cleanly without a GPU, table upload, and the plan boilerplate (allocating
+ * the host plan, the device copy of the twiddle tables most variants read).
+ * The modular arithmetic itself is ntt/arith.h; nothing here re-implements
+ * it. */
 #ifndef NB_GPU_COMMON_CUH
 #define NB_GPU_COMMON_CUH
 
@@ -118,6 +120,59 @@ static inline nb_status nb_gpu_upload_pairs(ulonglong2 **dev, const uint64_t *w,
     }
     free(h);
     return s;
+}
+
+/* First step of a plan_create: NB_ERR_NO_DEVICE (naming the variant) without
+ * a usable device, else *plan = a zeroed host struct of `bytes`. */
+static inline nb_status nb_gpu_plan_alloc(void **plan, size_t bytes, const char *variant)
+{
+    *plan = NULL;
+    NB_TRY(nb_gpu_check_device(variant));
+    *plan = calloc(1, bytes);
+    if (!*plan)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", variant);
+    return NB_OK;
+}
+
+/* The device copy of nb_ntt_tables that plain global-memory kernels read:
+ * the four [L*N] twiddle tables in the tables' layout and the per-limb
+ * constants. */
+typedef struct nb_gpu_tables {
+    uint64_t *fwd, *fwd_shoup; /* [L*N] psi^brv(i) and Shoup values */
+    uint64_t *inv, *inv_shoup; /* [L*N] psi^-brv(i) and Shoup values */
+    nb_gpu_limb *limbs;        /* [L] */
+} nb_gpu_tables;
+
+/* Frees what nb_gpu_tables_upload allocated (any subset; fields become NULL). */
+static inline void nb_gpu_tables_free(nb_gpu_tables *g)
+{
+    cudaFree(g->fwd);
+    cudaFree(g->fwd_shoup);
+    cudaFree(g->inv);
+    cudaFree(g->inv_shoup);
+    cudaFree(g->limbs);
+    g->fwd = g->fwd_shoup = g->inv = g->inv_shoup = NULL;
+    g->limbs = NULL;
+}
+
+/* Uploads every table of `t` on `stream` and synchronizes it; on failure
+ * frees what it uploaded (g all NULL). */
+static inline nb_status nb_gpu_tables_upload(nb_gpu_tables *g, const nb_ntt_tables *t,
+                                             cudaStream_t stream)
+{
+    const size_t bytes = t->limbs * t->n * sizeof(uint64_t);
+    nb_status st = nb_gpu_upload((void **)&g->fwd, t->fwd, bytes, stream);
+    if (st == NB_OK)
+        st = nb_gpu_upload((void **)&g->fwd_shoup, t->fwd_shoup, bytes, stream);
+    if (st == NB_OK)
+        st = nb_gpu_upload((void **)&g->inv, t->inv, bytes, stream);
+    if (st == NB_OK)
+        st = nb_gpu_upload((void **)&g->inv_shoup, t->inv_shoup, bytes, stream);
+    if (st == NB_OK)
+        st = nb_gpu_upload_limbs(&g->limbs, t, stream); /* synchronizes the stream */
+    if (st != NB_OK)
+        nb_gpu_tables_free(g);
+    return st;
 }
 
 #endif

@@ -17,11 +17,8 @@
 #define RADIX2_THREADS 256
 
 typedef struct {
-    size_t limbs;
     unsigned log_n;
-    uint64_t *fwd, *fwd_shoup; /* [L*N] forward twiddles psi^brv(i) and Shoup values */
-    uint64_t *inv, *inv_shoup; /* [L*N] inverse twiddles psi^-brv(i) and Shoup values */
-    nb_gpu_limb *limbs_dev;    /* [L] per-limb constants */
+    nb_gpu_tables tw; /* device copy: fwd, inv (+ Shoup) [L*N] and per-limb constants [L] */
 } radix2_plan;
 
 /* Forward stage with m = 2^log_m groups: butterfly j of a limb pairs
@@ -92,35 +89,17 @@ __global__ void radix2_gs_stage(uint64_t *data, const uint64_t *w, const uint64_
 static void plan_destroy(void *plan)
 {
     radix2_plan *p = (radix2_plan *)plan;
-    if (!p)
-        return;
-    cudaFree(p->fwd);
-    cudaFree(p->fwd_shoup);
-    cudaFree(p->inv);
-    cudaFree(p->inv_shoup);
-    cudaFree(p->limbs_dev);
+    if (p)
+        nb_gpu_tables_free(&p->tw);
     free(p);
 }
 
 static nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
 {
-    NB_TRY(nb_gpu_check_device("gpu-radix2"));
-    cudaStream_t s = (cudaStream_t)stream;
-    radix2_plan *p = (radix2_plan *)calloc(1, sizeof *p);
-    if (!p)
-        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "gpu-radix2: out of host memory");
-    p->limbs = t->limbs;
+    radix2_plan *p;
+    NB_TRY(nb_gpu_plan_alloc((void **)&p, sizeof *p, "gpu-radix2"));
     p->log_n = t->log_n;
-    const size_t bytes = t->limbs * t->n * sizeof(uint64_t);
-    nb_status st = nb_gpu_upload((void **)&p->fwd, t->fwd, bytes, s);
-    if (st == NB_OK)
-        st = nb_gpu_upload((void **)&p->fwd_shoup, t->fwd_shoup, bytes, s);
-    if (st == NB_OK)
-        st = nb_gpu_upload((void **)&p->inv, t->inv, bytes, s);
-    if (st == NB_OK)
-        st = nb_gpu_upload((void **)&p->inv_shoup, t->inv_shoup, bytes, s);
-    if (st == NB_OK)
-        st = nb_gpu_upload_limbs(&p->limbs_dev, t, s); /* synchronizes the stream */
+    nb_status st = nb_gpu_tables_upload(&p->tw, t, (cudaStream_t)stream);
     if (st != NB_OK) {
         plan_destroy(p);
         return st;
@@ -141,7 +120,7 @@ static nb_status forward(void *plan, uint64_t *data, size_t first, size_t count,
     cudaStream_t s = (cudaStream_t)stream;
     for (unsigned log_m = 0; log_m < p->log_n; log_m++) {
         radix2_ct_stage<<<grid_for(count, p->log_n), RADIX2_THREADS, 0, s>>>(
-            data, p->fwd, p->fwd_shoup, p->limbs_dev, first, count, p->log_n, log_m);
+            data, p->tw.fwd, p->tw.fwd_shoup, p->tw.limbs, first, count, p->log_n, log_m);
         NB_CUDA_LAUNCH_CHECK();
     }
     return NB_OK;
@@ -153,7 +132,7 @@ static nb_status inverse(void *plan, uint64_t *data, size_t first, size_t count,
     cudaStream_t s = (cudaStream_t)stream;
     for (unsigned log_h = p->log_n; log_h-- > 0;) {
         radix2_gs_stage<<<grid_for(count, p->log_n), RADIX2_THREADS, 0, s>>>(
-            data, p->inv, p->inv_shoup, p->limbs_dev, first, count, p->log_n, log_h);
+            data, p->tw.inv, p->tw.inv_shoup, p->tw.limbs, first, count, p->log_n, log_h);
         NB_CUDA_LAUNCH_CHECK();
     }
     return NB_OK;

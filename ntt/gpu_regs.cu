@@ -22,10 +22,9 @@
  *    twiddles, stored as w_shoup only (half the bytes and shared memory) with
  *    w recovered as mulhi(w_shoup, q) + 1 (nb_shoup_recover); the copy is
  *    XOR-swizzled so the per-thread runs of 8/4/2/1 twiddles are read without
- *    bank conflicts. (Build option NB_GPU_REGS_TWIDDLE=0: pairs for the rows
- *    too.)
+ *    bank conflicts. (ROW_TW = 0 below stores pairs for the rows too.)
  *  - 80 registers per thread: 3 blocks of 256 threads per SM.
- *  - With programmatic dependent launch (sm_90, NB_GPU_REGS_PDL=1) the second
+ *  - With programmatic dependent launch (sm_90 and up) the second
  *    kernel of a transform may be scheduled once every block of the first
  *    has finished its butterflies; it copies its twiddles, then waits for
  *    the first kernel's results. Used when the second grid fills the device
@@ -40,20 +39,7 @@
 #include "ntt/builtin.h"
 #include "ntt/gpu_common.cuh"
 
-#ifndef NB_GPU_REGS_TWIDDLE
-#define NB_GPU_REGS_TWIDDLE 1 /* row twiddles: 0 {w, w_shoup} pairs; 1 w_shoup only */
-#endif
-#ifndef NB_GPU_REGS_PDL
-#define NB_GPU_REGS_PDL 1 /* programmatic dependent launch between the two kernels */
-#endif
-#ifndef NB_GPU_REGS_SM_THREADS
-#define NB_GPU_REGS_SM_THREADS 768 /* resident threads per SM the register budget aims at */
-#endif
-#ifndef NB_GPU_REGS_NAME /* the tuning probe builds renamed copies */
-#define NB_GPU_REGS_NAME "gpu-regs"
-#define NB_GPU_REGS_SYMBOL nb_variant_gpu_regs
-#endif
-
+#define REGS_NAME "gpu-regs"
 #define REGS_MIN_LOG_N 10
 #define REGS_MAX_LOG_N 17
 
@@ -64,6 +50,9 @@ namespace {
 
 constexpr int RLOG = 4; /* log2 of the coefficients per thread */
 constexpr int RV = 1 << RLOG;
+constexpr int ROW_TW = 1;          /* row twiddles: 0 {w, w_shoup} pairs; 1 w_shoup only */
+constexpr bool USE_PDL = true;     /* programmatic dependent launch between the two kernels */
+constexpr int SM_THREADS = 768;    /* resident threads per SM the register budget aims at */
 
 /* ---- twiddle storage ---- */
 template <int MODE> struct Tw;
@@ -143,7 +132,7 @@ template <int MODE, int LOGN, int K, bool ROWS> struct Phase {
     static constexpr int TILE = TILE_WANT < NT ? TILE_WANT : NT; /* transforms per block */
     static constexpr int THREADS = TPT * TILE;
     static constexpr int MIN_BLOCKS = /* 768 threads per SM: 80 registers */
-        THREADS >= NB_GPU_REGS_SM_THREADS ? 1 : NB_GPU_REGS_SM_THREADS / THREADS;
+        THREADS >= SM_THREADS ? 1 : SM_THREADS / THREADS;
     static constexpr int N2 = ROWS ? 1 << K : 1 << (LOGN - K); /* row length of the matrix */
     static constexpr int KOFF = ROWS ? LOGN - K : 0;           /* stage of in-row bit K-1 */
     static constexpr int NP = (K + RLOG - 1) / RLOG;           /* passes */
@@ -420,7 +409,7 @@ regs_phase(uint64_t *__restrict__ data, const typename Phase<MODE, LOGN, K, ROWS
     }
 }
 
-typedef Tw<NB_GPU_REGS_TWIDDLE>::T RowTw;
+typedef Tw<ROW_TW>::T RowTw;
 
 typedef struct {
     size_t limbs;
@@ -428,7 +417,7 @@ typedef struct {
     RowTw *fwd_rows, *inv_rows;       /* [L*N] row twiddles (build's storage) */
     ulonglong2 *fwd_cols, *inv_cols;  /* [L << k1] column twiddle pairs */
     nb_gpu_limb *limbs_dev;
-    bool pdl;        /* programmatic dependent launch (build option, device >= sm_90) */
+    bool pdl;        /* programmatic dependent launch (USE_PDL and a device >= sm_90) */
     unsigned sms; /* multiprocessors of the device */
 } regs_plan;
 
@@ -441,8 +430,8 @@ template <bool INV, int LOGN, int K, bool ROWS, bool FIRST, bool SECOND>
 nb_status phase_launch(const regs_plan *p, uint64_t *data, size_t first, size_t count,
                        cudaStream_t s, bool configure, unsigned prev_blocks_per_limb = 0)
 {
-    typedef Phase<NB_GPU_REGS_TWIDDLE, LOGN, K, ROWS> PH;
-    auto kern = regs_phase<NB_GPU_REGS_TWIDDLE, INV, LOGN, K, ROWS, FIRST, SECOND>;
+    typedef Phase<ROW_TW, LOGN, K, ROWS> PH;
+    auto kern = regs_phase<ROW_TW, INV, LOGN, K, ROWS, FIRST, SECOND>;
     if (configure) {
         NB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)PH::SMEM));
@@ -485,8 +474,8 @@ nb_status phase_launch(const regs_plan *p, uint64_t *data, size_t first, size_t 
 template <int LOGN, int K1> struct Size {
     static constexpr int K2 = LOGN - K1;
     static constexpr bool TWO = K1 > 0;
-    typedef Phase<NB_GPU_REGS_TWIDDLE, LOGN, K2, true> RowPh;
-    typedef Phase<NB_GPU_REGS_TWIDDLE, LOGN, TWO ? K1 : K2, false> ColPh; /* unused if !TWO */
+    typedef Phase<ROW_TW, LOGN, K2, true> RowPh;
+    typedef Phase<ROW_TW, LOGN, TWO ? K1 : K2, false> ColPh; /* unused if !TWO */
     static nb_status forward(const regs_plan *p, uint64_t *d, size_t f, size_t n, cudaStream_t s,
                              bool cfg)
     {
@@ -529,7 +518,7 @@ nb_status dispatch(const regs_plan *p, bool inverse, uint64_t *d, size_t f, size
         NB_REGS_CASE(16)
         NB_REGS_CASE(17)
     default:
-        return nb_set_error(NB_ERR_UNSUPPORTED, "%s: log_n=%u outside [%d, %d]", NB_GPU_REGS_NAME,
+        return nb_set_error(NB_ERR_UNSUPPORTED, "%s: log_n=%u outside [%d, %d]", REGS_NAME,
                             p->log_n, REGS_MIN_LOG_N, REGS_MAX_LOG_N);
     }
 #undef NB_REGS_CASE
@@ -552,12 +541,10 @@ void plan_destroy(void *plan)
 nb_status upload_rows(RowTw **dev, const uint64_t *w, const uint64_t *ws, size_t count,
                       cudaStream_t s)
 {
-#if NB_GPU_REGS_TWIDDLE == 0
-    return nb_gpu_upload_pairs(dev, w, ws, count, s);
-#else
+    if constexpr (ROW_TW == 0)
+        return nb_gpu_upload_pairs((ulonglong2 **)dev, w, ws, count, s);
     (void)w;
     return nb_gpu_upload((void **)dev, ws, count * sizeof(uint64_t), s);
-#endif
 }
 
 /* Column twiddle pairs: the first 2^k1 entries of every limb, packed. */
@@ -569,7 +556,7 @@ nb_status upload_cols(ulonglong2 **dev, const nb_ntt_tables *t, const uint64_t *
     uint64_t *hs = (uint64_t *)malloc(t->limbs * m * sizeof *hs);
     nb_status st = NB_OK;
     if (!hw || !hs) {
-        st = nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", NB_GPU_REGS_NAME);
+        st = nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", REGS_NAME);
     } else {
         for (size_t l = 0; l < t->limbs; l++)
             for (size_t i = 0; i < m; i++) {
@@ -585,11 +572,9 @@ nb_status upload_cols(ulonglong2 **dev, const nb_ntt_tables *t, const uint64_t *
 
 nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
 {
-    NB_TRY(nb_gpu_check_device(NB_GPU_REGS_NAME));
     cudaStream_t s = (cudaStream_t)stream;
-    regs_plan *p = (regs_plan *)calloc(1, sizeof *p);
-    if (!p)
-        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", NB_GPU_REGS_NAME);
+    regs_plan *p;
+    NB_TRY(nb_gpu_plan_alloc((void **)&p, sizeof *p, REGS_NAME));
     p->limbs = t->limbs;
     p->log_n = t->log_n;
     p->k1 = cols_log(t->log_n);
@@ -598,10 +583,10 @@ nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
         free(p);
-        return nb_set_error(NB_ERR_CUDA, "%s: cannot query the device: %s", NB_GPU_REGS_NAME,
+        return nb_set_error(NB_ERR_CUDA, "%s: cannot query the device: %s", REGS_NAME,
                             cudaGetErrorString(cudaGetLastError()));
     }
-    p->pdl = NB_GPU_REGS_PDL && major >= 9;
+    p->pdl = USE_PDL && major >= 9;
     p->sms = (unsigned)sms;
     const size_t count = t->limbs * t->n;
     nb_status st = upload_rows(&p->fwd_rows, t->fwd, t->fwd_shoup, count, s);
@@ -630,7 +615,7 @@ nb_status check_aligned(const uint64_t *data)
     if ((uintptr_t)data & 15)
         return nb_set_error(NB_ERR_INVALID_ARG,
                             "%s: data must be 16-byte aligned (it is moved with 16-byte loads)",
-                            NB_GPU_REGS_NAME);
+                            REGS_NAME);
     return NB_OK;
 }
 
@@ -650,8 +635,8 @@ nb_status inverse(void *plan, uint64_t *data, size_t first, size_t count, void *
 
 } // namespace
 
-extern "C" const nb_ntt_variant NB_GPU_REGS_SYMBOL = {
-    /* .name = */ NB_GPU_REGS_NAME,
+extern "C" const nb_ntt_variant nb_variant_gpu_regs = {
+    /* .name = */ REGS_NAME,
     /* .description = */ "GPU register NTT: 16 coefficients per thread (radix-16 passes), "
                          "Harvey/Shoup, smem exchange and twiddles, 1-2 global passes",
     /* .backend = */ NB_BACKEND_GPU,

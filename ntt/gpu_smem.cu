@@ -28,11 +28,9 @@
 #define SMEM_MAX_LOG_N 17
 
 typedef struct {
-    size_t limbs;
     unsigned log_n, k1, k2;
     unsigned log_c, log_r; /* columns per column-kernel block, rows per row-kernel block */
-    uint64_t *fwd, *fwd_shoup, *inv, *inv_shoup; /* [L*N] */
-    nb_gpu_limb *limbs_dev;
+    nb_gpu_tables tw;      /* device copy of the tables */
 } smem_plan;
 
 /* One butterfly on tile elements x (lower index) and y at global index bit B
@@ -134,40 +132,22 @@ smem_rows(uint64_t *data, const uint64_t *w, const uint64_t *ws, const nb_gpu_li
 static void plan_destroy(void *plan)
 {
     smem_plan *p = (smem_plan *)plan;
-    if (!p)
-        return;
-    cudaFree(p->fwd);
-    cudaFree(p->fwd_shoup);
-    cudaFree(p->inv);
-    cudaFree(p->inv_shoup);
-    cudaFree(p->limbs_dev);
+    if (p)
+        nb_gpu_tables_free(&p->tw);
     free(p);
 }
 
 static nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
 {
-    NB_TRY(nb_gpu_check_device("gpu-smem"));
-    cudaStream_t s = (cudaStream_t)stream;
-    smem_plan *p = (smem_plan *)calloc(1, sizeof *p);
-    if (!p)
-        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "gpu-smem: out of host memory");
-    p->limbs = t->limbs;
+    smem_plan *p;
+    NB_TRY(nb_gpu_plan_alloc((void **)&p, sizeof *p, "gpu-smem"));
     p->log_n = t->log_n;
     p->k1 = t->log_n / 2;
     p->k2 = t->log_n - p->k1;
     /* tiles of at most 2^SMEM_TILE_LOG coefficients, never wider than the matrix */
     p->log_c = SMEM_TILE_LOG - p->k1 < p->k2 ? SMEM_TILE_LOG - p->k1 : p->k2;
     p->log_r = SMEM_TILE_LOG - p->k2 < p->k1 ? SMEM_TILE_LOG - p->k2 : p->k1;
-    const size_t bytes = t->limbs * t->n * sizeof(uint64_t);
-    nb_status st = nb_gpu_upload((void **)&p->fwd, t->fwd, bytes, s);
-    if (st == NB_OK)
-        st = nb_gpu_upload((void **)&p->fwd_shoup, t->fwd_shoup, bytes, s);
-    if (st == NB_OK)
-        st = nb_gpu_upload((void **)&p->inv, t->inv, bytes, s);
-    if (st == NB_OK)
-        st = nb_gpu_upload((void **)&p->inv_shoup, t->inv_shoup, bytes, s);
-    if (st == NB_OK)
-        st = nb_gpu_upload_limbs(&p->limbs_dev, t, s);
+    nb_status st = nb_gpu_tables_upload(&p->tw, t, (cudaStream_t)stream);
     if (st != NB_OK) {
         plan_destroy(p);
         return st;
@@ -181,20 +161,20 @@ static nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
 static nb_status launch(const smem_plan *p, bool columns, bool inverse, uint64_t *data,
                         size_t first, size_t count, cudaStream_t s)
 {
-    const uint64_t *w = inverse ? p->inv : p->fwd;
-    const uint64_t *ws = inverse ? p->inv_shoup : p->fwd_shoup;
+    const uint64_t *w = inverse ? p->tw.inv : p->tw.fwd;
+    const uint64_t *ws = inverse ? p->tw.inv_shoup : p->tw.fwd_shoup;
     for (size_t done = 0; done < count; done += 65535) {
         const unsigned chunk = (unsigned)(count - done < 65535 ? count - done : 65535);
         uint64_t *d = data + (done << p->log_n);
         if (columns) {
             const dim3 grid(1u << (p->k2 - p->log_c), chunk);
             const size_t smem = sizeof(uint64_t) << (p->k1 + p->log_c);
-            smem_columns<<<grid, SMEM_THREADS, smem, s>>>(d, w, ws, p->limbs_dev, first + done,
+            smem_columns<<<grid, SMEM_THREADS, smem, s>>>(d, w, ws, p->tw.limbs, first + done,
                                                           p->log_n, p->k1, p->log_c, inverse);
         } else {
             const dim3 grid(1u << (p->k1 - p->log_r), chunk);
             const size_t smem = sizeof(uint64_t) << (p->k2 + p->log_r);
-            smem_rows<<<grid, SMEM_THREADS, smem, s>>>(d, w, ws, p->limbs_dev, first + done,
+            smem_rows<<<grid, SMEM_THREADS, smem, s>>>(d, w, ws, p->tw.limbs, first + done,
                                                        p->log_n, p->k2, p->log_r, inverse);
         }
         NB_CUDA_LAUNCH_CHECK();

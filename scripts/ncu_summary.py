@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarises the Nsight Compute CSVs of scripts/device-bench-acceptance.sh: for each
+"""Summarises Nsight Compute CSVs (docs/methodology.md, "Proof that cold is cold"): for each
 variant and tier, the median L2 hit rate, L2 read hit rate and DRAM bytes read
 of the timed NTT kernels (the 20 samples; the verified launch and the two
 warm-up launches before them, and the verified launches after, are dropped).

@@ -108,8 +108,8 @@ static void check_baseconv(unsigned log_n, unsigned from_bits, size_t n_from, un
              *want = alloc_poison(n_to * n);
     nb_test_fill_residues(in, n, from, n_from);
     nb_baseconv_plan *plan = NULL;
-    assert_int_equal(nb_baseconv_plan_create(&plan, NB_BACKEND_CPU, log_n, from, n_from, to, n_to),
-                     NB_OK);
+    assert_int_equal(
+        nb_baseconv_plan_create(&plan, NB_BACKEND_CPU, log_n, from, n_from, to, n_to, NULL), NB_OK);
     assert_int_equal(nb_baseconv_apply(plan, got, in, NULL), NB_OK);
     assert_int_equal(nb_ref_baseconv(want, in, n, from, n_from, to, n_to), NB_OK);
     expect_equal("baseconv", want, got, n_to, n);
@@ -155,14 +155,14 @@ static void test_baseconv_rejects_bad_bases(void **state)
     (void)state;
     nb_baseconv_plan *plan = (nb_baseconv_plan *)0x1;
     const uint64_t good[2] = {65537, 12289}, dup[2] = {65537, 65537}, comp[1] = {65535};
-    assert_int_equal(nb_baseconv_plan_create(&plan, NB_BACKEND_CPU, 4, dup, 2, good, 2),
+    assert_int_equal(nb_baseconv_plan_create(&plan, NB_BACKEND_CPU, 4, dup, 2, good, 2, NULL),
                      NB_ERR_INVALID_ARG);
     assert_null(plan);
-    assert_int_equal(nb_baseconv_plan_create(&plan, NB_BACKEND_CPU, 4, good, 2, comp, 1),
+    assert_int_equal(nb_baseconv_plan_create(&plan, NB_BACKEND_CPU, 4, good, 2, comp, 1, NULL),
                      NB_ERR_INVALID_ARG);
-    assert_int_equal(nb_baseconv_plan_create(&plan, NB_BACKEND_CPU, 4, good, 0, good, 2),
+    assert_int_equal(nb_baseconv_plan_create(&plan, NB_BACKEND_CPU, 4, good, 0, good, 2, NULL),
                      NB_ERR_INVALID_ARG);
-    assert_int_equal(nb_baseconv_plan_create(&plan, NB_BACKEND_CPU, 30, good, 2, good, 2),
+    assert_int_equal(nb_baseconv_plan_create(&plan, NB_BACKEND_CPU, 30, good, 2, good, 2, NULL),
                      NB_ERR_INVALID_ARG);
     assert_int_equal(nb_baseconv_apply(NULL, NULL, NULL, NULL), NB_ERR_INVALID_ARG);
 }

@@ -205,9 +205,10 @@ static void check_baseconv(unsigned log_n, unsigned bits, size_t n_from, size_t 
     uint64_t *in = host_alloc(n_from * n), *want = host_alloc(n_to * n);
     nb_test_fill_residues(in, n, from, n_from);
     nb_baseconv_plan *cp = NULL, *gp = NULL;
-    assert_int_equal(nb_baseconv_plan_create(&cp, NB_BACKEND_CPU, log_n, from, n_from, to, n_to),
-                     NB_OK);
-    assert_int_equal(nb_baseconv_plan_create(&gp, NB_BACKEND_GPU, log_n, from, n_from, to, n_to),
+    assert_int_equal(
+        nb_baseconv_plan_create(&cp, NB_BACKEND_CPU, log_n, from, n_from, to, n_to, NULL), NB_OK);
+    assert_int_equal(nb_baseconv_plan_create(&gp, NB_BACKEND_GPU, log_n, from, n_from, to, n_to,
+                                             stream),
                      NB_OK);
     assert_int_equal(nb_baseconv_apply(cp, want, in, NULL), NB_OK);
     nb_buffer *din = dev_from(in, n_from * n), *dout = dev_alloc(n_to * n);
