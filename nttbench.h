@@ -3,6 +3,7 @@
 #ifndef NTTBENCH_H
 #define NTTBENCH_H
 
+#include "core/rng.h"
 #include "ntt/ntt.h"
 #include "ckks/ckks.h"
 #include "bench/bench.h"
