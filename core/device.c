@@ -160,42 +160,39 @@ static nb_status check_range(const nb_buffer *b, size_t offset, const void *p, s
     return NB_OK;
 }
 
-nb_status nb_buffer_upload(nb_buffer *b, size_t offset, const void *host, size_t bytes,
-                           void *stream)
+/* Copies bytes between host memory and buffer b (to_device: host -> b) and
+ * waits for the copy on `stream`; for a host buffer, a plain memcpy. */
+static nb_status copy_sync(const nb_buffer *b, int to_device, void *dst, const void *src,
+                           size_t bytes, void *stream)
 {
-    NB_TRY(check_range(b, offset, host, bytes));
     if (b->where == NB_BACKEND_CPU) {
-        memcpy((char *)b->ptr + offset, host, bytes);
+        memcpy(dst, src, bytes);
         return NB_OK;
     }
 #ifdef NB_HAVE_CUDA
-    NB_CUDA_TRY(cudaMemcpyAsync((char *)b->ptr + offset, host, bytes, cudaMemcpyHostToDevice,
+    NB_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes,
+                                to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
                                 (cudaStream_t)stream));
     NB_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)stream));
     return NB_OK;
 #else
-    (void)stream;
+    (void)to_device, (void)stream;
     return nb_gpu_require();
 #endif
+}
+
+nb_status nb_buffer_upload(nb_buffer *b, size_t offset, const void *host, size_t bytes,
+                           void *stream)
+{
+    NB_TRY(check_range(b, offset, host, bytes));
+    return copy_sync(b, 1, (char *)b->ptr + offset, host, bytes, stream);
 }
 
 nb_status nb_buffer_download(const nb_buffer *b, size_t offset, void *host, size_t bytes,
                              void *stream)
 {
     NB_TRY(check_range(b, offset, host, bytes));
-    if (b->where == NB_BACKEND_CPU) {
-        memcpy(host, (const char *)b->ptr + offset, bytes);
-        return NB_OK;
-    }
-#ifdef NB_HAVE_CUDA
-    NB_CUDA_TRY(cudaMemcpyAsync(host, (const char *)b->ptr + offset, bytes,
-                                cudaMemcpyDeviceToHost, (cudaStream_t)stream));
-    NB_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)stream));
-    return NB_OK;
-#else
-    (void)stream;
-    return nb_gpu_require();
-#endif
+    return copy_sync(b, 0, host, (const char *)b->ptr + offset, bytes, stream);
 }
 
 nb_status nb_buffer_fill(nb_buffer *b, int byte, void *stream)
