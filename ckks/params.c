@@ -207,30 +207,11 @@ void nb_ckks_basis_ext(const nb_ckks_params *p, size_t level, uint64_t *out)
         out[level + 1 + k] = p->p[k];
 }
 
-static nb_status build_consts(nb_ckks_params *p)
+/* modUp tables: level l, digit j converts the digit's primes to B_l minus
+ * the digit (k->modup[l * dnum + j]). */
+static nb_status build_modup(const nb_ckks_params *p, nb_ckks_consts *k)
 {
-    nb_ckks_consts *k = calloc(1, sizeof *k);
-    if (!k)
-        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "CKKS constants: out of host memory");
-    p->consts = k;
     const size_t Q = p->q_count, A = p->alpha, total = Q + A;
-
-    NB_TRY(reserve(k, total, &k->prime_q));
-    NB_TRY(reserve(k, total, &k->prime_mu_lo));
-    NB_TRY(reserve(k, total, &k->prime_mu_hi));
-    uint64_t max_prime = 0;
-    for (size_t i = 0; i < total; i++) {
-        uint64_t lo, hi;
-        nb_barrett_precompute(p->primes[i], &lo, &hi);
-        k->blob[k->prime_q + i] = p->primes[i];
-        k->blob[k->prime_mu_lo + i] = lo;
-        k->blob[k->prime_mu_hi + i] = hi;
-        if (p->primes[i] > max_prime)
-            max_prime = p->primes[i];
-    }
-    k->ip_chunk = nb_conv_chunk(max_prime, max_prime);
-
-    /* modUp tables: level l, digit j: digit primes -> B_l \ digit */
     k->modup = calloc(Q * p->dnum, sizeof *k->modup);
     uint64_t *to = malloc(total * sizeof *to);
     uint32_t *limb = malloc(total * sizeof *limb);
@@ -260,7 +241,33 @@ static nb_status build_consts(nb_ckks_params *p)
     }
     free(to);
     free(limb);
-    NB_TRY(s);
+    return s;
+}
+
+static nb_status build_consts(nb_ckks_params *p)
+{
+    nb_ckks_consts *k = calloc(1, sizeof *k);
+    if (!k)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "CKKS constants: out of host memory");
+    p->consts = k;
+    const size_t Q = p->q_count, A = p->alpha, total = Q + A;
+
+    NB_TRY(reserve(k, total, &k->prime_q));
+    NB_TRY(reserve(k, total, &k->prime_mu_lo));
+    NB_TRY(reserve(k, total, &k->prime_mu_hi));
+    uint64_t max_prime = 0;
+    for (size_t i = 0; i < total; i++) {
+        uint64_t lo, hi;
+        nb_barrett_precompute(p->primes[i], &lo, &hi);
+        k->blob[k->prime_q + i] = p->primes[i];
+        k->blob[k->prime_mu_lo + i] = lo;
+        k->blob[k->prime_mu_hi + i] = hi;
+        if (p->primes[i] > max_prime)
+            max_prime = p->primes[i];
+    }
+    k->ip_chunk = nb_conv_chunk(max_prime, max_prime);
+
+    NB_TRY(build_modup(p, k));
 
     /* modDown: P -> Q_L, and P^-1 mod q_i */
     NB_TRY(nb_conv_desc_build(k, &k->moddown, p->p, A, p->q, Q, NULL));

@@ -11,10 +11,12 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
-#include "ntt/arith.h"
 #include "core/cuda_check.h"
+#include "core/device.h"
+#include "ntt/arith.h"
 #include "ntt/tables.h"
 #include "ntt/variant.h"
 
@@ -29,20 +31,15 @@ typedef struct nb_gpu_limb {
 } nb_gpu_limb;
 
 
-/* NB_OK if a CUDA device is usable; otherwise NB_ERR_NO_DEVICE naming the
- * variant and the runtime's reason. Clears the sticky runtime error. */
+/* NB_OK if a CUDA device is usable (nb_gpu_require); otherwise
+ * NB_ERR_NO_DEVICE with the reason, prefixed by the variant's name. */
 static inline nb_status nb_gpu_check_device(const char *variant)
 {
-    int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return nb_set_error(NB_ERR_NO_DEVICE, "variant '%s': no usable CUDA device: %s", variant,
-                            cudaGetErrorString(e));
-    }
-    if (n == 0)
-        return nb_set_error(NB_ERR_NO_DEVICE, "variant '%s': no CUDA device present", variant);
-    return NB_OK;
+    if (nb_gpu_require() == NB_OK)
+        return NB_OK;
+    char why[256];
+    snprintf(why, sizeof why, "%s", nb_last_error());
+    return nb_set_error(NB_ERR_NO_DEVICE, "variant '%s': %s", variant, why);
 }
 
 /* Allocates `bytes` of device memory at *dev and copies `host` into it on
