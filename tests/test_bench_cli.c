@@ -91,7 +91,11 @@ static void test_run_options_defaults_and_values(void **state)
     (void)state;
     nb_cli_run r;
     assert_int_equal(parse_run(&r, ""), 0);
-    assert_int_equal(r.tiers, (1 << NB_TIER_WARM) | (1 << NB_TIER_COLD));
+    assert_int_equal(r.n_tiers, 1);
+    assert_string_equal(r.tiers[0].tier->name, "ntt");
+    assert_int_equal(nb_cli_tier_states(&r, &r.tiers[0]),
+                     (1u << NB_CACHE_WARM) | (1u << NB_CACHE_COLD));
+    assert_int_equal(r.timing.cache, NB_CACHE_COLD); /* --cold both by default */
     assert_int_equal(r.backend, NB_CLI_AUTO);
     assert_int_equal(r.n_modes, 1);
     assert_int_equal(r.modes[0], NB_MODE_PER_LAUNCH);
@@ -108,7 +112,8 @@ static void test_run_options_defaults_and_values(void **state)
                                    "--min-time 0.2 --max-noise=1 --timeout 3 --cold rotate "
                                    "--sets 40 --seed 9 --variant cpu-harvey"),
                      0);
-    assert_int_equal(r.tiers, 1 << NB_TIER_COLD);
+    assert_int_equal(r.n_tiers, 1);
+    assert_int_equal(nb_cli_tier_states(&r, &r.tiers[0]), 1u << NB_CACHE_COLD);
     assert_int_equal(r.backend, NB_CLI_CPU);
     assert_true(r.n_logn == 3 && r.logn[2] == 12 && r.given_logn);
     assert_true(r.n_limbs == 2 && r.limbs[1] == 4);
@@ -117,7 +122,7 @@ static void test_run_options_defaults_and_values(void **state)
     assert_int_equal(r.directions, 3);
     assert_true(r.timing.min_time_s == 0.2 && r.timing.max_noise_pct == 1.0);
     assert_true(r.timing.timeout_s == 3.0);
-    assert_int_equal(r.timing.cold, NB_COLD_ROTATE);
+    assert_int_equal(r.timing.cache, NB_COLD_ROTATE);
     assert_int_equal(r.timing.rotate_sets, 40);
     assert_true(r.seed == 9 && r.seed_given);
     assert_true(r.n_variants == 1 && !strcmp(r.variants[0], "cpu-harvey"));

@@ -10,13 +10,13 @@
 #include <jansson.h>
 
 #include "bench/bench.h"
+#include "bench/core/stats.h"
 #include "testutil.h"
 
 static nb_bench_result sample_result(void)
 {
     nb_bench_result r;
     memset(&r, 0, sizeof r);
-    r.tier = NB_TIER_COLD;
     r.mode = NB_MODE_BATCH;
     r.backend = NB_BACKEND_CPU;
     r.launches_per_sample = 4;
@@ -34,7 +34,7 @@ static nb_bench_result sample_result(void)
     r.throttled_samples = 2;
     r.verified_before = 1;
     r.verified_after = 1;
-    r.cache.tier = NB_TIER_COLD;
+    r.cache.cache = NB_CACHE_COLD;
     r.cache.flush = 1;
     r.cache.sets = 12;
     r.cache.graphs = 1;
@@ -59,7 +59,7 @@ static nb_report *sample_report(void)
     nb_report_set_options(rep, &o);
 
     nb_case *c = NULL;
-    assert_int_equal(nb_case_create(&c, NB_TIER_COLD, "cpu-harvey", NB_BACKEND_CPU,
+    assert_int_equal(nb_case_create(&c, "cold", NB_CACHE_COLD, "cpu-harvey", NB_BACKEND_CPU,
                                     "fwd logn=10 L=2, \"quoted\""),
                      NB_OK);
     nb_case_param_str(c, "direction", "forward");
@@ -93,7 +93,7 @@ static nb_report *sample_report(void)
     assert_int_equal(nb_report_add_case(rep, c), NB_OK);
 
     nb_case *d = NULL;
-    assert_int_equal(nb_case_create(&d, NB_TIER_WARM, "gpu-x", NB_BACKEND_GPU, "fwd logn=20"),
+    assert_int_equal(nb_case_create(&d, "warm", NB_CACHE_WARM, "gpu-x", NB_BACKEND_GPU, "fwd logn=20"),
                      NB_OK);
     nb_case_param_int(d, "log_n", 20);
     nb_case_param_int(d, "limbs", 3);

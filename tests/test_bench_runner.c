@@ -240,8 +240,7 @@ static void test_cold_rotates_sets_round_robin(void **state)
     fake *f = new_fake(0.0078125, llc / 4); /* 12 sets for 3x the LLC */
     nb_workload w = {"fake-cold", NB_BACKEND_CPU, &fake_ops, f};
     nb_bench_opts o = fake_opts();
-    o.tier = NB_TIER_COLD;
-    o.cold = NB_COLD_ROTATE;
+    o.cache = NB_COLD_ROTATE;
     nb_bench_result r;
     assert_int_equal(nb_bench_run(&w, NULL, &o, &r), NB_OK);
     assert_int_equal(f->sets, 12);
@@ -369,7 +368,7 @@ static void test_ntt_workload_cpu_warm_and_cold(void **state)
         assert_int_equal(w->ops->bytes_per_launch(w->ctx), 2 * 8 * 1024 * 2);
         nb_bench_opts o = quick_opts();
         for (int tier = 0; tier < 2; tier++) {
-            o.tier = tier ? NB_TIER_COLD : NB_TIER_WARM;
+            o.cache = tier ? NB_CACHE_COLD : NB_CACHE_WARM;
             nb_bench_result r;
             assert_int_equal(nb_bench_run(w, NULL, &o, &r), NB_OK);
             assert_true(r.n_samples >= o.min_samples);
@@ -384,7 +383,7 @@ static void test_ntt_workload_cpu_warm_and_cold(void **state)
             }
             nb_bench_result_free(&r);
         }
-        nb_ntt_workload_destroy(w);
+        nb_workload_destroy(w);
     }
 }
 
@@ -412,14 +411,14 @@ static void test_copy_and_empty_workloads_cpu(void **state)
     assert_int_equal(nb_bench_run(w, NULL, &o, &r), NB_OK);
     assert_true(r.stats.median > 0);
     nb_bench_result_free(&r);
-    nb_simple_workload_destroy(w);
+    nb_workload_destroy(w);
     assert_int_equal(nb_empty_workload_create(&w, NB_BACKEND_CPU), NB_OK);
     o.mode = NB_MODE_BATCH;
     o.batch = 100;
     assert_int_equal(nb_bench_run(w, NULL, &o, &r), NB_OK);
     assert_int_equal(r.launches_per_sample, 100);
     nb_bench_result_free(&r);
-    nb_simple_workload_destroy(w);
+    nb_workload_destroy(w);
 }
 
 int main(void)

@@ -228,10 +228,7 @@ int nb_cmd_verify(int argc, char **argv, nb_format fmt, const char *output, int 
         } else if (!strcmp(n, "seed")) {
             st = nb_cli_parse_u64(v, n, &seed);
         } else if (!strcmp(n, "direction")) {
-            dirs = !strcmp(v, "forward") ? 1 : !strcmp(v, "inverse") ? 2
-                   : (!strcmp(v, "forward,inverse") || !strcmp(v, "inverse,forward")) ? 3 : 0;
-            if (!dirs)
-                st = nb_set_error(NB_ERR_INVALID_ARG, "--direction: forward, inverse or both");
+            st = nb_cli_parse_directions(v, &dirs);
         }
     }
     if (st != NB_OK) {

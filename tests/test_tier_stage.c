@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/stage.h"
+#include "bench/tiers/stage.h"
 #include "testutil.h"
 
 static void fast_opts(nb_bench_opts *o)
@@ -20,7 +20,7 @@ static void fast_opts(nb_bench_opts *o)
     o->timeout_s = 5.0;
     o->warmup_samples = 1;
     o->warmup_time_s = 0.0;
-    o->cold = NB_COLD_ROTATE;
+    o->cache = NB_COLD_ROTATE;
 }
 
 static void test_stage_names_parse(void **state)
@@ -222,8 +222,8 @@ static void test_bad_stage_configs_are_rejected(void **state)
     nb_ckks_ntt_counts(p, NB_CKKS_STAGE_MODUP, 1, &ef, &ei);
     assert_int_equal(f, ef);
     assert_int_equal(i, ei);
-    nb_stage_workload_destroy(w);
-    nb_stage_workload_destroy(NULL);
+    nb_workload_destroy(w);
+    nb_workload_destroy(NULL);
     nb_ckks_params_destroy(p);
 }
 

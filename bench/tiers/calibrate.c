@@ -6,19 +6,20 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/internal.h"
+#include "bench/core/internal.h"
+#include "bench/report/internal.h"
+#include "bench/tiers/calibrate.h"
 
 #ifdef NB_HAVE_CUDA
 #include "ntt/cuda_check.h"
 #endif
 
-/* Median seconds per launch of `w` under tier/cold/mode. */
-static nb_status measure(nb_workload *w, void *stream, const nb_bench_opts *base, nb_tier tier,
-                         nb_cold_method cold, nb_mode mode, size_t batch, double *median_s)
+/* Median seconds per launch of `w` in cache state `cache` and mode `mode`. */
+static nb_status measure(nb_workload *w, void *stream, const nb_bench_opts *base,
+                         nb_cache_state cache, nb_mode mode, size_t batch, double *median_s)
 {
     nb_bench_opts o = *base;
-    o.tier = tier;
-    o.cold = cold;
+    o.cache = cache;
     o.mode = mode;
     o.batch = batch;
     o.l2_persist = -1.0;
@@ -30,13 +31,13 @@ static nb_status measure(nb_workload *w, void *stream, const nb_bench_opts *base
 }
 
 static nb_status copy_point(nb_backend b, void *stream, const nb_bench_opts *o, size_t bytes,
-                            nb_tier tier, double *median_s)
+                            nb_cache_state cache, double *median_s)
 {
     nb_workload *w = NULL;
     bytes &= ~(size_t)15;
     NB_TRY(nb_copy_workload_create(&w, b, bytes));
-    nb_status s = measure(w, stream, o, tier, NB_COLD_FLUSH, NB_MODE_PER_LAUNCH, 1, median_s);
-    nb_simple_workload_destroy(w);
+    nb_status s = measure(w, stream, o, cache, NB_MODE_PER_LAUNCH, 1, median_s);
+    nb_workload_destroy(w);
     return s;
 }
 
@@ -54,20 +55,20 @@ nb_status nb_calibrate(nb_backend backend, void *stream, const nb_bench_opts *o,
 
     /* copy bandwidth: source and destination each 4x the cache */
     size_t big = 4 * cache;
-    NB_TRY(copy_point(backend, stream, o, big, NB_TIER_WARM, &t));
+    NB_TRY(copy_point(backend, stream, o, big, NB_CACHE_WARM, &t));
     out->copy_Bps = 2.0 * (double)(big & ~(size_t)15) / t;
 
     /* launch overhead */
     nb_workload *w = NULL;
     NB_TRY(nb_empty_workload_create(&w, backend));
-    nb_status s = measure(w, stream, o, NB_TIER_WARM, NB_COLD_FLUSH, NB_MODE_BATCH, 100,
+    nb_status s = measure(w, stream, o, NB_CACHE_WARM, NB_MODE_BATCH, 100,
                           &out->launch_batch_s);
     if (s == NB_OK && backend == NB_BACKEND_GPU)
-        s = measure(w, stream, o, NB_TIER_WARM, NB_COLD_FLUSH, NB_MODE_PER_LAUNCH, 1,
+        s = measure(w, stream, o, NB_CACHE_WARM, NB_MODE_PER_LAUNCH, 1,
                     &out->launch_device_s);
     else
         out->launch_device_s = NAN;
-    nb_simple_workload_destroy(w);
+    nb_workload_destroy(w);
     NB_TRY(s);
     out->launch_sync_s = NAN;
 #ifdef NB_HAVE_CUDA
@@ -94,8 +95,8 @@ nb_status nb_calibrate(nb_backend backend, void *stream, const nb_bench_opts *o,
         if (bytes < 4096)
             continue;
         p->working_set_bytes = 2.0 * (double)bytes;
-        NB_TRY(copy_point(backend, stream, o, bytes, NB_TIER_WARM, &p->hot_s));
-        NB_TRY(copy_point(backend, stream, o, bytes, NB_TIER_COLD, &p->cold_s));
+        NB_TRY(copy_point(backend, stream, o, bytes, NB_CACHE_WARM, &p->hot_s));
+        NB_TRY(copy_point(backend, stream, o, bytes, NB_CACHE_EVICTED, &p->cold_s));
         p->hot_Bps = p->working_set_bytes / p->hot_s;
         p->cold_Bps = p->working_set_bytes / p->cold_s;
         p->gap = p->cold_s / p->hot_s - 1.0;
