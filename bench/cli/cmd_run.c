@@ -137,6 +137,31 @@ static nb_status parse_caches(nb_cli_run *run, const char *v)
     return st;
 }
 
+/* --mode: a list of modes, duplicates dropped. */
+static nb_status parse_modes(nb_cli_run *run, const char *v)
+{
+    nb_status st;
+    char *storage, *words[8];
+    size_t n;
+    NB_TRY(nb_cli_parse_words(v, "mode", &storage, words, 8, &n));
+    run->n_modes = 0;
+    for (size_t i = 0; i < n; i++) {
+        nb_mode m;
+        st = nb_mode_parse(words[i], &m);
+        if (st != NB_OK) {
+            free(storage);
+            return st;
+        }
+        size_t k = 0;
+        while (k < run->n_modes && run->modes[k] != m)
+            k++;
+        if (k == run->n_modes)
+            run->modes[run->n_modes++] = m;
+    }
+    free(storage);
+    return NB_OK;
+}
+
 static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v)
 {
     nb_status st;
@@ -175,27 +200,8 @@ static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v
         return nb_cli_parse_ulist(v, name, 20, 62, run->bits, NB_CLI_MAX_LIST, &run->n_bits);
     if (!strcmp(name, "direction"))
         return nb_cli_parse_directions(v, &run->directions);
-    if (!strcmp(name, "mode")) {
-        char *storage, *words[8];
-        size_t n;
-        NB_TRY(nb_cli_parse_words(v, name, &storage, words, 8, &n));
-        run->n_modes = 0;
-        for (size_t i = 0; i < n; i++) {
-            nb_mode m;
-            st = nb_mode_parse(words[i], &m);
-            if (st != NB_OK) {
-                free(storage);
-                return st;
-            }
-            size_t k = 0;
-            while (k < run->n_modes && run->modes[k] != m)
-                k++;
-            if (k == run->n_modes)
-                run->modes[run->n_modes++] = m;
-        }
-        free(storage);
-        return NB_OK;
-    }
+    if (!strcmp(name, "mode"))
+        return parse_modes(run, v);
     if (!strcmp(name, "batch"))
         return nb_cli_parse_size(v, name, 1, 100000, &run->timing.batch);
     if (!strcmp(name, "cold"))
@@ -393,6 +399,73 @@ static nb_status run_tiers(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_varian
     return NB_OK;
 }
 
+/* Resolves the variants (once) and the backend-dependent defaults; an exit
+ * code when the run cannot start, else 0. */
+static int resolve_run(nb_cli_run *run, const nb_ntt_variant **vars, size_t *nv, int *need_gpu)
+{
+    /* --backend gpu without a usable device is an environment error, whatever is registered */
+    nb_status s;
+    if (run->backend == NB_CLI_GPU && (s = nb_gpu_require()) != NB_OK) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s (--backend gpu)", nb_last_error());
+        return nb_cli_fail(NB_ERR_NO_DEVICE, msg);
+    }
+    s = nb_cli_run_variants(run, vars, NB_CLI_MAX_LIST, nv);
+    if (s != NB_OK)
+        return nb_cli_fail(s, nb_last_error());
+    int any_cpu = 0;
+    *need_gpu = 0;
+    for (size_t i = 0; i < *nv; i++) {
+        *need_gpu |= vars[i]->backend == NB_BACKEND_GPU;
+        any_cpu |= vars[i]->backend == NB_BACKEND_CPU;
+    }
+    if (*need_gpu && (s = nb_gpu_require()) != NB_OK) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s (needed for GPU variant '%s')", nb_last_error(),
+                 vars[0]->backend == NB_BACKEND_GPU ? vars[0]->name : "gpu");
+        return nb_cli_fail(NB_ERR_NO_DEVICE, msg);
+    }
+    if (!run->given_logn) {
+        run->logn[0] = 16;
+        run->n_logn = 1;
+    }
+    if (!run->given_limbs) {
+        static const unsigned long long gpu_l[] = {1, 8, 32}, cpu_l[] = {1, 8};
+        const unsigned long long *l = *need_gpu && !any_cpu ? gpu_l : cpu_l;
+        run->n_limbs = *need_gpu && !any_cpu ? 3 : 2;
+        memcpy(run->limbs, l, run->n_limbs * sizeof *l);
+    }
+    return 0;
+}
+
+/* Writes the report and turns failed cases into the exit code. */
+static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *output, int quiet)
+{
+    if (s != NB_OK)
+        return nb_cli_fail(s, nb_last_error());
+    s = nb_report_write_file(ctx->report, fmt, output ? output : "-");
+    if (s != NB_OK)
+        return nb_cli_fail(s, nb_last_error());
+    if (output && strcmp(output, "-") != 0 && fmt != NB_FORMAT_TABLE && !quiet)
+        nb_report_write(ctx->report, NB_FORMAT_TABLE, stdout); /* the short table too */
+    size_t fails = 0, errors = 0;
+    for (size_t i = 0; i < nb_report_case_count(ctx->report); i++) {
+        nb_case_status cs = nb_case_get_status(nb_report_case_at(ctx->report, i));
+        fails += cs == NB_CASE_VERIFY_FAILED;
+        errors += cs == NB_CASE_ERROR;
+    }
+    if (fails) {
+        fprintf(stderr, "nttbench: error: %zu case(s) failed verification (see the report)\n",
+                fails);
+        return NB_EXIT_VERIFY;
+    }
+    if (errors) {
+        fprintf(stderr, "nttbench: error: %zu case(s) could not run (see the report)\n", errors);
+        return NB_EXIT_ENV;
+    }
+    return 0;
+}
+
 int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format fmt,
                const char *output, int quiet)
 {
@@ -401,43 +474,12 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
         nb_cli_run_free(&run);
         return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
     }
-    /* --backend gpu without a usable device is an environment error, whatever is registered */
-    nb_status s;
-    if (run.backend == NB_CLI_GPU && (s = nb_gpu_require()) != NB_OK) {
-        char msg[600];
-        snprintf(msg, sizeof msg, "%s (--backend gpu)", nb_last_error());
-        nb_cli_run_free(&run);
-        return nb_cli_fail(NB_ERR_NO_DEVICE, msg);
-    }
-    /* which backends the sweep needs */
     const nb_ntt_variant *vars[NB_CLI_MAX_LIST];
     size_t nv = 0;
-    s = nb_cli_run_variants(&run, vars, NB_CLI_MAX_LIST, &nv);
-    if (s != NB_OK) {
+    int need_gpu = 0, rc = resolve_run(&run, vars, &nv, &need_gpu);
+    if (rc != 0) {
         nb_cli_run_free(&run);
-        return nb_cli_fail(s, nb_last_error());
-    }
-    int need_gpu = 0, any_cpu = 0;
-    for (size_t i = 0; i < nv; i++) {
-        need_gpu |= vars[i]->backend == NB_BACKEND_GPU;
-        any_cpu |= vars[i]->backend == NB_BACKEND_CPU;
-    }
-    if (need_gpu && (s = nb_gpu_require()) != NB_OK) {
-        char msg[600];
-        snprintf(msg, sizeof msg, "%s (needed for GPU variant '%s')", nb_last_error(),
-                 vars[0]->backend == NB_BACKEND_GPU ? vars[0]->name : "gpu");
-        nb_cli_run_free(&run);
-        return nb_cli_fail(NB_ERR_NO_DEVICE, msg);
-    }
-    if (!run.given_logn) {
-        run.logn[0] = 16;
-        run.n_logn = 1;
-    }
-    if (!run.given_limbs) {
-        static const unsigned long long gpu_l[] = {1, 8, 32}, cpu_l[] = {1, 8};
-        const unsigned long long *l = need_gpu && !any_cpu ? gpu_l : cpu_l;
-        run.n_limbs = need_gpu && !any_cpu ? 3 : 2;
-        memcpy(run.limbs, l, run.n_limbs * sizeof *l);
+        return rc;
     }
     run.timing.log = nb_cli_log;
     run.timing.log_ctx = &quiet;
@@ -447,53 +489,21 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
     ctx.quiet = quiet;
     ctx.run = &run;
     ctx.start_s = nb_now_s();
-    s = nb_report_create(&ctx.report, "run");
+    nb_status s = nb_report_create(&ctx.report, "run");
     if (s == NB_OK)
         s = nb_report_set_argv(ctx.report, full_argc, full_argv);
     if (s == NB_OK)
         s = nb_env_collect(&ctx.env, need_gpu, 1);
     if (s == NB_OK && need_gpu)
         s = nb_stream_create(&ctx.stream);
-    if (s != NB_OK) {
-        int rc = nb_cli_fail(s, nb_last_error());
-        nb_report_destroy(ctx.report);
-        nb_cli_run_free(&run);
-        return rc;
+    if (s == NB_OK) {
+        nb_report_set_env(ctx.report, &ctx.env);
+        nb_report_set_options(ctx.report, &run.timing);
+        nb_nvtx_push("nttbench run");
+        s = run_tiers(&run, &ctx, vars, nv);
+        nb_nvtx_pop();
     }
-    nb_report_set_env(ctx.report, &ctx.env);
-    nb_report_set_options(ctx.report, &run.timing);
-
-    nb_nvtx_push("nttbench run");
-    s = run_tiers(&run, &ctx, vars, nv);
-    nb_nvtx_pop();
-
-    int rc = 0;
-    if (s != NB_OK) {
-        rc = nb_cli_fail(s, nb_last_error());
-    } else {
-        s = nb_report_write_file(ctx.report, fmt, output ? output : "-");
-        if (s != NB_OK)
-            rc = nb_cli_fail(s, nb_last_error());
-        else if (output && strcmp(output, "-") != 0 && fmt != NB_FORMAT_TABLE && !quiet)
-            nb_report_write(ctx.report, NB_FORMAT_TABLE, stdout); /* the short table too */
-    }
-    if (rc == 0) {
-        size_t fails = 0, errors = 0;
-        for (size_t i = 0; i < nb_report_case_count(ctx.report); i++) {
-            nb_case_status cs = nb_case_get_status(nb_report_case_at(ctx.report, i));
-            fails += cs == NB_CASE_VERIFY_FAILED;
-            errors += cs == NB_CASE_ERROR;
-        }
-        if (fails) {
-            fprintf(stderr, "nttbench: error: %zu case(s) failed verification (see the report)\n",
-                    fails);
-            rc = NB_EXIT_VERIFY;
-        } else if (errors) {
-            fprintf(stderr, "nttbench: error: %zu case(s) could not run (see the report)\n",
-                    errors);
-            rc = NB_EXIT_ENV;
-        }
-    }
+    rc = finish_run(&ctx, s, fmt, output, quiet);
     nb_stream_destroy(ctx.stream);
     nb_report_destroy(ctx.report);
     nb_cli_run_free(&run);

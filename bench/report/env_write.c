@@ -10,54 +10,6 @@
 
 #include "bench/report/internal.h"
 
-static json_t *opt_real(double v, int known)
-{
-    return known ? nb_json_real(v) : json_null();
-}
-
-json_t *nb_env_to_json(const nb_env *e)
-{
-    json_t *host = json_pack("{s:s, s:s, s:i, s:i, s:I, s:s, s:I}", "cpu", e->host_cpu, "os",
-                             e->host_os, "cores", e->host_cores, "omp_threads", e->omp_threads,
-                             "llc_bytes", (json_int_t)e->host_llc_bytes, "llc_source",
-                             e->host_llc_source, "memory_bytes", (json_int_t)e->host_mem_bytes);
-    json_object_set_new(host, "copy_bandwidth_Bps",
-                        opt_real(e->host_copy_Bps, e->host_copy_Bps > 0));
-    json_t *j = json_pack("{s:s, s:s, s:s}", "nttbench_version", e->version, "git_commit",
-                          e->git_commit, "timestamp_utc", e->timestamp_utc);
-    json_object_set_new(j, "host", host);
-    if (!e->has_gpu) {
-        json_object_set_new(j, "gpu", json_null());
-        return j;
-    }
-    char cc[16], drv[32], rt[32];
-    snprintf(cc, sizeof cc, "%d.%d", e->cc_major, e->cc_minor);
-    snprintf(drv, sizeof drv, "%d.%d", e->driver_version / 1000, e->driver_version % 1000 / 10);
-    snprintf(rt, sizeof rt, "%d.%d", e->runtime_version / 1000, e->runtime_version % 1000 / 10);
-    json_t *g = json_pack("{s:s, s:s, s:i, s:I, s:I, s:I}", "name", e->gpu_name,
-                          "compute_capability", cc, "sm_count", e->sm_count, "l2_bytes",
-                          (json_int_t)e->l2_bytes, "persisting_l2_max_bytes",
-                          (json_int_t)e->persisting_l2_max_bytes, "memory_bytes",
-                          (json_int_t)e->gpu_mem_bytes);
-    json_object_set_new(g, "memory_clock_mhz", nb_json_real(e->mem_clock_mhz));
-    json_object_set_new(g, "bus_width_bits", json_integer(e->bus_width_bits));
-    json_object_set_new(g, "theoretical_peak_Bps", opt_real(e->peak_Bps, e->peak_Bps > 0));
-    json_object_set_new(g, "default_sm_clock_mhz", nb_json_real(e->default_sm_mhz));
-    json_object_set_new(g, "copy_bandwidth_Bps", opt_real(e->gpu_copy_Bps, e->gpu_copy_Bps > 0));
-    json_object_set_new(g, "cuda_driver", json_string(drv));
-    json_object_set_new(g, "cuda_runtime", json_string(rt));
-    json_object_set_new(g, "nvml_driver",
-                        e->nvml_driver[0] ? json_string(e->nvml_driver)
-                                          : json_string("unavailable"));
-    json_object_set_new(g, "ecc",
-                        e->ecc_enabled < 0 ? json_string("unavailable")
-                                           : json_string(e->ecc_enabled ? "on" : "off"));
-    json_object_set_new(g, "nvml", nb_nvml_to_json(&e->nvml));
-    json_object_set_new(j, "gpu", g);
-    return j;
-}
-
-
 /* ---------------------------------------------------------------- writers */
 
 typedef struct kv {

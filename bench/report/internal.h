@@ -57,9 +57,8 @@ struct nb_report {
 json_t *nb_json_real(double v);            /* null when not finite */
 json_t *nb_opts_to_json(const nb_bench_opts *o);
 json_t *nb_nvml_to_json(const nb_nvml_snapshot *s);
-nb_status nb_report_write_json(const nb_report *r, FILE *f);
-/* env_write.c */
 json_t *nb_env_to_json(const nb_env *e);
+nb_status nb_report_write_json(const nb_report *r, FILE *f);
 
 /* csv.c: s as one CSV field (RFC 4180: quoted when it holds a comma, quote
  * or line break, quotes doubled). */

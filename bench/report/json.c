@@ -1,6 +1,7 @@
 /* The JSON writer (schema "nttbench-report", version NB_REPORT_SCHEMA_VERSION;
  * docs/cli.md): every case with its parameters, result, every accepted sample
- * and its SM clock, cache plan, figures, breakdown and metrics. */
+ * and its SM clock, cache plan, figures, breakdown and metrics; and the JSON
+ * objects of the environment, the options and NVML snapshots. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +14,54 @@
 json_t *nb_json_real(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
+}
+
+
+static json_t *opt_real(double v, int known)
+{
+    return known ? nb_json_real(v) : json_null();
+}
+
+json_t *nb_env_to_json(const nb_env *e)
+{
+    json_t *host = json_pack("{s:s, s:s, s:i, s:i, s:I, s:s, s:I}", "cpu", e->host_cpu, "os",
+                             e->host_os, "cores", e->host_cores, "omp_threads", e->omp_threads,
+                             "llc_bytes", (json_int_t)e->host_llc_bytes, "llc_source",
+                             e->host_llc_source, "memory_bytes", (json_int_t)e->host_mem_bytes);
+    json_object_set_new(host, "copy_bandwidth_Bps",
+                        opt_real(e->host_copy_Bps, e->host_copy_Bps > 0));
+    json_t *j = json_pack("{s:s, s:s, s:s}", "nttbench_version", e->version, "git_commit",
+                          e->git_commit, "timestamp_utc", e->timestamp_utc);
+    json_object_set_new(j, "host", host);
+    if (!e->has_gpu) {
+        json_object_set_new(j, "gpu", json_null());
+        return j;
+    }
+    char cc[16], drv[32], rt[32];
+    snprintf(cc, sizeof cc, "%d.%d", e->cc_major, e->cc_minor);
+    snprintf(drv, sizeof drv, "%d.%d", e->driver_version / 1000, e->driver_version % 1000 / 10);
+    snprintf(rt, sizeof rt, "%d.%d", e->runtime_version / 1000, e->runtime_version % 1000 / 10);
+    json_t *g = json_pack("{s:s, s:s, s:i, s:I, s:I, s:I}", "name", e->gpu_name,
+                          "compute_capability", cc, "sm_count", e->sm_count, "l2_bytes",
+                          (json_int_t)e->l2_bytes, "persisting_l2_max_bytes",
+                          (json_int_t)e->persisting_l2_max_bytes, "memory_bytes",
+                          (json_int_t)e->gpu_mem_bytes);
+    json_object_set_new(g, "memory_clock_mhz", nb_json_real(e->mem_clock_mhz));
+    json_object_set_new(g, "bus_width_bits", json_integer(e->bus_width_bits));
+    json_object_set_new(g, "theoretical_peak_Bps", opt_real(e->peak_Bps, e->peak_Bps > 0));
+    json_object_set_new(g, "default_sm_clock_mhz", nb_json_real(e->default_sm_mhz));
+    json_object_set_new(g, "copy_bandwidth_Bps", opt_real(e->gpu_copy_Bps, e->gpu_copy_Bps > 0));
+    json_object_set_new(g, "cuda_driver", json_string(drv));
+    json_object_set_new(g, "cuda_runtime", json_string(rt));
+    json_object_set_new(g, "nvml_driver",
+                        e->nvml_driver[0] ? json_string(e->nvml_driver)
+                                          : json_string("unavailable"));
+    json_object_set_new(g, "ecc",
+                        e->ecc_enabled < 0 ? json_string("unavailable")
+                                           : json_string(e->ecc_enabled ? "on" : "off"));
+    json_object_set_new(g, "nvml", nb_nvml_to_json(&e->nvml));
+    json_object_set_new(j, "gpu", g);
+    return j;
 }
 
 
@@ -53,14 +102,8 @@ static json_t *ns(double s) { return nb_json_real(s * 1e9); }
 
 static const char *verify_word(int v) { return v > 0 ? "pass" : v < 0 ? "fail" : "not-run"; }
 
-static json_t *case_json(const nb_case *c)
+static json_t *params_json(const nb_case *c)
 {
-    json_t *j = json_object();
-    json_object_set_new(j, "tier", json_string(c->tier));
-    json_object_set_new(j, "cache", json_string(nb_cache_state_name(c->cache)));
-    json_object_set_new(j, "variant", json_string(c->variant));
-    json_object_set_new(j, "backend", json_string(nb_backend_name(c->backend)));
-    json_object_set_new(j, "label", json_string(c->label));
     json_t *params = json_object();
     for (size_t i = 0; i < c->n_params; i++) {
         const param *p = &c->params[i];
@@ -75,111 +118,137 @@ static json_t *case_json(const nb_case *c)
             json_object_set_new(params, p->key, a);
         }
     }
-    json_object_set_new(j, "params", params);
+    return params;
+}
+
+static json_t *stats_json(const nb_bench_result *r)
+{
+    if (!r->n_samples)
+        return json_null();
+    const nb_stats *s = &r->stats;
+    json_t *st = json_object();
+    json_object_set_new(st, "unit", json_string("ns"));
+    json_object_set_new(st, "samples", json_integer((json_int_t)s->n));
+    json_object_set_new(st, "median", ns(s->median));
+    json_object_set_new(st, "mean", ns(s->mean));
+    json_object_set_new(st, "min", ns(s->min));
+    json_object_set_new(st, "max", ns(s->max));
+    json_object_set_new(st, "stddev", ns(s->stddev));
+    json_object_set_new(st, "noise_pct", nb_json_real(s->noise_pct));
+    json_object_set_new(st, "p10", ns(s->p10));
+    json_object_set_new(st, "p90", ns(s->p90));
+    json_object_set_new(st, "median_ci95_lo", ns(s->ci_lo));
+    json_object_set_new(st, "median_ci95_hi", ns(s->ci_hi));
+    json_object_set_new(st, "median_ci_coverage", nb_json_real(s->ci_level));
+    return st;
+}
+
+/* The measurement of a case: mode, verification, cache plan, stopping,
+ * statistics, clocks and every sample. */
+static void result_json(json_t *j, const nb_case *c)
+{
+    const nb_bench_result *r = &c->result;
+    json_object_set_new(j, "mode", json_string(nb_mode_name(r->mode)));
+    json_object_set_new(j, "launches_per_sample",
+                        json_integer((json_int_t)r->launches_per_sample));
+    json_object_set_new(j, "blocking_kernel", json_boolean(r->blocked));
+    json_object_set_new(j, "verification",
+                        json_pack("{s:s, s:s}", "before", verify_word(r->verified_before),
+                                  "after", verify_word(r->verified_after)));
+    const nb_cache_plan *p = &r->cache;
+    json_t *cache = json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:I}", "tier",
+                              c->tier, "state", nb_cache_state_name(p->cache), "flush", p->flush, "sets",
+                              (json_int_t)p->sets, "graphs", (json_int_t)p->graphs,
+                              "launches_per_sample", (json_int_t)p->launches, "cache_bytes",
+                              (json_int_t)p->cache_bytes, "footprint_bytes",
+                              (json_int_t)p->footprint);
+    json_object_set_new(cache, "allocated_bytes", nb_json_real(p->allocated_bytes));
+    json_object_set_new(cache, "min_reuse_bytes", nb_json_real(p->reuse_bytes));
+    json_object_set_new(cache, "flush_bytes", nb_json_real(r->flush_bytes));
+    json_object_set_new(cache, "l2_persist_bytes", nb_json_real(r->persist_bytes));
+    json_object_set_new(cache, "l2_persist_hit_ratio",
+                        r->persist_bytes > 0 ? json_real(r->persist_hit_ratio) : json_null());
+    json_object_set_new(j, "cache", cache);
+    json_t *stop = json_pack("{s:s, s:b, s:I, s:I}", "reason", nb_stop_reason_name(r->stop),
+                             "noise_target_met", r->noise_target_met, "warmup_samples",
+                             (json_int_t)r->warmup_samples, "throttled_discarded",
+                             (json_int_t)r->throttled_samples);
+    json_object_set_new(stop, "measured_time_s", nb_json_real(r->measured_s));
+    json_object_set_new(stop, "wall_time_s", nb_json_real(r->wall_s));
+    json_object_set_new(j, "stopping", stop);
+    json_object_set_new(j, "stats", stats_json(r));
+    json_t *clk = json_object();
+    json_object_set_new(clk, "default_sm_mhz",
+                        r->default_clock_mhz > 0 ? json_real(r->default_clock_mhz)
+                                                 : json_null());
+    json_object_set_new(clk, "nvml_before", nb_nvml_to_json(&r->nvml_before));
+    json_object_set_new(clk, "nvml_after", nb_nvml_to_json(&r->nvml_after));
+    json_object_set_new(j, "clocks", clk);
+    json_t *samples = json_array(), *clocks = json_array();
+    for (size_t i = 0; i < r->n_samples; i++) {
+        json_array_append_new(samples, ns(r->sample_s[i]));
+        json_array_append_new(clocks, nb_json_real(r->sample_clock_mhz[i]));
+    }
+    json_object_set_new(j, "samples_ns", samples);
+    json_object_set_new(j, "sample_sm_clock_mhz", clocks);
+}
+
+static json_t *figures_json(const nb_ntt_figures *f)
+{
+    json_t *fj = json_object();
+    json_object_set_new(fj, "coefficient_bytes", nb_json_real(f->coefficient_bytes));
+    json_object_set_new(fj, "twiddle_bytes", nb_json_real(f->twiddle_bytes));
+    json_object_set_new(fj, "bandwidth_Bps", nb_json_real(f->bandwidth_Bps));
+    json_object_set_new(fj, "bandwidth_with_twiddles_Bps",
+                        nb_json_real(f->bandwidth_with_twiddles_Bps));
+    json_object_set_new(fj, "fraction_of_copy_bandwidth", nb_json_real(f->frac_copy));
+    json_object_set_new(fj, "fraction_of_peak_bandwidth", nb_json_real(f->frac_peak));
+    json_object_set_new(fj, "butterflies_per_s", nb_json_real(f->butterflies_per_s));
+    return fj;
+}
+
+static json_t *breakdown_json(const nb_breakdown *b)
+{
+    json_t *steps = json_array();
+    for (size_t i = 0; i < b->n_steps; i++) {
+        const nb_step_stat *s = &b->steps[i];
+        json_t *sj = json_pack("{s:s, s:b, s:b, s:I, s:I}", "name", s->name, "is_ntt",
+                               s->is_ntt, "inverse", s->inverse, "count",
+                               (json_int_t)s->count, "ntt_limbs", (json_int_t)s->ntt_limbs);
+        json_object_set_new(sj, "median_ns", ns(s->median_s));
+        json_object_set_new(sj, "share", nb_json_real(s->share));
+        json_array_append_new(steps, sj);
+    }
+    json_t *bj = json_object();
+    json_object_set_new(bj, "passes", json_integer((json_int_t)b->passes));
+    json_object_set_new(bj, "blocking_kernel", json_boolean(b->blocked));
+    json_object_set_new(bj, "steps", steps);
+    json_object_set_new(bj, "sum_of_steps_ns", ns(b->sum_s));
+    json_object_set_new(bj, "marked_launch_ns", ns(b->launch_s));
+    json_object_set_new(bj, "ntt_ns", ns(b->ntt_s));
+    json_object_set_new(bj, "ntt_share", nb_json_real(b->ntt_share));
+    json_object_set_new(bj, "ntt_forward_limbs", json_integer((json_int_t)b->ntt_fwd_limbs));
+    json_object_set_new(bj, "ntt_inverse_limbs", json_integer((json_int_t)b->ntt_inv_limbs));
+    return bj;
+}
+
+static json_t *case_json(const nb_case *c)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "tier", json_string(c->tier));
+    json_object_set_new(j, "cache_state", json_string(nb_cache_state_name(c->cache)));
+    json_object_set_new(j, "variant", json_string(c->variant));
+    json_object_set_new(j, "backend", json_string(nb_backend_name(c->backend)));
+    json_object_set_new(j, "label", json_string(c->label));
+    json_object_set_new(j, "params", params_json(c));
     json_object_set_new(j, "status", json_string(nb_case_status_name(c->status)));
     json_object_set_new(j, "message", json_string(c->message));
-    if (c->has_result) {
-        const nb_bench_result *r = &c->result;
-        json_object_set_new(j, "mode", json_string(nb_mode_name(r->mode)));
-        json_object_set_new(j, "launches_per_sample",
-                            json_integer((json_int_t)r->launches_per_sample));
-        json_object_set_new(j, "blocking_kernel", json_boolean(r->blocked));
-        json_object_set_new(j, "verification",
-                            json_pack("{s:s, s:s}", "before", verify_word(r->verified_before),
-                                      "after", verify_word(r->verified_after)));
-        const nb_cache_plan *p = &r->cache;
-        json_t *cache = json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:I}", "tier",
-                                  c->tier, "state", nb_cache_state_name(p->cache), "flush", p->flush, "sets",
-                                  (json_int_t)p->sets, "graphs", (json_int_t)p->graphs,
-                                  "launches_per_sample", (json_int_t)p->launches, "cache_bytes",
-                                  (json_int_t)p->cache_bytes, "footprint_bytes",
-                                  (json_int_t)p->footprint);
-        json_object_set_new(cache, "allocated_bytes", nb_json_real(p->allocated_bytes));
-        json_object_set_new(cache, "min_reuse_bytes", nb_json_real(p->reuse_bytes));
-        json_object_set_new(cache, "flush_bytes", nb_json_real(r->flush_bytes));
-        json_object_set_new(cache, "l2_persist_bytes", nb_json_real(r->persist_bytes));
-        json_object_set_new(cache, "l2_persist_hit_ratio",
-                            r->persist_bytes > 0 ? json_real(r->persist_hit_ratio) : json_null());
-        json_object_set_new(j, "cache", cache);
-        json_t *stop = json_pack("{s:s, s:b, s:I, s:I}", "reason", nb_stop_reason_name(r->stop),
-                                 "noise_target_met", r->noise_target_met, "warmup_samples",
-                                 (json_int_t)r->warmup_samples, "throttled_discarded",
-                                 (json_int_t)r->throttled_samples);
-        json_object_set_new(stop, "measured_time_s", nb_json_real(r->measured_s));
-        json_object_set_new(stop, "wall_time_s", nb_json_real(r->wall_s));
-        json_object_set_new(j, "stopping", stop);
-        if (r->n_samples) {
-            const nb_stats *s = &r->stats;
-            json_t *st = json_object();
-            json_object_set_new(st, "unit", json_string("ns"));
-            json_object_set_new(st, "samples", json_integer((json_int_t)s->n));
-            json_object_set_new(st, "median", ns(s->median));
-            json_object_set_new(st, "mean", ns(s->mean));
-            json_object_set_new(st, "min", ns(s->min));
-            json_object_set_new(st, "max", ns(s->max));
-            json_object_set_new(st, "stddev", ns(s->stddev));
-            json_object_set_new(st, "noise_pct", nb_json_real(s->noise_pct));
-            json_object_set_new(st, "p10", ns(s->p10));
-            json_object_set_new(st, "p90", ns(s->p90));
-            json_object_set_new(st, "median_ci95_lo", ns(s->ci_lo));
-            json_object_set_new(st, "median_ci95_hi", ns(s->ci_hi));
-            json_object_set_new(st, "median_ci_coverage", nb_json_real(s->ci_level));
-            json_object_set_new(j, "stats", st);
-        } else {
-            json_object_set_new(j, "stats", json_null());
-        }
-        json_t *clk = json_object();
-        json_object_set_new(clk, "default_sm_mhz",
-                            r->default_clock_mhz > 0 ? json_real(r->default_clock_mhz)
-                                                     : json_null());
-        json_object_set_new(clk, "nvml_before", nb_nvml_to_json(&r->nvml_before));
-        json_object_set_new(clk, "nvml_after", nb_nvml_to_json(&r->nvml_after));
-        json_object_set_new(j, "clocks", clk);
-        json_t *samples = json_array(), *clocks = json_array();
-        for (size_t i = 0; i < r->n_samples; i++) {
-            json_array_append_new(samples, ns(r->sample_s[i]));
-            json_array_append_new(clocks, nb_json_real(r->sample_clock_mhz[i]));
-        }
-        json_object_set_new(j, "samples_ns", samples);
-        json_object_set_new(j, "sample_sm_clock_mhz", clocks);
-    }
-    if (c->has_figures) {
-        const nb_ntt_figures *f = &c->fig;
-        json_t *fj = json_object();
-        json_object_set_new(fj, "coefficient_bytes", nb_json_real(f->coefficient_bytes));
-        json_object_set_new(fj, "twiddle_bytes", nb_json_real(f->twiddle_bytes));
-        json_object_set_new(fj, "bandwidth_Bps", nb_json_real(f->bandwidth_Bps));
-        json_object_set_new(fj, "bandwidth_with_twiddles_Bps",
-                            nb_json_real(f->bandwidth_with_twiddles_Bps));
-        json_object_set_new(fj, "fraction_of_copy_bandwidth", nb_json_real(f->frac_copy));
-        json_object_set_new(fj, "fraction_of_peak_bandwidth", nb_json_real(f->frac_peak));
-        json_object_set_new(fj, "butterflies_per_s", nb_json_real(f->butterflies_per_s));
-        json_object_set_new(j, "figures", fj);
-    }
-    if (c->has_breakdown) {
-        const nb_breakdown *b = c->bd;
-        json_t *steps = json_array();
-        for (size_t i = 0; i < b->n_steps; i++) {
-            const nb_step_stat *s = &b->steps[i];
-            json_t *sj = json_pack("{s:s, s:b, s:b, s:I, s:I}", "name", s->name, "is_ntt",
-                                   s->is_ntt, "inverse", s->inverse, "count",
-                                   (json_int_t)s->count, "ntt_limbs", (json_int_t)s->ntt_limbs);
-            json_object_set_new(sj, "median_ns", ns(s->median_s));
-            json_object_set_new(sj, "share", nb_json_real(s->share));
-            json_array_append_new(steps, sj);
-        }
-        json_t *bj = json_object();
-        json_object_set_new(bj, "passes", json_integer((json_int_t)b->passes));
-        json_object_set_new(bj, "blocking_kernel", json_boolean(b->blocked));
-        json_object_set_new(bj, "steps", steps);
-        json_object_set_new(bj, "sum_of_steps_ns", ns(b->sum_s));
-        json_object_set_new(bj, "marked_launch_ns", ns(b->launch_s));
-        json_object_set_new(bj, "ntt_ns", ns(b->ntt_s));
-        json_object_set_new(bj, "ntt_share", nb_json_real(b->ntt_share));
-        json_object_set_new(bj, "ntt_forward_limbs", json_integer((json_int_t)b->ntt_fwd_limbs));
-        json_object_set_new(bj, "ntt_inverse_limbs", json_integer((json_int_t)b->ntt_inv_limbs));
-        json_object_set_new(j, "breakdown", bj);
-    }
+    if (c->has_result)
+        result_json(j, c);
+    if (c->has_figures)
+        json_object_set_new(j, "figures", figures_json(&c->fig));
+    if (c->has_breakdown)
+        json_object_set_new(j, "breakdown", breakdown_json(c->bd));
     if (c->n_metrics) {
         json_t *m = json_object();
         for (size_t i = 0; i < c->n_metrics; i++)

@@ -35,7 +35,8 @@ const char *nb_format_name(nb_format f);
 nb_status nb_format_parse(const char *s, nb_format *out);
 
 #define NB_REPORT_SCHEMA "nttbench-report"
-/* 2: every case has "cache" (its cache state); "tier" keeps its version-1
+/* 2: every case has "cache_state" (warm, flush, rotate, both) and its
+ * "cache" plan a "state"; "tier" keeps its version-1
  * words ("warm"/"cold" for the NTT tier, "stage"); docs/cli.md. */
 #define NB_REPORT_SCHEMA_VERSION 2
 

@@ -88,7 +88,8 @@ static nb_status add_params(nb_case *cs, const nb_ckks_params *p, const nb_stage
     NB_TRY(nb_case_param_int(cs, "p_bits", p->spec.p_bits));
     if (cfg->stage == NB_CKKS_STAGE_RESCALE)
         NB_TRY(nb_case_param_str(cs, "rounding",
-                          cfg->rounding == NB_CKKS_RESCALE_ROUND ? "round" : "floor"));
+                                 cfg->rounding == NB_CKKS_RESCALE_ROUND ? "round" : "floor"));
+    return NB_OK;
 }
 
 /* The breakdown's figures and the comparison with the micro-benchmarks. */

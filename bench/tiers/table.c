@@ -1,7 +1,6 @@
 /* The tier table: one row per tier (name, description, allowed cache states,
- * default states, the function that builds and runs its cases), and what
- * the tiers share (checks before a run, case status of a failure, progress).
- * Adding a tier: its file, and one row here. */
+ * default states, the function that builds and runs its cases) and the
+ * checks before a tier runs. Adding a tier: its file, and one row here. */
 #include <stdio.h>
 #include <string.h>
 
@@ -53,21 +52,4 @@ nb_status nb_tier_run_one(const nb_tier *tier, const nb_tier_run *r)
                                 r->sweep.variants[i]->name);
     }
     return tier->run(r);
-}
-
-nb_case_status nb_tier_case_status(nb_status s)
-{
-    if (s == NB_OK)
-        return NB_CASE_OK;
-    if (s == NB_ERR_VERIFY)
-        return NB_CASE_VERIFY_FAILED;
-    if (s == NB_ERR_UNSUPPORTED)
-        return NB_CASE_SKIPPED;
-    return NB_CASE_ERROR;
-}
-
-void nb_tier_progress(const nb_tier_run *r, const char *what, const char *result)
-{
-    if (r->progress)
-        r->progress(r->progress_ctx, what, result);
 }
