@@ -129,6 +129,49 @@ static void test_run_options_defaults_and_values(void **state)
     nb_cli_run_free(&r);
 }
 
+/* What is timed (--tier) and the cache state (--cache) are separate; the
+ * spellings warm and cold still name the NTT tier in that state. */
+static void test_run_tiers_and_cache_states(void **state)
+{
+    (void)state;
+    const unsigned warm = 1u << NB_CACHE_WARM, cold = 1u << NB_CACHE_COLD;
+    nb_cli_run r;
+    assert_int_equal(parse_run(&r, "--tier stage"), 0);
+    assert_int_equal(r.n_tiers, 1);
+    assert_string_equal(r.tiers[0].tier->name, "stage");
+    assert_int_equal(nb_cli_tier_states(&r, &r.tiers[0]), cold);
+    nb_cli_run_free(&r);
+    assert_int_equal(parse_run(&r, "--tier stage --cache warm"), 0);
+    assert_int_equal(nb_cli_tier_states(&r, &r.tiers[0]), warm);
+    nb_cli_run_free(&r);
+    assert_int_equal(parse_run(&r, "--tier warm,stage"), 0);
+    assert_int_equal(r.n_tiers, 2);
+    assert_string_equal(r.tiers[0].tier->name, "ntt");
+    assert_int_equal(nb_cli_tier_states(&r, &r.tiers[0]), warm);
+    assert_string_equal(r.tiers[1].tier->name, "stage");
+    assert_int_equal(nb_cli_tier_states(&r, &r.tiers[1]), cold);
+    nb_cli_run_free(&r);
+    assert_int_equal(parse_run(&r, "--tier ntt,stage --cache warm,cold --cold flush"), 0);
+    assert_int_equal(nb_cli_tier_states(&r, &r.tiers[0]), warm | cold);
+    assert_int_equal(nb_cli_tier_states(&r, &r.tiers[1]), warm | cold);
+    assert_int_equal(r.timing.cache, NB_COLD_FLUSH);
+    nb_cli_run_free(&r);
+    assert_int_equal(parse_run(&r, "--tier ntt --cache warm --l2-persist 0.5"), 0);
+    assert_true(r.timing.l2_persist == 0.5);
+    nb_cli_run_free(&r);
+    assert_int_equal(parse_run(&r, "--tier stage --cache warm --l2-persist 0.25"), 0);
+    nb_cli_run_free(&r);
+    static const char *const bad[] = {"--cache hot", "--cache", "--tier ntt,,stage",
+                                      "--tier stage --l2-persist 0.5",
+                                      "--tier ntt --cache warm,cold --l2-persist 0.5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = parse_run(&r, bad[i]);
+        if (rc != NB_EXIT_USAGE)
+            fail_msg("'%s' was accepted", bad[i]);
+        nb_cli_run_free(&r);
+    }
+}
+
 static void test_run_options_errors(void **state)
 {
     (void)state;
@@ -520,6 +563,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_lists_and_ranges),
         cmocka_unit_test(test_run_options_defaults_and_values),
+        cmocka_unit_test(test_run_tiers_and_cache_states),
         cmocka_unit_test(test_run_options_errors),
         cmocka_unit_test(test_exit_code_mapping),
         cmocka_unit_test(test_e2e_cpu_warm_cold_json),
