@@ -117,7 +117,7 @@ static nb_status one_case(const nb_tier_run *r, const ntt_case *k)
     if (s == NB_ERR_NO_DEVICE || s == NB_ERR_CUDA || s == NB_ERR_OUT_OF_MEMORY) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", nb_last_error());
-        nb_report_add_case(r->report, c);
+        (void)nb_report_add_case(r->report, c); /* the error below wins */
         return nb_set_error(s, "%s", msg);
     }
     return nb_report_add_case(r->report, c);
