@@ -4,20 +4,8 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "benchutil.h"
 #include "testutil.h"
-
-static nb_bench_opts quick_opts(void)
-{
-    nb_bench_opts o;
-    nb_bench_opts_default(&o);
-    o.min_time_s = 0.002;
-    o.timeout_s = 2.0;
-    o.warmup_samples = 1;
-    o.warmup_time_s = 0;
-    o.max_samples = 200;
-    o.nvtx = 0;
-    return o;
-}
 
 static void test_copy_and_empty_workloads_cpu(void **state)
 {
@@ -25,7 +13,7 @@ static void test_copy_and_empty_workloads_cpu(void **state)
     nb_workload *w = NULL;
     assert_int_equal(nb_copy_workload_create(&w, NB_BACKEND_CPU, 100), NB_ERR_INVALID_ARG);
     assert_int_equal(nb_copy_workload_create(&w, NB_BACKEND_CPU, 1 << 16), NB_OK);
-    nb_bench_opts o = quick_opts();
+    nb_bench_opts o = nb_test_quick_opts();
     nb_bench_result r;
     assert_int_equal(nb_bench_run(w, NULL, &o, &r), NB_OK);
     assert_true(r.stats.median > 0);

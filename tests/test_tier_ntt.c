@@ -8,22 +8,10 @@
 #include <jansson.h>
 
 #include "bench/bench.h"
+#include "benchutil.h"
 #include "testutil.h"
 
 #define CLOSE(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
-
-static nb_bench_opts quick_opts(void)
-{
-    nb_bench_opts o;
-    nb_bench_opts_default(&o);
-    o.min_time_s = 0.002;
-    o.timeout_s = 2.0;
-    o.warmup_samples = 1;
-    o.warmup_time_s = 0;
-    o.max_samples = 200;
-    o.nvtx = 0;
-    return o;
-}
 
 static void test_ntt_workload_cpu_warm_and_cold(void **state)
 {
@@ -39,7 +27,7 @@ static void test_ntt_workload_cpu_warm_and_cold(void **state)
         assert_int_equal(t->limbs, 2);
         assert_true(t->q[0] < (1ull << 50) && t->q[0] > (1ull << 49));
         assert_int_equal(w->ops->bytes_per_launch(w->ctx), 2 * 8 * 1024 * 2);
-        nb_bench_opts o = quick_opts();
+        nb_bench_opts o = nb_test_quick_opts();
         for (int tier = 0; tier < 2; tier++) {
             o.cache = tier ? NB_CACHE_COLD : NB_CACHE_WARM;
             nb_bench_result r;
@@ -95,7 +83,7 @@ static void cpu_sweep(nb_tier_run *r, nb_report *rep, const nb_ntt_variant **v,
     assert_non_null(*v);
     memset(r, 0, sizeof *r);
     r->report = rep;
-    r->timing = quick_opts();
+    r->timing = nb_test_quick_opts();
     r->sweep = (nb_sweep){v, 1, logn, 1, limbs, 2, bits, 1, 3, modes, 1, nb_test_rand()};
     r->progress = count_progress;
     r->progress_ctx = log;

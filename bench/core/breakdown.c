@@ -81,14 +81,9 @@ static nb_status marked_pass(run_state *st, nb_step_marks *m, size_t set, double
     cudaStream_t s = (cudaStream_t)st->stream;
     if (st->plan.flush)
         NB_TRY(nb_gpu_flush_launch(nb_buffer_ptr(st->gpu_scratch), st->scratch_bytes, s));
-    int blocked = st->use_blocker;
-    if (blocked) {
-        st->flags[0] = 0;
-        st->flags[1] = 0;
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        NB_TRY(nb_gpu_blocker_launch(st->flags_dev,
-                                     (unsigned long long)(st->o->blocking_timeout_s * 1e9), s));
-    }
+    const int blocked = st->use_blocker;
+    if (blocked)
+        NB_TRY(nb_run_hold_stream(st));
     cudaError_t e = cudaEventRecord(m->ev[0], s);
     nb_status ls = e == cudaSuccess ? ops->launch_marked(st->w->ctx, set, st->stream, m)
                                     : NB_ERR_CUDA;

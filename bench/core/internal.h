@@ -133,6 +133,9 @@ nb_status nb_run_l2_reset(run_state *st);   /* cold: no persisting lines, no win
 nb_status nb_run_l2_persist(run_state *st, nb_bench_result *res); /* --l2-persist */
 void nb_run_l2_restore(run_state *st);
 nb_status nb_run_capture_graphs(run_state *st);
+/* Holds the stream behind the blocking kernel until nb_run_release_blocker
+ * (or the blocking timeout, which sets flags[1]). */
+nb_status nb_run_hold_stream(run_state *st);
 void nb_run_release_blocker(run_state *st);
 nb_status nb_run_gpu_sample(run_state *st, size_t i, double *total_s, double *mhz);
 #endif

@@ -206,6 +206,16 @@ nb_status nb_run_capture_graphs(run_state *st)
     return NB_OK;
 }
 
+nb_status nb_run_hold_stream(run_state *st)
+{
+    st->flags[0] = 0;
+    st->flags[1] = 0;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return nb_gpu_blocker_launch(st->flags_dev,
+                                 (unsigned long long)(st->o->blocking_timeout_s * 1e9),
+                                 st->stream);
+}
+
 /* Lets a held stream go (host-mapped store the blocker polls). */
 void nb_run_release_blocker(run_state *st)
 {
@@ -221,14 +231,9 @@ nb_status nb_run_gpu_sample(run_state *st, size_t i, double *total_s, double *mh
     memset(st->probe[0], 0, 2 * PROBE_SLOTS * sizeof(unsigned long long));
     memset(st->probe[1], 0, 2 * PROBE_SLOTS * sizeof(unsigned long long));
     NB_TRY(nb_gpu_probe_launch(st->probe_dev[0], st->sms, s));
-    int blocked = st->use_blocker;
-    if (blocked) {
-        st->flags[0] = 0;
-        st->flags[1] = 0;
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        NB_TRY(nb_gpu_blocker_launch(st->flags_dev,
-                                     (unsigned long long)(st->o->blocking_timeout_s * 1e9), s));
-    }
+    const int blocked = st->use_blocker;
+    if (blocked)
+        NB_TRY(nb_run_hold_stream(st));
     nb_status ws = NB_OK;
     cudaError_t e = cudaEventRecord(st->ev_start, s);
     if (e == cudaSuccess) {
