@@ -91,7 +91,11 @@ static void test_run_options_defaults_and_values(void **state)
     (void)state;
     nb_cli_run r;
     assert_int_equal(parse_run(&r, ""), 0);
-    assert_int_equal(r.tiers, (1 << NB_TIER_WARM) | (1 << NB_TIER_COLD));
+    assert_int_equal(r.n_tiers, 1);
+    assert_string_equal(r.tiers[0].tier->name, "ntt");
+    assert_int_equal(nb_cli_tier_states(&r, &r.tiers[0]),
+                     (1u << NB_CACHE_WARM) | (1u << NB_CACHE_COLD));
+    assert_int_equal(r.timing.cache, NB_CACHE_COLD); /* --cold both by default */
     assert_int_equal(r.backend, NB_CLI_AUTO);
     assert_int_equal(r.n_modes, 1);
     assert_int_equal(r.modes[0], NB_MODE_PER_LAUNCH);
@@ -108,7 +112,8 @@ static void test_run_options_defaults_and_values(void **state)
                                    "--min-time 0.2 --max-noise=1 --timeout 3 --cold rotate "
                                    "--sets 40 --seed 9 --variant cpu-harvey"),
                      0);
-    assert_int_equal(r.tiers, 1 << NB_TIER_COLD);
+    assert_int_equal(r.n_tiers, 1);
+    assert_int_equal(nb_cli_tier_states(&r, &r.tiers[0]), 1u << NB_CACHE_COLD);
     assert_int_equal(r.backend, NB_CLI_CPU);
     assert_true(r.n_logn == 3 && r.logn[2] == 12 && r.given_logn);
     assert_true(r.n_limbs == 2 && r.limbs[1] == 4);
@@ -117,11 +122,54 @@ static void test_run_options_defaults_and_values(void **state)
     assert_int_equal(r.directions, 3);
     assert_true(r.timing.min_time_s == 0.2 && r.timing.max_noise_pct == 1.0);
     assert_true(r.timing.timeout_s == 3.0);
-    assert_int_equal(r.timing.cold, NB_COLD_ROTATE);
+    assert_int_equal(r.timing.cache, NB_COLD_ROTATE);
     assert_int_equal(r.timing.rotate_sets, 40);
     assert_true(r.seed == 9 && r.seed_given);
     assert_true(r.n_variants == 1 && !strcmp(r.variants[0], "cpu-harvey"));
     nb_cli_run_free(&r);
+}
+
+/* What is timed (--tier) and the cache state (--cache) are separate; the
+ * spellings warm and cold still name the NTT tier in that state. */
+static void test_run_tiers_and_cache_states(void **state)
+{
+    (void)state;
+    const unsigned warm = 1u << NB_CACHE_WARM, cold = 1u << NB_CACHE_COLD;
+    nb_cli_run r;
+    assert_int_equal(parse_run(&r, "--tier stage"), 0);
+    assert_int_equal(r.n_tiers, 1);
+    assert_string_equal(r.tiers[0].tier->name, "stage");
+    assert_int_equal(nb_cli_tier_states(&r, &r.tiers[0]), cold);
+    nb_cli_run_free(&r);
+    assert_int_equal(parse_run(&r, "--tier stage --cache warm"), 0);
+    assert_int_equal(nb_cli_tier_states(&r, &r.tiers[0]), warm);
+    nb_cli_run_free(&r);
+    assert_int_equal(parse_run(&r, "--tier warm,stage"), 0);
+    assert_int_equal(r.n_tiers, 2);
+    assert_string_equal(r.tiers[0].tier->name, "ntt");
+    assert_int_equal(nb_cli_tier_states(&r, &r.tiers[0]), warm);
+    assert_string_equal(r.tiers[1].tier->name, "stage");
+    assert_int_equal(nb_cli_tier_states(&r, &r.tiers[1]), cold);
+    nb_cli_run_free(&r);
+    assert_int_equal(parse_run(&r, "--tier ntt,stage --cache warm,cold --cold flush"), 0);
+    assert_int_equal(nb_cli_tier_states(&r, &r.tiers[0]), warm | cold);
+    assert_int_equal(nb_cli_tier_states(&r, &r.tiers[1]), warm | cold);
+    assert_int_equal(r.timing.cache, NB_COLD_FLUSH);
+    nb_cli_run_free(&r);
+    assert_int_equal(parse_run(&r, "--tier ntt --cache warm --l2-persist 0.5"), 0);
+    assert_true(r.timing.l2_persist == 0.5);
+    nb_cli_run_free(&r);
+    assert_int_equal(parse_run(&r, "--tier stage --cache warm --l2-persist 0.25"), 0);
+    nb_cli_run_free(&r);
+    static const char *const bad[] = {"--cache hot", "--cache", "--tier ntt,,stage",
+                                      "--tier stage --l2-persist 0.5",
+                                      "--tier ntt --cache warm,cold --l2-persist 0.5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = parse_run(&r, bad[i]);
+        if (rc != NB_EXIT_USAGE)
+            fail_msg("'%s' was accepted", bad[i]);
+        nb_cli_run_free(&r);
+    }
 }
 
 static void test_run_options_errors(void **state)
@@ -515,6 +563,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_lists_and_ranges),
         cmocka_unit_test(test_run_options_defaults_and_values),
+        cmocka_unit_test(test_run_tiers_and_cache_states),
         cmocka_unit_test(test_run_options_errors),
         cmocka_unit_test(test_exit_code_mapping),
         cmocka_unit_test(test_e2e_cpu_warm_cold_json),

@@ -10,13 +10,13 @@
 #include <jansson.h>
 
 #include "bench/bench.h"
+#include "bench/core/stats.h"
 #include "testutil.h"
 
 static nb_bench_result sample_result(void)
 {
     nb_bench_result r;
     memset(&r, 0, sizeof r);
-    r.tier = NB_TIER_COLD;
     r.mode = NB_MODE_BATCH;
     r.backend = NB_BACKEND_CPU;
     r.launches_per_sample = 4;
@@ -34,7 +34,7 @@ static nb_bench_result sample_result(void)
     r.throttled_samples = 2;
     r.verified_before = 1;
     r.verified_after = 1;
-    r.cache.tier = NB_TIER_COLD;
+    r.cache.cache = NB_CACHE_COLD;
     r.cache.flush = 1;
     r.cache.sets = 12;
     r.cache.graphs = 1;
@@ -59,14 +59,14 @@ static nb_report *sample_report(void)
     nb_report_set_options(rep, &o);
 
     nb_case *c = NULL;
-    assert_int_equal(nb_case_create(&c, NB_TIER_COLD, "cpu-harvey", NB_BACKEND_CPU,
+    assert_int_equal(nb_case_create(&c, "cold", NB_CACHE_COLD, "cpu-harvey", NB_BACKEND_CPU,
                                     "fwd logn=10 L=2, \"quoted\""),
                      NB_OK);
-    nb_case_param_str(c, "direction", "forward");
-    nb_case_param_int(c, "log_n", 10);
+    assert_int_equal(nb_case_param_str(c, "direction", "forward"), NB_OK);
+    assert_int_equal(nb_case_param_int(c, "log_n", 10), NB_OK);
     const uint64_t primes[2] = {1152921504606830593ull, 1152921504606748673ull};
-    nb_case_param_u64_list(c, "primes", primes, 2);
-    nb_case_metric(c, "per_ntt_ns", 1234.5);
+    assert_int_equal(nb_case_param_u64_list(c, "primes", primes, 2), NB_OK);
+    assert_int_equal(nb_case_metric(c, "per_ntt_ns", 1234.5), NB_OK);
     nb_bench_result r = sample_result();
     assert_int_equal(nb_case_set_result(c, &r), NB_OK);
     nb_bench_result_free(&r); /* the case holds a copy */
@@ -88,15 +88,16 @@ static nb_report *sample_report(void)
     b.sum_s = 4e-6;
     b.ntt_share = 0.25;
     b.ntt_inv_limbs = 3;
-    nb_case_set_breakdown(c, &b);
+    assert_int_equal(nb_case_set_breakdown(c, &b), NB_OK);
+    assert_int_equal(nb_case_set_breakdown(NULL, &b), NB_ERR_INVALID_ARG);
     nb_case_set_status(c, NB_CASE_OK, NULL);
     assert_int_equal(nb_report_add_case(rep, c), NB_OK);
 
     nb_case *d = NULL;
-    assert_int_equal(nb_case_create(&d, NB_TIER_WARM, "gpu-x", NB_BACKEND_GPU, "fwd logn=20"),
+    assert_int_equal(nb_case_create(&d, "warm", NB_CACHE_WARM, "gpu-x", NB_BACKEND_GPU, "fwd logn=20"),
                      NB_OK);
-    nb_case_param_int(d, "log_n", 20);
-    nb_case_param_int(d, "limbs", 3);
+    assert_int_equal(nb_case_param_int(d, "log_n", 20), NB_OK);
+    assert_int_equal(nb_case_param_int(d, "limbs", 3), NB_OK);
     nb_case_set_status(d, NB_CASE_SKIPPED, "log_n=20 outside the variant's range");
     assert_int_equal(nb_report_add_case(rep, d), NB_OK);
     assert_int_equal(nb_report_case_count(rep), 2);
@@ -129,6 +130,7 @@ static void test_json_has_schema_samples_and_figures(void **state)
     assert_string_equal(json_string_value(json_object_get(j, "schema")), NB_REPORT_SCHEMA);
     assert_int_equal(json_integer_value(json_object_get(j, "schema_version")),
                      NB_REPORT_SCHEMA_VERSION);
+    assert_int_equal(NB_REPORT_SCHEMA_VERSION, 2);
     assert_int_equal(json_array_size(json_object_get(j, "command_line")), 4);
     json_t *env = json_object_get(j, "environment");
     assert_non_null(json_object_get(env, "host"));
@@ -140,6 +142,12 @@ static void test_json_has_schema_samples_and_figures(void **state)
     assert_int_equal(json_array_size(cases), 2);
     json_t *c = json_array_get(cases, 0);
     assert_string_equal(json_string_value(json_object_get(c, "tier")), "cold");
+    assert_string_equal(json_string_value(json_object_get(c, "cache_state")), "both");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(c, "cache"), "state")),
+                        "both");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(cases, 1),
+                                                          "cache_state")),
+                        "warm");
     assert_string_equal(json_string_value(json_object_get(c, "mode")), "batch");
     assert_string_equal(json_string_value(json_object_get(c, "status")), "ok");
     json_t *params = json_object_get(c, "params");
@@ -213,6 +221,36 @@ static void test_csv_header_quoting_and_values(void **state)
     for (char *p = line3; *p && *p != '\n'; p++)
         c3 += *p == ',';
     assert_int_equal(c3, cols);
+    free(s);
+    nb_report_destroy(rep);
+}
+
+static void test_csv_keeps_every_parameter_key(void **state)
+{
+    (void)state;
+    /* 100 distinct parameter keys over two cases: every one gets a column */
+    nb_report *rep = NULL;
+    assert_int_equal(nb_report_create(&rep, "run"), NB_OK);
+    for (int k = 0; k < 2; k++) {
+        nb_case *c = NULL;
+        assert_int_equal(nb_case_create(&c, "stage", NB_CACHE_WARM, "v", NB_BACKEND_CPU, "x"),
+                         NB_OK);
+        for (int i = 0; i < 50; i++) {
+            char key[16];
+            snprintf(key, sizeof key, "key%d", 50 * k + i);
+            assert_int_equal(nb_case_param_int(c, key, 1000 + 50 * k + i), NB_OK);
+        }
+        nb_case_set_status(c, NB_CASE_OK, NULL);
+        assert_int_equal(nb_report_add_case(rep, c), NB_OK);
+    }
+    char *s = write_to_string(rep, NB_FORMAT_CSV);
+    assert_non_null(strstr(s, ",key0,"));
+    assert_non_null(strstr(s, ",key99,"));
+    assert_non_null(strstr(s, ",1099,")); /* the last key's value, in the second row */
+    size_t header_cols = 1;
+    for (char *p = s; *p != '\n'; p++)
+        header_cols += *p == ',';
+    assert_true(header_cols >= 4 + 100 + 25 + 1);
     free(s);
     nb_report_destroy(rep);
 }
@@ -314,6 +352,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_has_schema_samples_and_figures),
         cmocka_unit_test(test_csv_header_quoting_and_values),
+        cmocka_unit_test(test_csv_keeps_every_parameter_key),
         cmocka_unit_test(test_table_and_markdown),
         cmocka_unit_test(test_atomic_file_write),
         cmocka_unit_test(test_env_writers),

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "bench/core/plan.h"
+#include "bench/core/stats.h"
 #include "testutil.h"
 
 #define CLOSE(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
@@ -222,7 +224,7 @@ static void test_plan_warm_uses_one_set(void **state)
 {
     (void)state;
     nb_cache_plan p;
-    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_WARM, NB_COLD_BOTH, NB_MODE_BATCH, 8, MB,
+    assert_int_equal(nb_cache_plan_make(&p, NB_CACHE_WARM, NB_MODE_BATCH, 8, MB,
                                         10 * MB, 0, 3.0),
                      NB_OK);
     assert_int_equal(p.sets, 1);
@@ -236,7 +238,7 @@ static void test_plan_rotation_touches_three_caches_between_reuses(void **state)
 {
     (void)state;
     nb_cache_plan p;
-    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_ROTATE, NB_MODE_PER_LAUNCH, 1,
+    assert_int_equal(nb_cache_plan_make(&p, NB_COLD_ROTATE, NB_MODE_PER_LAUNCH, 1,
                                         MB, 10 * MB, 0, 3.0),
                      NB_OK);
     assert_int_equal(p.sets, 30);
@@ -250,7 +252,7 @@ static void test_plan_flush_only_per_launch_is_cold(void **state)
 {
     (void)state;
     nb_cache_plan p;
-    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_FLUSH, NB_MODE_PER_LAUNCH, 1,
+    assert_int_equal(nb_cache_plan_make(&p, NB_COLD_FLUSH, NB_MODE_PER_LAUNCH, 1,
                                         MB, 10 * MB, 0, 3.0),
                      NB_OK);
     assert_int_equal(p.sets, 1);
@@ -263,7 +265,7 @@ static void test_plan_flush_only_batch_is_rejected(void **state)
     (void)state;
     /* launches 2..K of a sample re-touch the set just used: warm */
     nb_cache_plan p;
-    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_FLUSH, NB_MODE_BATCH, 4, MB,
+    assert_int_equal(nb_cache_plan_make(&p, NB_COLD_FLUSH, NB_MODE_BATCH, 4, MB,
                                         10 * MB, 0, 3.0),
                      NB_ERR_INVALID_ARG);
     assert_non_null(strstr(nb_last_error(), "not cold"));
@@ -273,10 +275,10 @@ static void test_plan_batch_rotates_across_samples(void **state)
 {
     (void)state;
     nb_cache_plan p;
-    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_ROTATE, NB_MODE_BATCH, 3, MB,
+    assert_int_equal(nb_cache_plan_make(&p, NB_COLD_ROTATE, NB_MODE_BATCH, 3, MB,
                                         10 * MB, 7, 3.0),
                      NB_ERR_INVALID_ARG); /* 7 sets: reuse after 7 MB < 10 MB */
-    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_ROTATE, NB_MODE_BATCH, 3, MB,
+    assert_int_equal(nb_cache_plan_make(&p, NB_COLD_ROTATE, NB_MODE_BATCH, 3, MB,
                                         10 * MB, 0, 3.0),
                      NB_OK);
     assert_int_equal(p.sets, 30);
@@ -286,11 +288,11 @@ static void test_plan_batch_rotates_across_samples(void **state)
     CLOSE(p.reuse_bytes, 30.0 * MB, 0.5);
     /* with a flush per sample only reuse inside a sample matters: 7 sets of 3
      * launches are cold, 2 sets are not (launch 3 reuses set 0 after 2 MB) */
-    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_BOTH, NB_MODE_BATCH, 3, MB,
+    assert_int_equal(nb_cache_plan_make(&p, NB_COLD_BOTH, NB_MODE_BATCH, 3, MB,
                                         10 * MB, 7, 3.0),
                      NB_OK);
     assert_true(isinf(p.reuse_bytes));
-    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_BOTH, NB_MODE_BATCH, 3, MB,
+    assert_int_equal(nb_cache_plan_make(&p, NB_COLD_BOTH, NB_MODE_BATCH, 3, MB,
                                         10 * MB, 2, 3.0),
                      NB_ERR_INVALID_ARG);
 }
@@ -299,7 +301,7 @@ static void test_plan_graph_rounds_sets_and_captures_disjoint_graphs(void **stat
 {
     (void)state;
     nb_cache_plan p;
-    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_ROTATE, NB_MODE_GRAPH, 4, MB,
+    assert_int_equal(nb_cache_plan_make(&p, NB_COLD_ROTATE, NB_MODE_GRAPH, 4, MB,
                                         10 * MB, 0, 3.0),
                      NB_OK);
     assert_int_equal(p.sets, 32); /* 30 rounded up to a multiple of K = 4 */
@@ -315,7 +317,7 @@ static void test_plan_check_catches_graph_replaying_few_buffers(void **state)
      * only 4 MB are touched between reuses, the data stays in a 10 MB cache */
     nb_cache_plan p;
     memset(&p, 0, sizeof p);
-    p.tier = NB_TIER_COLD;
+    p.cache = NB_CACHE_ROTATED;
     p.mode = NB_MODE_GRAPH;
     p.launches = 4;
     p.sets = 32;
@@ -325,8 +327,8 @@ static void test_plan_check_catches_graph_replaying_few_buffers(void **state)
     p.allocated_bytes = 32.0 * MB;
     assert_int_equal(nb_cache_plan_check(&p), NB_ERR_INVALID_ARG);
     CLOSE(p.reuse_bytes, 4.0 * MB, 0.5);
-    /* and the warm tier is never rejected, only described */
-    p.tier = NB_TIER_WARM;
+    /* and a warm cache is never rejected, only described */
+    p.cache = NB_CACHE_WARM;
     assert_int_equal(nb_cache_plan_check(&p), NB_OK);
 }
 
@@ -334,12 +336,12 @@ static void test_plan_large_footprint_needs_one_set(void **state)
 {
     (void)state;
     nb_cache_plan p;
-    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_ROTATE, NB_MODE_PER_LAUNCH, 1,
+    assert_int_equal(nb_cache_plan_make(&p, NB_COLD_ROTATE, NB_MODE_PER_LAUNCH, 1,
                                         40 * MB, 10 * MB, 0, 3.0),
                      NB_OK);
     assert_int_equal(p.sets, 1);
     CLOSE(p.reuse_bytes, 40.0 * MB, 0.5);
-    assert_int_equal(nb_cache_plan_make(&p, NB_TIER_COLD, NB_COLD_ROTATE, NB_MODE_PER_LAUNCH, 1, 0,
+    assert_int_equal(nb_cache_plan_make(&p, NB_COLD_ROTATE, NB_MODE_PER_LAUNCH, 1, 0,
                                         10 * MB, 0, 3.0),
                      NB_ERR_INVALID_ARG);
 }
@@ -365,7 +367,7 @@ static void test_opts_defaults_follow_nvbench(void **state)
     CLOSE(o.timeout_s, 15.0, 0);
     CLOSE(o.throttle_threshold_pct, 75.0, 0);
     CLOSE(o.throttle_recovery_s, 0.05, 0);
-    assert_int_equal(o.cold, NB_COLD_BOTH);
+    assert_int_equal(o.cache, NB_CACHE_WARM);
     assert_int_equal(o.mode, NB_MODE_PER_LAUNCH);
     assert_true(o.l2_persist < 0);
     assert_int_equal(nb_bench_opts_check(&o), NB_OK);
@@ -385,7 +387,7 @@ static void test_opts_check_names_the_flag(void **state)
     assert_non_null(strstr(nb_last_error(), "--timeout"));
     nb_bench_opts_default(&o);
     o.l2_persist = 0.5;
-    o.tier = NB_TIER_COLD;
+    o.cache = NB_CACHE_COLD;
     assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
     assert_non_null(strstr(nb_last_error(), "--l2-persist"));
     nb_bench_opts_default(&o);
@@ -396,10 +398,15 @@ static void test_opts_check_names_the_flag(void **state)
 static void test_names_round_trip(void **state)
 {
     (void)state;
+    for (size_t t = 0; t < nb_tier_count(); t++)
+        assert_ptr_equal(nb_tier_find(nb_tier_at(t)->name), nb_tier_at(t));
+    for (int c = NB_CACHE_EVICTED; c <= NB_CACHE_COLD; c++) {
+        nb_cold_method x;
+        assert_int_equal(nb_cold_parse(nb_cache_state_name((nb_cache_state)c), &x), NB_OK);
+        assert_int_equal(x, c);
+    }
+    assert_string_equal(nb_cache_state_name(NB_CACHE_WARM), "warm");
     for (int t = 0; t < 3; t++) {
-        nb_tier x;
-        assert_int_equal(nb_tier_parse(nb_tier_name((nb_tier)t), &x), NB_OK);
-        assert_int_equal(x, t);
         nb_mode m;
         assert_int_equal(nb_mode_parse(nb_mode_name((nb_mode)t), &m), NB_OK);
         assert_int_equal(m, t);
@@ -413,8 +420,8 @@ static void test_names_round_trip(void **state)
     assert_int_equal(nb_cold_parse("rotate", &c), NB_OK);
     assert_int_equal(c, NB_COLD_ROTATE);
     assert_int_equal(nb_cold_parse("lukewarm", &c), NB_ERR_INVALID_ARG);
-    nb_tier t;
-    assert_int_equal(nb_tier_parse("hot", &t), NB_ERR_INVALID_ARG);
+    assert_null(nb_tier_find("hot"));
+    assert_non_null(strstr(nb_last_error(), "ntt"));
     assert_string_equal(nb_stop_reason_name(NB_STOP_NOISE_STABLE), "noise-stable");
 }
 

@@ -70,7 +70,7 @@ static void test_copy_all_modes_warm_and_cold(void **state)
     for (int tier = 0; tier < 2; tier++)
         for (size_t m = 0; m < 3; m++) {
             nb_bench_opts o = quick();
-            o.tier = tier ? NB_TIER_COLD : NB_TIER_WARM;
+            o.cache = tier ? NB_CACHE_COLD : NB_CACHE_WARM;
             o.mode = modes[m];
             o.batch = 4;
             nb_bench_result r;
@@ -88,7 +88,7 @@ static void test_copy_all_modes_warm_and_cold(void **state)
             }
             nb_bench_result_free(&r);
         }
-    nb_simple_workload_destroy(w);
+    nb_workload_destroy(w);
 }
 
 /* A workload whose launch blocks the host longer than the blocking timeout. */
@@ -147,7 +147,7 @@ static void test_blocking_kernel_times_out_cleanly(void **state)
     o = quick();
     assert_int_equal(nb_bench_run(c, stream, &o, &r), NB_OK);
     nb_bench_result_free(&r);
-    nb_simple_workload_destroy(c);
+    nb_workload_destroy(c);
 }
 
 static void test_gpu_ntt_variants_warm_cold_graph(void **state)
@@ -166,10 +166,10 @@ static void test_gpu_ntt_variants_warm_cold_graph(void **state)
                 NB_OK);
             for (int k = 0; k < 3; k++) {
                 nb_bench_opts o = quick();
-                o.tier = k == 1 ? NB_TIER_COLD : NB_TIER_WARM;
+                o.cache = k == 1 ? NB_CACHE_COLD : NB_CACHE_WARM;
                 o.mode = k == 2 ? NB_MODE_GRAPH : NB_MODE_PER_LAUNCH;
                 if (k == 2) {
-                    o.tier = NB_TIER_COLD; /* graphs over rotated sets */
+                    o.cache = NB_CACHE_COLD; /* graphs over rotated sets */
                     o.batch = 8;
                 }
                 nb_bench_result r;
@@ -180,7 +180,7 @@ static void test_gpu_ntt_variants_warm_cold_graph(void **state)
                 check_result(&r);
                 nb_bench_result_free(&r);
             }
-            nb_ntt_workload_destroy(w);
+            nb_workload_destroy(w);
             ran++;
         }
     }
@@ -205,7 +205,7 @@ static void test_l2_persist_sets_and_restores(void **state)
     nb_bench_result r;
     nb_status s = nb_bench_run(w, stream, &o, &r);
     if (s == NB_ERR_UNSUPPORTED) {
-        nb_ntt_workload_destroy(w);
+        nb_workload_destroy(w);
         skip(); /* no persisting L2 on this device */
     }
     assert_int_equal(s, NB_OK);
@@ -215,12 +215,12 @@ static void test_l2_persist_sets_and_restores(void **state)
     assert_int_equal(nb_gpu_l2_persisting_limit(&after), NB_OK);
     assert_int_equal(after, before);
     o.l2_persist = -1;
-    o.tier = NB_TIER_COLD;
+    o.cache = NB_CACHE_COLD;
     assert_int_equal(nb_bench_run(w, stream, &o, &r), NB_OK);
     nb_bench_result_free(&r);
     assert_int_equal(nb_gpu_l2_persisting_limit(&after), NB_OK);
     assert_int_equal(after, before);
-    nb_ntt_workload_destroy(w);
+    nb_workload_destroy(w);
 }
 
 /* A marked GPU workload: three device copies with marks a, b, a. */

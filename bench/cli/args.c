@@ -207,6 +207,29 @@ void nb_cli_print_options(FILE *f, const nb_cli_option *table)
     }
 }
 
+nb_status nb_cli_parse_directions(const char *s, int *out)
+{
+    char *storage, *words[4];
+    size_t n;
+    NB_TRY(nb_cli_parse_words(s, "direction", &storage, words, 4, &n));
+    int dirs = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(words[i], "forward") || !strcmp(words[i], "fwd"))
+            dirs |= 1;
+        else if (!strcmp(words[i], "inverse") || !strcmp(words[i], "inv"))
+            dirs |= 2;
+        else {
+            nb_status st = nb_set_error(NB_ERR_INVALID_ARG,
+                                        "--direction '%s': forward, inverse or both", words[i]);
+            free(storage);
+            return st;
+        }
+    }
+    free(storage);
+    *out = dirs;
+    return NB_OK;
+}
+
 int nb_cli_exit_code(nb_status s)
 {
     switch (s) {

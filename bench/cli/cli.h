@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "bench/bench.h"
+#include "bench/tiers/stage.h"
 
 #define NB_EXIT_OK 0
 #define NB_EXIT_VERIFY 1
@@ -38,6 +39,9 @@ nb_status nb_cli_parse_double(const char *s, const char *flag, double lo, double
                               double *out);
 nb_status nb_cli_parse_size(const char *s, const char *flag, unsigned long long lo,
                             unsigned long long hi, size_t *out);
+/* --direction of run and verify: "forward", "inverse" (or fwd, inv), or a
+ * comma list of both; *out = bit 0 forward | bit 1 inverse. */
+nb_status nb_cli_parse_directions(const char *s, int *out);
 /* 64-bit unsigned (decimal or 0x hex). */
 nb_status nb_cli_parse_u64(const char *s, const char *flag, uint64_t *out);
 
@@ -63,9 +67,18 @@ void nb_cli_print_options(FILE *f, const nb_cli_option *table);
 
 typedef enum nb_cli_backend { NB_CLI_AUTO = -1, NB_CLI_CPU = 0, NB_CLI_GPU = 1 } nb_cli_backend;
 
+/* One tier of a run and the cache states it runs in (bit (1 << state) each;
+ * 0 = the states --cache names, else the tier's defaults). */
+typedef struct nb_cli_tier {
+    const nb_tier *tier;
+    unsigned states;
+} nb_cli_tier;
+
 typedef struct nb_cli_run {
-    nb_bench_opts timing;
-    int tiers;                      /* bit (1 << nb_tier) per requested tier */
+    nb_bench_opts timing;           /* timing.cache: the cold state (--cold, default both) */
+    nb_cli_tier tiers[8];           /* --tier, in order (default: ntt warm, ntt cold) */
+    size_t n_tiers;
+    unsigned cache_states;          /* --cache: bit (1 << state) each; 0 = not given */
     nb_cli_backend backend;
     char *variant_storage;
     char *variants[NB_CLI_MAX_LIST];/* explicit --variant list; n_variants = 0: all of backend */
@@ -86,7 +99,7 @@ typedef struct nb_cli_run {
     void *stage;                    /* the stage tier's own parsed options (tier_stage.c) */
 } nb_cli_run;
 
-/* What the tiers share while a run executes. */
+/* What a run shares while it executes. */
 typedef struct nb_cli_ctx {
     nb_report *report;
     nb_env env;
@@ -94,9 +107,11 @@ typedef struct nb_cli_ctx {
     int quiet;
     double start_s;
     size_t case_no;      /* cases done so far (progress) */
+    const struct nb_cli_run *run;
 } nb_cli_ctx;
 
-/* The variants a run uses (explicit list or all of the resolved backend). */
+/* The variants a run uses (explicit list or all of the resolved backend);
+ * called once per run. */
 nb_status nb_cli_run_variants(const nb_cli_run *run, const nb_ntt_variant **out, size_t max,
                               size_t *n);
 
@@ -112,29 +127,18 @@ void nb_cli_log(void *ctx, const char *msg);
  * bad usage prints nothing, sets the message and returns NB_EXIT_USAGE. */
 int nb_cli_run_parse(int argc, char **argv, nb_cli_run *run);
 void nb_cli_run_free(nb_cli_run *run);
+/* The cache states tier entry t runs in (its own, --cache, or its defaults). */
+unsigned nb_cli_tier_states(const nb_cli_run *run, const nb_cli_tier *t);
 void nb_cli_run_help(FILE *f);
 
-/* ------------------------------------------------------------- tiers */
+/* ------------------------------------------------------------- stage options */
 
-/* warm and cold NTT tiers (tier_ntt.c): one case per tier x variant x
- * direction x log_n x limbs x bits x mode. */
-nb_status nb_cli_tier_ntt(nb_cli_run *run, nb_cli_ctx *ctx);
-
-/* ---- Extension point: the stage tier (tier_stage.c) ----
- * `nttbench run --tier stage ...` calls these. The CKKS stage tier implements
- * them in bench/cli/tier_stage.c (timing through bench/stage.c and ckks/):
- *   nb_cli_stage_options   its extra `run` options (--stage, --preset, ...),
- *                          terminated by {NULL}; parsed with the common ones;
- *   nb_cli_stage_set       stores one of them into run->stage (allocating it);
- *   nb_cli_stage_run       adds its cases to ctx->report (nb_case_* with a
- *                          breakdown via nb_case_set_breakdown); verification
- *                          failures are cases with NB_CASE_VERIFY_FAILED;
- *   nb_cli_stage_list_text / _json  list presets for `nttbench list`;
- *   nb_cli_stage_free      frees run->stage.
- * The stub in this tree accepts no options and reports the tier as absent. */
+/* The stage tier's `run` options (tier_stage.c): parsed into run->stage (an
+ * nb_stage_tier_opts with its storage) and the preset list of `nttbench list`. */
 extern const nb_cli_option nb_cli_stage_options[];
 nb_status nb_cli_stage_set(nb_cli_run *run, const char *name, const char *value);
-nb_status nb_cli_stage_run(nb_cli_run *run, nb_cli_ctx *ctx);
+/* The parsed options for nb_tier_run.tier_opts (defaults when none given). */
+const nb_stage_tier_opts *nb_cli_stage_opts(nb_cli_run *run);
 /* Presets for `nttbench list`: a text section (markdown when md) and a JSON
  * array of {"name", "description", ...} objects (new reference). */
 void nb_cli_stage_list_text(FILE *f, int md);

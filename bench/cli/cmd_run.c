@@ -1,6 +1,7 @@
-/* `nttbench run`: option parsing (sweep axes, timing options, tier-specific
- * options), defaults that make a short sensible benchmark, and the per-tier
- * dispatch (warm/cold in tier_ntt.c, stage in tier_stage.c). */
+/* `nttbench run`: option parsing (sweep axes, tiers and cache states, timing
+ * options, tier-specific options), defaults that make a short sensible
+ * benchmark, and the loop over tiers x cache states through the library's
+ * tier table (bench/tiers/tiers.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,10 @@ const nb_cli_option nb_cli_timing_options[] = {
 };
 
 static const nb_cli_option run_options[] = {
-    {"tier", 1, "LIST   warm,cold,stage (warm,cold)"},
+    {"tier", 1, "LIST   ntt,stage; warm and cold name the ntt tier in that cache state "
+                "(warm,cold)"},
+    {"cache", 1, "LIST   warm,cold: cache states of the tiers named ntt or stage "
+                 "(ntt warm,cold; stage cold)"},
     {"variant", 1, "LIST   variants by name (all of the backend; see 'nttbench list')"},
     {"backend", 1, "B      cpu | gpu | auto: GPU variants when a device is present (auto)"},
     {"logn", 1, "LIST   log2 N: 12:17, 10:16:2 or 12,14 (16)"},
@@ -33,9 +37,9 @@ static const nb_cli_option run_options[] = {
     {"direction", 1, "LIST   forward,inverse (forward)"},
     {"mode", 1, "LIST   per-launch,batch,graph (per-launch)"},
     {"batch", 1, "K      launches per sample in batch and graph modes (10)"},
-    {"cold", 1, "M      flush | rotate | both: how the cold tier evicts (both)"},
+    {"cold", 1, "M      flush | rotate | both: what a cold cache state does (both)"},
     {"sets", 1, "K      buffer sets to rotate through (automatic: >= 3x the cache)"},
-    {"l2-persist", 1, "F      warm tier: pin the input in L2, access-policy hit ratio F"},
+    {"l2-persist", 1, "F      warm cache: pin the input in L2, access-policy hit ratio F"},
     {"seed", 1, "N      input seed (time-based; recorded per case)"},
     {"progress", 0, "       progress lines on stderr from the start"},
     {"no-progress", 0, "       no progress lines"},
@@ -80,28 +84,93 @@ void nb_cli_run_free(nb_cli_run *run)
     nb_cli_stage_free(run);
 }
 
+#define STATE(s) (1u << (s))
+
+/* --tier: "warm" and "cold" name the ntt tier in that cache state (as they
+ * always have), other words name a tier of the table. */
+static nb_status parse_tiers(nb_cli_run *run, const char *v)
+{
+    char *storage, *words[8];
+    size_t n;
+    NB_TRY(nb_cli_parse_words(v, "tier", &storage, words, 8, &n));
+    nb_status st = NB_OK;
+    run->n_tiers = 0;
+    for (size_t i = 0; i < n && st == NB_OK; i++) {
+        int warm = !strcmp(words[i], "warm"), cold = !strcmp(words[i], "cold");
+        const nb_tier *t = nb_tier_find(warm || cold ? "ntt" : words[i]);
+        if (!t) {
+            st = NB_ERR_INVALID_ARG;
+            break;
+        }
+        unsigned states = warm ? STATE(NB_CACHE_WARM) : cold ? STATE(NB_CACHE_COLD) : 0;
+        size_t k = 0;
+        while (k < run->n_tiers && run->tiers[k].tier != t)
+            k++;
+        if (k == run->n_tiers)
+            run->tiers[run->n_tiers++] = (nb_cli_tier){t, states};
+        else if (!states || !run->tiers[k].states)
+            run->tiers[k].states = 0; /* the tier by name: --cache or its defaults */
+        else
+            run->tiers[k].states |= states;
+    }
+    free(storage);
+    return st;
+}
+
+/* --cache: warm and/or cold (cold = the --cold state). */
+static nb_status parse_caches(nb_cli_run *run, const char *v)
+{
+    char *storage, *words[4];
+    size_t n;
+    NB_TRY(nb_cli_parse_words(v, "cache", &storage, words, 4, &n));
+    nb_status st = NB_OK;
+    run->cache_states = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(words[i], "warm"))
+            run->cache_states |= STATE(NB_CACHE_WARM);
+        else if (!strcmp(words[i], "cold"))
+            run->cache_states |= STATE(NB_CACHE_COLD);
+        else
+            st = nb_set_error(NB_ERR_INVALID_ARG, "--cache '%s': warm or cold", words[i]);
+    }
+    free(storage);
+    return st;
+}
+
+/* --mode: a list of modes, duplicates dropped. */
+static nb_status parse_modes(nb_cli_run *run, const char *v)
+{
+    nb_status st;
+    char *storage, *words[8];
+    size_t n;
+    NB_TRY(nb_cli_parse_words(v, "mode", &storage, words, 8, &n));
+    run->n_modes = 0;
+    for (size_t i = 0; i < n; i++) {
+        nb_mode m;
+        st = nb_mode_parse(words[i], &m);
+        if (st != NB_OK) {
+            free(storage);
+            return st;
+        }
+        size_t k = 0;
+        while (k < run->n_modes && run->modes[k] != m)
+            k++;
+        if (k == run->n_modes)
+            run->modes[run->n_modes++] = m;
+    }
+    free(storage);
+    return NB_OK;
+}
+
 static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v)
 {
     nb_status st;
     if (nb_cli_timing_set(&run->timing, name, v, &st))
         return st;
-    if (!strcmp(name, "tier")) {
-        char *storage, *words[8];
-        size_t n;
-        NB_TRY(nb_cli_parse_words(v, name, &storage, words, 8, &n));
-        run->tiers = 0;
-        for (size_t i = 0; i < n; i++) {
-            nb_tier t;
-            st = nb_tier_parse(words[i], &t);
-            if (st != NB_OK) {
-                free(storage);
-                return st;
-            }
-            run->tiers |= 1 << t;
-        }
-        free(storage);
-        return NB_OK;
-    }
+    if (!strcmp(name, "tier"))
+        return parse_tiers(run, v);
+    if (!strcmp(name, "cache"))
+        return parse_caches(run, v);
     if (!strcmp(name, "variant")) {
         free(run->variant_storage);
         return nb_cli_parse_words(v, name, &run->variant_storage, run->variants, NB_CLI_MAX_LIST,
@@ -129,51 +198,14 @@ static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v
     }
     if (!strcmp(name, "bits"))
         return nb_cli_parse_ulist(v, name, 20, 62, run->bits, NB_CLI_MAX_LIST, &run->n_bits);
-    if (!strcmp(name, "direction")) {
-        char *storage, *words[4];
-        size_t n;
-        NB_TRY(nb_cli_parse_words(v, name, &storage, words, 4, &n));
-        run->directions = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (!strcmp(words[i], "forward") || !strcmp(words[i], "fwd"))
-                run->directions |= 1;
-            else if (!strcmp(words[i], "inverse") || !strcmp(words[i], "inv"))
-                run->directions |= 2;
-            else {
-                st = nb_set_error(NB_ERR_INVALID_ARG, "--direction '%s': forward or inverse",
-                                  words[i]);
-                free(storage);
-                return st;
-            }
-        }
-        free(storage);
-        return NB_OK;
-    }
-    if (!strcmp(name, "mode")) {
-        char *storage, *words[8];
-        size_t n;
-        NB_TRY(nb_cli_parse_words(v, name, &storage, words, 8, &n));
-        run->n_modes = 0;
-        for (size_t i = 0; i < n; i++) {
-            nb_mode m;
-            st = nb_mode_parse(words[i], &m);
-            if (st != NB_OK) {
-                free(storage);
-                return st;
-            }
-            size_t k = 0;
-            while (k < run->n_modes && run->modes[k] != m)
-                k++;
-            if (k == run->n_modes)
-                run->modes[run->n_modes++] = m;
-        }
-        free(storage);
-        return NB_OK;
-    }
+    if (!strcmp(name, "direction"))
+        return nb_cli_parse_directions(v, &run->directions);
+    if (!strcmp(name, "mode"))
+        return parse_modes(run, v);
     if (!strcmp(name, "batch"))
         return nb_cli_parse_size(v, name, 1, 100000, &run->timing.batch);
     if (!strcmp(name, "cold"))
-        return nb_cold_parse(v, &run->timing.cold);
+        return nb_cold_parse(v, &run->timing.cache);
     if (!strcmp(name, "sets"))
         return nb_cli_parse_size(v, name, 1, (size_t)1 << 22, &run->timing.rotate_sets);
     if (!strcmp(name, "l2-persist"))
@@ -193,11 +225,20 @@ static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v
     return nb_cli_stage_set(run, name, v);
 }
 
+unsigned nb_cli_tier_states(const nb_cli_run *run, const nb_cli_tier *t)
+{
+    if (t->states)
+        return t->states;
+    return run->cache_states ? run->cache_states : t->tier->default_states;
+}
+
 int nb_cli_run_parse(int argc, char **argv, nb_cli_run *run)
 {
     memset(run, 0, sizeof *run);
     nb_bench_opts_default(&run->timing);
-    run->tiers = (1 << NB_TIER_WARM) | (1 << NB_TIER_COLD);
+    run->timing.cache = NB_CACHE_COLD;
+    run->tiers[0] = (nb_cli_tier){nb_tier_find("ntt"), STATE(NB_CACHE_WARM) | STATE(NB_CACHE_COLD)};
+    run->n_tiers = 1;
     run->backend = NB_CLI_AUTO;
     run->bits[0] = 60;
     run->n_bits = 1;
@@ -220,10 +261,13 @@ int nb_cli_run_parse(int argc, char **argv, nb_cli_run *run)
         if (set_run_option(run, name, value) != NB_OK)
             return NB_EXIT_USAGE;
     }
-    if (run->timing.l2_persist >= 0 && (run->tiers & ~(1 << NB_TIER_WARM)))
-        return nb_set_error(NB_ERR_INVALID_ARG,
-                            "--l2-persist pins data in L2: use it with --tier warm only"),
-               NB_EXIT_USAGE;
+    for (size_t i = 0; i < run->n_tiers; i++)
+        if (run->timing.l2_persist >= 0 &&
+            (nb_cli_tier_states(run, &run->tiers[i]) & ~STATE(NB_CACHE_WARM)))
+            return nb_set_error(NB_ERR_INVALID_ARG,
+                                "--l2-persist pins data in L2: use it with a warm cache only "
+                                "(--tier warm, or --cache warm)"),
+                   NB_EXIT_USAGE;
     /* per-tier option checks happen when the tier runs (it knows its flags) */
     nb_bench_opts probe = run->timing;
     probe.l2_persist = -1;
@@ -247,7 +291,10 @@ void nb_cli_run_help(FILE *f)
     }
     fprintf(f, "\nWithout options: --tier warm,cold on the GPU variants (--logn 16 --limbs "
                "1,8,32)\nwhen a device is present, else on the CPU variants (--logn 16 "
-               "--limbs 1,8).\n");
+               "--limbs 1,8).\n"
+               "What is timed (--tier ntt, stage) and the cache state (--cache warm, cold;\n"
+               "--cold says what cold does) are separate choices: --tier stage --cache warm\n"
+               "times the stages with a warm cache.\n");
 }
 
 /* Resolves --backend auto: GPU if a device is present and a GPU variant exists. */
@@ -311,6 +358,114 @@ void nb_cli_progress(nb_cli_ctx *ctx, const nb_cli_run *run, const char *what, c
     fprintf(stderr, "[%zu] %s  %s\n", ctx->case_no, what, result ? result : "");
 }
 
+static void progress_cb(void *c, const char *what, const char *result)
+{
+    nb_cli_ctx *ctx = c;
+    nb_cli_progress(ctx, ctx->run, what, result);
+}
+
+/* Every tier x cache state through the library's table, on the variants
+ * resolved once. */
+static nb_status run_tiers(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_variant *const *vars,
+                           size_t nv)
+{
+    unsigned logn[NB_CLI_MAX_LIST], bits[NB_CLI_MAX_LIST];
+    size_t limbs[NB_CLI_MAX_LIST];
+    for (size_t i = 0; i < run->n_logn; i++)
+        logn[i] = (unsigned)run->logn[i];
+    for (size_t i = 0; i < run->n_limbs; i++)
+        limbs[i] = (size_t)run->limbs[i];
+    for (size_t i = 0; i < run->n_bits; i++)
+        bits[i] = (unsigned)run->bits[i];
+    nb_tier_run tr = {.report = ctx->report, .env = &ctx->env, .stream = ctx->stream,
+                      .timing = run->timing, .progress = progress_cb, .progress_ctx = ctx};
+    tr.sweep = (nb_sweep){vars, nv, logn, run->n_logn, limbs, run->n_limbs, bits, run->n_bits,
+                          run->directions, run->modes, run->n_modes, run->seed};
+    for (size_t i = 0; i < run->n_tiers; i++) {
+        const nb_tier *t = run->tiers[i].tier;
+        const unsigned states = nb_cli_tier_states(run, &run->tiers[i]);
+        tr.tier_opts = strcmp(t->name, "stage") == 0 ? (const void *)nb_cli_stage_opts(run) : NULL;
+        for (int c = NB_CACHE_WARM; c <= NB_CACHE_COLD; c++) {
+            if (!(states & STATE(c)))
+                continue;
+            tr.timing.cache = c == NB_CACHE_WARM ? NB_CACHE_WARM : run->timing.cache;
+            if (c != NB_CACHE_WARM)
+                tr.timing.l2_persist = -1;
+            else
+                tr.timing.l2_persist = run->timing.l2_persist;
+            NB_TRY(nb_tier_run_one(t, &tr));
+        }
+    }
+    return NB_OK;
+}
+
+/* Resolves the variants (once) and the backend-dependent defaults; an exit
+ * code when the run cannot start, else 0. */
+static int resolve_run(nb_cli_run *run, const nb_ntt_variant **vars, size_t *nv, int *need_gpu)
+{
+    /* --backend gpu without a usable device is an environment error, whatever is registered */
+    nb_status s;
+    if (run->backend == NB_CLI_GPU && (s = nb_gpu_require()) != NB_OK) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s (--backend gpu)", nb_last_error());
+        return nb_cli_fail(NB_ERR_NO_DEVICE, msg);
+    }
+    s = nb_cli_run_variants(run, vars, NB_CLI_MAX_LIST, nv);
+    if (s != NB_OK)
+        return nb_cli_fail(s, nb_last_error());
+    int any_cpu = 0;
+    *need_gpu = 0;
+    for (size_t i = 0; i < *nv; i++) {
+        *need_gpu |= vars[i]->backend == NB_BACKEND_GPU;
+        any_cpu |= vars[i]->backend == NB_BACKEND_CPU;
+    }
+    if (*need_gpu && (s = nb_gpu_require()) != NB_OK) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s (needed for GPU variant '%s')", nb_last_error(),
+                 vars[0]->backend == NB_BACKEND_GPU ? vars[0]->name : "gpu");
+        return nb_cli_fail(NB_ERR_NO_DEVICE, msg);
+    }
+    if (!run->given_logn) {
+        run->logn[0] = 16;
+        run->n_logn = 1;
+    }
+    if (!run->given_limbs) {
+        static const unsigned long long gpu_l[] = {1, 8, 32}, cpu_l[] = {1, 8};
+        const unsigned long long *l = *need_gpu && !any_cpu ? gpu_l : cpu_l;
+        run->n_limbs = *need_gpu && !any_cpu ? 3 : 2;
+        memcpy(run->limbs, l, run->n_limbs * sizeof *l);
+    }
+    return 0;
+}
+
+/* Writes the report and turns failed cases into the exit code. */
+static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *output, int quiet)
+{
+    if (s != NB_OK)
+        return nb_cli_fail(s, nb_last_error());
+    s = nb_report_write_file(ctx->report, fmt, output ? output : "-");
+    if (s != NB_OK)
+        return nb_cli_fail(s, nb_last_error());
+    if (output && strcmp(output, "-") != 0 && fmt != NB_FORMAT_TABLE && !quiet)
+        nb_report_write(ctx->report, NB_FORMAT_TABLE, stdout); /* the short table too */
+    size_t fails = 0, errors = 0;
+    for (size_t i = 0; i < nb_report_case_count(ctx->report); i++) {
+        nb_case_status cs = nb_case_get_status(nb_report_case_at(ctx->report, i));
+        fails += cs == NB_CASE_VERIFY_FAILED;
+        errors += cs == NB_CASE_ERROR;
+    }
+    if (fails) {
+        fprintf(stderr, "nttbench: error: %zu case(s) failed verification (see the report)\n",
+                fails);
+        return NB_EXIT_VERIFY;
+    }
+    if (errors) {
+        fprintf(stderr, "nttbench: error: %zu case(s) could not run (see the report)\n", errors);
+        return NB_EXIT_ENV;
+    }
+    return 0;
+}
+
 int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format fmt,
                const char *output, int quiet)
 {
@@ -319,43 +474,12 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
         nb_cli_run_free(&run);
         return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
     }
-    /* --backend gpu without a usable device is an environment error, whatever is registered */
-    nb_status s;
-    if (run.backend == NB_CLI_GPU && (s = nb_gpu_require()) != NB_OK) {
-        char msg[600];
-        snprintf(msg, sizeof msg, "%s (--backend gpu)", nb_last_error());
-        nb_cli_run_free(&run);
-        return nb_cli_fail(NB_ERR_NO_DEVICE, msg);
-    }
-    /* which backends the sweep needs */
     const nb_ntt_variant *vars[NB_CLI_MAX_LIST];
     size_t nv = 0;
-    s = nb_cli_run_variants(&run, vars, NB_CLI_MAX_LIST, &nv);
-    if (s != NB_OK) {
+    int need_gpu = 0, rc = resolve_run(&run, vars, &nv, &need_gpu);
+    if (rc != 0) {
         nb_cli_run_free(&run);
-        return nb_cli_fail(s, nb_last_error());
-    }
-    int need_gpu = 0, any_cpu = 0;
-    for (size_t i = 0; i < nv; i++) {
-        need_gpu |= vars[i]->backend == NB_BACKEND_GPU;
-        any_cpu |= vars[i]->backend == NB_BACKEND_CPU;
-    }
-    if (need_gpu && (s = nb_gpu_require()) != NB_OK) {
-        char msg[600];
-        snprintf(msg, sizeof msg, "%s (needed for GPU variant '%s')", nb_last_error(),
-                 vars[0]->backend == NB_BACKEND_GPU ? vars[0]->name : "gpu");
-        nb_cli_run_free(&run);
-        return nb_cli_fail(NB_ERR_NO_DEVICE, msg);
-    }
-    if (!run.given_logn) {
-        run.logn[0] = 16;
-        run.n_logn = 1;
-    }
-    if (!run.given_limbs) {
-        static const unsigned long long gpu_l[] = {1, 8, 32}, cpu_l[] = {1, 8};
-        const unsigned long long *l = need_gpu && !any_cpu ? gpu_l : cpu_l;
-        run.n_limbs = need_gpu && !any_cpu ? 3 : 2;
-        memcpy(run.limbs, l, run.n_limbs * sizeof *l);
+        return rc;
     }
     run.timing.log = nb_cli_log;
     run.timing.log_ctx = &quiet;
@@ -363,57 +487,23 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
     nb_cli_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.quiet = quiet;
+    ctx.run = &run;
     ctx.start_s = nb_now_s();
-    s = nb_report_create(&ctx.report, "run");
+    nb_status s = nb_report_create(&ctx.report, "run");
     if (s == NB_OK)
         s = nb_report_set_argv(ctx.report, full_argc, full_argv);
     if (s == NB_OK)
         s = nb_env_collect(&ctx.env, need_gpu, 1);
     if (s == NB_OK && need_gpu)
         s = nb_stream_create(&ctx.stream);
-    if (s != NB_OK) {
-        int rc = nb_cli_fail(s, nb_last_error());
-        nb_report_destroy(ctx.report);
-        nb_cli_run_free(&run);
-        return rc;
+    if (s == NB_OK) {
+        nb_report_set_env(ctx.report, &ctx.env);
+        nb_report_set_options(ctx.report, &run.timing);
+        nb_nvtx_push("nttbench run");
+        s = run_tiers(&run, &ctx, vars, nv);
+        nb_nvtx_pop();
     }
-    nb_report_set_env(ctx.report, &ctx.env);
-    nb_report_set_options(ctx.report, &run.timing);
-
-    nb_nvtx_push("nttbench run");
-    if (run.tiers & ((1 << NB_TIER_WARM) | (1 << NB_TIER_COLD)))
-        s = nb_cli_tier_ntt(&run, &ctx);
-    if (s == NB_OK && (run.tiers & (1 << NB_TIER_STAGE)))
-        s = nb_cli_stage_run(&run, &ctx);
-    nb_nvtx_pop();
-
-    int rc = 0;
-    if (s != NB_OK) {
-        rc = nb_cli_fail(s, nb_last_error());
-    } else {
-        s = nb_report_write_file(ctx.report, fmt, output ? output : "-");
-        if (s != NB_OK)
-            rc = nb_cli_fail(s, nb_last_error());
-        else if (output && strcmp(output, "-") != 0 && fmt != NB_FORMAT_TABLE && !quiet)
-            nb_report_write(ctx.report, NB_FORMAT_TABLE, stdout); /* the short table too */
-    }
-    if (rc == 0) {
-        size_t fails = 0, errors = 0;
-        for (size_t i = 0; i < nb_report_case_count(ctx.report); i++) {
-            nb_case_status cs = nb_case_get_status(nb_report_case_at(ctx.report, i));
-            fails += cs == NB_CASE_VERIFY_FAILED;
-            errors += cs == NB_CASE_ERROR;
-        }
-        if (fails) {
-            fprintf(stderr, "nttbench: error: %zu case(s) failed verification (see the report)\n",
-                    fails);
-            rc = NB_EXIT_VERIFY;
-        } else if (errors) {
-            fprintf(stderr, "nttbench: error: %zu case(s) could not run (see the report)\n",
-                    errors);
-            rc = NB_EXIT_ENV;
-        }
-    }
+    rc = finish_run(&ctx, s, fmt, output, quiet);
     nb_stream_destroy(ctx.stream);
     nb_report_destroy(ctx.report);
     nb_cli_run_free(&run);

@@ -192,130 +192,141 @@ static nb_status write_verify(void *ctx, FILE *f)
     return NB_OK;
 }
 
-int nb_cmd_verify(int argc, char **argv, nb_format fmt, const char *output, int quiet)
+typedef struct verify_args {
+    char *vstore, *vnames[NB_CLI_MAX_LIST];
+    size_t nvn;
+    int backend, dirs; /* backend -1 auto, 0 cpu, 1 gpu */
+    unsigned long long logn[NB_CLI_MAX_LIST], limbs[NB_CLI_MAX_LIST], bits[NB_CLI_MAX_LIST];
+    size_t nlogn, nlimbs, nbits;
+    uint64_t seed;
+} verify_args;
+
+static nb_status set_verify_option(verify_args *a, const char *n, const char *v)
 {
-    char *vstore = NULL, *vnames[NB_CLI_MAX_LIST];
-    size_t nvn = 0;
-    int backend = -1, dirs = 3;
-    unsigned long long logn[NB_CLI_MAX_LIST] = {10, 13, 16}, limbs[NB_CLI_MAX_LIST] = {1, 3},
-                       bits[NB_CLI_MAX_LIST] = {36, 62};
-    size_t nlogn = 3, nlimbs = 2, nbits = 2;
-    uint64_t seed = (uint64_t)time(NULL) * 0x2545F4914F6CDD1Dull;
+    if (!strcmp(n, "variant")) {
+        free(a->vstore);
+        return nb_cli_parse_words(v, n, &a->vstore, a->vnames, NB_CLI_MAX_LIST, &a->nvn);
+    }
+    if (!strcmp(n, "backend")) {
+        a->backend = !strcmp(v, "cpu") ? 0 : !strcmp(v, "gpu") ? 1 : !strcmp(v, "auto") ? -1 : -2;
+        return a->backend == -2 ? nb_set_error(NB_ERR_INVALID_ARG, "--backend: cpu, gpu or auto")
+                                : NB_OK;
+    }
+    if (!strcmp(n, "logn"))
+        return nb_cli_parse_ulist(v, n, NB_MIN_LOG_N, NB_MAX_LOG_N, a->logn, NB_CLI_MAX_LIST,
+                                  &a->nlogn);
+    if (!strcmp(n, "limbs"))
+        return nb_cli_parse_ulist(v, n, 1, 256, a->limbs, NB_CLI_MAX_LIST, &a->nlimbs);
+    if (!strcmp(n, "bits"))
+        return nb_cli_parse_ulist(v, n, 20, 62, a->bits, NB_CLI_MAX_LIST, &a->nbits);
+    if (!strcmp(n, "seed"))
+        return nb_cli_parse_u64(v, n, &a->seed);
+    if (!strcmp(n, "direction"))
+        return nb_cli_parse_directions(v, &a->dirs);
+    return NB_OK;
+}
+
+static nb_status parse_verify(int argc, char **argv, verify_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->backend = -1;
+    a->dirs = 3;
+    static const unsigned long long logn[] = {10, 13, 16}, limbs[] = {1, 3}, bits[] = {36, 62};
+    memcpy(a->logn, logn, sizeof logn);
+    memcpy(a->limbs, limbs, sizeof limbs);
+    memcpy(a->bits, bits, sizeof bits);
+    a->nlogn = 3;
+    a->nlimbs = 2;
+    a->nbits = 2;
+    a->seed = (uint64_t)time(NULL) * 0x2545F4914F6CDD1Dull;
     const nb_cli_option *const tables[] = {verify_options, NULL};
-    nb_status st = NB_OK;
-    for (int i = 0; i < argc && st == NB_OK;) {
+    for (int i = 0; i < argc;) {
         const char *n, *v;
         int r = nb_cli_next_option(argc, argv, &i, tables, &n, &v);
-        if (r <= 0) {
-            if (r == 0)
-                nb_set_error(NB_ERR_INVALID_ARG, "verify: unexpected argument '%s'", argv[i]);
-            st = NB_ERR_INVALID_ARG;
-            break;
-        }
-        if (!strcmp(n, "variant")) {
-            free(vstore);
-            st = nb_cli_parse_words(v, n, &vstore, vnames, NB_CLI_MAX_LIST, &nvn);
-        } else if (!strcmp(n, "backend")) {
-            backend = !strcmp(v, "cpu") ? 0 : !strcmp(v, "gpu") ? 1 : !strcmp(v, "auto") ? -1 : -2;
-            if (backend == -2)
-                st = nb_set_error(NB_ERR_INVALID_ARG, "--backend: cpu, gpu or auto");
-        } else if (!strcmp(n, "logn")) {
-            st = nb_cli_parse_ulist(v, n, NB_MIN_LOG_N, NB_MAX_LOG_N, logn, NB_CLI_MAX_LIST, &nlogn);
-        } else if (!strcmp(n, "limbs")) {
-            st = nb_cli_parse_ulist(v, n, 1, 256, limbs, NB_CLI_MAX_LIST, &nlimbs);
-        } else if (!strcmp(n, "bits")) {
-            st = nb_cli_parse_ulist(v, n, 20, 62, bits, NB_CLI_MAX_LIST, &nbits);
-        } else if (!strcmp(n, "seed")) {
-            st = nb_cli_parse_u64(v, n, &seed);
-        } else if (!strcmp(n, "direction")) {
-            dirs = !strcmp(v, "forward") ? 1 : !strcmp(v, "inverse") ? 2
-                   : (!strcmp(v, "forward,inverse") || !strcmp(v, "inverse,forward")) ? 3 : 0;
-            if (!dirs)
-                st = nb_set_error(NB_ERR_INVALID_ARG, "--direction: forward, inverse or both");
-        }
+        if (r == 0)
+            return nb_set_error(NB_ERR_INVALID_ARG, "verify: unexpected argument '%s'", argv[i]);
+        if (r < 0)
+            return NB_ERR_INVALID_ARG;
+        NB_TRY(set_verify_option(a, n, v));
     }
-    if (st != NB_OK) {
-        free(vstore);
-        return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+    return NB_OK;
+}
+
+/* The variants to check, resolved once: the named ones, or every one of the
+ * chosen backend. */
+static nb_status verify_variants(const verify_args *a, const nb_ntt_variant **vars, size_t *nv)
+{
+    *nv = 0;
+    if (a->nvn) {
+        for (size_t i = 0; i < a->nvn; i++)
+            if (!(vars[(*nv)++] = nb_ntt_variant_find(a->vnames[i])))
+                return NB_ERR_NOT_FOUND;
+        return NB_OK;
     }
-    const nb_ntt_variant *vars[NB_CLI_MAX_LIST];
-    size_t nv = 0;
-    const int gpu = nb_gpu_count() > 0;
-    if (nvn) {
-        for (size_t i = 0; i < nvn; i++) {
-            vars[nv] = nb_ntt_variant_find(vnames[i]);
-            if (!vars[nv]) {
-                free(vstore);
-                return nb_cli_fail(NB_ERR_NOT_FOUND, nb_last_error());
-            }
-            nv++;
-        }
+    for (size_t i = 0; i < nb_ntt_variant_count() && *nv < NB_CLI_MAX_LIST; i++) {
+        const nb_ntt_variant *v = nb_ntt_variant_at(i);
+        if (a->backend < 0 || (int)v->backend == a->backend)
+            vars[(*nv)++] = v;
+    }
+    return NB_OK;
+}
+
+/* One row: skipped when the variant cannot run it here, else checked. */
+static void check_one(check_row *r, void *stream, uint64_t seed, int gpu)
+{
+    if (r->log_n < r->v->min_log_n || r->log_n > r->v->max_log_n) {
+        r->result = "skipped";
+        snprintf(r->message, sizeof r->message, "log N outside [%u, %u]", r->v->min_log_n,
+                 r->v->max_log_n);
+    } else if (r->bits > r->v->max_prime_bits) {
+        r->result = "skipped";
+        snprintf(r->message, sizeof r->message, "primes above %u bits", r->v->max_prime_bits);
+    } else if (r->v->backend == NB_BACKEND_GPU && !gpu) {
+        r->result = "skipped";
+        snprintf(r->message, sizeof r->message, "no GPU usable here");
     } else {
-        for (size_t i = 0; i < nb_ntt_variant_count() && nv < NB_CLI_MAX_LIST; i++) {
-            const nb_ntt_variant *v = nb_ntt_variant_at(i);
-            if (backend < 0 || (int)v->backend == backend)
-                vars[nv++] = v;
-        }
+        run_check(r, stream, seed);
     }
-    free(vstore);
-    int need_gpu = 0;
-    for (size_t i = 0; i < nv; i++)
-        need_gpu |= vars[i]->backend == NB_BACKEND_GPU;
-    if (!gpu && (backend == 1 || (need_gpu && nvn))) {
-        nb_gpu_require();
-        return nb_cli_fail(NB_ERR_NO_DEVICE, nb_last_error());
-    }
-    void *stream = NULL;
-    if (need_gpu && gpu && (st = nb_stream_create(&stream)) != NB_OK)
-        return nb_cli_fail(st, nb_last_error());
-    size_t cap = nv * 2 * nlogn * nlimbs * nbits;
-    check_row *rows = calloc(cap ? cap : 1, sizeof *rows);
-    if (!rows)
-        return nb_cli_fail(NB_ERR_OUT_OF_MEMORY, "out of memory");
-    size_t n = 0;
+}
+
+/* Every variant x direction x log N x limbs x bits into rows (*n of them). */
+static void check_all(const verify_args *a, const nb_ntt_variant *const *vars, size_t nv,
+                      void *stream, int quiet, check_row *rows, size_t cap, size_t *n)
+{
+    const int gpu = nb_gpu_count() > 0;
     double t0 = nb_now_s();
+    *n = 0;
     for (size_t vi = 0; vi < nv; vi++)
         for (int d = 0; d < 2; d++) {
-            if (!(dirs & (1 << d)))
+            if (!(a->dirs & (1 << d)))
                 continue;
-            for (size_t a = 0; a < nlogn; a++)
-                for (size_t b = 0; b < nlimbs; b++)
-                    for (size_t c = 0; c < nbits; c++) {
-                        check_row *r = &rows[n++];
-                        r->v = vars[vi];
-                        r->inverse = d;
-                        r->log_n = (unsigned)logn[a];
-                        r->limbs = (size_t)limbs[b];
-                        r->bits = (unsigned)bits[c];
-                        if (r->log_n < r->v->min_log_n || r->log_n > r->v->max_log_n) {
-                            r->result = "skipped";
-                            snprintf(r->message, sizeof r->message, "log N outside [%u, %u]",
-                                     r->v->min_log_n, r->v->max_log_n);
-                        } else if (r->bits > r->v->max_prime_bits) {
-                            r->result = "skipped";
-                            snprintf(r->message, sizeof r->message, "primes above %u bits",
-                                     r->v->max_prime_bits);
-                        } else if (r->v->backend == NB_BACKEND_GPU && !gpu) {
-                            r->result = "skipped";
-                            snprintf(r->message, sizeof r->message, "no GPU usable here");
-                        } else {
-                            run_check(r, stream, seed ^ (0x9E37ull * n));
-                        }
-                        if (!quiet && nb_now_s() - t0 > 3.0)
-                            fprintf(stderr, "[%zu/%zu] %s %s logn=%u L=%zu q%u: %s\n", n, cap,
-                                    r->v->name, d ? "inverse" : "forward", r->log_n, r->limbs,
-                                    r->bits, r->result);
-                    }
+            for (size_t x = 0; x < a->nlogn * a->nlimbs * a->nbits; x++) {
+                check_row *r = &rows[(*n)++];
+                r->v = vars[vi];
+                r->inverse = d;
+                r->log_n = (unsigned)a->logn[x / (a->nlimbs * a->nbits)];
+                r->limbs = (size_t)a->limbs[x / a->nbits % a->nlimbs];
+                r->bits = (unsigned)a->bits[x % a->nbits];
+                check_one(r, stream, a->seed ^ (0x9E37ull * *n), gpu);
+                if (!quiet && nb_now_s() - t0 > 3.0)
+                    fprintf(stderr, "[%zu/%zu] %s %s logn=%u L=%zu q%u: %s\n", *n, cap,
+                            r->v->name, d ? "inverse" : "forward", r->log_n, r->limbs, r->bits,
+                            r->result);
+            }
         }
-    nb_stream_destroy(stream);
+}
+
+/* Writes the rows and turns failures into the exit code. */
+static int finish_verify(check_row *rows, size_t n, nb_format fmt, uint64_t seed,
+                         const char *output)
+{
     verify_out o = {rows, n, fmt, seed};
-    st = nb_write_file_atomic(output ? output : "-", write_verify, &o);
+    nb_status st = nb_write_file_atomic(output ? output : "-", write_verify, &o);
     size_t fails = 0, errs = 0;
     for (size_t i = 0; i < n; i++) {
         fails += !strcmp(rows[i].result, "fail");
         errs += !strcmp(rows[i].result, "error");
     }
-    free(rows);
     if (st != NB_OK)
         return nb_cli_fail(st, nb_last_error());
     if (fails) {
@@ -327,4 +338,43 @@ int nb_cmd_verify(int argc, char **argv, nb_format fmt, const char *output, int 
         return NB_EXIT_ENV;
     }
     return 0;
+}
+
+int nb_cmd_verify(int argc, char **argv, nb_format fmt, const char *output, int quiet)
+{
+    verify_args a;
+    nb_status st = parse_verify(argc, argv, &a);
+    if (st != NB_OK) {
+        free(a.vstore);
+        return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+    }
+    const nb_ntt_variant *vars[NB_CLI_MAX_LIST];
+    size_t nv = 0;
+    st = verify_variants(&a, vars, &nv);
+    free(a.vstore);
+    a.vstore = NULL;
+    if (st != NB_OK)
+        return nb_cli_fail(NB_ERR_NOT_FOUND, nb_last_error());
+    int need_gpu = 0;
+    for (size_t i = 0; i < nv; i++)
+        need_gpu |= vars[i]->backend == NB_BACKEND_GPU;
+    const int gpu = nb_gpu_count() > 0;
+    if (!gpu && (a.backend == 1 || (need_gpu && a.nvn))) {
+        nb_gpu_require();
+        return nb_cli_fail(NB_ERR_NO_DEVICE, nb_last_error());
+    }
+    void *stream = NULL;
+    if (need_gpu && gpu && (st = nb_stream_create(&stream)) != NB_OK)
+        return nb_cli_fail(st, nb_last_error());
+    size_t cap = nv * 2 * a.nlogn * a.nlimbs * a.nbits, n = 0;
+    check_row *rows = calloc(cap ? cap : 1, sizeof *rows);
+    if (!rows) {
+        nb_stream_destroy(stream);
+        return nb_cli_fail(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    check_all(&a, vars, nv, stream, quiet, rows, cap, &n);
+    nb_stream_destroy(stream);
+    int rc = finish_verify(rows, n, fmt, a.seed, output);
+    free(rows);
+    return rc;
 }

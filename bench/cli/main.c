@@ -101,58 +101,75 @@ static void command_help(const char *cmd)
         usage(stdout);
 }
 
-int main(int argc, char **argv)
+/* The global options (--plugin, --format, --output, --quiet, --help,
+ * --version) anywhere on the line; the rest, in order, into rest[]. An exit
+ * code on bad usage, else 0. */
+typedef struct globals {
+    nb_format fmt;
+    const char *output;
+    int quiet, help, version;
+    char **rest;
+    const char **plugins;
+    int nrest, nplug;
+} globals;
+
+static int parse_globals(int argc, char **argv, globals *g)
 {
-    nb_format fmt = NB_FORMAT_TABLE;
-    const char *output = NULL;
-    int quiet = 0, help = 0, version = 0;
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    const char **plugins = calloc((size_t)argc + 1, sizeof *plugins);
-    if (!rest || !plugins)
-        return nb_cli_fail(NB_ERR_OUT_OF_MEMORY, "out of memory");
-    int nrest = 0, nplug = 0;
+    static const char *const with_value[] = {"--plugin", "--format", "--output"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = NULL;
         size_t klen = 0;
-        static const char *const with_value[] = {"--plugin", "--format", "--output"};
         int matched = -1;
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 3 && matched < 0; k++) {
             klen = strlen(with_value[k]);
-            if (!strncmp(a, with_value[k], klen) && (a[klen] == '\0' || a[klen] == '=')) {
+            if (!strncmp(a, with_value[k], klen) && (a[klen] == '\0' || a[klen] == '='))
                 matched = k;
-                break;
-            }
         }
-        if (matched >= 0) {
-            if (a[klen] == '=') {
-                val = a + klen + 1;
-            } else if (i + 1 < argc) {
-                val = argv[++i];
-            } else {
-                return nb_cli_fail(NB_ERR_INVALID_ARG, "global option needs a value");
-            }
-            if (matched == 0) {
-                plugins[nplug++] = val;
-            } else if (matched == 1) {
-                if (nb_format_parse(val, &fmt) != NB_OK)
-                    return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
-            } else {
-                if (!*val)
-                    return nb_cli_fail(NB_ERR_INVALID_ARG, "--output needs a file name");
-                output = val;
-            }
+        if (matched < 0) {
+            if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
+                g->quiet = 1;
+            else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+                g->help = 1;
+            else if (!strcmp(a, "--version"))
+                g->version = 1;
+            else
+                g->rest[g->nrest++] = argv[i];
             continue;
         }
-        if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
-            quiet = 1;
-        else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-            help = 1;
-        else if (!strcmp(a, "--version"))
-            version = 1;
+        if (a[klen] == '=')
+            val = a + klen + 1;
+        else if (i + 1 < argc)
+            val = argv[++i];
         else
-            rest[nrest++] = argv[i];
+            return nb_cli_fail(NB_ERR_INVALID_ARG, "global option needs a value");
+        if (matched == 0)
+            g->plugins[g->nplug++] = val;
+        else if (matched == 1 && nb_format_parse(val, &g->fmt) != NB_OK)
+            return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+        else if (matched == 2 && !*val)
+            return nb_cli_fail(NB_ERR_INVALID_ARG, "--output needs a file name");
+        else if (matched == 2)
+            g->output = val;
     }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    globals g = {NB_FORMAT_TABLE, NULL, 0, 0, 0, NULL, NULL, 0, 0};
+    g.rest = calloc((size_t)argc + 1, sizeof *g.rest);
+    g.plugins = calloc((size_t)argc + 1, sizeof *g.plugins);
+    if (!g.rest || !g.plugins)
+        return nb_cli_fail(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    int prc = parse_globals(argc, argv, &g);
+    if (prc)
+        return prc;
+    nb_format fmt = g.fmt;
+    const char *output = g.output;
+    int quiet = g.quiet, help = g.help, version = g.version, nrest = g.nrest, nplug = g.nplug;
+    char **rest = g.rest;
+    const char **plugins = g.plugins;
     if (version) {
         nb_env e;
         nb_env_collect(&e, 0, 0);

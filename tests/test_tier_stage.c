@@ -2,13 +2,16 @@
  * through the shared timing core (timed pass, breakdown pass, micro-benchmark
  * comparison), is verified against the CPU pipeline, reports the NTT counts
  * of nb_ckks_ntt_counts and serialises to the report JSON with its
- * breakdown; a wrong NTT inside a stage is caught by verification. */
+ * breakdown; a wrong NTT inside a stage is caught by verification; a warm
+ * stage run keeps one buffer set and evicts nothing; the sweep runs from C
+ * through the tier table. */
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/stage.h"
+#include "bench/tiers/stage.h"
+#include "bench/tiers/tiers.h"
 #include "testutil.h"
 
 static void fast_opts(nb_bench_opts *o)
@@ -20,7 +23,7 @@ static void fast_opts(nb_bench_opts *o)
     o->timeout_s = 5.0;
     o->warmup_samples = 1;
     o->warmup_time_s = 0.0;
-    o->cold = NB_COLD_ROTATE;
+    o->cache = NB_COLD_ROTATE;
 }
 
 static void test_stage_names_parse(void **state)
@@ -222,9 +225,81 @@ static void test_bad_stage_configs_are_rejected(void **state)
     nb_ckks_ntt_counts(p, NB_CKKS_STAGE_MODUP, 1, &ef, &ei);
     assert_int_equal(f, ef);
     assert_int_equal(i, ei);
-    nb_stage_workload_destroy(w);
-    nb_stage_workload_destroy(NULL);
+    nb_workload_destroy(w);
+    nb_workload_destroy(NULL);
     nb_ckks_params_destroy(p);
+}
+
+static void test_warm_stage_keeps_one_set_and_its_breakdown(void **state)
+{
+    (void)state;
+    nb_ckks_params *p = NULL;
+    assert_int_equal(nb_ckks_params_from_preset(&p, "test-small"), NB_OK);
+    const nb_ntt_variant *v = nb_ntt_variant_find("cpu-harvey");
+    nb_bench_opts o;
+    fast_opts(&o);
+    o.cache = NB_CACHE_WARM;
+    nb_stage_config cfg = {NB_CKKS_STAGE_KEYSWITCH, SIZE_MAX, NB_CKKS_RESCALE_FLOOR,
+                           nb_test_rand()};
+    nb_case *c = NULL;
+    assert_int_equal(nb_stage_run_case(&c, p, v, &cfg, NULL, &o, 5, NULL), NB_OK);
+    assert_int_equal(nb_case_get_status(c), NB_CASE_OK);
+    json_t *j = case_json(c);
+    assert_string_equal(json_string_value(json_object_get(j, "tier")), "stage");
+    assert_string_equal(json_string_value(json_object_get(j, "cache_state")), "warm");
+    json_t *plan = json_object_get(j, "cache");
+    assert_int_equal(json_integer_value(json_object_get(plan, "sets")), 1);
+    assert_true(json_is_false(json_object_get(plan, "flush")));
+    json_t *bd = json_object_get(j, "breakdown");
+    assert_non_null(bd);
+    assert_true(json_array_size(json_object_get(bd, "steps")) >= 3);
+    assert_true(json_integer_value(json_object_get(bd, "ntt_forward_limbs")) > 0);
+    json_decref(j);
+    nb_ckks_params_destroy(p);
+}
+
+static void test_stage_sweep_runs_from_c_through_the_table(void **state)
+{
+    (void)state;
+    const nb_tier *t = nb_tier_find("stage");
+    assert_non_null(t);
+    assert_true(t->cache_states & (1u << NB_CACHE_WARM));
+    assert_true(t->default_states == (1u << NB_CACHE_COLD));
+    nb_report *rep = NULL;
+    assert_int_equal(nb_report_create(&rep, "run"), NB_OK);
+    const nb_ntt_variant *vars[1] = {nb_ntt_variant_find("cpu-harvey")};
+    static const nb_mode modes[] = {NB_MODE_PER_LAUNCH};
+    static const char *const presets[] = {"test-tiny"};
+    static const size_t levels[] = {1, 99};
+    nb_stage_tier_opts so;
+    nb_stage_tier_opts_default(&so);
+    so.stages[0] = NB_CKKS_STAGE_RESCALE;
+    so.stages[1] = NB_CKKS_STAGE_MODUP;
+    so.n_stages = 2;
+    so.presets = presets;
+    so.n_presets = 1;
+    so.levels = levels;
+    so.n_levels = 2;
+    so.micro = 0;
+    so.passes = 3;
+    nb_tier_run r;
+    memset(&r, 0, sizeof r);
+    r.report = rep;
+    fast_opts(&r.timing);
+    r.timing.cache = NB_CACHE_WARM;
+    r.sweep.variants = vars;
+    r.sweep.n_variants = 1;
+    r.sweep.modes = modes;
+    r.sweep.n_modes = 1;
+    r.sweep.seed = nb_test_rand();
+    r.tier_opts = &so;
+    assert_int_equal(nb_tier_run_one(t, &r), NB_OK);
+    /* level 1: two stages; level 99 is above the preset's L: one skipped row */
+    assert_int_equal(nb_report_case_count(rep), 3);
+    assert_int_equal(nb_case_get_status(nb_report_case_at(rep, 0)), NB_CASE_OK);
+    assert_int_equal(nb_case_get_status(nb_report_case_at(rep, 1)), NB_CASE_OK);
+    assert_int_equal(nb_case_get_status(nb_report_case_at(rep, 2)), NB_CASE_SKIPPED);
+    nb_report_destroy(rep);
 }
 
 int main(void)
@@ -235,6 +310,8 @@ int main(void)
         cmocka_unit_test(test_bad_stage_configs_are_rejected),
         cmocka_unit_test(test_every_stage_runs_verified_with_breakdown),
         cmocka_unit_test(test_wrong_ntt_inside_a_stage_fails_verification),
+        cmocka_unit_test(test_warm_stage_keeps_one_set_and_its_breakdown),
+        cmocka_unit_test(test_stage_sweep_runs_from_c_through_the_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

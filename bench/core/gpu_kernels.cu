@@ -1,9 +1,11 @@
 // The timing core's own GPU kernels: the blocking kernel that holds a stream
 // while a sample is queued, the per-SM clock probe, the L2 flush, and the
-// copy / empty kernels of calibrate. C interface (bench/internal.h).
+// copy / empty kernels of calibrate. C interface (bench/core/internal.h).
+// Launch geometry is looked up per device (the current device of the calling
+// thread), so a process may time on any device.
 #include <cuda_runtime.h>
 
-#include "bench/internal.h"
+#include "bench/core/internal.h"
 #include "ntt/cuda_check.h"
 
 namespace {
@@ -76,32 +78,41 @@ struct dev_info {
     size_t probe_smem;
 };
 
-dev_info info;
+constexpr int max_devices = 64;
+dev_info infos[max_devices];
 
-nb_status ensure_info()
+// Geometry of the calling thread's current device (filled on first use).
+nb_status ensure_info(const dev_info **out)
 {
-    if (info.ready)
-        return NB_OK;
-    int dev = 0, sms = 0, per_sm = 0, optin = 0;
+    int dev = 0;
     NB_CUDA_TRY(cudaGetDevice(&dev));
-    NB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    NB_CUDA_TRY(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
-    NB_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    size_t want = (size_t)per_sm / 2 + 1024;
-    if (want > (size_t)optin)
-        want = (size_t)optin;
-    NB_CUDA_TRY(cudaFuncSetAttribute(probe_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)want));
-    info.sms = sms;
-    info.probe_smem = want;
-    info.ready = 1;
+    if (dev < 0 || dev >= max_devices)
+        return nb_set_error(NB_ERR_UNSUPPORTED, "device %d: at most %d devices", dev,
+                            max_devices);
+    dev_info *info = &infos[dev];
+    if (!info->ready) {
+        int sms = 0, per_sm = 0, optin = 0;
+        NB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        NB_CUDA_TRY(
+            cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+        NB_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        size_t want = (size_t)per_sm / 2 + 1024;
+        if (want > (size_t)optin)
+            want = (size_t)optin;
+        NB_CUDA_TRY(cudaFuncSetAttribute(probe_kernel,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)want));
+        info->sms = sms;
+        info->probe_smem = want;
+        info->ready = 1;
+    }
+    *out = info;
     return NB_OK;
 }
 
-unsigned grid_for(size_t n, unsigned threads)
+unsigned grid_for(const dev_info *info, size_t n, unsigned threads)
 {
     size_t blocks = (n + threads - 1) / threads;
-    size_t cap = (size_t)(info.sms > 0 ? info.sms : 1) * 8;
+    size_t cap = (size_t)(info->sms > 0 ? info->sms : 1) * 8;
     if (blocks > cap)
         blocks = cap;
     return blocks ? (unsigned)blocks : 1u;
@@ -119,28 +130,31 @@ extern "C" nb_status nb_gpu_blocker_launch(volatile int *flags_dev, unsigned lon
 
 extern "C" nb_status nb_gpu_probe_launch(unsigned long long *out_dev, int blocks, void *stream)
 {
-    NB_TRY(ensure_info());
-    probe_kernel<<<blocks, 32, info.probe_smem, (cudaStream_t)stream>>>(out_dev);
+    const dev_info *info = nullptr;
+    NB_TRY(ensure_info(&info));
+    probe_kernel<<<blocks, 32, info->probe_smem, (cudaStream_t)stream>>>(out_dev);
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;
 }
 
 extern "C" nb_status nb_gpu_flush_launch(void *buf, size_t bytes, void *stream)
 {
-    NB_TRY(ensure_info());
+    const dev_info *info = nullptr;
+    NB_TRY(ensure_info(&info));
     size_t n = bytes / sizeof(uint4);
-    flush_kernel<<<grid_for(n, 256), 256, 0, (cudaStream_t)stream>>>((uint4 *)buf, n);
+    flush_kernel<<<grid_for(info, n, 256), 256, 0, (cudaStream_t)stream>>>((uint4 *)buf, n);
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;
 }
 
 extern "C" nb_status nb_gpu_copy_launch(void *dst, const void *src, size_t bytes, void *stream)
 {
-    NB_TRY(ensure_info());
+    const dev_info *info = nullptr;
+    NB_TRY(ensure_info(&info));
     if (bytes % sizeof(uint4) || (size_t)dst % 16 || (size_t)src % 16)
         return nb_set_error(NB_ERR_INVALID_ARG, "copy kernel: bytes and pointers must be 16-aligned");
     size_t n = bytes / sizeof(uint4);
-    copy_kernel<<<grid_for(n, 256), 256, 0, (cudaStream_t)stream>>>((uint4 *)dst,
+    copy_kernel<<<grid_for(info, n, 256), 256, 0, (cudaStream_t)stream>>>((uint4 *)dst,
                                                                   (const uint4 *)src, n);
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;

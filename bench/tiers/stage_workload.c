@@ -1,14 +1,12 @@
-/* The stage tier: CKKS stage workloads for the shared timing core (setup
- * with rotated buffer sets, launch / launch_marked through the ckks/
- * pipelines, verification against the CPU pipeline), the NTT micro-benchmark
- * comparison, and nb_stage_run_case which turns one stage into a report row
- * with its breakdown. */
+/* The stage workload: CKKS stages for the shared timing core (setup with
+ * rotated buffer sets, launch / launch_marked through the ckks/ pipelines,
+ * verification against the CPU pipeline), and the stage names. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/stage.h"
+#include "bench/tiers/stage.h"
 #include "ntt/device.h"
 
 static const char *const stage_names[] = {"modup", "moddown", "keyswitch", "rescale"};
@@ -283,6 +281,8 @@ static nb_status ws_input_region(const void *ctx, size_t set, void **ptr, size_t
     return NB_OK;
 }
 
+static void ws_destroy(void *ctx);
+
 static const nb_workload_ops stage_ops = {
     .setup = ws_setup,
     .bytes_per_launch = ws_bytes,
@@ -293,13 +293,12 @@ static const nb_workload_ops stage_ops = {
     .teardown = ws_teardown,
     .footprint_bytes = ws_bytes,
     .input_region = ws_input_region,
+    .destroy = ws_destroy,
 };
 
-void nb_stage_workload_destroy(nb_workload *w)
+static void ws_destroy(void *ctx)
 {
-    if (!w)
-        return;
-    stage_ctx *c = w->ctx;
+    stage_ctx *c = ctx;
     ws_teardown(c);
     nb_ckks_destroy(c->ck);
     nb_ckks_destroy(c->ref);
@@ -338,7 +337,7 @@ nb_status nb_stage_workload_create(nb_workload **out, const nb_ckks_params *para
     c->in_primes = malloc((c->E + 1) * sizeof(uint64_t));
     c->out_primes = malloc((c->E + 1) * sizeof(uint64_t));
     if (!c->in_primes || !c->out_primes) {
-        nb_stage_workload_destroy(&c->w);
+        nb_workload_destroy(&c->w);
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "stage workload: out of host memory");
     }
     c->w.ctx = c;
@@ -374,7 +373,7 @@ nb_status nb_stage_workload_create(nb_workload **out, const nb_ckks_params *para
     c->w.ops = &stage_ops;
     nb_status s = nb_ckks_create(&c->ck, params, variant, stream);
     if (s != NB_OK) {
-        nb_stage_workload_destroy(&c->w);
+        nb_workload_destroy(&c->w);
         return s;
     }
     *out = &c->w;
@@ -391,164 +390,3 @@ void nb_stage_workload_ntt_counts(const nb_workload *w, size_t *forward_limbs,
         *inverse_limbs = c ? c->inv : 0;
 }
 
-/* ---- micro-benchmarks ---- */
-
-static double micro_one(nb_stage_micro *m, const nb_ntt_variant *v, unsigned log_n, size_t limbs,
-                        unsigned bits, int inverse, nb_tier tier, const nb_bench_opts *o,
-                        void *stream)
-{
-    nb_workload *w = NULL;
-    nb_bench_opts oo = *o;
-    oo.tier = tier;
-    oo.l2_persist = -1;
-    double per = NAN;
-    nb_status s = nb_ntt_workload_create(&w, v, log_n, limbs, bits, inverse, 0x5eedull, stream);
-    nb_bench_result r;
-    memset(&r, 0, sizeof r);
-    if (s == NB_OK)
-        s = nb_bench_run(w, stream, &oo, &r);
-    if (s == NB_OK && r.n_samples)
-        per = r.stats.median / (double)limbs;
-    else if (!m->message[0])
-        snprintf(m->message, sizeof m->message, "%s %s %s: %s", v->name, nb_tier_name(tier),
-                 inverse ? "inverse" : "forward", nb_last_error());
-    nb_bench_result_free(&r);
-    nb_ntt_workload_destroy(w);
-    return per;
-}
-
-nb_status nb_stage_micro_measure(nb_stage_micro *m, const nb_ckks_params *params,
-                                 const nb_ntt_variant *variant, size_t level,
-                                 const nb_bench_opts *o, void *stream)
-{
-    if (!m || !params || !variant || !o)
-        return nb_set_error(NB_ERR_INVALID_ARG, "nb_stage_micro_measure: NULL argument");
-    if (level == SIZE_MAX)
-        level = params->max_level;
-    if (level > params->max_level)
-        return nb_set_error(NB_ERR_INVALID_ARG, "micro-benchmarks: level %zu > L=%zu", level,
-                            params->max_level);
-    memset(m, 0, sizeof *m);
-    m->log_n = params->log_n;
-    m->limbs = level + 1;
-    const unsigned bits = params->spec.q_bits;
-    m->warm_fwd_s = micro_one(m, variant, m->log_n, m->limbs, bits, 0, NB_TIER_WARM, o, stream);
-    m->cold_fwd_s = micro_one(m, variant, m->log_n, m->limbs, bits, 0, NB_TIER_COLD, o, stream);
-    m->warm_inv_s = micro_one(m, variant, m->log_n, m->limbs, bits, 1, NB_TIER_WARM, o, stream);
-    m->cold_inv_s = micro_one(m, variant, m->log_n, m->limbs, bits, 1, NB_TIER_COLD, o, stream);
-    return NB_OK;
-}
-
-/* ---- one report row ---- */
-
-static const nb_step_stat *find_step(const nb_breakdown *b, const char *name)
-{
-    for (size_t i = 0; i < b->n_steps; i++)
-        if (strcmp(b->steps[i].name, name) == 0)
-            return &b->steps[i];
-    return NULL;
-}
-
-static void add_params(nb_case *cs, const nb_ckks_params *p, const nb_stage_config *cfg,
-                       size_t level)
-{
-    nb_case_param_str(cs, "preset", p->name);
-    nb_case_param_str(cs, "stage", nb_stage_name(cfg->stage));
-    nb_case_param_int(cs, "log_n", p->log_n);
-    nb_case_param_int(cs, "levels", (long long)p->max_level);
-    nb_case_param_int(cs, "level", (long long)level);
-    nb_case_param_int(cs, "dnum", (long long)p->dnum);
-    nb_case_param_int(cs, "alpha", (long long)p->alpha);
-    nb_case_param_int(cs, "digits", (long long)nb_ckks_digits(p, level));
-    nb_case_param_int(cs, "q0_bits", p->spec.q0_bits);
-    nb_case_param_int(cs, "q_bits", p->spec.q_bits);
-    nb_case_param_int(cs, "p_bits", p->spec.p_bits);
-    if (cfg->stage == NB_CKKS_STAGE_RESCALE)
-        nb_case_param_str(cs, "rounding",
-                          cfg->rounding == NB_CKKS_RESCALE_ROUND ? "round" : "floor");
-}
-
-nb_status nb_stage_run_case(nb_case **out, const nb_ckks_params *params,
-                            const nb_ntt_variant *variant, const nb_stage_config *cfg,
-                            const nb_stage_micro *micro, const nb_bench_opts *o,
-                            size_t passes, void *stream)
-{
-    if (out)
-        *out = NULL;
-    if (!out || !params || !variant || !cfg || !o)
-        return nb_set_error(NB_ERR_INVALID_ARG, "nb_stage_run_case: NULL argument");
-    const size_t level = cfg->level == SIZE_MAX ? params->max_level : cfg->level;
-    char label[160];
-    snprintf(label, sizeof label, "%s %s l=%zu", nb_stage_name(cfg->stage), params->name, level);
-    nb_case *cs = NULL;
-    NB_TRY(nb_case_create(&cs, NB_TIER_STAGE, variant->name, variant->backend, label));
-    add_params(cs, params, cfg, level);
-
-    nb_workload *w = NULL;
-    nb_status s = nb_stage_workload_create(&w, params, variant, cfg, stream);
-    if (s != NB_OK) {
-        nb_case_set_status(cs, s == NB_ERR_UNSUPPORTED ? NB_CASE_SKIPPED : NB_CASE_ERROR,
-                           nb_last_error());
-        *out = cs;
-        return NB_OK;
-    }
-    size_t fwd, inv;
-    nb_stage_workload_ntt_counts(w, &fwd, &inv);
-    nb_case_metric(cs, "ntt_fwd_limbs", (double)fwd);
-    nb_case_metric(cs, "ntt_inv_limbs", (double)inv);
-
-    nb_bench_opts oo = *o;
-    oo.tier = NB_TIER_STAGE;
-    oo.l2_persist = -1;
-    nb_bench_result r;
-    memset(&r, 0, sizeof r);
-    s = nb_bench_run(w, stream, &oo, &r);
-    if (r.n_samples || s == NB_ERR_VERIFY)
-        nb_case_set_result(cs, &r);
-    if (s != NB_OK) {
-        nb_case_set_status(cs, s == NB_ERR_VERIFY ? NB_CASE_VERIFY_FAILED : NB_CASE_ERROR,
-                           r.message[0] ? r.message : nb_last_error());
-        nb_bench_result_free(&r);
-        nb_stage_workload_destroy(w);
-        *out = cs;
-        return NB_OK;
-    }
-    const double stage_s = r.stats.median;
-    nb_case_metric(cs, "stage_median_ns", stage_s * 1e9);
-    nb_bench_result_free(&r);
-
-    nb_breakdown bd;
-    memset(&bd, 0, sizeof bd);
-    s = nb_bench_breakdown(w, stream, &oo, passes, &bd);
-    if (s != NB_OK) {
-        nb_case_set_status(cs, s == NB_ERR_VERIFY ? NB_CASE_VERIFY_FAILED : NB_CASE_ERROR,
-                           nb_last_error());
-        nb_stage_workload_destroy(w);
-        *out = cs;
-        return NB_OK;
-    }
-    nb_case_set_breakdown(cs, &bd);
-    const nb_step_stat *sf = find_step(&bd, "ntt"), *si = find_step(&bd, "intt");
-    const double in_fwd = sf && sf->ntt_limbs ? sf->median_s / (double)sf->ntt_limbs : NAN;
-    const double in_inv = si && si->ntt_limbs ? si->median_s / (double)si->ntt_limbs : NAN;
-    nb_case_metric(cs, "in_stage_fwd_ns_per_limb", in_fwd * 1e9);
-    nb_case_metric(cs, "in_stage_inv_ns_per_limb", in_inv * 1e9);
-    nb_case_metric(cs, "ntt_share", bd.ntt_share);
-    nb_case_metric(cs, "breakdown_sum_ns", bd.sum_s * 1e9);
-    nb_case_metric(cs, "breakdown_vs_stage", stage_s > 0 ? bd.sum_s / stage_s : NAN);
-    if (micro) {
-        nb_case_metric(cs, "micro_limbs", (double)micro->limbs);
-        nb_case_metric(cs, "warm_fwd_ns_per_limb", micro->warm_fwd_s * 1e9);
-        nb_case_metric(cs, "cold_fwd_ns_per_limb", micro->cold_fwd_s * 1e9);
-        nb_case_metric(cs, "warm_inv_ns_per_limb", micro->warm_inv_s * 1e9);
-        nb_case_metric(cs, "cold_inv_ns_per_limb", micro->cold_inv_s * 1e9);
-        nb_case_metric(cs, "in_stage_vs_warm_fwd", in_fwd / micro->warm_fwd_s);
-        nb_case_metric(cs, "in_stage_vs_cold_fwd", in_fwd / micro->cold_fwd_s);
-        nb_case_metric(cs, "in_stage_vs_warm_inv", in_inv / micro->warm_inv_s);
-        nb_case_metric(cs, "in_stage_vs_cold_inv", in_inv / micro->cold_inv_s);
-    }
-    nb_case_set_status(cs, NB_CASE_OK, micro && micro->message[0] ? micro->message : NULL);
-    nb_stage_workload_destroy(w);
-    *out = cs;
-    return NB_OK;
-}

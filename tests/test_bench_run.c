@@ -1,8 +1,8 @@
 /* Tests of the sample loop (nb_bench_run) and the breakdown pass on the CPU
  * backend: a scripted workload on a fake clock (exact sample counts, warm-up,
  * batch mode, verification before and after, rotation order, timeout), the
- * marked breakdown (merged steps, shares, limb counts), the shipped NTT and
- * copy workloads on the real clock, and the clean no-device errors. */
+ * marked breakdown (merged steps, shares, limb counts), the workload destroy
+ * operation, and the clean no-device errors. */
 #include <math.h>
 #include <string.h>
 
@@ -240,8 +240,7 @@ static void test_cold_rotates_sets_round_robin(void **state)
     fake *f = new_fake(0.0078125, llc / 4); /* 12 sets for 3x the LLC */
     nb_workload w = {"fake-cold", NB_BACKEND_CPU, &fake_ops, f};
     nb_bench_opts o = fake_opts();
-    o.tier = NB_TIER_COLD;
-    o.cold = NB_COLD_ROTATE;
+    o.cache = NB_COLD_ROTATE;
     nb_bench_result r;
     assert_int_equal(nb_bench_run(&w, NULL, &o, &r), NB_OK);
     assert_int_equal(f->sets, 12);
@@ -340,86 +339,47 @@ static void test_step_mark_null_is_noop(void **state)
 
 /* ------------------------------------------- the real NTT / copy workloads */
 
-static nb_bench_opts quick_opts(void)
+static int destroyed;
+static void count_destroy(void *ctx)
 {
-    nb_bench_opts o;
-    nb_bench_opts_default(&o);
-    o.min_time_s = 0.002;
-    o.timeout_s = 2.0;
-    o.warmup_samples = 1;
-    o.warmup_time_s = 0;
-    o.max_samples = 200;
-    o.nvtx = 0;
-    return o;
+    destroyed++;
+    free(ctx);
 }
 
-static void test_ntt_workload_cpu_warm_and_cold(void **state)
+static void test_workload_destroy_calls_its_own_operation_once(void **state)
 {
     (void)state;
-    const nb_ntt_variant *v = nb_ntt_variant_find("cpu-harvey");
-    assert_non_null(v);
-    for (int inverse = 0; inverse < 2; inverse++) {
-        nb_workload *w = NULL;
-        assert_int_equal(nb_ntt_workload_create(&w, v, 10, 2, 50, inverse, nb_test_rand(), NULL),
-                         NB_OK);
-        const nb_ntt_tables *t = nb_ntt_workload_tables(w);
-        assert_non_null(t);
-        assert_int_equal(t->limbs, 2);
-        assert_true(t->q[0] < (1ull << 50) && t->q[0] > (1ull << 49));
-        assert_int_equal(w->ops->bytes_per_launch(w->ctx), 2 * 8 * 1024 * 2);
-        nb_bench_opts o = quick_opts();
-        for (int tier = 0; tier < 2; tier++) {
-            o.tier = tier ? NB_TIER_COLD : NB_TIER_WARM;
-            nb_bench_result r;
-            assert_int_equal(nb_bench_run(w, NULL, &o, &r), NB_OK);
-            assert_true(r.n_samples >= o.min_samples);
-            assert_true(r.stats.median > 0);
-            assert_int_equal(r.verified_before, 1);
-            assert_int_equal(r.verified_after, 1);
-            if (tier) {
-                assert_true(r.cache.flush);
-                assert_true(r.cache.sets > 1);
-                assert_true(r.cache.allocated_bytes >= 3.0 * r.cache.cache_bytes);
-                assert_true(r.flush_bytes >= 2.0 * r.cache.cache_bytes);
-            }
-            nb_bench_result_free(&r);
-        }
-        nb_ntt_workload_destroy(w);
-    }
-}
-
-static void test_ntt_figures_model(void **state)
-{
-    (void)state;
-    nb_ntt_figures f;
-    nb_ntt_figures_compute(16, 8, 1e-3, 2e9, 0, &f);
-    CLOSE(f.coefficient_bytes, 2.0 * 8 * 65536 * 8, 0);
-    CLOSE(f.twiddle_bytes, 2.0 * 8 * 65536 * 8, 0);
-    CLOSE(f.bandwidth_Bps, f.coefficient_bytes / 1e-3, 1e-3);
-    CLOSE(f.frac_copy, f.bandwidth_Bps / 2e9, 1e-12);
-    assert_true(isnan(f.frac_peak));
-    CLOSE(f.butterflies_per_s, 32768.0 * 16 * 8 / 1e-3, 1.0);
-}
-
-static void test_copy_and_empty_workloads_cpu(void **state)
-{
-    (void)state;
-    nb_workload *w = NULL;
-    assert_int_equal(nb_copy_workload_create(&w, NB_BACKEND_CPU, 100), NB_ERR_INVALID_ARG);
-    assert_int_equal(nb_copy_workload_create(&w, NB_BACKEND_CPU, 1 << 16), NB_OK);
-    nb_bench_opts o = quick_opts();
+    /* a workload whose handle lives inside its ctx, freed by its destroy */
+    typedef struct own {
+        fake f; /* first: the ctx the fake operations read */
+        nb_workload w;
+    } own;
+    static nb_workload_ops ops;
+    ops = fake_ops;
+    ops.destroy = count_destroy;
+    own *o = calloc(1, sizeof *o);
+    assert_non_null(o);
+    o->f.backend = NB_BACKEND_CPU;
+    o->f.launch_s = 1e-6;
+    o->f.footprint = 64;
+    o->w = (nb_workload){"own", NB_BACKEND_CPU, &ops, o};
+    nb_bench_opts opts = fake_opts();
+    opts.min_samples = 2;
+    opts.min_time_s = 0;
+    opts.max_noise_pct = 1000;
     nb_bench_result r;
-    assert_int_equal(nb_bench_run(w, NULL, &o, &r), NB_OK);
-    assert_true(r.stats.median > 0);
+    assert_int_equal(nb_bench_run(&o->w, NULL, &opts, &r), NB_OK);
     nb_bench_result_free(&r);
-    nb_simple_workload_destroy(w);
-    assert_int_equal(nb_empty_workload_create(&w, NB_BACKEND_CPU), NB_OK);
-    o.mode = NB_MODE_BATCH;
-    o.batch = 100;
-    assert_int_equal(nb_bench_run(w, NULL, &o, &r), NB_OK);
-    assert_int_equal(r.launches_per_sample, 100);
-    nb_bench_result_free(&r);
-    nb_simple_workload_destroy(w);
+    destroyed = 0;
+    nb_workload_destroy(&o->w);
+    assert_int_equal(destroyed, 1);
+    nb_workload_destroy(NULL); /* accepted */
+    /* a caller-owned workload without destroy is left alone */
+    fake *f = new_fake(1e-6, 64);
+    nb_workload w = {"caller-owned", NB_BACKEND_CPU, &fake_ops, f};
+    nb_workload_destroy(&w);
+    assert_int_equal(destroyed, 1);
+    free(f);
 }
 
 int main(void)
@@ -436,9 +396,7 @@ int main(void)
         cmocka_unit_test(test_gpu_workload_without_device_fails_cleanly),
         cmocka_unit_test(test_breakdown_merges_steps_and_counts_limbs),
         cmocka_unit_test(test_step_mark_null_is_noop),
-        cmocka_unit_test(test_ntt_workload_cpu_warm_and_cold),
-        cmocka_unit_test(test_ntt_figures_model),
-        cmocka_unit_test(test_copy_and_empty_workloads_cpu),
+        cmocka_unit_test(test_workload_destroy_calls_its_own_operation_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

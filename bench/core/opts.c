@@ -1,16 +1,16 @@
 /* Options of the sample loop: defaults (NVBench's names and values), range
- * checks with messages naming the flag, and the names of tiers, modes, cold
- * methods and output formats. */
+ * checks with messages naming the flag, and the names of modes, cache states
+ * (the --cold words). */
 #include <math.h>
 #include <string.h>
 #include <time.h>
 
-#include "bench/bench.h"
+#include "bench/core/options.h"
 
 void nb_bench_opts_default(nb_bench_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->tier = NB_TIER_WARM;
+    o->cache = NB_CACHE_WARM;
     o->mode = NB_MODE_PER_LAUNCH;
     o->batch = 10;
     o->min_samples = 10;
@@ -23,7 +23,6 @@ void nb_bench_opts_default(nb_bench_opts *o)
     o->throttle_threshold_pct = 75.0;
     o->throttle_recovery_s = 0.05;
     o->blocking_timeout_s = 10.0;
-    o->cold = NB_COLD_BOTH;
     o->rotate_sets = 0;
     o->rotate_factor = 3.0;
     o->l2_persist = -1.0;
@@ -34,8 +33,8 @@ nb_status nb_bench_opts_check(const nb_bench_opts *o)
 {
     if (!o)
         return nb_set_error(NB_ERR_INVALID_ARG, "timing options: NULL");
-    if (o->tier < NB_TIER_WARM || o->tier > NB_TIER_STAGE)
-        return nb_set_error(NB_ERR_INVALID_ARG, "unknown tier %d", (int)o->tier);
+    if (o->cache < NB_CACHE_WARM || o->cache > NB_CACHE_COLD)
+        return nb_set_error(NB_ERR_INVALID_ARG, "unknown cache state %d", (int)o->cache);
     if (o->mode < NB_MODE_PER_LAUNCH || o->mode > NB_MODE_GRAPH)
         return nb_set_error(NB_ERR_INVALID_ARG, "unknown mode %d", (int)o->mode);
     if (o->batch < 1 || o->batch > 100000)
@@ -61,15 +60,13 @@ nb_status nb_bench_opts_check(const nb_bench_opts *o)
         return nb_set_error(NB_ERR_INVALID_ARG, "--throttle-recovery must be in [0, 10] seconds");
     if (!(o->blocking_timeout_s > 0.0 && o->blocking_timeout_s <= 600.0))
         return nb_set_error(NB_ERR_INVALID_ARG, "--blocking-timeout must be in (0, 600] seconds");
-    if (o->cold < NB_COLD_FLUSH || o->cold > NB_COLD_BOTH)
-        return nb_set_error(NB_ERR_INVALID_ARG, "--cold must be flush, rotate or both");
     if (!(o->rotate_factor >= 1.0))
         return nb_set_error(NB_ERR_INVALID_ARG, "rotation factor must be >= 1");
     if (o->l2_persist >= 0.0 && o->l2_persist > 1.0)
         return nb_set_error(NB_ERR_INVALID_ARG, "--l2-persist must be a fraction in [0, 1]");
-    if (o->l2_persist >= 0.0 && o->tier != NB_TIER_WARM)
+    if (o->l2_persist >= 0.0 && o->cache != NB_CACHE_WARM)
         return nb_set_error(NB_ERR_INVALID_ARG,
-                            "--l2-persist pins data in L2: it applies to the warm tier only");
+                            "--l2-persist pins data in L2: it applies to a warm cache only");
     return NB_OK;
 }
 
@@ -80,23 +77,16 @@ double nb_now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static const char *const tier_names[] = {"warm", "cold", "stage"};
 static const char *const mode_names[] = {"per-launch", "batch", "graph"};
-static const char *const format_names[] = {"table", "md", "csv", "json"};
-
-const char *nb_tier_name(nb_tier t)
-{
-    return (unsigned)t < 3 ? tier_names[t] : "unknown";
-}
 
 const char *nb_mode_name(nb_mode m)
 {
     return (unsigned)m < 3 ? mode_names[m] : "unknown";
 }
 
-const char *nb_format_name(nb_format f)
+const char *nb_cache_state_name(nb_cache_state c)
 {
-    return (unsigned)f < 4 ? format_names[f] : "unknown";
+    return c == NB_CACHE_WARM ? "warm" : nb_cold_name(c);
 }
 
 const char *nb_cold_name(nb_cold_method c)
@@ -109,17 +99,6 @@ const char *nb_cold_name(nb_cold_method c)
     return "unknown";
 }
 
-nb_status nb_tier_parse(const char *s, nb_tier *out)
-{
-    for (int i = 0; s && i < 3; i++)
-        if (strcmp(s, tier_names[i]) == 0) {
-            *out = (nb_tier)i;
-            return NB_OK;
-        }
-    return nb_set_error(NB_ERR_INVALID_ARG, "unknown tier '%s' (warm, cold, stage)",
-                        s ? s : "(null)");
-}
-
 nb_status nb_mode_parse(const char *s, nb_mode *out)
 {
     for (int i = 0; s && i < 3; i++)
@@ -128,17 +107,6 @@ nb_status nb_mode_parse(const char *s, nb_mode *out)
             return NB_OK;
         }
     return nb_set_error(NB_ERR_INVALID_ARG, "unknown mode '%s' (per-launch, batch, graph)",
-                        s ? s : "(null)");
-}
-
-nb_status nb_format_parse(const char *s, nb_format *out)
-{
-    for (int i = 0; s && i < 4; i++)
-        if (strcmp(s, format_names[i]) == 0) {
-            *out = (nb_format)i;
-            return NB_OK;
-        }
-    return nb_set_error(NB_ERR_INVALID_ARG, "unknown format '%s' (table, md, csv, json)",
                         s ? s : "(null)");
 }
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/internal.h"
+#include "bench/core/internal.h"
 
 #ifdef NB_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -164,19 +164,4 @@ void nb_nvml_env(char *driver, size_t driver_len, int *ecc_enabled)
     int cur = 0, pend = 0;
     if (nv.ecc && nv.ecc(nv.dev, &cur, &pend) == NVML_SUCCESS)
         *ecc_enabled = cur != 0;
-}
-
-json_t *nb_nvml_to_json(const nb_nvml_snapshot *s)
-{
-    if (!s->available)
-        return json_pack("{s:s, s:s}", "status", "unavailable", "note",
-                         s->note[0] ? s->note : "not taken");
-    json_t *j = json_pack("{s:s, s:i, s:i, s:I, s:s}", "status", "ok", "sm_clock_mhz",
-                          (int)s->sm_mhz, "mem_clock_mhz", (int)s->mem_mhz,
-                          "clock_event_reasons", (json_int_t)s->event_reasons,
-                          "clock_event_reasons_text", s->reasons);
-    json_object_set_new(j, "temperature_c",
-                        s->temperature_c >= 0 ? json_integer(s->temperature_c) : json_null());
-    json_object_set_new(j, "power_w", s->power_w >= 0 ? json_real(s->power_w) : json_null());
-    return j;
 }

@@ -1,8 +1,9 @@
 /* End to end: `nttbench run --tier stage` on the CPU backend writes a JSON
  * report whose stage cases are verified, carry the breakdown with the NTT
  * counts of nb_ckks_ntt_counts and the in-stage vs micro-benchmark metrics;
- * bad stage options exit with the usage code; `nttbench list` shows the
- * presets. argv[1] is the nttbench executable (tests/meson.build). */
+ * bad stage options exit with the usage code; `--tier stage --cache warm`
+ * times the stages with a warm cache and `--tier warm,stage` keeps its old
+ * meaning; `nttbench list` shows the presets. argv[1] is the nttbench executable (tests/meson.build). */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,59 @@ static void test_stage_run_writes_verified_json(void **state)
     unlink(out);
 }
 
+/* Runs nttbench with args and returns the parsed JSON report (out). */
+static json_t *run_json(const char *const *args, const char *out)
+{
+    int rc = run_cli(args, NULL);
+    if (rc != 0)
+        nb_test_fail("nttbench exited with %d", rc);
+    json_error_t err;
+    json_t *r = json_load_file(out, 0, &err);
+    if (!r)
+        nb_test_fail("%s does not parse: %s (line %d)", out, err.text, err.line);
+    unlink(out);
+    return r;
+}
+
+static void test_warm_stage_run_and_old_spellings(void **state)
+{
+    (void)state;
+    char out[256];
+    snprintf(out, sizeof out, "%s/warm.json", tmpdir);
+    const char *warm[] = {"run", "--tier", "stage", "--cache", "warm", "--backend", "cpu",
+                          "--stage", "rescale", "--preset", "test-tiny", "--no-micro",
+                          "--min-samples", "3", "--min-time", "0.002", "--max-noise", "100",
+                          "--breakdown-passes", "3", "--no-progress", "--format", "json",
+                          "--output", out, NULL};
+    json_t *r = run_json(warm, out);
+    json_t *cases = json_object_get(r, "cases");
+    assert_int_equal(json_array_size(cases), 1);
+    json_t *c = json_array_get(cases, 0);
+    assert_string_equal(json_string_value(json_object_get(c, "status")), "ok");
+    assert_string_equal(json_string_value(json_object_get(c, "tier")), "stage");
+    assert_string_equal(json_string_value(json_object_get(c, "cache_state")), "warm");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(c, "cache"), "sets")), 1);
+    assert_non_null(json_object_get(c, "breakdown"));
+    json_decref(r);
+
+    const char *mixed[] = {"run", "--tier", "warm,stage", "--backend", "cpu", "--variant",
+                           "cpu-harvey", "--logn", "10", "--limbs", "1", "--stage", "rescale",
+                           "--preset", "test-tiny", "--no-micro", "--min-samples", "3",
+                           "--min-time", "0.002", "--max-noise", "100", "--breakdown-passes",
+                           "3", "--no-progress", "--format", "json", "--output", out, NULL};
+    r = run_json(mixed, out);
+    cases = json_object_get(r, "cases");
+    assert_int_equal(json_array_size(cases), 2);
+    const char *tiers[2] = {"warm", "stage"}, *states[2] = {"warm", "both"};
+    for (size_t i = 0; i < 2; i++) {
+        c = json_array_get(cases, i);
+        assert_string_equal(json_string_value(json_object_get(c, "status")), "ok");
+        assert_string_equal(json_string_value(json_object_get(c, "tier")), tiers[i]);
+        assert_string_equal(json_string_value(json_object_get(c, "cache_state")), states[i]);
+    }
+    json_decref(r);
+}
+
 static void test_bad_stage_options_are_usage_errors(void **state)
 {
     (void)state;
@@ -164,6 +218,7 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stage_run_writes_verified_json),
+        cmocka_unit_test(test_warm_stage_run_and_old_spellings),
         cmocka_unit_test(test_bad_stage_options_are_usage_errors),
         cmocka_unit_test(test_list_shows_presets),
     };

@@ -1,13 +1,12 @@
-/* The workloads the core ships: an in-place NTT of any registered variant
- * (warm and cold tiers; verified against cpu-harvey), a memory copy and an
- * empty launch (calibrate); and the figures of an NTT case (bandwidth model of
- * docs/methodology.md). */
+/* The NTT workload of the NTT tier: an in-place transform of any registered
+ * variant on every buffer set, verified against cpu-harvey planned over the
+ * variant's own tables (built, and their primes checked, once per case). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/internal.h"
+#include "bench/tiers/ntt.h"
 
 #ifdef NB_HAVE_CUDA
 #include "ntt/cuda_check.h"
@@ -25,7 +24,8 @@ typedef struct ntt_ctx {
     uint64_t seed;
     uint64_t *primes;
     nb_ntt *ntt;    /* the variant's plan */
-    nb_ntt *oracle; /* cpu-harvey on the same primes */
+    const nb_ntt_variant *oracle; /* cpu-harvey */
+    void *oracle_plan;            /* its plan over the variant's own tables */
     void *stream;
     size_t sets;
     nb_buffer *data;   /* sets * n * limbs words */
@@ -134,8 +134,8 @@ static nb_status ntt_verify(void *ctx, size_t set, void *stream)
     NB_TRY(nb_buffer_download(c->data, set * words * sizeof(uint64_t), c->host_b,
                               words * sizeof(uint64_t), stream));
     gen_input(c, set, c->host_a);
-    NB_TRY(c->inverse ? nb_ntt_inverse(c->oracle, c->host_a, 0, c->limbs, NULL)
-                      : nb_ntt_forward(c->oracle, c->host_a, 0, c->limbs, NULL));
+    NB_TRY(c->inverse ? c->oracle->inverse(c->oracle_plan, c->host_a, 0, c->limbs, NULL)
+                      : c->oracle->forward(c->oracle_plan, c->host_a, 0, c->limbs, NULL));
     size_t bad = 0, first = SIZE_MAX;
     for (size_t i = 0; i < words; i++)
         if (c->host_b[i] != c->host_a[i]) {
@@ -163,6 +163,8 @@ static nb_status ntt_region(const void *ctx, size_t set, void **ptr, size_t *byt
     return NB_OK;
 }
 
+static void ntt_destroy(void *ctx);
+
 static const nb_workload_ops ntt_ops = {
     .setup = ntt_setup,
     .bytes_per_launch = ntt_bytes,
@@ -173,16 +175,16 @@ static const nb_workload_ops ntt_ops = {
     .teardown = ntt_teardown,
     .footprint_bytes = ntt_footprint,
     .input_region = ntt_region,
+    .destroy = ntt_destroy,
 };
 
-void nb_ntt_workload_destroy(nb_workload *w)
+static void ntt_destroy(void *ctx)
 {
-    if (!w)
-        return;
-    ntt_ctx *c = (ntt_ctx *)w;
+    ntt_ctx *c = ctx;
     ntt_teardown(c);
     nb_ntt_destroy(c->ntt);
-    nb_ntt_destroy(c->oracle);
+    if (c->oracle)
+        c->oracle->plan_destroy(c->oracle_plan);
     free(c->primes);
     free(c);
 }
@@ -222,9 +224,11 @@ nb_status nb_ntt_workload_create(nb_workload **out, const nb_ntt_variant *varian
     if (s == NB_OK)
         s = nb_ntt_create(&c->ntt, variant, log_n, c->primes, NULL, limbs, stream);
     if (s == NB_OK)
-        s = nb_ntt_create(&c->oracle, harvey, log_n, c->primes, NULL, limbs, NULL);
+        s = harvey->plan_create(&c->oracle_plan, nb_ntt_get_tables(c->ntt), NULL);
+    if (s == NB_OK)
+        c->oracle = harvey; /* the tables (and the primes' checks) are the variant's */
     if (s != NB_OK) {
-        nb_ntt_workload_destroy(&c->w);
+        ntt_destroy(c);
         return s;
     }
     c->w.label = c->label;
@@ -240,176 +244,4 @@ const nb_ntt_tables *nb_ntt_workload_tables(const nb_workload *w)
     if (!w || w->ops != &ntt_ops)
         return NULL;
     return nb_ntt_get_tables(((const ntt_ctx *)w->ctx)->ntt);
-}
-
-void nb_ntt_figures_compute(unsigned log_n, size_t limbs, double median_s, double copy_Bps,
-                            double peak_Bps, nb_ntt_figures *f)
-{
-    const double n = ldexp(1.0, (int)log_n);
-    memset(f, 0, sizeof *f);
-    f->coefficient_bytes = 2.0 * 8.0 * n * (double)limbs;
-    f->twiddle_bytes = 2.0 * 8.0 * n * (double)limbs;
-    const double ok = median_s > 0 && isfinite(median_s);
-    f->bandwidth_Bps = ok ? f->coefficient_bytes / median_s : NAN;
-    f->bandwidth_with_twiddles_Bps =
-        ok ? (f->coefficient_bytes + f->twiddle_bytes) / median_s : NAN;
-    f->frac_copy = ok && copy_Bps > 0 ? f->bandwidth_Bps / copy_Bps : NAN;
-    f->frac_peak = ok && peak_Bps > 0 ? f->bandwidth_Bps / peak_Bps : NAN;
-    f->butterflies_per_s = ok ? n / 2.0 * (double)log_n * (double)limbs / median_s : NAN;
-}
-
-/* ------------------------------------------------------ copy and empty */
-
-typedef struct simple_ctx {
-    nb_workload w;
-    char label[96];
-    int empty;
-    size_t bytes;
-    size_t sets;
-    nb_buffer *src, *dst;
-    unsigned char *h_src, *h_dst;
-} simple_ctx;
-
-static void simple_teardown(void *ctx)
-{
-    simple_ctx *c = ctx;
-    nb_buffer_destroy(c->src);
-    nb_buffer_destroy(c->dst);
-    free(c->h_src);
-    free(c->h_dst);
-    c->src = c->dst = NULL;
-    c->h_src = c->h_dst = NULL;
-    c->sets = 0;
-}
-
-static nb_status simple_setup(void *ctx, size_t sets, void *stream)
-{
-    simple_ctx *c = ctx;
-    simple_teardown(c);
-    c->sets = sets;
-    if (c->empty)
-        return NB_OK;
-    if (c->bytes > SIZE_MAX / sets)
-        return nb_set_error(NB_ERR_INVALID_ARG, "copy: too many bytes");
-    NB_TRY(nb_buffer_create(&c->src, c->w.backend, sets * c->bytes));
-    NB_TRY(nb_buffer_create(&c->dst, c->w.backend, sets * c->bytes));
-    NB_TRY(nb_buffer_fill(c->src, 0x5A, stream));
-    NB_TRY(nb_buffer_fill(c->dst, 0xA5, stream));
-    return nb_stream_sync(c->w.backend == NB_BACKEND_GPU ? stream : NULL);
-}
-
-static size_t simple_bytes(const void *ctx)
-{
-    const simple_ctx *c = ctx;
-    return c->empty ? 1 : 2 * c->bytes;
-}
-
-static nb_status simple_launch(void *ctx, size_t set, void *stream)
-{
-    simple_ctx *c = ctx;
-    if (c->w.backend == NB_BACKEND_GPU) {
-#ifdef NB_HAVE_CUDA
-        if (c->empty)
-            return nb_gpu_empty_launch(stream);
-        return nb_gpu_copy_launch((char *)nb_buffer_ptr(c->dst) + set * c->bytes,
-                                  (const char *)nb_buffer_ptr(c->src) + set * c->bytes, c->bytes,
-                                  stream);
-#else
-        (void)stream;
-        return nb_set_error(NB_ERR_NO_DEVICE, "built without CUDA");
-#endif
-    }
-    if (!c->empty)
-        memcpy((char *)nb_buffer_ptr(c->dst) + set * c->bytes,
-               (const char *)nb_buffer_ptr(c->src) + set * c->bytes, c->bytes);
-    return NB_OK;
-}
-
-static nb_status simple_prepare(void *ctx, size_t set, void *stream)
-{
-    simple_ctx *c = ctx;
-    (void)set;
-    if (c->empty)
-        return NB_OK;
-    /* poison the destination so verify sees a fresh copy */
-    NB_TRY(nb_buffer_fill(c->dst, 0xA5, stream));
-    return NB_OK;
-}
-
-static nb_status simple_verify(void *ctx, size_t set, void *stream)
-{
-    simple_ctx *c = ctx;
-    if (c->empty)
-        return NB_OK;
-    if (!c->h_src) {
-        c->h_src = malloc(c->bytes);
-        c->h_dst = malloc(c->bytes);
-        if (!c->h_src || !c->h_dst)
-            return nb_set_error(NB_ERR_OUT_OF_MEMORY, "copy verify: out of host memory");
-    }
-    NB_TRY(nb_buffer_download(c->src, set * c->bytes, c->h_src, c->bytes, stream));
-    NB_TRY(nb_buffer_download(c->dst, set * c->bytes, c->h_dst, c->bytes, stream));
-    if (memcmp(c->h_src, c->h_dst, c->bytes) == 0)
-        return NB_OK;
-    for (size_t i = 0; i < c->bytes; i++)
-        if (c->h_src[i] != c->h_dst[i])
-            return nb_set_error(NB_ERR_VERIFY, "%s: byte %zu of set %zu: got 0x%02x, expected "
-                                               "0x%02x",
-                                c->label, i, set, c->h_dst[i], c->h_src[i]);
-    return NB_OK;
-}
-
-static const nb_workload_ops simple_ops = {
-    .setup = simple_setup,
-    .bytes_per_launch = simple_bytes,
-    .prepare = simple_prepare,
-    .launch = simple_launch,
-    .verify = simple_verify,
-    .teardown = simple_teardown,
-};
-
-static nb_status simple_create(nb_workload **out, nb_backend backend, size_t bytes, int empty)
-{
-    if (!out)
-        return nb_set_error(NB_ERR_INVALID_ARG, "NULL argument");
-    *out = NULL;
-    if (backend == NB_BACKEND_GPU)
-        NB_TRY(nb_gpu_require());
-    if (!empty && (bytes < 16 || bytes % 16))
-        return nb_set_error(NB_ERR_INVALID_ARG, "copy of %zu bytes: need a multiple of 16", bytes);
-    simple_ctx *c = calloc(1, sizeof *c);
-    if (!c)
-        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of host memory");
-    c->empty = empty;
-    c->bytes = bytes;
-    if (empty)
-        snprintf(c->label, sizeof c->label, "empty %s launch", nb_backend_name(backend));
-    else
-        snprintf(c->label, sizeof c->label, "%s copy %.4g MB", nb_backend_name(backend),
-                 bytes / 1e6);
-    c->w.label = c->label;
-    c->w.backend = backend;
-    c->w.ops = &simple_ops;
-    c->w.ctx = c;
-    *out = &c->w;
-    return NB_OK;
-}
-
-nb_status nb_copy_workload_create(nb_workload **out, nb_backend backend, size_t bytes)
-{
-    return simple_create(out, backend, bytes, 0);
-}
-
-nb_status nb_empty_workload_create(nb_workload **out, nb_backend backend)
-{
-    return simple_create(out, backend, 0, 1);
-}
-
-void nb_simple_workload_destroy(nb_workload *w)
-{
-    if (!w)
-        return;
-    simple_ctx *c = (simple_ctx *)w;
-    simple_teardown(c);
-    free(c);
 }

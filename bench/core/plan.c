@@ -1,4 +1,4 @@
-/* The cache planner of the cold and stage tiers: how many buffer sets to
+/* The cache planner (a cache state in, a launch schedule out): how many buffer sets to
  * rotate through, whether to flush, which set each launch uses, and a check,
  * by simulating that exact schedule, that no launch can find its data still
  * in the cache. Also the cache sizes it plans against. */
@@ -8,7 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/bench.h"
+#include "bench/core/internal.h"
+#include "bench/core/plan.h"
 
 #ifdef NB_HAVE_CUDA
 #include "ntt/cuda_check.h"
@@ -112,7 +113,7 @@ nb_status nb_cache_plan_check(nb_cache_plan *p)
     free(last);
     p->reuse_bytes = reuse;
     p->first_reuse_bytes = first_reuse;
-    if (p->tier == NB_TIER_WARM)
+    if (p->cache == NB_CACHE_WARM)
         return NB_OK;
     if (bad_bytes < (double)p->cache_bytes)
         return nb_set_error(
@@ -125,7 +126,7 @@ nb_status nb_cache_plan_check(nb_cache_plan *p)
     return NB_OK;
 }
 
-nb_status nb_cache_plan_make(nb_cache_plan *p, nb_tier tier, nb_cold_method cold, nb_mode mode,
+nb_status nb_cache_plan_make(nb_cache_plan *p, nb_cache_state cache, nb_mode mode,
                              size_t batch, size_t footprint, size_t cache_bytes,
                              size_t requested_sets, double factor)
 {
@@ -136,20 +137,20 @@ nb_status nb_cache_plan_make(nb_cache_plan *p, nb_tier tier, nb_cold_method cold
         return nb_set_error(NB_ERR_INVALID_ARG, "cache plan: zero footprint or cache size");
     if (mode != NB_MODE_PER_LAUNCH && batch == 0)
         return nb_set_error(NB_ERR_INVALID_ARG, "cache plan: --batch must be >= 1");
-    if (cold < NB_COLD_FLUSH || cold > NB_COLD_BOTH)
-        return nb_set_error(NB_ERR_INVALID_ARG, "cache plan: unknown cold method");
+    if (cache < NB_CACHE_WARM || cache > NB_CACHE_COLD)
+        return nb_set_error(NB_ERR_INVALID_ARG, "cache plan: unknown cache state %d", (int)cache);
     if (!(factor >= 1.0))
         return nb_set_error(NB_ERR_INVALID_ARG, "cache plan: rotation factor must be >= 1");
-    p->tier = tier;
+    p->cache = cache;
     p->mode = mode;
     p->launches = mode == NB_MODE_PER_LAUNCH ? 1 : batch;
     p->footprint = footprint;
     p->cache_bytes = cache_bytes;
     p->sets = 1;
     p->graphs = 1;
-    if (tier != NB_TIER_WARM) {
-        p->flush = (cold & NB_COLD_FLUSH) != 0;
-        if (cold & NB_COLD_ROTATE) {
+    if (cache != NB_CACHE_WARM) {
+        p->flush = (cache & NB_CACHE_EVICTED) != 0;
+        if (cache & NB_CACHE_ROTATED) {
             if (requested_sets)
                 p->sets = requested_sets;
             else

@@ -1,0 +1,61 @@
+/* The environment a report records (host, GPU, NVML, copy bandwidths), the
+ * cache size a cold case must defeat, and NVTX ranges. */
+#ifndef NB_BENCH_ENV_H
+#define NB_BENCH_ENV_H
+
+#include "bench/core/run.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Cache (bytes) a cold cache state must defeat: the device's L2 for GPU (from
+ * cudaDevAttrL2CacheSize), the last-level cache a core sees for CPU (sysfs,
+ * then sysconf, else 32 MiB assumed and said so). */
+nb_status nb_cache_bytes(nb_backend backend, size_t *bytes);
+
+
+typedef struct nb_env {
+    char version[32], git_commit[48], timestamp_utc[32];
+    char host_cpu[128], host_os[128];
+    int host_cores, omp_threads;
+    size_t host_llc_bytes, host_mem_bytes;
+    char host_llc_source[32];  /* "sysfs", "sysconf" or "assumed" */
+    double host_copy_Bps;      /* memcpy, bytes read + written per second (0 = not measured) */
+    int has_gpu;               /* 0: the GPU fields are empty */
+    char gpu_name[256];
+    int cc_major, cc_minor, sm_count;
+    size_t l2_bytes, persisting_l2_max_bytes, gpu_mem_bytes;
+    double mem_clock_mhz;      /* cudaDevAttrMemoryClockRate */
+    int bus_width_bits;
+    double peak_Bps;           /* theoretical DRAM peak: 2 * mem clock * bus width / 8 */
+    double default_sm_mhz;     /* cudaDevAttrClockRate */
+    double gpu_copy_Bps;       /* device-to-device copy, read + written per second (0 = not
+                                  measured) */
+    int driver_version, runtime_version; /* 12040 = 12.4 */
+    char nvml_driver[64];      /* "" when NVML is unavailable */
+    int ecc_enabled;           /* 1 on, 0 off, -1 unavailable */
+    nb_nvml_snapshot nvml;     /* at collection */
+} nb_env;
+
+/* Collects the environment: host always; GPU device 0 when `gpu` and a device
+ * exists (else has_gpu = 0); copy bandwidths are measured when `measure` (a
+ * few tens of milliseconds). Never fails for a missing GPU or NVML. */
+nb_status nb_env_collect(nb_env *e, int gpu, int measure);
+
+/* Memory copy bandwidth (bytes read + written per second) of a `bytes` copy,
+ * best of a few repetitions: memcpy for CPU, a device copy kernel for GPU. */
+nb_status nb_measure_copy_bandwidth(nb_backend backend, size_t bytes, double *Bps);
+
+/* The device's current persisting-L2 set-aside (cudaLimitPersistingL2CacheSize):
+ * 0 unless something pinned lines; --l2-persist restores it after its case. */
+nb_status nb_gpu_l2_persisting_limit(size_t *bytes);
+
+/* NVTX ranges (no-ops without CUDA or when no tool listens). */
+void nb_nvtx_push(const char *name);
+void nb_nvtx_pop(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,146 @@
+/* Internal declarations of the timing core, shared by its own files (and
+ * the tiers that launch the core's GPU helpers); never installed. The state
+ * of one timed pass (run_state) and the phases run.c and breakdown.c share
+ * (phases.c, sample_gpu.c); GPU launchers live in bench/core/gpu_kernels.cu
+ * behind a C interface. */
+#ifndef NB_BENCH_CORE_INTERNAL_H
+#define NB_BENCH_CORE_INTERNAL_H
+
+#include <stdio.h>
+#include <stddef.h>
+
+#include "bench/core/env.h"
+#include "bench/core/run.h"
+
+#ifdef NB_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Last-level cache seen by cpu0; *source = "sysfs" | "sysconf" | "assumed". */
+size_t nb_host_llc_bytes(const char **source);
+
+/* Evicts the host caches: every OpenMP thread reads and writes its share of
+ * `buf` (bytes >= 2x LLC), so private L1/L2 and the shared LLC lose the
+ * workload's lines. */
+void nb_cpu_flush(unsigned char *buf, size_t bytes);
+
+/* NVML: device's driver and ECC state for the environment ("" / -1 when NVML
+ * is absent). */
+void nb_nvml_env(char *driver, size_t driver_len, int *ecc_enabled);
+
+#ifdef NB_HAVE_CUDA
+/* ---- bench/core/gpu_kernels.cu ---- */
+
+/* Holds `stream` until flags[0] != 0 (host-mapped memory), or sets flags[1]
+ * = 1 and returns after timeout_ns of %globaltimer. One thread. */
+nb_status nb_gpu_blocker_launch(volatile int *flags_dev, unsigned long long timeout_ns,
+                                void *stream);
+/* Clock probe: `blocks` blocks (one per SM: each asks for more than half of an
+ * SM's shared memory), thread 0 of each writes out[2*smid] = clock64(),
+ * out[2*smid+1] = %globaltimer. `out` is host-mapped, slots >= SM count. */
+nb_status nb_gpu_probe_launch(unsigned long long *out_dev, int blocks, void *stream);
+/* Reads and writes every 16-byte word of buf (L2 eviction). */
+nb_status nb_gpu_flush_launch(void *buf, size_t bytes, void *stream);
+/* dst = src, 16-byte vectors (bytes a multiple of 16, pointers 16-aligned). */
+nb_status nb_gpu_copy_launch(void *dst, const void *src, size_t bytes, void *stream);
+/* An empty kernel <<<1, 32>>>. */
+nb_status nb_gpu_empty_launch(void *stream);
+#endif
+
+/* ---- one timed pass ---- */
+
+typedef struct mark_info {
+    char name[32];
+    int is_ntt, inverse;
+    size_t limbs;
+} mark_info;
+
+struct nb_step_marks {
+    nb_backend backend;
+    void *stream;
+    nb_clock_fn clock;
+    void *clock_ctx;
+    size_t count;             /* step marks recorded after the start mark */
+    int overflow;
+    mark_info info[NB_MAX_MARKS];
+    double t[NB_MAX_MARKS + 1]; /* CPU: t[0] start, t[i+1] end of mark i */
+#ifdef NB_HAVE_CUDA
+    cudaEvent_t ev[NB_MAX_MARKS + 1];
+    int events_ready;
+#endif
+};
+
+/* Everything one case needs while it runs. */
+typedef struct run_state {
+    const nb_workload *w;
+    const nb_bench_opts *o;
+    void *stream;
+    nb_cache_plan plan;
+    nb_backend backend;
+    size_t next_sample; /* schedule position: counts warm-up and discarded samples too */
+    int use_blocker;
+    /* CPU */
+    unsigned char *cpu_scratch;
+    size_t scratch_bytes;
+    /* GPU */
+    nb_buffer *gpu_scratch;
+    double default_mhz;
+#ifdef NB_HAVE_CUDA
+    cudaEvent_t ev_start, ev_stop;
+    int *flags;      /* host-mapped: [0] release, [1] blocker timed out */
+    int *flags_dev;
+    unsigned long long *probe[2], *probe_dev[2];
+    int sms;
+    cudaGraphExec_t *execs;
+    size_t n_execs;
+    int l2_touched;  /* persisting limit changed: restore at the end */
+    size_t l2_saved_limit;
+#endif
+} run_state;
+
+/* phases.c */
+double nb_run_clock(const nb_bench_opts *o); /* o->clock or CLOCK_MONOTONIC */
+void nb_run_log(const nb_bench_opts *o, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Check: the workload has the required operations (and launch_marked when
+ * need_marked), the options are in range, GPU workloads have a stream. */
+nb_status nb_run_check(const nb_workload *w, void *stream, const nb_bench_opts *o,
+                       int need_marked);
+/* Open: plan cache use for o->cache, call setup(sets), allocate flush
+ * scratch and GPU state. *setup_called tells close() to call teardown. */
+nb_status nb_run_open(run_state *st, const nb_workload *w, void *stream, const nb_bench_opts *o,
+                      nb_mode mode, int *setup_called);
+void nb_run_close(run_state *st, int setup_called);
+/* prepare + launch (marked when marks != NULL) + sync + verify of one set;
+ * on a mismatch msg says when and which set. */
+nb_status nb_run_verify_set(run_state *st, size_t set, nb_step_marks *marks, char *msg,
+                            size_t msg_len, const char *when);
+/* One sample at the next schedule position: total time of its launches. */
+nb_status nb_run_take_sample(run_state *st, double *total_s, double *mhz);
+
+#ifdef NB_HAVE_CUDA
+/* sample_gpu.c */
+nb_status nb_run_gpu_init(run_state *st);
+void nb_run_gpu_free(run_state *st);
+nb_status nb_run_l2_reset(run_state *st);   /* cold: no persisting lines, no window */
+nb_status nb_run_l2_persist(run_state *st, nb_bench_result *res); /* --l2-persist */
+void nb_run_l2_restore(run_state *st);
+nb_status nb_run_capture_graphs(run_state *st);
+/* Holds the stream behind the blocking kernel until nb_run_release_blocker
+ * (or the blocking timeout, which sets flags[1]). */
+nb_status nb_run_hold_stream(run_state *st);
+void nb_run_release_blocker(run_state *st);
+nb_status nb_run_gpu_sample(run_state *st, size_t i, double *total_s, double *mhz);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

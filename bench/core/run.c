@@ -1,0 +1,233 @@
+/* nb_bench_run: one case timed as named phases (NVBench's measure_cold is
+ * the model): check, open, verify, warm-up, sample until the stopping rule
+ * fires, summarize, verify again, close. The phases shared with the
+ * breakdown pass live in phases.c, GPU sampling in sample_gpu.c. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/core/internal.h"
+#include "bench/core/plan.h"
+#include "bench/core/stats.h"
+
+#ifdef NB_HAVE_CUDA
+#include "ntt/cuda_check.h"
+#endif
+
+static void sleep_s(double s)
+{
+    if (s <= 0)
+        return;
+    struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+void nb_workload_destroy(nb_workload *w)
+{
+    if (w && w->ops && w->ops->destroy)
+        w->ops->destroy(w->ctx);
+}
+
+void nb_bench_result_free(nb_bench_result *r)
+{
+    if (!r)
+        return;
+    free(r->sample_s);
+    free(r->sample_clock_mhz);
+    r->sample_s = NULL;
+    r->sample_clock_mhz = NULL;
+    r->n_samples = 0;
+}
+
+static nb_status push_sample(nb_bench_result *r, size_t *cap, double s, double mhz)
+{
+    if (r->n_samples == *cap) {
+        size_t nc = *cap ? 2 * *cap : 1024;
+        double *a = realloc(r->sample_s, nc * sizeof *a);
+        if (!a)
+            return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory for samples");
+        r->sample_s = a;
+        double *b = realloc(r->sample_clock_mhz, nc * sizeof *b);
+        if (!b)
+            return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory for samples");
+        r->sample_clock_mhz = b;
+        *cap = nc;
+    }
+    r->sample_s[r->n_samples] = s;
+    r->sample_clock_mhz[r->n_samples] = mhz;
+    r->n_samples++;
+    return NB_OK;
+}
+
+/* Phase "verify": prepare, launch, verify set `set`; records the verdict in
+ * *verdict (1 pass, -1 wrong result, 0 could not run). */
+static nb_status phase_verify(run_state *st, nb_bench_result *res, size_t set, const char *when,
+                              int *verdict)
+{
+    nb_status s = nb_run_verify_set(st, set, NULL, res->message, sizeof res->message, when);
+    *verdict = s == NB_OK ? 1 : s == NB_ERR_VERIFY ? -1 : 0;
+    return s;
+}
+
+/* Phase "prepare": cache controls on the device (persisting lines cleared for
+ * a cold state, the --l2-persist window for a warm one), graphs captured. */
+static nb_status phase_prepare(run_state *st, nb_bench_result *res, int after_verify)
+{
+#ifdef NB_HAVE_CUDA
+    if (st->backend != NB_BACKEND_GPU)
+        return NB_OK;
+    if (!after_verify && st->o->cache != NB_CACHE_WARM)
+        return nb_run_l2_reset(st);
+    if (!after_verify && st->o->l2_persist >= 0.0)
+        return nb_run_l2_persist(st, res);
+    if (after_verify && st->o->mode == NB_MODE_GRAPH)
+        return nb_run_capture_graphs(st);
+#else
+    (void)st;
+    (void)res;
+    (void)after_verify;
+#endif
+    return NB_OK;
+}
+
+/* Phase "warm-up": a count and a minimum wall time, bounded by the timeout. */
+static nb_status phase_warmup(run_state *st, nb_bench_result *res)
+{
+    const nb_bench_opts *o = st->o;
+    double t, mhz, w0 = nb_run_clock(o);
+    size_t warm = 0;
+    while (warm < o->warmup_samples || nb_run_clock(o) - w0 < o->warmup_time_s) {
+        NB_TRY(nb_run_take_sample(st, &t, &mhz));
+        warm++;
+        if (nb_run_clock(o) - w0 > o->timeout_s)
+            break;
+    }
+    res->warmup_samples = warm;
+    return NB_OK;
+}
+
+/* 1 if a sample at `mhz` is throttled: counted, logged now and then, and
+ * followed by the back-off. */
+static int throttled(run_state *st, nb_bench_result *res, double mhz)
+{
+    const nb_bench_opts *o = st->o;
+    const double thr =
+        st->default_mhz > 0 ? o->throttle_threshold_pct / 100.0 * st->default_mhz : 0.0;
+    if (!(thr > 0 && isfinite(mhz) && mhz < thr))
+        return 0;
+    res->throttled_samples++;
+    if (res->throttled_samples == 1 || res->throttled_samples % 100 == 0)
+        nb_run_log(o,
+                   "%s: SM clock %.0f MHz below %.0f%% of %.0f MHz: sample discarded "
+                   "(%zu so far)",
+                   st->w->label, mhz, o->throttle_threshold_pct, st->default_mhz,
+                   res->throttled_samples);
+    sleep_s(o->throttle_recovery_s);
+    return 1;
+}
+
+/* Phase "sample": samples until the stopping rule fires (throttled samples
+ * discarded), the NVML snapshots around it. */
+static nb_status phase_sample(run_state *st, nb_bench_result *res)
+{
+    const nb_bench_opts *o = st->o;
+    const size_t K = st->plan.launches;
+    if (st->backend == NB_BACKEND_GPU)
+        nb_nvml_snapshot_take(&res->nvml_before);
+    else
+        snprintf(res->nvml_before.note, sizeof res->nvml_before.note, "CPU workload");
+    nb_stop_rule rule;
+    size_t cap = 0;
+    double t, mhz, start = nb_run_clock(o);
+    nb_stop_rule_init(&rule, o, start);
+    nb_stop_reason why = NB_STOP_TIMEOUT;
+    for (;;) {
+        NB_TRY(nb_run_take_sample(st, &t, &mhz));
+        if (throttled(st, res, mhz)) {
+            if (nb_run_clock(o) - start >= o->timeout_s)
+                break;
+            continue;
+        }
+        NB_TRY(push_sample(res, &cap, t / (double)K, mhz));
+        res->measured_s += t;
+        nb_stop_rule_add(&rule, t / (double)K, t);
+        if (nb_stop_rule_done(&rule, nb_run_clock(o), &why))
+            break;
+    }
+    res->stop = why;
+    res->wall_s = nb_run_clock(o) - start;
+    res->noise_target_met = nb_stop_rule_noise_pct(&rule) <= o->max_noise_pct;
+    if (st->backend == NB_BACKEND_GPU)
+        nb_nvml_snapshot_take(&res->nvml_after);
+    else
+        snprintf(res->nvml_after.note, sizeof res->nvml_after.note, "CPU workload");
+    return NB_OK;
+}
+
+/* The phases in order: prepare, verify, warm-up, sample, summarize, verify
+ * again (the first set, and the last one the samples used). */
+static nb_status run_phases(run_state *st, nb_bench_result *res)
+{
+    const size_t K = st->plan.launches;
+    res->cache = st->plan;
+    res->flush_bytes = st->plan.flush ? (double)st->scratch_bytes : 0.0;
+    res->default_clock_mhz = st->default_mhz;
+    res->blocked = st->use_blocker;
+    NB_TRY(phase_prepare(st, res, 0));
+    /* a wrong result is never timed */
+    NB_TRY(phase_verify(st, res, 0, "before timing", &res->verified_before));
+    NB_TRY(phase_prepare(st, res, 1));
+    NB_TRY(phase_warmup(st, res));
+    NB_TRY(phase_sample(st, res));
+    if (res->n_samples > 0)
+        NB_TRY(nb_stats_compute(res->sample_s, res->n_samples, &res->stats));
+    size_t last = nb_cache_plan_set(&st->plan, st->next_sample - 1, K - 1);
+    NB_TRY(phase_verify(st, res, 0, "after timing", &res->verified_after));
+    if (last != 0)
+        NB_TRY(phase_verify(st, res, last, "after timing", &res->verified_after));
+    if (res->stop == NB_STOP_TIMEOUT || res->stop == NB_STOP_MAX_SAMPLES)
+        nb_run_log(st->o,
+                   "%s: stopped by %s before the stopping rule was met (noise %.2f%%, %.3g s "
+                   "measured)",
+                   st->w->label, nb_stop_reason_name(res->stop), res->stats.noise_pct,
+                   res->measured_s);
+    return NB_OK;
+}
+
+nb_status nb_bench_run(const nb_workload *w, void *stream, const nb_bench_opts *o,
+                       nb_bench_result *out)
+{
+    if (!out)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_bench_run: NULL result");
+    memset(out, 0, sizeof *out);
+    NB_TRY(nb_run_check(w, stream, o, 0));
+    out->mode = o->mode;
+    out->backend = w->backend;
+    out->launches_per_sample = o->mode == NB_MODE_PER_LAUNCH ? 1 : o->batch;
+
+    char range[256];
+    snprintf(range, sizeof range, "%s %s %s", nb_cache_state_name(o->cache), nb_mode_name(o->mode),
+             w->label ? w->label : "");
+    if (o->nvtx)
+        nb_nvtx_push(range);
+    run_state st;
+    int setup_called = 0;
+    nb_status s = nb_run_open(&st, w, stream, o, o->mode, &setup_called);
+    if (s == NB_OK)
+        s = run_phases(&st, out);
+    if (s != NB_OK) {
+        /* keep the message across the clean-up's CUDA calls */
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", nb_last_error());
+        nb_run_close(&st, setup_called);
+        nb_set_error(s, "%s", msg);
+    } else {
+        nb_run_close(&st, setup_called);
+    }
+    if (o->nvtx)
+        nb_nvtx_pop();
+    return s;
+}

@@ -1,0 +1,167 @@
+/* The CSV writer: one row per case, RFC 4180 quoting; a column per
+ * parameter and metric key appearing in any case, in order of appearance. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/report/internal.h"
+
+void nb_csv_write_field(FILE *f, const char *s)
+{
+    if (strpbrk(s, ",\"\n\r")) {
+        fputc('"', f);
+        for (; *s; s++) {
+            if (*s == '"')
+                fputc('"', f);
+            fputc(*s, f);
+        }
+        fputc('"', f);
+    } else {
+        fputs(s, f);
+    }
+}
+
+static void csv_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.9g", v);
+}
+
+/* Keys in order of first appearance across cases (pointers into the
+ * cases); *keys is allocated (caller frees), no limit on their number. */
+static nb_status collect_keys(const nb_report *r, int metrics, const char ***keys, size_t *n)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < r->n; i++)
+        cap += metrics ? r->cases[i]->n_metrics : r->cases[i]->n_params;
+    *n = 0;
+    *keys = malloc((cap ? cap : 1) * sizeof **keys);
+    if (!*keys)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "CSV: out of memory");
+    for (size_t i = 0; i < r->n; i++) {
+        const nb_case *c = r->cases[i];
+        size_t m = metrics ? c->n_metrics : c->n_params;
+        for (size_t k = 0; k < m; k++) {
+            const char *key = metrics ? c->metrics[k].key : c->params[k].key;
+            size_t j = 0;
+            while (j < *n && strcmp((*keys)[j], key) != 0)
+                j++;
+            if (j == *n)
+                (*keys)[(*n)++] = key;
+        }
+    }
+    return NB_OK;
+}
+
+static void write_param(FILE *f, const nb_case *c, const char *key)
+{
+    for (size_t j = 0; j < c->n_params; j++) {
+        const param *p = &c->params[j];
+        if (strcmp(p->key, key) != 0)
+            continue;
+        if (p->type == P_INT)
+            fprintf(f, "%lld", p->i);
+        else if (p->type == P_STR)
+            nb_csv_write_field(f, p->s);
+        else
+            for (size_t m = 0; m < p->n; m++)
+                fprintf(f, "%s%llu", m ? ";" : "", (unsigned long long)p->list[m]);
+        return;
+    }
+}
+
+/* The fixed columns of one case (mode .. butterflies_per_s). */
+static void write_result(FILE *f, const nb_case *c)
+{
+    const nb_bench_result *r_ = c->has_result ? &c->result : NULL;
+    const nb_stats *s = r_ && r_->n_samples ? &r_->stats : NULL;
+    fprintf(f, ",%s,", r_ ? nb_mode_name(r_->mode) : "");
+    if (r_)
+        fprintf(f, "%zu", r_->launches_per_sample);
+    fprintf(f, ",%s,", nb_case_status_name(c->status));
+    if (s)
+        fprintf(f, "%zu", s->n);
+    const double vals[] = {s ? s->median * 1e9 : NAN, s ? s->mean * 1e9 : NAN,
+                           s ? s->min * 1e9 : NAN,    s ? s->max * 1e9 : NAN,
+                           s ? s->stddev * 1e9 : NAN, s ? s->noise_pct : NAN,
+                           s ? s->p10 * 1e9 : NAN,    s ? s->p90 * 1e9 : NAN,
+                           s ? s->ci_lo * 1e9 : NAN,  s ? s->ci_hi * 1e9 : NAN};
+    for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
+        fputc(',', f);
+        csv_num(f, vals[k]);
+    }
+    fprintf(f, ",%s,%s,", s ? nb_stop_reason_name(r_->stop) : "",
+            s ? (r_->noise_target_met ? "true" : "false") : "");
+    if (r_)
+        fprintf(f, "%zu,%zu,%s", r_->throttled_samples, r_->cache.sets,
+                r_->cache.flush ? "true" : "false");
+    else
+        fputs(",,", f);
+    const nb_ntt_figures *g = c->has_figures ? &c->fig : NULL;
+    const double fv[] = {g ? g->coefficient_bytes : NAN, g ? g->twiddle_bytes : NAN,
+                         g ? g->bandwidth_Bps / 1e9 : NAN, g ? g->frac_copy : NAN,
+                         g ? g->frac_peak : NAN, g ? g->butterflies_per_s : NAN};
+    for (size_t k = 0; k < sizeof fv / sizeof fv[0]; k++) {
+        fputc(',', f);
+        csv_num(f, fv[k]);
+    }
+}
+
+nb_status nb_report_write_csv(const nb_report *r, FILE *f)
+{
+    static const char *const fixed[] = {
+        "mode",          "launches_per_sample", "status",        "samples",
+        "median_ns",     "mean_ns",             "min_ns",        "max_ns",
+        "stddev_ns",     "noise_pct",           "p10_ns",        "p90_ns",
+        "ci95_lo_ns",    "ci95_hi_ns",          "stop_reason",   "noise_target_met",
+        "throttled",     "sets",                "flush",         "coefficient_bytes",
+        "twiddle_bytes", "bandwidth_GBps",      "frac_copy",     "frac_peak",
+        "butterflies_per_s"};
+    const char **pkeys = NULL, **mkeys = NULL;
+    size_t np = 0, nm = 0;
+    nb_status st = collect_keys(r, 0, &pkeys, &np);
+    if (st == NB_OK)
+        st = collect_keys(r, 1, &mkeys, &nm);
+    if (st != NB_OK) {
+        free(pkeys);
+        return st;
+    }
+    fputs("tier,variant,backend,label", f);
+    for (size_t k = 0; k < np; k++)
+        fprintf(f, ",%s", pkeys[k]);
+    for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
+        fprintf(f, ",%s", fixed[k]);
+    for (size_t k = 0; k < nm; k++)
+        fprintf(f, ",%s", mkeys[k]);
+    fputs(",message\n", f);
+    for (size_t i = 0; i < r->n; i++) {
+        const nb_case *c = r->cases[i];
+        fprintf(f, "%s,", c->tier);
+        nb_csv_write_field(f, c->variant);
+        fprintf(f, ",%s,", nb_backend_name(c->backend));
+        nb_csv_write_field(f, c->label);
+        for (size_t k = 0; k < np; k++) {
+            fputc(',', f);
+            write_param(f, c, pkeys[k]);
+        }
+        write_result(f, c);
+        for (size_t k = 0; k < nm; k++) {
+            fputc(',', f);
+            for (size_t j = 0; j < c->n_metrics; j++)
+                if (strcmp(c->metrics[j].key, mkeys[k]) == 0) {
+                    csv_num(f, c->metrics[j].v);
+                    break;
+                }
+        }
+        fputc(',', f);
+        nb_csv_write_field(f, c->message);
+        fputc('\n', f);
+    }
+    free(pkeys);
+    free(mkeys);
+    return NB_OK;
+}
+

@@ -1,0 +1,104 @@
+/* The environment's report forms: its JSON object (the "environment" of
+ * every report) and `nttbench env` as table, markdown, CSV (key,value) or
+ * JSON. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/report/internal.h"
+
+/* ---------------------------------------------------------------- writers */
+
+typedef struct kv {
+    char key[48];
+    char val[320];
+} kv;
+
+static size_t env_rows(const nb_env *e, kv *rows, size_t max)
+{
+    size_t n = 0;
+#define ROW(k, ...)                                                                  \
+    do {                                                                             \
+        if (n < max) {                                                               \
+            snprintf(rows[n].key, sizeof rows[n].key, "%s", k);                      \
+            snprintf(rows[n].val, sizeof rows[n].val, __VA_ARGS__);                  \
+            n++;                                                                     \
+        }                                                                            \
+    } while (0)
+    ROW("nttbench", "%s (%s)", e->version, e->git_commit);
+    ROW("timestamp (UTC)", "%s", e->timestamp_utc);
+    ROW("host CPU", "%s", e->host_cpu);
+    ROW("host cores / OpenMP threads", "%d / %d", e->host_cores, e->omp_threads);
+    ROW("host LLC", "%.1f MiB (%s)", e->host_llc_bytes / 1048576.0, e->host_llc_source);
+    ROW("host memory", "%.1f GiB", e->host_mem_bytes / 1073741824.0);
+    ROW("host OS", "%s", e->host_os);
+    if (e->host_copy_Bps > 0)
+        ROW("host copy bandwidth", "%.1f GB/s (read + write)", e->host_copy_Bps / 1e9);
+    if (!e->has_gpu) {
+        ROW("GPU", "none");
+        return n;
+    }
+    ROW("GPU", "%s", e->gpu_name);
+    ROW("compute capability", "%d.%d", e->cc_major, e->cc_minor);
+    ROW("SMs", "%d", e->sm_count);
+    ROW("L2", "%.1f MiB (persisting max %.1f MiB)", e->l2_bytes / 1048576.0,
+        e->persisting_l2_max_bytes / 1048576.0);
+    ROW("GPU memory", "%.1f GiB", e->gpu_mem_bytes / 1073741824.0);
+    ROW("memory clock / bus", "%.0f MHz / %d bit", e->mem_clock_mhz, e->bus_width_bits);
+    ROW("theoretical DRAM peak", "%.1f GB/s", e->peak_Bps / 1e9);
+    if (e->gpu_copy_Bps > 0)
+        ROW("measured copy bandwidth", "%.1f GB/s (read + write, %.0f%% of peak)",
+            e->gpu_copy_Bps / 1e9, e->peak_Bps > 0 ? 100.0 * e->gpu_copy_Bps / e->peak_Bps : 0);
+    ROW("default SM clock", "%.0f MHz", e->default_sm_mhz);
+    ROW("CUDA driver / runtime", "%d.%d / %d.%d", e->driver_version / 1000,
+        e->driver_version % 1000 / 10, e->runtime_version / 1000,
+        e->runtime_version % 1000 / 10);
+    ROW("NVML driver", "%s", e->nvml_driver[0] ? e->nvml_driver : "unavailable");
+    ROW("ECC", "%s", e->ecc_enabled < 0 ? "unavailable" : e->ecc_enabled ? "on" : "off");
+    if (e->nvml.available)
+        ROW("clocks now (NVML)", "SM %u MHz, memory %u MHz, reasons: %s", e->nvml.sm_mhz,
+            e->nvml.mem_mhz, e->nvml.reasons);
+    else
+        ROW("clocks now (NVML)", "%s", e->nvml.note);
+#undef ROW
+    return n;
+}
+
+nb_status nb_env_write(const nb_env *e, nb_format fmt, FILE *f)
+{
+    if (!e || !f)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_env_write: NULL argument");
+    if (fmt == NB_FORMAT_JSON) {
+        json_t *j = nb_env_to_json(e);
+        int rc = json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_decref(j);
+        fputc('\n', f);
+        return rc == 0 ? NB_OK : nb_set_error(NB_ERR_IO, "cannot write JSON");
+    }
+    kv rows[48];
+    size_t n = env_rows(e, rows, 48);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strlen(rows[i].key) > w)
+            w = strlen(rows[i].key);
+    if (fmt == NB_FORMAT_MD)
+        fprintf(f, "| item | value |\n| --- | --- |\n");
+    if (fmt == NB_FORMAT_CSV)
+        fprintf(f, "item,value\n");
+    for (size_t i = 0; i < n; i++) {
+        if (fmt == NB_FORMAT_MD) {
+            fprintf(f, "| %s | %s |\n", rows[i].key, rows[i].val);
+        } else if (fmt == NB_FORMAT_CSV) {
+            nb_csv_write_field(f, rows[i].key);
+            fputc(',', f);
+            nb_csv_write_field(f, rows[i].val);
+            fputc('\n', f);
+        } else {
+            fprintf(f, "%-*s  %s\n", (int)w, rows[i].key, rows[i].val);
+        }
+    }
+    return ferror(f) ? nb_set_error(NB_ERR_IO, "write error") : NB_OK;
+}

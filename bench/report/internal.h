@@ -1,0 +1,82 @@
+/* Internal to bench/report/: the case and report structures the writers
+ * read, and the helpers they share (JSON builders, CSV field quoting, the
+ * text cells of the table and markdown writers). */
+#ifndef NB_BENCH_REPORT_INTERNAL_H
+#define NB_BENCH_REPORT_INTERNAL_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "bench/report/report.h"
+
+typedef enum { P_INT, P_STR, P_U64S } param_type;
+
+typedef struct param {
+    char key[48];
+    param_type type;
+    long long i;
+    char *s;
+    uint64_t *list;
+    size_t n;
+} param;
+
+typedef struct metric {
+    char key[48];
+    double v;
+} metric;
+
+struct nb_case {
+    char tier[16];
+    nb_cache_state cache;
+    char variant[64];
+    nb_backend backend;
+    char label[160];
+    param *params;
+    size_t n_params;
+    metric *metrics;
+    size_t n_metrics;
+    nb_case_status status;
+    char message[512];
+    int has_result, has_figures, has_breakdown;
+    nb_bench_result result;
+    nb_ntt_figures fig;
+    nb_breakdown *bd;
+};
+
+struct nb_report {
+    char kind[32];
+    json_t *argv;
+    int has_env, has_opts;
+    nb_env env;
+    nb_bench_opts opts;
+    nb_case **cases;
+    size_t n, cap;
+};
+
+/* json.c */
+json_t *nb_json_real(double v);            /* null when not finite */
+json_t *nb_opts_to_json(const nb_bench_opts *o);
+json_t *nb_nvml_to_json(const nb_nvml_snapshot *s);
+json_t *nb_env_to_json(const nb_env *e);
+nb_status nb_report_write_json(const nb_report *r, FILE *f);
+
+/* csv.c: s as one CSV field (RFC 4180: quoted when it holds a comma, quote
+ * or line break, quotes doubled). */
+void nb_csv_write_field(FILE *f, const char *s);
+nb_status nb_report_write_csv(const nb_report *r, FILE *f);
+
+/* text.c: the columns of the table and markdown writers */
+enum { NB_TEXT_COLS = 13 };
+extern const char *const nb_text_col_names[NB_TEXT_COLS];
+/* 1 for the right-aligned (numeric) columns */
+int nb_text_col_numeric(int k);
+/* cells[i][k] for every case (caller frees *out). */
+nb_status nb_text_cells(const nb_report *r, char (**out)[NB_TEXT_COLS][200]);
+void nb_text_fmt_time(char *buf, size_t n, double s);
+/* The breakdown sections after the table (md: markdown tables). */
+void nb_text_write_breakdowns(const nb_report *r, FILE *f, int md);
+/* table.c, markdown.c */
+nb_status nb_report_write_table(const nb_report *r, FILE *f);
+nb_status nb_report_write_markdown(const nb_report *r, FILE *f);
+
+#endif

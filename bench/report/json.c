@@ -1,0 +1,298 @@
+/* The JSON writer (schema "nttbench-report", version NB_REPORT_SCHEMA_VERSION;
+ * docs/cli.md): every case with its parameters, result, every accepted sample
+ * and its SM clock, cache plan, figures, breakdown and metrics; and the JSON
+ * objects of the environment, the options and NVML snapshots. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/report/internal.h"
+
+json_t *nb_json_real(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+
+static json_t *opt_real(double v, int known)
+{
+    return known ? nb_json_real(v) : json_null();
+}
+
+json_t *nb_env_to_json(const nb_env *e)
+{
+    json_t *host = json_pack("{s:s, s:s, s:i, s:i, s:I, s:s, s:I}", "cpu", e->host_cpu, "os",
+                             e->host_os, "cores", e->host_cores, "omp_threads", e->omp_threads,
+                             "llc_bytes", (json_int_t)e->host_llc_bytes, "llc_source",
+                             e->host_llc_source, "memory_bytes", (json_int_t)e->host_mem_bytes);
+    json_object_set_new(host, "copy_bandwidth_Bps",
+                        opt_real(e->host_copy_Bps, e->host_copy_Bps > 0));
+    json_t *j = json_pack("{s:s, s:s, s:s}", "nttbench_version", e->version, "git_commit",
+                          e->git_commit, "timestamp_utc", e->timestamp_utc);
+    json_object_set_new(j, "host", host);
+    if (!e->has_gpu) {
+        json_object_set_new(j, "gpu", json_null());
+        return j;
+    }
+    char cc[16], drv[32], rt[32];
+    snprintf(cc, sizeof cc, "%d.%d", e->cc_major, e->cc_minor);
+    snprintf(drv, sizeof drv, "%d.%d", e->driver_version / 1000, e->driver_version % 1000 / 10);
+    snprintf(rt, sizeof rt, "%d.%d", e->runtime_version / 1000, e->runtime_version % 1000 / 10);
+    json_t *g = json_pack("{s:s, s:s, s:i, s:I, s:I, s:I}", "name", e->gpu_name,
+                          "compute_capability", cc, "sm_count", e->sm_count, "l2_bytes",
+                          (json_int_t)e->l2_bytes, "persisting_l2_max_bytes",
+                          (json_int_t)e->persisting_l2_max_bytes, "memory_bytes",
+                          (json_int_t)e->gpu_mem_bytes);
+    json_object_set_new(g, "memory_clock_mhz", nb_json_real(e->mem_clock_mhz));
+    json_object_set_new(g, "bus_width_bits", json_integer(e->bus_width_bits));
+    json_object_set_new(g, "theoretical_peak_Bps", opt_real(e->peak_Bps, e->peak_Bps > 0));
+    json_object_set_new(g, "default_sm_clock_mhz", nb_json_real(e->default_sm_mhz));
+    json_object_set_new(g, "copy_bandwidth_Bps", opt_real(e->gpu_copy_Bps, e->gpu_copy_Bps > 0));
+    json_object_set_new(g, "cuda_driver", json_string(drv));
+    json_object_set_new(g, "cuda_runtime", json_string(rt));
+    json_object_set_new(g, "nvml_driver",
+                        e->nvml_driver[0] ? json_string(e->nvml_driver)
+                                          : json_string("unavailable"));
+    json_object_set_new(g, "ecc",
+                        e->ecc_enabled < 0 ? json_string("unavailable")
+                                           : json_string(e->ecc_enabled ? "on" : "off"));
+    json_object_set_new(g, "nvml", nb_nvml_to_json(&e->nvml));
+    json_object_set_new(j, "gpu", g);
+    return j;
+}
+
+
+json_t *nb_nvml_to_json(const nb_nvml_snapshot *s)
+{
+    if (!s->available)
+        return json_pack("{s:s, s:s}", "status", "unavailable", "note",
+                         s->note[0] ? s->note : "not taken");
+    json_t *j = json_pack("{s:s, s:i, s:i, s:I, s:s}", "status", "ok", "sm_clock_mhz",
+                          (int)s->sm_mhz, "mem_clock_mhz", (int)s->mem_mhz,
+                          "clock_event_reasons", (json_int_t)s->event_reasons,
+                          "clock_event_reasons_text", s->reasons);
+    json_object_set_new(j, "temperature_c",
+                        s->temperature_c >= 0 ? json_integer(s->temperature_c) : json_null());
+    json_object_set_new(j, "power_w", s->power_w >= 0 ? json_real(s->power_w) : json_null());
+    return j;
+}
+
+json_t *nb_opts_to_json(const nb_bench_opts *o)
+{
+    json_t *j = json_pack(
+        "{s:s, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:f, s:f, s:f, s:f, s:s, s:I, s:f}", "mode",
+        nb_mode_name(o->mode), "batch", (json_int_t)o->batch, "min_samples",
+        (json_int_t)o->min_samples, "min_time_s", o->min_time_s, "max_noise_pct",
+        o->max_noise_pct, "timeout_s", o->timeout_s, "max_samples", (json_int_t)o->max_samples,
+        "warmup_samples", (json_int_t)o->warmup_samples, "warmup_time_s", o->warmup_time_s,
+        "throttle_threshold_pct", o->throttle_threshold_pct, "throttle_recovery_s",
+        o->throttle_recovery_s, "blocking_timeout_s", o->blocking_timeout_s, "cold",
+        nb_cache_state_name(o->cache), "sets", (json_int_t)o->rotate_sets, "rotate_factor",
+        o->rotate_factor);
+    json_object_set_new(j, "l2_persist", o->l2_persist >= 0 ? json_real(o->l2_persist)
+                                                            : json_null());
+    return j;
+}
+
+
+static json_t *ns(double s) { return nb_json_real(s * 1e9); }
+
+static const char *verify_word(int v) { return v > 0 ? "pass" : v < 0 ? "fail" : "not-run"; }
+
+static json_t *params_json(const nb_case *c)
+{
+    json_t *params = json_object();
+    for (size_t i = 0; i < c->n_params; i++) {
+        const param *p = &c->params[i];
+        if (p->type == P_INT) {
+            json_object_set_new(params, p->key, json_integer(p->i));
+        } else if (p->type == P_STR) {
+            json_object_set_new(params, p->key, json_string(p->s));
+        } else {
+            json_t *a = json_array();
+            for (size_t k = 0; k < p->n; k++)
+                json_array_append_new(a, json_integer((json_int_t)p->list[k]));
+            json_object_set_new(params, p->key, a);
+        }
+    }
+    return params;
+}
+
+static json_t *stats_json(const nb_bench_result *r)
+{
+    if (!r->n_samples)
+        return json_null();
+    const nb_stats *s = &r->stats;
+    json_t *st = json_object();
+    json_object_set_new(st, "unit", json_string("ns"));
+    json_object_set_new(st, "samples", json_integer((json_int_t)s->n));
+    json_object_set_new(st, "median", ns(s->median));
+    json_object_set_new(st, "mean", ns(s->mean));
+    json_object_set_new(st, "min", ns(s->min));
+    json_object_set_new(st, "max", ns(s->max));
+    json_object_set_new(st, "stddev", ns(s->stddev));
+    json_object_set_new(st, "noise_pct", nb_json_real(s->noise_pct));
+    json_object_set_new(st, "p10", ns(s->p10));
+    json_object_set_new(st, "p90", ns(s->p90));
+    json_object_set_new(st, "median_ci95_lo", ns(s->ci_lo));
+    json_object_set_new(st, "median_ci95_hi", ns(s->ci_hi));
+    json_object_set_new(st, "median_ci_coverage", nb_json_real(s->ci_level));
+    return st;
+}
+
+/* The measurement of a case: mode, verification, cache plan, stopping,
+ * statistics, clocks and every sample. */
+static void result_json(json_t *j, const nb_case *c)
+{
+    const nb_bench_result *r = &c->result;
+    json_object_set_new(j, "mode", json_string(nb_mode_name(r->mode)));
+    json_object_set_new(j, "launches_per_sample",
+                        json_integer((json_int_t)r->launches_per_sample));
+    json_object_set_new(j, "blocking_kernel", json_boolean(r->blocked));
+    json_object_set_new(j, "verification",
+                        json_pack("{s:s, s:s}", "before", verify_word(r->verified_before),
+                                  "after", verify_word(r->verified_after)));
+    const nb_cache_plan *p = &r->cache;
+    json_t *cache = json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:I}", "tier",
+                              c->tier, "state", nb_cache_state_name(p->cache), "flush", p->flush, "sets",
+                              (json_int_t)p->sets, "graphs", (json_int_t)p->graphs,
+                              "launches_per_sample", (json_int_t)p->launches, "cache_bytes",
+                              (json_int_t)p->cache_bytes, "footprint_bytes",
+                              (json_int_t)p->footprint);
+    json_object_set_new(cache, "allocated_bytes", nb_json_real(p->allocated_bytes));
+    json_object_set_new(cache, "min_reuse_bytes", nb_json_real(p->reuse_bytes));
+    json_object_set_new(cache, "flush_bytes", nb_json_real(r->flush_bytes));
+    json_object_set_new(cache, "l2_persist_bytes", nb_json_real(r->persist_bytes));
+    json_object_set_new(cache, "l2_persist_hit_ratio",
+                        r->persist_bytes > 0 ? json_real(r->persist_hit_ratio) : json_null());
+    json_object_set_new(j, "cache", cache);
+    json_t *stop = json_pack("{s:s, s:b, s:I, s:I}", "reason", nb_stop_reason_name(r->stop),
+                             "noise_target_met", r->noise_target_met, "warmup_samples",
+                             (json_int_t)r->warmup_samples, "throttled_discarded",
+                             (json_int_t)r->throttled_samples);
+    json_object_set_new(stop, "measured_time_s", nb_json_real(r->measured_s));
+    json_object_set_new(stop, "wall_time_s", nb_json_real(r->wall_s));
+    json_object_set_new(j, "stopping", stop);
+    json_object_set_new(j, "stats", stats_json(r));
+    json_t *clk = json_object();
+    json_object_set_new(clk, "default_sm_mhz",
+                        r->default_clock_mhz > 0 ? json_real(r->default_clock_mhz)
+                                                 : json_null());
+    json_object_set_new(clk, "nvml_before", nb_nvml_to_json(&r->nvml_before));
+    json_object_set_new(clk, "nvml_after", nb_nvml_to_json(&r->nvml_after));
+    json_object_set_new(j, "clocks", clk);
+    json_t *samples = json_array(), *clocks = json_array();
+    for (size_t i = 0; i < r->n_samples; i++) {
+        json_array_append_new(samples, ns(r->sample_s[i]));
+        json_array_append_new(clocks, nb_json_real(r->sample_clock_mhz[i]));
+    }
+    json_object_set_new(j, "samples_ns", samples);
+    json_object_set_new(j, "sample_sm_clock_mhz", clocks);
+}
+
+static json_t *figures_json(const nb_ntt_figures *f)
+{
+    json_t *fj = json_object();
+    json_object_set_new(fj, "coefficient_bytes", nb_json_real(f->coefficient_bytes));
+    json_object_set_new(fj, "twiddle_bytes", nb_json_real(f->twiddle_bytes));
+    json_object_set_new(fj, "bandwidth_Bps", nb_json_real(f->bandwidth_Bps));
+    json_object_set_new(fj, "bandwidth_with_twiddles_Bps",
+                        nb_json_real(f->bandwidth_with_twiddles_Bps));
+    json_object_set_new(fj, "fraction_of_copy_bandwidth", nb_json_real(f->frac_copy));
+    json_object_set_new(fj, "fraction_of_peak_bandwidth", nb_json_real(f->frac_peak));
+    json_object_set_new(fj, "butterflies_per_s", nb_json_real(f->butterflies_per_s));
+    return fj;
+}
+
+static json_t *breakdown_json(const nb_breakdown *b)
+{
+    json_t *steps = json_array();
+    for (size_t i = 0; i < b->n_steps; i++) {
+        const nb_step_stat *s = &b->steps[i];
+        json_t *sj = json_pack("{s:s, s:b, s:b, s:I, s:I}", "name", s->name, "is_ntt",
+                               s->is_ntt, "inverse", s->inverse, "count",
+                               (json_int_t)s->count, "ntt_limbs", (json_int_t)s->ntt_limbs);
+        json_object_set_new(sj, "median_ns", ns(s->median_s));
+        json_object_set_new(sj, "share", nb_json_real(s->share));
+        json_array_append_new(steps, sj);
+    }
+    json_t *bj = json_object();
+    json_object_set_new(bj, "passes", json_integer((json_int_t)b->passes));
+    json_object_set_new(bj, "blocking_kernel", json_boolean(b->blocked));
+    json_object_set_new(bj, "steps", steps);
+    json_object_set_new(bj, "sum_of_steps_ns", ns(b->sum_s));
+    json_object_set_new(bj, "marked_launch_ns", ns(b->launch_s));
+    json_object_set_new(bj, "ntt_ns", ns(b->ntt_s));
+    json_object_set_new(bj, "ntt_share", nb_json_real(b->ntt_share));
+    json_object_set_new(bj, "ntt_forward_limbs", json_integer((json_int_t)b->ntt_fwd_limbs));
+    json_object_set_new(bj, "ntt_inverse_limbs", json_integer((json_int_t)b->ntt_inv_limbs));
+    return bj;
+}
+
+static json_t *case_json(const nb_case *c)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "tier", json_string(c->tier));
+    json_object_set_new(j, "cache_state", json_string(nb_cache_state_name(c->cache)));
+    json_object_set_new(j, "variant", json_string(c->variant));
+    json_object_set_new(j, "backend", json_string(nb_backend_name(c->backend)));
+    json_object_set_new(j, "label", json_string(c->label));
+    json_object_set_new(j, "params", params_json(c));
+    json_object_set_new(j, "status", json_string(nb_case_status_name(c->status)));
+    json_object_set_new(j, "message", json_string(c->message));
+    if (c->has_result)
+        result_json(j, c);
+    if (c->has_figures)
+        json_object_set_new(j, "figures", figures_json(&c->fig));
+    if (c->has_breakdown)
+        json_object_set_new(j, "breakdown", breakdown_json(c->bd));
+    if (c->n_metrics) {
+        json_t *m = json_object();
+        for (size_t i = 0; i < c->n_metrics; i++)
+            json_object_set_new(m, c->metrics[i].key, nb_json_real(c->metrics[i].v));
+        json_object_set_new(j, "metrics", m);
+    }
+    return j;
+}
+
+static json_t *report_json(const nb_report *r)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "schema", json_string(NB_REPORT_SCHEMA));
+    json_object_set_new(j, "schema_version", json_integer(NB_REPORT_SCHEMA_VERSION));
+    json_object_set_new(j, "command", json_string(r->kind));
+    json_object_set_new(j, "command_line", r->argv ? json_incref(r->argv) : json_array());
+    json_object_set_new(j, "environment", r->has_env ? nb_env_to_json(&r->env) : json_null());
+    json_object_set_new(j, "options", r->has_opts ? nb_opts_to_json(&r->opts) : json_null());
+    json_t *cases = json_array();
+    size_t fails = 0, errors = 0, skipped = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        json_array_append_new(cases, case_json(r->cases[i]));
+        fails += r->cases[i]->status == NB_CASE_VERIFY_FAILED;
+        errors += r->cases[i]->status == NB_CASE_ERROR;
+        skipped += r->cases[i]->status == NB_CASE_SKIPPED;
+    }
+    json_object_set_new(j, "cases", cases);
+    json_object_set_new(j, "summary",
+                        json_pack("{s:I, s:I, s:I, s:I}", "cases", (json_int_t)r->n,
+                                  "verify_failed", (json_int_t)fails, "errors",
+                                  (json_int_t)errors, "skipped", (json_int_t)skipped));
+    return j;
+}
+
+
+nb_status nb_report_write_json(const nb_report *r, FILE *f)
+{
+    json_t *j = report_json(r);
+    if (!j)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "JSON report: out of memory");
+    nb_status s = NB_OK;
+    if (json_dumpf(j, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0)
+        s = nb_set_error(NB_ERR_IO, "cannot write JSON");
+    json_decref(j);
+    fputc('\n', f);
+    return s;
+}

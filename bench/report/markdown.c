@@ -1,0 +1,29 @@
+/* The markdown writer: a GitHub table (numbers right-aligned), then the
+ * breakdown sections as markdown tables. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/report/internal.h"
+
+nb_status nb_report_write_markdown(const nb_report *r, FILE *f)
+{
+    char(*cells)[NB_TEXT_COLS][200] = NULL;
+    NB_TRY(nb_text_cells(r, &cells));
+    fputs("|", f);
+    for (int k = 0; k < NB_TEXT_COLS; k++)
+        fprintf(f, " %s |", nb_text_col_names[k]);
+    fputs("\n|", f);
+    for (int k = 0; k < NB_TEXT_COLS; k++)
+        fputs(nb_text_col_numeric(k) ? " ---: |" : " --- |", f);
+    fputc('\n', f);
+    for (size_t i = 0; i < r->n; i++) {
+        fputs("|", f);
+        for (int k = 0; k < NB_TEXT_COLS; k++)
+            fprintf(f, " %s |", cells[i][k]);
+        fputc('\n', f);
+    }
+    free(cells);
+    nb_text_write_breakdowns(r, f, 1);
+    return NB_OK;
+}

@@ -1,0 +1,273 @@
+/* The report model: cases (tier, cache state, variant, parameters, result,
+ * figures, breakdown, metrics, status) collected into a report with the
+ * environment, the options and the command line; and the format names. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/report/internal.h"
+
+const char *nb_case_status_name(nb_case_status s)
+{
+    switch (s) {
+    case NB_CASE_OK: return "ok";
+    case NB_CASE_VERIFY_FAILED: return "verify-failed";
+    case NB_CASE_ERROR: return "error";
+    case NB_CASE_SKIPPED: return "skipped";
+    }
+    return "unknown";
+}
+
+/* ------------------------------------------------------------------ cases */
+
+nb_status nb_case_create(nb_case **out, const char *tier, nb_cache_state cache,
+                         const char *variant, nb_backend backend, const char *label)
+{
+    if (!out)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_case_create: NULL");
+    nb_case *c = calloc(1, sizeof *c);
+    if (!c)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    snprintf(c->tier, sizeof c->tier, "%s", tier ? tier : "");
+    c->cache = cache;
+    c->backend = backend;
+    snprintf(c->variant, sizeof c->variant, "%s", variant ? variant : "");
+    snprintf(c->label, sizeof c->label, "%s", label ? label : "");
+    *out = c;
+    return NB_OK;
+}
+
+void nb_case_destroy(nb_case *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n_params; i++) {
+        free(c->params[i].s);
+        free(c->params[i].list);
+    }
+    free(c->params);
+    free(c->metrics);
+    nb_bench_result_free(&c->result);
+    free(c->bd);
+    free(c);
+}
+
+static param *new_param(nb_case *c, const char *key)
+{
+    if (!c || !key)
+        return NULL;
+    param *p = realloc(c->params, (c->n_params + 1) * sizeof *p);
+    if (!p)
+        return NULL;
+    c->params = p;
+    p = &c->params[c->n_params++];
+    memset(p, 0, sizeof *p);
+    snprintf(p->key, sizeof p->key, "%s", key);
+    return p;
+}
+
+nb_status nb_case_param_int(nb_case *c, const char *key, long long value)
+{
+    param *p = new_param(c, key);
+    if (!p)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case parameter: out of memory");
+    p->type = P_INT;
+    p->i = value;
+    return NB_OK;
+}
+
+nb_status nb_case_param_str(nb_case *c, const char *key, const char *value)
+{
+    param *p = new_param(c, key);
+    if (!p || !(p->s = strdup(value ? value : "")))
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case parameter: out of memory");
+    p->type = P_STR;
+    return NB_OK;
+}
+
+nb_status nb_case_param_u64_list(nb_case *c, const char *key, const uint64_t *v, size_t n)
+{
+    param *p = new_param(c, key);
+    if (!p)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case parameter: out of memory");
+    p->type = P_U64S;
+    if (n) {
+        p->list = malloc(n * sizeof *v);
+        if (!p->list)
+            return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case parameter: out of memory");
+        memcpy(p->list, v, n * sizeof *v);
+    }
+    p->n = n;
+    return NB_OK;
+}
+
+nb_status nb_case_metric(nb_case *c, const char *key, double value)
+{
+    if (!c || !key)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_case_metric: NULL");
+    metric *m = realloc(c->metrics, (c->n_metrics + 1) * sizeof *m);
+    if (!m)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case metric: out of memory");
+    c->metrics = m;
+    snprintf(m[c->n_metrics].key, sizeof m[c->n_metrics].key, "%s", key);
+    m[c->n_metrics].v = value;
+    c->n_metrics++;
+    return NB_OK;
+}
+
+void nb_case_set_status(nb_case *c, nb_case_status s, const char *message)
+{
+    if (!c)
+        return;
+    c->status = s;
+    snprintf(c->message, sizeof c->message, "%s", message ? message : "");
+}
+
+nb_case_status nb_case_get_status(const nb_case *c) { return c ? c->status : NB_CASE_ERROR; }
+
+nb_status nb_case_set_result(nb_case *c, const nb_bench_result *r)
+{
+    if (!c || !r)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_case_set_result: NULL");
+    nb_bench_result_free(&c->result);
+    c->result = *r;
+    c->result.sample_s = NULL;
+    c->result.sample_clock_mhz = NULL;
+    c->result.n_samples = 0;
+    if (r->n_samples) {
+        c->result.sample_s = malloc(r->n_samples * sizeof(double));
+        c->result.sample_clock_mhz = malloc(r->n_samples * sizeof(double));
+        if (!c->result.sample_s || !c->result.sample_clock_mhz) {
+            nb_bench_result_free(&c->result);
+            return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case result: out of memory");
+        }
+        memcpy(c->result.sample_s, r->sample_s, r->n_samples * sizeof(double));
+        memcpy(c->result.sample_clock_mhz, r->sample_clock_mhz, r->n_samples * sizeof(double));
+        c->result.n_samples = r->n_samples;
+    }
+    c->has_result = 1;
+    return NB_OK;
+}
+
+void nb_case_set_figures(nb_case *c, const nb_ntt_figures *f)
+{
+    if (!c || !f)
+        return;
+    c->fig = *f;
+    c->has_figures = 1;
+}
+
+nb_status nb_case_set_breakdown(nb_case *c, const nb_breakdown *b)
+{
+    if (!c || !b)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_case_set_breakdown: NULL");
+    if (!c->bd)
+        c->bd = malloc(sizeof *c->bd);
+    if (!c->bd)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case breakdown: out of memory");
+    *c->bd = *b;
+    c->has_breakdown = 1;
+    return NB_OK;
+}
+
+/* ---------------------------------------------------------------- reports */
+
+nb_status nb_report_create(nb_report **out, const char *kind)
+{
+    if (!out)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_report_create: NULL");
+    nb_report *r = calloc(1, sizeof *r);
+    if (!r)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    snprintf(r->kind, sizeof r->kind, "%s", kind ? kind : "run");
+    *out = r;
+    return NB_OK;
+}
+
+void nb_report_destroy(nb_report *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++)
+        nb_case_destroy(r->cases[i]);
+    free(r->cases);
+    json_decref(r->argv);
+    free(r);
+}
+
+nb_status nb_report_set_argv(nb_report *r, int argc, char *const *argv)
+{
+    if (!r)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_report_set_argv: NULL");
+    json_decref(r->argv);
+    r->argv = json_array();
+    for (int i = 0; i < argc; i++)
+        json_array_append_new(r->argv, json_string(argv[i] ? argv[i] : ""));
+    return NB_OK;
+}
+
+void nb_report_set_env(nb_report *r, const nb_env *e)
+{
+    if (r && e) {
+        r->env = *e;
+        r->has_env = 1;
+    }
+}
+
+void nb_report_set_options(nb_report *r, const nb_bench_opts *o)
+{
+    if (r && o) {
+        r->opts = *o;
+        r->has_opts = 1;
+    }
+}
+
+nb_status nb_report_add_case(nb_report *r, nb_case *c)
+{
+    if (!r || !c) {
+        nb_case_destroy(c);
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_report_add_case: NULL");
+    }
+    if (r->n == r->cap) {
+        size_t nc = r->cap ? 2 * r->cap : 16;
+        nb_case **p = realloc(r->cases, nc * sizeof *p);
+        if (!p) {
+            nb_case_destroy(c);
+            return nb_set_error(NB_ERR_OUT_OF_MEMORY, "report: out of memory");
+        }
+        r->cases = p;
+        r->cap = nc;
+    }
+    r->cases[r->n++] = c;
+    return NB_OK;
+}
+
+size_t nb_report_case_count(const nb_report *r) { return r ? r->n : 0; }
+
+const nb_case *nb_report_case_at(const nb_report *r, size_t i)
+{
+    return r && i < r->n ? r->cases[i] : NULL;
+}
+
+
+static const char *const format_names[] = {"table", "md", "csv", "json"};
+
+const char *nb_format_name(nb_format f)
+{
+    return (unsigned)f < 4 ? format_names[f] : "unknown";
+}
+
+nb_status nb_format_parse(const char *s, nb_format *out)
+{
+    for (int i = 0; s && i < 4; i++)
+        if (strcmp(s, format_names[i]) == 0) {
+            *out = (nb_format)i;
+            return NB_OK;
+        }
+    return nb_set_error(NB_ERR_INVALID_ARG, "unknown format '%s' (table, md, csv, json)",
+                        s ? s : "(null)");
+}
+

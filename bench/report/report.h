@@ -1,0 +1,106 @@
+/* The report model (cases collected into a report with the environment and
+ * the options) and its writers: one per format (json.c, table.c,
+ * markdown.c, csv.c) behind nb_report_write, and the atomic file writer. */
+#ifndef NB_BENCH_REPORT_H
+#define NB_BENCH_REPORT_H
+
+#include <stdio.h>
+
+#include "bench/core/env.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Figures of one NTT case (docs/methodology.md, "Bandwidth model"). */
+typedef struct nb_ntt_figures {
+    double coefficient_bytes;   /* 2 * 8 * N * L: each coefficient read and written once */
+    double twiddle_bytes;       /* 2 * 8 * N * L: the table and its Shoup companions, read once */
+    double bandwidth_Bps;       /* coefficient_bytes / median */
+    double bandwidth_with_twiddles_Bps; /* (coefficient + twiddle bytes) / median */
+    double frac_copy;           /* bandwidth_Bps / measured copy bandwidth (NAN unknown) */
+    double frac_peak;           /* bandwidth_Bps / theoretical peak (NAN unknown) */
+    double butterflies_per_s;   /* N/2 * log N * L / median */
+} nb_ntt_figures;
+
+
+typedef enum nb_format {
+    NB_FORMAT_TABLE = 0, /* aligned text for a terminal */
+    NB_FORMAT_MD = 1,    /* GitHub markdown table */
+    NB_FORMAT_CSV = 2,   /* one row per case, RFC 4180 quoting */
+    NB_FORMAT_JSON = 3   /* everything, every sample (docs/cli.md, schema) */
+} nb_format;
+
+const char *nb_format_name(nb_format f);
+nb_status nb_format_parse(const char *s, nb_format *out);
+
+#define NB_REPORT_SCHEMA "nttbench-report"
+/* 2: every case has "cache_state" (warm, flush, rotate, both) and its
+ * "cache" plan a "state"; "tier" keeps its version-1
+ * words ("warm"/"cold" for the NTT tier, "stage"); docs/cli.md. */
+#define NB_REPORT_SCHEMA_VERSION 2
+
+typedef enum nb_case_status {
+    NB_CASE_OK = 0,
+    NB_CASE_VERIFY_FAILED, /* wrong result: reported, never timed (or caught after timing) */
+    NB_CASE_ERROR,         /* the case could not run (message says why) */
+    NB_CASE_SKIPPED        /* not applicable (size outside the variant's range, ...) */
+} nb_case_status;
+
+const char *nb_case_status_name(nb_case_status s);
+
+/* One row of a report: what was measured (tier, cache state, variant,
+ * parameters) and the
+ * result. Parameters are ordered key/value pairs ("direction"="forward",
+ * "log_n"=16, "limbs"=8 ...); metrics are extra named numbers ("per_ntt_ns"). */
+typedef struct nb_case nb_case;
+
+/* `tier` is the report's tier word ("warm", "cold", "stage"...; at most 15
+ * characters), `cache` the state the case ran in. */
+nb_status nb_case_create(nb_case **out, const char *tier, nb_cache_state cache,
+                         const char *variant, nb_backend backend, const char *label);
+void nb_case_destroy(nb_case *c);
+nb_status nb_case_param_int(nb_case *c, const char *key, long long value);
+nb_status nb_case_param_str(nb_case *c, const char *key, const char *value);
+nb_status nb_case_param_u64_list(nb_case *c, const char *key, const uint64_t *v, size_t n);
+nb_status nb_case_metric(nb_case *c, const char *key, double value);
+/* Status and a one-line message (copied; NULL = none). */
+void nb_case_set_status(nb_case *c, nb_case_status s, const char *message);
+/* Copies r (samples included). */
+nb_status nb_case_set_result(nb_case *c, const nb_bench_result *r);
+void nb_case_set_figures(nb_case *c, const nb_ntt_figures *f);
+/* Copies b; NB_ERR_OUT_OF_MEMORY (case unchanged) when the copy cannot be made. */
+nb_status nb_case_set_breakdown(nb_case *c, const nb_breakdown *b);
+nb_case_status nb_case_get_status(const nb_case *c);
+
+typedef struct nb_report nb_report;
+
+/* `kind`: "run", "verify", ... (the "command" field of the JSON). */
+nb_status nb_report_create(nb_report **out, const char *kind);
+void nb_report_destroy(nb_report *r);
+nb_status nb_report_set_argv(nb_report *r, int argc, char *const *argv);
+void nb_report_set_env(nb_report *r, const nb_env *e);
+void nb_report_set_options(nb_report *r, const nb_bench_opts *o);
+/* Takes ownership of c (also on failure). */
+nb_status nb_report_add_case(nb_report *r, nb_case *c);
+size_t nb_report_case_count(const nb_report *r);
+const nb_case *nb_report_case_at(const nb_report *r, size_t i);
+
+/* Writes the report to `f` in format `fmt`. */
+nb_status nb_report_write(const nb_report *r, nb_format fmt, FILE *f);
+
+/* Writes through `fn` into `path` + ".tmp.<pid>", flushes, fsyncs and renames
+ * over `path`: a reader never sees a truncated file. "-" = stdout. */
+typedef nb_status (*nb_writer_fn)(void *ctx, FILE *f);
+nb_status nb_write_file_atomic(const char *path, nb_writer_fn fn, void *ctx);
+
+/* nb_report_write into a file, atomically ("-" = stdout). */
+nb_status nb_report_write_file(const nb_report *r, nb_format fmt, const char *path);
+
+/* The environment alone (nttbench env): table, md, csv (key,value) or JSON. */
+nb_status nb_env_write(const nb_env *e, nb_format fmt, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,142 @@
+/* The cells the table and markdown writers share: one row per case (tier,
+ * variant, case, mode, samples, median, CI, noise, bandwidth, fractions,
+ * butterflies, notes) and the breakdown sections after the table. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/report/internal.h"
+
+/* -------------------------------------------------------- text formats */
+
+void nb_text_fmt_time(char *buf, size_t n, double s)
+{
+    if (!isfinite(s))
+        snprintf(buf, n, "-");
+    else if (s < 1e-6)
+        snprintf(buf, n, "%.1f ns", s * 1e9);
+    else if (s < 1e-3)
+        snprintf(buf, n, "%.2f us", s * 1e6);
+    else if (s < 1.0)
+        snprintf(buf, n, "%.3f ms", s * 1e3);
+    else
+        snprintf(buf, n, "%.3f s", s);
+}
+
+static void fmt_num(char *buf, size_t n, double v, const char *fmt)
+{
+    if (!isfinite(v))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, fmt, v);
+}
+
+const char *const nb_text_col_names[NB_TEXT_COLS] = {"tier",    "variant", "case",   "mode",  "samples",
+                                            "median",  "95% CI",  "noise",  "GB/s",  "% copy",
+                                            "% peak",  "Gbfly/s", "notes"};
+
+static void case_cells(const nb_case *c, char cells[NB_TEXT_COLS][200])
+{
+    for (int i = 0; i < NB_TEXT_COLS; i++)
+        snprintf(cells[i], 200, "-");
+    if (c->cache == NB_CACHE_WARM && strcmp(c->tier, "warm") != 0)
+        snprintf(cells[0], 200, "%s (warm)", c->tier);
+    else
+        snprintf(cells[0], 200, "%s", c->tier);
+    snprintf(cells[1], 200, "%s", c->variant);
+    snprintf(cells[2], 200, "%s", c->label);
+    char notes[200] = "";
+    if (c->has_result) {
+        const nb_bench_result *r = &c->result;
+        if (r->mode == NB_MODE_PER_LAUNCH)
+            snprintf(cells[3], 200, "%s", nb_mode_name(r->mode));
+        else
+            snprintf(cells[3], 200, "%s x%zu", nb_mode_name(r->mode), r->launches_per_sample);
+        if (r->n_samples) {
+            char a[32], b[32];
+            snprintf(cells[4], 200, "%zu", r->n_samples);
+            nb_text_fmt_time(cells[5], 200, r->stats.median);
+            nb_text_fmt_time(a, sizeof a, r->stats.ci_lo);
+            nb_text_fmt_time(b, sizeof b, r->stats.ci_hi);
+            snprintf(cells[6], 200, "%s .. %s", a, b);
+            snprintf(cells[7], 200, "%.2f%%", r->stats.noise_pct);
+        }
+        size_t u = 0;
+        if (r->n_samples && !r->noise_target_met)
+            u += (size_t)snprintf(notes + u, sizeof notes - u, "noise>target ");
+        if (r->n_samples && (r->stop == NB_STOP_TIMEOUT || r->stop == NB_STOP_MAX_SAMPLES))
+            u += (size_t)snprintf(notes + u, sizeof notes - u, "stop:%s ",
+                                  nb_stop_reason_name(r->stop));
+        if (r->throttled_samples && u < sizeof notes)
+            u += (size_t)snprintf(notes + u, sizeof notes - u, "throttled:%zu ",
+                                  r->throttled_samples);
+        if (r->cache.cache != NB_CACHE_WARM && u < sizeof notes)
+            u += (size_t)snprintf(notes + u, sizeof notes - u, "%s%s%zu-sets ",
+                                  r->cache.flush ? "flush " : "",
+                                  r->cache.sets > 1 ? "rot " : "", r->cache.sets);
+        if (r->persist_bytes > 0 && u < sizeof notes)
+            snprintf(notes + u, sizeof notes - u, "l2-persist ");
+    }
+    if (c->has_figures) {
+        fmt_num(cells[8], 200, c->fig.bandwidth_Bps / 1e9, "%.1f");
+        fmt_num(cells[9], 200, 100.0 * c->fig.frac_copy, "%.1f");
+        fmt_num(cells[10], 200, 100.0 * c->fig.frac_peak, "%.1f");
+        fmt_num(cells[11], 200, c->fig.butterflies_per_s / 1e9, "%.2f");
+    }
+    if (c->status != NB_CASE_OK) {
+        char tmp[200];
+        snprintf(tmp, sizeof tmp, "%s: %.150s %.30s", nb_case_status_name(c->status),
+                 c->message, notes);
+        memcpy(notes, tmp, sizeof notes);
+    }
+    size_t len = strlen(notes);
+    while (len && notes[len - 1] == ' ')
+        notes[--len] = '\0';
+    snprintf(cells[12], 200, "%s", len ? notes : "");
+}
+
+void nb_text_write_breakdowns(const nb_report *r, FILE *f, int md)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const nb_case *c = r->cases[i];
+        if (!c->has_breakdown)
+            continue;
+        const nb_breakdown *b = c->bd;
+        char t1[32], t2[32];
+        nb_text_fmt_time(t1, sizeof t1, b->sum_s);
+        nb_text_fmt_time(t2, sizeof t2, b->launch_s);
+        fprintf(f, "\n%sbreakdown: %s %s (%zu passes; steps sum %s, marked launch %s; NTT "
+                   "share %.1f%%, %zu fwd + %zu inv limb-NTTs)\n",
+                md ? "**" : "", c->variant, c->label, b->passes, t1, t2, 100.0 * b->ntt_share,
+                b->ntt_fwd_limbs, b->ntt_inv_limbs);
+        if (md)
+            fprintf(f, "\n| step | count | median | share |\n| --- | --- | --- | --- |\n");
+        for (size_t k = 0; k < b->n_steps; k++) {
+            nb_text_fmt_time(t1, sizeof t1, b->steps[k].median_s);
+            if (md)
+                fprintf(f, "| %s%s | %zu | %s | %.1f%% |\n", b->steps[k].name,
+                        b->steps[k].is_ntt ? " (NTT)" : "", b->steps[k].count, t1,
+                        100.0 * b->steps[k].share);
+            else
+                fprintf(f, "  %-20s x%-4zu %12s  %5.1f%%%s\n", b->steps[k].name,
+                        b->steps[k].count, t1, 100.0 * b->steps[k].share,
+                        b->steps[k].is_ntt ? "  NTT" : "");
+        }
+    }
+}
+
+int nb_text_col_numeric(int k) { return k >= 4 && k <= 11; }
+
+nb_status nb_text_cells(const nb_report *r, char (**out)[NB_TEXT_COLS][200])
+{
+    char(*cells)[NB_TEXT_COLS][200] = calloc(r->n ? r->n : 1, sizeof *cells);
+    if (!cells)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "table: out of memory");
+    for (size_t i = 0; i < r->n; i++)
+        case_cells(r->cases[i], cells[i]);
+    *out = cells;
+    return NB_OK;
+}

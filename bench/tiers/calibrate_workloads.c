@@ -1,0 +1,164 @@
+/* The workloads of calibrate: a memory copy (device copy kernel or memcpy,
+ * verified by comparison) and an empty launch (launch overhead). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/core/internal.h"
+#include "bench/tiers/calibrate.h"
+
+#ifdef NB_HAVE_CUDA
+#include "ntt/cuda_check.h"
+#endif
+
+typedef struct simple_ctx {
+    nb_workload w;
+    char label[96];
+    int empty;
+    size_t bytes;
+    size_t sets;
+    nb_buffer *src, *dst;
+    unsigned char *h_src, *h_dst;
+} simple_ctx;
+
+static void simple_teardown(void *ctx)
+{
+    simple_ctx *c = ctx;
+    nb_buffer_destroy(c->src);
+    nb_buffer_destroy(c->dst);
+    free(c->h_src);
+    free(c->h_dst);
+    c->src = c->dst = NULL;
+    c->h_src = c->h_dst = NULL;
+    c->sets = 0;
+}
+
+static nb_status simple_setup(void *ctx, size_t sets, void *stream)
+{
+    simple_ctx *c = ctx;
+    simple_teardown(c);
+    c->sets = sets;
+    if (c->empty)
+        return NB_OK;
+    if (c->bytes > SIZE_MAX / sets)
+        return nb_set_error(NB_ERR_INVALID_ARG, "copy: too many bytes");
+    NB_TRY(nb_buffer_create(&c->src, c->w.backend, sets * c->bytes));
+    NB_TRY(nb_buffer_create(&c->dst, c->w.backend, sets * c->bytes));
+    NB_TRY(nb_buffer_fill(c->src, 0x5A, stream));
+    NB_TRY(nb_buffer_fill(c->dst, 0xA5, stream));
+    return nb_stream_sync(c->w.backend == NB_BACKEND_GPU ? stream : NULL);
+}
+
+static size_t simple_bytes(const void *ctx)
+{
+    const simple_ctx *c = ctx;
+    return c->empty ? 1 : 2 * c->bytes;
+}
+
+static nb_status simple_launch(void *ctx, size_t set, void *stream)
+{
+    simple_ctx *c = ctx;
+    if (c->w.backend == NB_BACKEND_GPU) {
+#ifdef NB_HAVE_CUDA
+        if (c->empty)
+            return nb_gpu_empty_launch(stream);
+        return nb_gpu_copy_launch((char *)nb_buffer_ptr(c->dst) + set * c->bytes,
+                                  (const char *)nb_buffer_ptr(c->src) + set * c->bytes, c->bytes,
+                                  stream);
+#else
+        (void)stream;
+        return nb_set_error(NB_ERR_NO_DEVICE, "built without CUDA");
+#endif
+    }
+    if (!c->empty)
+        memcpy((char *)nb_buffer_ptr(c->dst) + set * c->bytes,
+               (const char *)nb_buffer_ptr(c->src) + set * c->bytes, c->bytes);
+    return NB_OK;
+}
+
+static nb_status simple_prepare(void *ctx, size_t set, void *stream)
+{
+    simple_ctx *c = ctx;
+    (void)set;
+    if (c->empty)
+        return NB_OK;
+    /* poison the destination so verify sees a fresh copy */
+    NB_TRY(nb_buffer_fill(c->dst, 0xA5, stream));
+    return NB_OK;
+}
+
+static nb_status simple_verify(void *ctx, size_t set, void *stream)
+{
+    simple_ctx *c = ctx;
+    if (c->empty)
+        return NB_OK;
+    if (!c->h_src) {
+        c->h_src = malloc(c->bytes);
+        c->h_dst = malloc(c->bytes);
+        if (!c->h_src || !c->h_dst)
+            return nb_set_error(NB_ERR_OUT_OF_MEMORY, "copy verify: out of host memory");
+    }
+    NB_TRY(nb_buffer_download(c->src, set * c->bytes, c->h_src, c->bytes, stream));
+    NB_TRY(nb_buffer_download(c->dst, set * c->bytes, c->h_dst, c->bytes, stream));
+    if (memcmp(c->h_src, c->h_dst, c->bytes) == 0)
+        return NB_OK;
+    for (size_t i = 0; i < c->bytes; i++)
+        if (c->h_src[i] != c->h_dst[i])
+            return nb_set_error(NB_ERR_VERIFY, "%s: byte %zu of set %zu: got 0x%02x, expected "
+                                               "0x%02x",
+                                c->label, i, set, c->h_dst[i], c->h_src[i]);
+    return NB_OK;
+}
+
+static void simple_destroy(void *ctx)
+{
+    simple_teardown(ctx);
+    free(ctx);
+}
+
+static const nb_workload_ops simple_ops = {
+    .setup = simple_setup,
+    .bytes_per_launch = simple_bytes,
+    .prepare = simple_prepare,
+    .launch = simple_launch,
+    .verify = simple_verify,
+    .teardown = simple_teardown,
+    .destroy = simple_destroy,
+};
+
+static nb_status simple_create(nb_workload **out, nb_backend backend, size_t bytes, int empty)
+{
+    if (!out)
+        return nb_set_error(NB_ERR_INVALID_ARG, "NULL argument");
+    *out = NULL;
+    if (backend == NB_BACKEND_GPU)
+        NB_TRY(nb_gpu_require());
+    if (!empty && (bytes < 16 || bytes % 16))
+        return nb_set_error(NB_ERR_INVALID_ARG, "copy of %zu bytes: need a multiple of 16", bytes);
+    simple_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of host memory");
+    c->empty = empty;
+    c->bytes = bytes;
+    if (empty)
+        snprintf(c->label, sizeof c->label, "empty %s launch", nb_backend_name(backend));
+    else
+        snprintf(c->label, sizeof c->label, "%s copy %.4g MB", nb_backend_name(backend),
+                 bytes / 1e6);
+    c->w.label = c->label;
+    c->w.backend = backend;
+    c->w.ops = &simple_ops;
+    c->w.ctx = c;
+    *out = &c->w;
+    return NB_OK;
+}
+
+nb_status nb_copy_workload_create(nb_workload **out, nb_backend backend, size_t bytes)
+{
+    return simple_create(out, backend, bytes, 0);
+}
+
+nb_status nb_empty_workload_create(nb_workload **out, nb_backend backend)
+{
+    return simple_create(out, backend, 0, 1);
+}

@@ -1,0 +1,166 @@
+/* The NTT tier: one case per variant x direction x log N x limbs x prime
+ * bits x mode under the caller's cache state, each an NTT workload timed by
+ * the core (nb_bench_run) and reported with its figures (bandwidth model of
+ * docs/methodology.md). The report's tier word is "warm" or "cold", as in
+ * version 1 of the JSON schema. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/tiers/ntt.h"
+#include "bench/tiers/tiers.h"
+
+typedef struct ntt_case {
+    const nb_ntt_variant *v;
+    int inverse;
+    unsigned log_n;
+    size_t limbs;
+    unsigned bits;
+    nb_mode mode;
+} ntt_case;
+
+/* Why the variant cannot run the case (NULL when it can). */
+static const char *skip_reason(const ntt_case *k, char *buf, size_t len)
+{
+    const nb_ntt_variant *v = k->v;
+    if (k->log_n < v->min_log_n || k->log_n > v->max_log_n)
+        snprintf(buf, len, "log_n=%u outside the variant's range [%u, %u]", k->log_n,
+                 v->min_log_n, v->max_log_n);
+    else if (k->bits > v->max_prime_bits)
+        snprintf(buf, len, "%u-bit primes above the variant's %u", k->bits, v->max_prime_bits);
+    else if (k->mode == NB_MODE_GRAPH && v->backend == NB_BACKEND_CPU)
+        snprintf(buf, len, "graph mode needs a GPU variant");
+    else
+        return NULL;
+    return buf;
+}
+
+static nb_status add_params(nb_case *c, const ntt_case *k, uint64_t seed)
+{
+    NB_TRY(nb_case_param_str(c, "direction", k->inverse ? "inverse" : "forward"));
+    NB_TRY(nb_case_param_int(c, "log_n", k->log_n));
+    NB_TRY(nb_case_param_int(c, "n", 1ll << k->log_n));
+    NB_TRY(nb_case_param_int(c, "limbs", (long long)k->limbs));
+    NB_TRY(nb_case_param_int(c, "prime_bits", k->bits));
+    return nb_case_param_int(c, "seed", (long long)(seed & 0x7FFFFFFFFFFFFFFFull));
+}
+
+/* Times the workload into the case; the progress text into res. */
+static nb_status measure(const nb_tier_run *r, const ntt_case *k, nb_workload *w, nb_case *c,
+                         const char *what, char *res, size_t res_len)
+{
+    const nb_ntt_tables *t = nb_ntt_workload_tables(w);
+    NB_TRY(nb_case_param_u64_list(c, "primes", t->q, t->limbs));
+    NB_TRY(nb_case_param_u64_list(c, "psi", t->psi, t->limbs));
+    nb_bench_opts o = r->timing;
+    o.mode = k->mode;
+    void *stream = k->v->backend == NB_BACKEND_GPU ? r->stream : NULL;
+    nb_bench_result br;
+    nb_nvtx_push(what);
+    nb_status s = nb_bench_run(w, stream, &o, &br);
+    nb_nvtx_pop();
+    char msg[512] = "";
+    snprintf(msg, sizeof msg, "%s", s == NB_OK ? br.message : nb_last_error());
+    nb_status cs = nb_case_set_result(c, &br);
+    if (cs == NB_OK && br.n_samples) {
+        nb_ntt_figures f;
+        const nb_env *e = r->env;
+        int gpu = k->v->backend == NB_BACKEND_GPU;
+        double copy = !e ? 0.0 : gpu ? e->gpu_copy_Bps : e->host_copy_Bps;
+        nb_ntt_figures_compute(k->log_n, k->limbs, br.stats.median, copy,
+                               e && gpu ? e->peak_Bps : 0.0, &f);
+        nb_case_set_figures(c, &f);
+    }
+    nb_case_set_status(c, s == NB_OK ? NB_CASE_OK : nb_tier_case_status(s), msg[0] ? msg : NULL);
+    if (s == NB_OK)
+        snprintf(res, res_len, "%.3f us (%zu samples, %s)", br.stats.median * 1e6, br.n_samples,
+                 nb_stop_reason_name(br.stop));
+    else
+        snprintf(res, res_len, "%s", nb_case_status_name(nb_tier_case_status(s)));
+    nb_bench_result_free(&br);
+    if (cs != NB_OK)
+        return cs;
+    return s == NB_OK ? NB_OK : nb_set_error(s, "%s", msg);
+}
+
+static nb_status one_case(const nb_tier_run *r, const ntt_case *k)
+{
+    const int warm = r->timing.cache == NB_CACHE_WARM;
+    char label[160], what[256], why[160], res[96] = "";
+    snprintf(label, sizeof label, "%s logn=%u L=%zu q%u", k->inverse ? "inv" : "fwd", k->log_n,
+             k->limbs, k->bits);
+    snprintf(what, sizeof what, "%s %s %s %s", warm ? "warm" : "cold", k->v->name, label,
+             nb_mode_name(k->mode));
+    nb_case *c = NULL;
+    NB_TRY(nb_case_create(&c, warm ? "warm" : "cold", r->timing.cache, k->v->name,
+                          k->v->backend, label));
+    nb_status s = add_params(c, k, r->sweep.seed);
+    if (s == NB_OK && skip_reason(k, why, sizeof why)) {
+        nb_case_set_status(c, NB_CASE_SKIPPED, why);
+        nb_tier_progress(r, what, "skipped");
+        return nb_report_add_case(r->report, c);
+    }
+    nb_workload *w = NULL;
+    if (s == NB_OK)
+        s = nb_ntt_workload_create(&w, k->v, k->log_n, k->limbs, k->bits, k->inverse,
+                                   r->sweep.seed,
+                                   k->v->backend == NB_BACKEND_GPU ? r->stream : NULL);
+    if (s == NB_OK) {
+        s = measure(r, k, w, c, what, res, sizeof res);
+    } else {
+        nb_case_set_status(c, nb_tier_case_status(s), nb_last_error());
+        snprintf(res, sizeof res, "%s", nb_case_status_name(nb_tier_case_status(s)));
+    }
+    nb_workload_destroy(w);
+    nb_tier_progress(r, what, res);
+    /* an environment failure (no device, CUDA error, memory) stops the sweep */
+    if (s == NB_ERR_NO_DEVICE || s == NB_ERR_CUDA || s == NB_ERR_OUT_OF_MEMORY) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", nb_last_error());
+        (void)nb_report_add_case(r->report, c); /* the error below wins */
+        return nb_set_error(s, "%s", msg);
+    }
+    return nb_report_add_case(r->report, c);
+}
+
+nb_status nb_tier_ntt_run(const nb_tier_run *r)
+{
+    const nb_sweep *sw = &r->sweep;
+    char range[64];
+    snprintf(range, sizeof range, "tier %s",
+             r->timing.cache == NB_CACHE_WARM ? "warm" : "cold");
+    nb_nvtx_push(range);
+    nb_status s = NB_OK;
+    for (size_t vi = 0; vi < sw->n_variants && s == NB_OK; vi++)
+        for (int dir = 0; dir < 2 && s == NB_OK; dir++) {
+            if (!(sw->directions & (1 << dir)))
+                continue;
+            for (size_t a = 0; a < sw->n_log_n && s == NB_OK; a++)
+                for (size_t b = 0; b < sw->n_limbs && s == NB_OK; b++)
+                    for (size_t c = 0; c < sw->n_prime_bits && s == NB_OK; c++)
+                        for (size_t m = 0; m < sw->n_modes && s == NB_OK; m++) {
+                            ntt_case k = {sw->variants[vi], dir, sw->log_n[a], sw->limbs[b],
+                                          sw->prime_bits[c], sw->modes[m]};
+                            s = one_case(r, &k);
+                        }
+        }
+    nb_nvtx_pop();
+    return s;
+}
+
+void nb_ntt_figures_compute(unsigned log_n, size_t limbs, double median_s, double copy_Bps,
+                            double peak_Bps, nb_ntt_figures *f)
+{
+    const double n = ldexp(1.0, (int)log_n);
+    memset(f, 0, sizeof *f);
+    f->coefficient_bytes = 2.0 * 8.0 * n * (double)limbs;
+    f->twiddle_bytes = 2.0 * 8.0 * n * (double)limbs;
+    const double ok = median_s > 0 && isfinite(median_s);
+    f->bandwidth_Bps = ok ? f->coefficient_bytes / median_s : NAN;
+    f->bandwidth_with_twiddles_Bps =
+        ok ? (f->coefficient_bytes + f->twiddle_bytes) / median_s : NAN;
+    f->frac_copy = ok && copy_Bps > 0 ? f->bandwidth_Bps / copy_Bps : NAN;
+    f->frac_peak = ok && peak_Bps > 0 ? f->bandwidth_Bps / peak_Bps : NAN;
+    f->butterflies_per_s = ok ? n / 2.0 * (double)log_n * (double)limbs / median_s : NAN;
+}
+

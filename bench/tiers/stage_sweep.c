@@ -1,0 +1,164 @@
+/* The stage tier's sweep (nb_tier_stage_run, a row of the tier table):
+ * parameter sets (presets or a custom set per log N) x variants x levels x
+ * stages x modes, each case through nb_stage_run_case under the run's cache
+ * state, with the NTT micro-benchmarks measured once per variant and level. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/tiers/stage.h"
+#include "bench/tiers/tiers.h"
+
+void nb_stage_tier_opts_default(nb_stage_tier_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 0; i < 4; i++)
+        o->stages[i] = (nb_ckks_stage)i;
+    o->n_stages = 4;
+    o->dnum = 3;
+    o->q_bits = 51;
+    o->p_bits = 62;
+    o->micro = 1;
+}
+
+/* 1 if the variant can transform every prime of the set. */
+static int variant_fits(const nb_ntt_variant *v, const nb_ckks_params *p, char *why, size_t len)
+{
+    if (p->log_n < v->min_log_n || p->log_n > v->max_log_n) {
+        snprintf(why, len, "log_n=%u outside [%u, %u] of variant '%s'", p->log_n, v->min_log_n,
+                 v->max_log_n, v->name);
+        return 0;
+    }
+    const unsigned bits[3] = {p->spec.q0_bits, p->spec.q_bits, p->spec.p_bits};
+    for (int i = 0; i < 3; i++)
+        if (bits[i] > v->max_prime_bits) {
+            snprintf(why, len, "%u-bit primes exceed the %u bits of variant '%s'", bits[i],
+                     v->max_prime_bits, v->name);
+            return 0;
+        }
+    return 1;
+}
+
+static nb_status add_skipped(const nb_tier_run *r, const nb_ntt_variant *v, const char *label,
+                             const char *why)
+{
+    nb_case *c = NULL;
+    NB_TRY(nb_case_create(&c, "stage", r->timing.cache, v->name, v->backend, label));
+    nb_case_set_status(c, NB_CASE_SKIPPED, why);
+    return nb_report_add_case(r->report, c);
+}
+
+/* Every stage x mode of one variant at one level. */
+static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
+                           const nb_ckks_params *p, const nb_ntt_variant *v, size_t level)
+{
+    void *stream = v->backend == NB_BACKEND_GPU ? r->stream : NULL;
+    nb_stage_micro micro;
+    const nb_stage_micro *mp = NULL;
+    if (o->micro) {
+        nb_bench_opts mo = r->timing;
+        mo.mode = r->sweep.modes[0];
+        NB_TRY(nb_stage_micro_measure(&micro, p, v, level, &mo, stream));
+        mp = &micro;
+    }
+    for (size_t si = 0; si < o->n_stages; si++) {
+        nb_stage_config cfg = {o->stages[si], level, o->rounding,
+                               r->sweep.seed + 0x9E37ull * (si + 1)};
+        for (size_t mi = 0; mi < r->sweep.n_modes; mi++) {
+            nb_bench_opts to = r->timing;
+            to.mode = r->sweep.modes[mi];
+            char label[160], what[256];
+            snprintf(label, sizeof label, "stage %s %s l=%zu %s", nb_stage_name(cfg.stage),
+                     p->name, level, nb_mode_name(to.mode));
+            if (v->backend == NB_BACKEND_CPU && to.mode == NB_MODE_GRAPH) {
+                NB_TRY(add_skipped(r, v, label, "graph mode needs a GPU variant"));
+                continue;
+            }
+            nb_case *c = NULL;
+            NB_TRY(nb_stage_run_case(&c, p, v, &cfg, mp, &to, o->passes, stream));
+            nb_status s = nb_case_param_str(c, "mode", nb_mode_name(to.mode));
+            if (s == NB_OK)
+                s = nb_case_param_int(c, "seed", (long long)cfg.seed);
+            if (s != NB_OK) {
+                nb_case_destroy(c);
+                return s;
+            }
+            const char *res = nb_case_status_name(nb_case_get_status(c));
+            snprintf(what, sizeof what, "%s %s", v->name, label);
+            NB_TRY(nb_report_add_case(r->report, c));
+            nb_tier_progress(r, what, res);
+        }
+    }
+    return NB_OK;
+}
+
+/* All cases of one parameter set. */
+static nb_status run_params(const nb_tier_run *r, const nb_stage_tier_opts *o,
+                            const nb_ckks_params *p)
+{
+    const size_t top = p->max_level;
+    const size_t nl = o->n_levels ? o->n_levels : 1;
+    for (size_t vi = 0; vi < r->sweep.n_variants; vi++) {
+        const nb_ntt_variant *v = r->sweep.variants[vi];
+        char why[200], label[160];
+        if (!variant_fits(v, p, why, sizeof why)) {
+            snprintf(label, sizeof label, "stage %s", p->name);
+            NB_TRY(add_skipped(r, v, label, why));
+            continue;
+        }
+        for (size_t li = 0; li < nl; li++) {
+            const size_t level = o->n_levels ? o->levels[li] : top;
+            if (level > top) {
+                snprintf(label, sizeof label, "stage %s l=%zu", p->name, level);
+                snprintf(why, sizeof why, "level %zu > L=%zu of %s", level, top, p->name);
+                NB_TRY(add_skipped(r, v, label, why));
+                continue;
+            }
+            NB_TRY(run_level(r, o, p, v, level));
+        }
+    }
+    return NB_OK;
+}
+
+static nb_status run_custom(const nb_tier_run *r, const nb_stage_tier_opts *o)
+{
+    for (size_t k = 0; k < r->sweep.n_log_n; k++) {
+        nb_ckks_spec spec = {r->sweep.log_n[k], (unsigned)o->custom_levels, (unsigned)o->dnum,
+                             (unsigned)(o->q0_bits ? o->q0_bits : o->p_bits),
+                             (unsigned)o->q_bits, (unsigned)o->p_bits};
+        nb_ckks_params *p = NULL;
+        NB_TRY(nb_ckks_params_create(&p, &spec));
+        snprintf(p->name, sizeof p->name, "custom-%u-%zu-%zu", spec.log_n, o->custom_levels,
+                 o->dnum);
+        nb_status s = run_params(r, o, p);
+        nb_ckks_params_destroy(p);
+        NB_TRY(s);
+    }
+    return NB_OK;
+}
+
+nb_status nb_tier_stage_run(const nb_tier_run *r)
+{
+    nb_stage_tier_opts defaults;
+    nb_stage_tier_opts_default(&defaults);
+    const nb_stage_tier_opts *o = r->tier_opts ? r->tier_opts : &defaults;
+    if (r->sweep.n_modes == 0)
+        return nb_set_error(NB_ERR_INVALID_ARG, "stage tier: no mode to run");
+    int gpu = 0;
+    for (size_t i = 0; i < r->sweep.n_variants; i++)
+        gpu |= r->sweep.variants[i]->backend == NB_BACKEND_GPU;
+    if (o->custom)
+        NB_TRY(run_custom(r, o));
+    if (o->n_presets || !o->custom) {
+        const char *fallback = gpu ? "ckks16-l30-d3" : "test-medium";
+        const size_t np = o->n_presets ? o->n_presets : 1;
+        for (size_t k = 0; k < np; k++) {
+            nb_ckks_params *p = NULL;
+            NB_TRY(nb_ckks_params_from_preset(&p, o->n_presets ? o->presets[k] : fallback));
+            nb_status s = run_params(r, o, p);
+            nb_ckks_params_destroy(p);
+            NB_TRY(s);
+        }
+    }
+    return NB_OK;
+}

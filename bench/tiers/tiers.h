@@ -1,0 +1,83 @@
+/* The tiers: what is timed, one file each, registered in one table
+ * (bench/tiers/table.c). A tier builds its cases from a sweep (variants,
+ * sizes, directions, modes) under one cache state and adds them to a report;
+ * the cache state is the caller's choice among the states the tier allows.
+ * Every tier is callable from C: fill an nb_tier_run and call nb_tier_run(). */
+#ifndef NB_TIERS_H
+#define NB_TIERS_H
+
+#include "bench/report/report.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The axes a run sweeps; a tier ignores the axes it has no use for (the stage
+ * tier takes its sizes from its parameter sets). Variants are resolved once
+ * by the caller. */
+typedef struct nb_sweep {
+    const nb_ntt_variant *const *variants;
+    size_t n_variants;
+    const unsigned *log_n;
+    size_t n_log_n;
+    const size_t *limbs;
+    size_t n_limbs;
+    const unsigned *prime_bits;
+    size_t n_prime_bits;
+    int directions;       /* bit 0 forward, bit 1 inverse */
+    const nb_mode *modes;
+    size_t n_modes;
+    uint64_t seed;        /* inputs of every case derive from it */
+} nb_sweep;
+
+/* Called after each case: `what` names it, `result` summarises it. */
+typedef void (*nb_progress_fn)(void *ctx, const char *what, const char *result);
+
+/* One call of one tier. */
+typedef struct nb_tier_run {
+    nb_report *report;      /* cases are added here (required) */
+    const nb_env *env;      /* copy bandwidths and peak for figures; NULL = unknown */
+    void *stream;           /* stream of the GPU variants (required when there are any) */
+    nb_bench_opts timing;   /* timing options; timing.cache is the state of this call */
+    nb_sweep sweep;
+    const void *tier_opts;  /* the tier's own options (stage: nb_stage_tier_opts); NULL =
+                               its defaults */
+    nb_progress_fn progress;
+    void *progress_ctx;
+} nb_tier_run;
+
+typedef struct nb_tier {
+    const char *name;          /* "ntt", "stage" */
+    const char *description;   /* one line for `nttbench list` */
+    unsigned cache_states;     /* allowed states: bit (1 << nb_cache_state) each */
+    unsigned default_states;   /* states run when the caller names none */
+    /* Builds and runs its cases into r->report. A case that fails (wrong
+     * result, unsupported size) is a report row with its status; the return
+     * value is an error only when the run cannot go on (no device, CUDA
+     * failure, out of memory, bad options). */
+    nb_status (*run)(const nb_tier_run *r);
+} nb_tier;
+
+/* The table, in order. */
+size_t nb_tier_count(void);
+const nb_tier *nb_tier_at(size_t i);
+/* By name; NULL (and the message names the tiers) when unknown. */
+const nb_tier *nb_tier_find(const char *name);
+
+/* Checks that r->timing.cache is allowed for `tier` and the options are in
+ * range, then runs it. NB_ERR_INVALID_ARG naming the tier and state otherwise. */
+nb_status nb_tier_run_one(const nb_tier *tier, const nb_tier_run *r);
+
+/* Shared by the tiers: the case status of a failed measurement (verify ->
+ * verify-failed, unsupported -> skipped, else error), and the progress call. */
+nb_case_status nb_tier_case_status(nb_status s);
+void nb_tier_progress(const nb_tier_run *r, const char *what, const char *result);
+
+/* The rows of the table (one file each). */
+nb_status nb_tier_ntt_run(const nb_tier_run *r);
+nb_status nb_tier_stage_run(const nb_tier_run *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
