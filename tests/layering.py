@@ -29,7 +29,6 @@ import sys
 # the layers below it.
 LAYERS = ["core", "ntt", "ckks", "bench/core", "bench/report", "bench/tiers", "bench/cli"]
 # Source path prefix -> layer; the first (longest listed first) match wins.
-# "bench/" (flat bench/*.c of today) maps to bench/core until bench/ is split.
 LAYER_OF_PREFIX = [
     ("core/", "core"),
     ("ntt/", "ntt"),
@@ -39,7 +38,6 @@ LAYER_OF_PREFIX = [
     ("bench/report/", "bench/report"),
     ("bench/tiers/", "bench/tiers"),
     ("bench/cli/", "bench/cli"),
-    ("bench/", "bench/core"),
 ]
 # reference/ is a side layer: it may see only these, and only layers at or
 # above REFERENCE_USERS_FROM may need it.
@@ -219,7 +217,7 @@ def self_test():
     if violations(clean):
         print(f"self-test: clean graph reported {violations(clean)}", file=sys.stderr)
         failed += 1
-    if layer_of("bench/runner.c") != "bench/core" or layer_of("bench/cli/main.c") != "bench/cli":
+    if layer_of("bench/core/run.c") != "bench/core" or layer_of("bench/cli/main.c") != "bench/cli":
         print("self-test: bench/ mapping broken", file=sys.stderr)
         failed += 1
     print("self-test: " + ("ok" if not failed else f"{failed} check(s) failed"))

@@ -13,7 +13,7 @@
 #include "bench/core/stats.h"
 
 #ifdef NB_HAVE_CUDA
-#include "ntt/cuda_check.h"
+#include "core/cuda_check.h"
 #endif
 
 /* ------------------------------------------------------------- step marks */
@@ -47,18 +47,6 @@ nb_status nb_step_mark(nb_step_marks *m, const char *step, int is_ntt, size_t nt
 }
 
 /* ------------------------------------------------------------- breakdown */
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* One marked launch on `set` (marks reset), step durations into d[0..count). */
 static nb_status marked_pass(run_state *st, nb_step_marks *m, size_t set, double *d,
@@ -194,7 +182,7 @@ static nb_status summarize(double *per, double *launch, size_t passes, nb_breakd
     for (size_t j = 0; j < out->n_steps; j++) {
         for (size_t p = 0; p < passes; p++)
             col[p] = per[p * out->n_steps + j];
-        out->steps[j].median_s = median_of(col, passes);
+        out->steps[j].median_s = nb_median_inplace(col, passes);
         out->sum_s += out->steps[j].median_s;
         if (out->steps[j].is_ntt)
             out->ntt_s += out->steps[j].median_s;
@@ -203,7 +191,7 @@ static nb_status summarize(double *per, double *launch, size_t passes, nb_breakd
     for (size_t j = 0; j < out->n_steps; j++)
         out->steps[j].share = out->sum_s > 0 ? out->steps[j].median_s / out->sum_s : 0.0;
     out->ntt_share = out->sum_s > 0 ? out->ntt_s / out->sum_s : 0.0;
-    out->launch_s = median_of(launch, passes);
+    out->launch_s = nb_median_inplace(launch, passes);
     return NB_OK;
 }
 

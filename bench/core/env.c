@@ -21,7 +21,7 @@
 #include "bench/nb_version.h"
 
 #ifdef NB_HAVE_CUDA
-#include "ntt/cuda_check.h"
+#include "core/cuda_check.h"
 #endif
 
 

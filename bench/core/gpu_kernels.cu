@@ -6,7 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "bench/core/internal.h"
-#include "ntt/cuda_check.h"
+#include "core/cuda_check.h"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include "bench/core/stats.h"
 
 #ifdef NB_HAVE_CUDA
-#include "ntt/cuda_check.h"
+#include "core/cuda_check.h"
 #endif
 
 #define CPU_FLUSH_CAP ((size_t)1 << 30)

@@ -12,7 +12,7 @@
 #include "bench/core/plan.h"
 
 #ifdef NB_HAVE_CUDA
-#include "ntt/cuda_check.h"
+#include "core/cuda_check.h"
 #endif
 
 #define MAX_SETS ((size_t)1 << 22)

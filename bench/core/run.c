@@ -14,7 +14,7 @@
 #include "bench/core/stats.h"
 
 #ifdef NB_HAVE_CUDA
-#include "ntt/cuda_check.h"
+#include "core/cuda_check.h"
 #endif
 
 static void sleep_s(double s)

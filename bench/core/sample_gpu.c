@@ -17,7 +17,7 @@
 #include "bench/core/stats.h"
 
 #ifdef NB_HAVE_CUDA
-#include "ntt/cuda_check.h"
+#include "core/cuda_check.h"
 #endif
 
 #ifdef NB_HAVE_CUDA
@@ -83,14 +83,7 @@ static double probe_mhz(const run_state *st)
     }
     if (n == 0)
         return NAN;
-    /* insertion sort: n <= a few hundred */
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && r[j - 1] > r[j]; j--) {
-            double t = r[j];
-            r[j] = r[j - 1];
-            r[j - 1] = t;
-        }
-    return n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]);
+    return nb_median_inplace(r, n);
 }
 
 /* Clears persisting L2 lines and the stream's access-policy window (cache

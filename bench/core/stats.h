@@ -12,6 +12,10 @@ extern "C" {
 /* Statistics of x[0..n); n >= 1, every x finite. The input is not modified. */
 nb_status nb_stats_compute(const double *x, size_t n, nb_stats *out);
 
+/* Median of v[0..n), n >= 1 (the mean of the two middle values when n is
+ * even); sorts v in place. */
+double nb_median_inplace(double *v, size_t n);
+
 #define NB_NOISE_WINDOW 512
 
 /* The stopping rule, kept online (Welford mean/variance). Pure: the caller

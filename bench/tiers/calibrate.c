@@ -10,7 +10,7 @@
 #include "bench/tiers/calibrate.h"
 
 #ifdef NB_HAVE_CUDA
-#include "ntt/cuda_check.h"
+#include "core/cuda_check.h"
 #endif
 
 /* Median seconds per launch of `w` in cache state `cache` and mode `mode`. */

@@ -8,7 +8,7 @@
 #include "bench/tiers/calibrate.h"
 
 #ifdef NB_HAVE_CUDA
-#include "ntt/cuda_check.h"
+#include "core/cuda_check.h"
 #endif
 
 typedef struct simple_ctx {

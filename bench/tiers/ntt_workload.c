@@ -8,8 +8,10 @@
 
 #include "bench/tiers/ntt.h"
 
+#include "core/rng.h"
+
 #ifdef NB_HAVE_CUDA
-#include "ntt/cuda_check.h"
+#include "core/cuda_check.h"
 #endif
 
 /* ------------------------------------------------------------------ NTT */
@@ -33,28 +35,13 @@ typedef struct ntt_ctx {
     uint64_t *host_b;  /* n * limbs: downloaded output */
 } ntt_ctx;
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* Set `set`'s input: uniform residues, first coefficient of each limb non-zero. */
 static void gen_input(const ntt_ctx *c, size_t set, uint64_t *a)
 {
-    uint64_t st = c->seed ^ (0xD1B54A32D192ED03ull * (set + 1));
+    nb_rng rng;
+    nb_rng_seed(&rng, c->seed ^ (0xD1B54A32D192ED03ull * (set + 1)));
     for (size_t l = 0; l < c->limbs; l++) {
-        const uint64_t q = c->primes[l];
-        const uint64_t lim = UINT64_MAX - UINT64_MAX % q;
-        for (size_t i = 0; i < c->n; i++) {
-            uint64_t x;
-            do
-                x = splitmix(&st);
-            while (x >= lim);
-            a[l * c->n + i] = x % q;
-        }
+        nb_rng_fill_residues(&rng, a + l * c->n, c->n, c->primes[l]);
         if (a[l * c->n] == 0)
             a[l * c->n] = 1;
     }

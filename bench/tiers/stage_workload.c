@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "bench/tiers/stage.h"
-#include "ntt/device.h"
+#include "core/device.h"
+#include "core/rng.h"
 
 static const char *const stage_names[] = {"modup", "moddown", "keyswitch", "rescale"};
 
@@ -73,28 +74,21 @@ typedef struct stage_ctx {
     size_t exp_set[2];
 } stage_ctx;
 
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Uniform-enough residues (the bias of a 64-bit value mod q < 2^62 is
- * irrelevant for timing and verification); never an all-zero limb. */
-static void fill(uint64_t *a, size_t n, const uint64_t *primes, size_t limbs, uint64_t *state)
+/* Uniform residues of each limb's prime; the first coefficient of a limb is
+ * never zero, so no limb is all zero. */
+static void fill(uint64_t *a, size_t n, const uint64_t *primes, size_t limbs, nb_rng *rng)
 {
     for (size_t l = 0; l < limbs; l++) {
-        for (size_t i = 0; i < n; i++)
-            a[l * n + i] = mix(state) % primes[l];
-        a[l * n] |= 1;
+        nb_rng_fill_residues(rng, a + l * n, n, primes[l]);
+        if (a[l * n] == 0)
+            a[l * n] = 1;
     }
 }
 
 static void set_inputs(const stage_ctx *c, size_t set, uint64_t *in, uint64_t *key)
 {
-    uint64_t st = c->cfg.seed ^ ((uint64_t)(set + 1) * 0xD1B54A32D192ED03ull);
+    nb_rng st;
+    nb_rng_seed(&st, c->cfg.seed ^ ((uint64_t)(set + 1) * 0xD1B54A32D192ED03ull));
     fill(in, c->p->n, c->in_primes, c->in_limbs, &st);
     if (key) {
         const size_t per = c->p->q_count + c->p->alpha;

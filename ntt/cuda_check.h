@@ -1,1 +1,0 @@
-#include "core/cuda_check.h" /* forwarding header: include core/cuda_check.h */

@@ -1,1 +1,0 @@
-#include "core/device.h" /* forwarding header: include core/device.h */

@@ -1,1 +1,0 @@
-#include "core/status.h" /* forwarding header: include core/status.h */
