@@ -33,12 +33,14 @@ nb_status nb_cli_parse_ulist(const char *s, const char *flag, unsigned long long
  * which the caller frees). Empty items are an error. */
 nb_status nb_cli_parse_words(const char *s, const char *flag, char **storage, char **out,
                              size_t max, size_t *n);
-/* Numbers with range checks. */
+/* Numbers with range checks. Every numeric option goes through these: strict
+ * decimal only (bench/cli/numparse.h): the whole string, no sign, blanks,
+ * base prefix or leading zero. */
 nb_status nb_cli_parse_double(const char *s, const char *flag, double lo, double hi,
                               double *out);
 nb_status nb_cli_parse_size(const char *s, const char *flag, unsigned long long lo,
                             unsigned long long hi, size_t *out);
-/* 64-bit unsigned (decimal or 0x hex). */
+/* 64-bit unsigned, the full range 0 .. 2^64 - 1. */
 nb_status nb_cli_parse_u64(const char *s, const char *flag, uint64_t *out);
 
 /* One option of a command: "--name VALUE" / "--name=VALUE" (takes_value) or
@@ -152,8 +154,9 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
 int nb_cmd_transform(int argc, char **argv);
 int nb_cmd_check(int argc, char **argv, nb_format fmt);
 
-/* Prints "nttbench: error: <msg>" and returns the exit code for status s
- * (1 verify, 2 usage, 3 environment). */
+/* Prints "nttbench: error: <msg>" as one line (control characters in msg,
+ * e.g. a newline inside an argument, are written as \n, \t or \xHH) and
+ * returns the exit code for status s (1 verify, 2 usage, 3 environment). */
 int nb_cli_fail(nb_status s, const char *msg);
 /* Exit code of a status: NB_OK 0, VERIFY 1, INVALID_ARG/NOT_FOUND/UNSUPPORTED 2,
  * everything else 3. */

@@ -39,25 +39,53 @@ static void usage(FILE *f)
 static int load_plugin(const char *path)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    char msg[700];
     if (!h) {
-        fprintf(stderr, "nttbench: error: cannot load plug-in '%s': %s\n", path, dlerror());
-        return NB_EXIT_ENV;
+        snprintf(msg, sizeof msg, "cannot load plug-in '%.200s': %.400s", path, dlerror());
+        return nb_cli_fail(NB_ERR_IO, msg);
     }
     void *sym = dlsym(h, NB_PLUGIN_INIT_SYMBOL);
     if (!sym) {
-        fprintf(stderr, "nttbench: error: plug-in '%s' exports no %s()\n", path,
-                NB_PLUGIN_INIT_SYMBOL);
-        return NB_EXIT_ENV;
+        snprintf(msg, sizeof msg, "plug-in '%.200s' exports no %s()", path,
+                 NB_PLUGIN_INIT_SYMBOL);
+        return nb_cli_fail(NB_ERR_IO, msg);
     }
     nb_plugin_init_fn init;
     *(void **)&init = sym;
     nb_status s = init();
     if (s != NB_OK) {
-        fprintf(stderr, "nttbench: error: plug-in '%s' failed to initialise: %s (%s)\n", path,
-                nb_last_error(), nb_status_str(s));
-        return NB_EXIT_ENV;
+        snprintf(msg, sizeof msg, "plug-in '%.200s' failed to initialise: %.300s (%s)", path,
+                 nb_last_error(), nb_status_str(s));
+        return nb_cli_fail(NB_ERR_IO, msg);
     }
     return 0; /* the handle stays open: its variants live in it */
+}
+
+/* Dispatches the command word; rest[0] is the command, the rest its options. */
+static int dispatch(int nrest, char **rest, int argc, char **argv, nb_format fmt,
+                    const char *output, int quiet)
+{
+    const char *cmd = rest[0];
+    int sub_argc = nrest - 1;
+    char **sub = rest + 1;
+    if (!strcmp(cmd, "run"))
+        return nb_cmd_run(sub_argc, sub, argv, argc, fmt, output, quiet);
+    if (!strcmp(cmd, "verify"))
+        return nb_cmd_verify(sub_argc, sub, fmt, output, quiet);
+    if (!strcmp(cmd, "list"))
+        return nb_cmd_list(sub_argc, sub, fmt, output);
+    if (!strcmp(cmd, "env"))
+        return nb_cmd_env(sub_argc, sub, fmt, output);
+    if (!strcmp(cmd, "calibrate"))
+        return nb_cmd_calibrate(sub_argc, sub, fmt, output, quiet);
+    if (!strcmp(cmd, "transform"))
+        return nb_cmd_transform(sub_argc, sub);
+    if (!strcmp(cmd, "check"))
+        return nb_cmd_check(sub_argc, sub, fmt);
+    char msg[300];
+    snprintf(msg, sizeof msg, "unknown %s '%.200s' (see nttbench --help)",
+             cmd[0] == '-' ? "option" : "command", cmd);
+    return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
 }
 
 static void command_help(const char *cmd)
@@ -101,16 +129,11 @@ static void command_help(const char *cmd)
         usage(stdout);
 }
 
-int main(int argc, char **argv)
+/* Parses the global options out of argv; the other words go to rest[]
+ * (command first). Returns -1 to go on, else the exit code. */
+static int parse_globals(int argc, char **argv, char **rest, int *nrest, const char **plugins,
+                         int *nplug, nb_format *fmt, const char **output, int *flags)
 {
-    nb_format fmt = NB_FORMAT_TABLE;
-    const char *output = NULL;
-    int quiet = 0, help = 0, version = 0;
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    const char **plugins = calloc((size_t)argc + 1, sizeof *plugins);
-    if (!rest || !plugins)
-        return nb_cli_fail(NB_ERR_OUT_OF_MEMORY, "out of memory");
-    int nrest = 0, nplug = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = NULL;
@@ -130,38 +153,59 @@ int main(int argc, char **argv)
             } else if (i + 1 < argc) {
                 val = argv[++i];
             } else {
-                return nb_cli_fail(NB_ERR_INVALID_ARG, "global option needs a value");
+                char msg[64];
+                snprintf(msg, sizeof msg, "option %s needs a value", with_value[matched]);
+                return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
             }
             if (matched == 0) {
-                plugins[nplug++] = val;
+                plugins[(*nplug)++] = val;
             } else if (matched == 1) {
-                if (nb_format_parse(val, &fmt) != NB_OK)
+                if (nb_format_parse(val, fmt) != NB_OK)
                     return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
             } else {
                 if (!*val)
                     return nb_cli_fail(NB_ERR_INVALID_ARG, "--output needs a file name");
-                output = val;
+                *output = val;
             }
             continue;
         }
         if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
-            quiet = 1;
+            *flags |= 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-            help = 1;
+            *flags |= 2;
         else if (!strcmp(a, "--version"))
-            version = 1;
+            *flags |= 4;
         else
-            rest[nrest++] = argv[i];
+            rest[(*nrest)++] = argv[i];
     }
-    if (version) {
+    return -1;
+}
+
+/* Everything after the global options; rest/plugins are owned by main. */
+static int run_main(int argc, char **argv, char **rest, const char **plugins)
+{
+    nb_format fmt = NB_FORMAT_TABLE;
+    const char *output = NULL;
+    int nrest = 0, nplug = 0, flags = 0;
+    int rc = parse_globals(argc, argv, rest, &nrest, plugins, &nplug, &fmt, &output, &flags);
+    if (rc >= 0)
+        return rc;
+    const int quiet = flags & 1, help = flags & 2;
+    if (flags & 4) {
         nb_env e;
         nb_env_collect(&e, 0, 0);
         printf("nttbench %s (%s)\n", e.version, e.git_commit);
         return 0;
     }
     if (nrest == 0) {
-        usage(help ? stdout : stderr);
-        return help ? 0 : NB_EXIT_USAGE;
+        if (help) {
+            usage(stdout);
+            return 0;
+        }
+        rc = nb_cli_fail(NB_ERR_INVALID_ARG, "no command given");
+        fprintf(stderr, "usage: nttbench [global options] COMMAND [options] "
+                        "(nttbench --help lists the commands)\n");
+        return rc;
     }
     const char *cmd = rest[0];
     if (help || !strcmp(cmd, "help")) {
@@ -169,32 +213,19 @@ int main(int argc, char **argv)
         return 0;
     }
     for (int i = 0; i < nplug; i++) {
-        int rc = load_plugin(plugins[i]);
+        rc = load_plugin(plugins[i]);
         if (rc)
             return rc;
     }
-    int sub_argc = nrest - 1;
-    char **sub = rest + 1;
-    int rc;
-    if (!strcmp(cmd, "run"))
-        rc = nb_cmd_run(sub_argc, sub, argv, argc, fmt, output, quiet);
-    else if (!strcmp(cmd, "verify"))
-        rc = nb_cmd_verify(sub_argc, sub, fmt, output, quiet);
-    else if (!strcmp(cmd, "list"))
-        rc = nb_cmd_list(sub_argc, sub, fmt, output);
-    else if (!strcmp(cmd, "env"))
-        rc = nb_cmd_env(sub_argc, sub, fmt, output);
-    else if (!strcmp(cmd, "calibrate"))
-        rc = nb_cmd_calibrate(sub_argc, sub, fmt, output, quiet);
-    else if (!strcmp(cmd, "transform"))
-        rc = nb_cmd_transform(sub_argc, sub);
-    else if (!strcmp(cmd, "check"))
-        rc = nb_cmd_check(sub_argc, sub, fmt);
-    else {
-        char msg[160];
-        snprintf(msg, sizeof msg, "unknown command '%s' (see nttbench --help)", cmd);
-        rc = nb_cli_fail(NB_ERR_INVALID_ARG, msg);
-    }
+    return dispatch(nrest, rest, argc, argv, fmt, output, quiet);
+}
+
+int main(int argc, char **argv)
+{
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    const char **plugins = calloc((size_t)argc + 1, sizeof *plugins);
+    int rc = rest && plugins ? run_main(argc, argv, rest, plugins)
+                             : nb_cli_fail(NB_ERR_OUT_OF_MEMORY, "out of memory");
     free(rest);
     free(plugins);
     return rc;
