@@ -16,10 +16,9 @@
 
 #include "bench/cli/cli.h"
 #include "bench/cli/numparse.h"
+#pragma GCC diagnostic ignored "-Wunused-function" /* cliutil.h helpers this file does not use */
 #include "testutil.h"
 #include "cliutil.h"
-
-#pragma GCC diagnostic ignored "-Wunused-function" /* cliutil.h helpers this file does not use */
 
 static const char *broken_plugin;
 static FILE *table;
@@ -471,6 +470,47 @@ static void test_verify_subranges_pass_correct_variant(void **state)
                      0);
 }
 
+/* ------------------------------------------------------------- CKKS stages */
+
+/* Guards: `verify --stage` checks every stage of a CPU variant against GMP. */
+static void test_verify_stage_passes_cpu_variant(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){"--format", "json", "verify", "--stage",
+                                            "modup,moddown,keyswitch,rescale", "--preset",
+                                            "test-tiny", "--variant", "cpu-harvey", NULL}),
+                     0);
+    json_t *j = load_json("out.txt");
+    assert_string_equal(json_string_value(json_object_get(j, "schema")), "nttbench-verify-stage");
+    json_t *checks = json_object_get(j, "checks");
+    assert_int_equal(json_array_size(checks), 8); /* 4 stages x levels 3 and 1 */
+    size_t i;
+    json_t *c;
+    json_array_foreach(checks, i, c)
+        assert_string_equal(json_string_value(json_object_get(c, "result")), "pass");
+    json_decref(j);
+}
+
+/* Guards: a variant that is wrong on sub-ranges fails every stage (exit 1). */
+static void test_verify_stage_fails_broken_variant(void **state)
+{
+    (void)state;
+    static char plug[300];
+    snprintf(plug, sizeof plug, "--plugin=%s", broken_plugin);
+    assert_int_equal(run_v((const char *[]){plug, "verify", "--stage", "modup,rescale",
+                                            "--preset", "test-tiny", "--variant",
+                                            "broken-ignores-first", NULL}),
+                     1);
+    char *o = slurp("out.txt");
+    assert_non_null(strstr(o, "0 passed, 4 failed"));
+    free(o);
+    expect_error("unknown stage", (const char *[]){"verify", "--stage", "modupp", NULL}, 2,
+                 "--stage 'modupp'");
+    expect_error("unknown preset",
+                 (const char *[]){"verify", "--stage", "modup", "--preset", "nope", NULL}, 2,
+                 "no CKKS preset named 'nope'");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -505,6 +545,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_verify_catches_ignored_first),
         cmocka_unit_test(test_verify_catches_write_outside_range),
         cmocka_unit_test(test_verify_subranges_pass_correct_variant),
+        cmocka_unit_test(test_verify_stage_passes_cpu_variant),
+        cmocka_unit_test(test_verify_stage_fails_broken_variant),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     if (table)

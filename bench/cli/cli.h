@@ -148,6 +148,8 @@ void nb_cli_stage_free(nb_cli_run *run);
 int nb_cmd_env(int argc, char **argv, nb_format fmt, const char *output);
 int nb_cmd_list(int argc, char **argv, nb_format fmt, const char *output);
 int nb_cmd_verify(int argc, char **argv, nb_format fmt, const char *output, int quiet);
+/* `verify --stage LIST`: CKKS stages against the GMP reference (cmd_verify_stage.c). */
+int nb_cmd_verify_stage(int argc, char **argv, nb_format fmt, const char *output, int quiet);
 int nb_cmd_calibrate(int argc, char **argv, nb_format fmt, const char *output, int quiet);
 int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format fmt,
                const char *output, int quiet);

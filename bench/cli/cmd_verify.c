@@ -250,6 +250,9 @@ static nb_status write_verify(void *ctx, FILE *f)
 
 int nb_cmd_verify(int argc, char **argv, nb_format fmt, const char *output, int quiet)
 {
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--stage") || !strncmp(argv[i], "--stage=", 8))
+            return nb_cmd_verify_stage(argc, argv, fmt, output, quiet);
     char *vstore = NULL, *vnames[NB_CLI_MAX_LIST];
     size_t nvn = 0;
     int backend = -1, dirs = 3;
