@@ -1,8 +1,9 @@
 /* libFuzzer harness: the coefficient file readers (bench/cli/coeffile.h) on
  * the input as a file. Properties: the raw reader returns size/8 values when
  * the size is a multiple of 8 and fails otherwise; a text file that reads
- * holds no more values than lines, and writing its values back one per line
- * reads back identical. */
+ * holds no more values than lines that are neither blank nor '#' comments
+ * (whatever their length), and writing its values back one per line reads
+ * back identical. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,9 +31,16 @@ static void check_text(const uint8_t *data, size_t size)
     size_t n, m;
     if (read_mem(data, size, 1, &v, &n) != NB_OK)
         return;
-    size_t lines = size ? 1 : 0;
-    for (size_t i = 0; i < size; i++)
-        lines += data[i] == '\n';
+    size_t lines = 0; /* lines that may hold a value */
+    for (size_t i = 0; i < size;) {
+        size_t j = i;
+        while (j < size && (data[j] == ' ' || data[j] == '\t'))
+            j++;
+        lines += j < size && data[j] != '#' && data[j] != '\n' && data[j] != '\r';
+        while (j < size && data[j] != '\n')
+            j++;
+        i = j + 1;
+    }
     if (n > lines)
         abort();
     char *out = malloc(n * 21 + 1);
