@@ -156,6 +156,13 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
 int nb_cmd_transform(int argc, char **argv);
 int nb_cmd_check(int argc, char **argv, nb_format fmt);
 
+/* Seeded inputs (inputs.c): splitmix64 step, and `limbs` polys of n
+ * residues, limb l uniform in [0, q[l]) (rejection sampling), none starting
+ * at zero (a zero first value becomes 1). */
+uint64_t nb_cli_rand64(uint64_t *state);
+void nb_cli_fill_residues(uint64_t *a, size_t n, const uint64_t *q, size_t limbs,
+                          uint64_t *state);
+
 /* Prints "nttbench: error: <msg>" as one line (control characters in msg,
  * e.g. a newline inside an argument, are written as \n, \t or \xHH) and
  * returns the exit code for status s (1 verify, 2 usage, 3 environment). */

@@ -33,14 +33,6 @@ typedef struct check_row {
     char message[256];
 } check_row;
 
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* Value written into limbs outside a sub-range: never below any q (< 2^62),
  * different at every index, so an overwrite is always seen. */
 static uint64_t poison(size_t i)
@@ -106,17 +98,7 @@ static void run_check(check_row *r, void *stream, uint64_t seed)
                           r->v->backend == NB_BACKEND_GPU ? stream : NULL);
     if (s == NB_OK) {
         const nb_ntt_tables *t = nb_ntt_get_tables(ntt);
-        for (size_t l = 0; l < r->limbs; l++) {
-            for (size_t i = 0; i < N; i++) {
-                uint64_t x, q = primes[l], lim = UINT64_MAX - UINT64_MAX % q;
-                do
-                    x = mix(&seed);
-                while (x >= lim);
-                a[l * N + i] = x % q;
-            }
-            if (a[l * N] == 0)
-                a[l * N] = 1;
-        }
+        nb_cli_fill_residues(a, N, primes, r->limbs, &seed);
         memcpy(ref, a, total * sizeof *a);
         memcpy(in, a, total * sizeof *a);
         for (size_t l = 0; l < r->limbs && s == NB_OK; l++) {

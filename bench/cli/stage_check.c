@@ -15,27 +15,6 @@
 #define KEYSWITCH_REF_MAX_LOG_N 8
 #define POISON 0xA5A5A5A5A5A5A5A5ull
 
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* limbs polys of n residues mod q[l], uniform, no limb starting at zero. */
-static void fill(uint64_t *a, size_t n, const uint64_t *q, size_t limbs, uint64_t *seed)
-{
-    for (size_t l = 0; l < limbs; l++)
-        for (size_t i = 0; i < n; i++) {
-            uint64_t x, lim = UINT64_MAX - UINT64_MAX % q[l];
-            do
-                x = mix(seed);
-            while (x >= lim || (i == 0 && x % q[l] == 0));
-            a[l * n + i] = x % q[l];
-        }
-}
-
 /* NTT form -> coefficient form with the reference and the minimal roots. */
 static nb_status to_coeff(uint64_t *a, const uint64_t *q, size_t limbs, unsigned log_n)
 {
@@ -187,7 +166,7 @@ static nb_status check_modup(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
     if (!alloc_all(m, 4, D * E * n))
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
     nb_ckks_basis_ext(p, l, basis);
-    fill(m[0], n, p->q, l + 1, &x->seed);
+    nb_cli_fill_residues(m[0], n, p->q, l + 1, &x->seed);
     memcpy(m[1], m[0], (l + 1) * n * 8);
     stage_io io = {m[0], (l + 1) * n, m[2], NULL, D * E * n, NULL, 0};
     nb_status s = run_stage(x, r, &io);
@@ -216,7 +195,7 @@ static nb_status check_moddown(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
     if (!alloc_all(m, 4, E * n))
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
     nb_ckks_basis_ext(p, l, basis);
-    fill(m[0], n, basis, E, &x->seed);
+    nb_cli_fill_residues(m[0], n, basis, E, &x->seed);
     memcpy(m[1], m[0], E * n * 8);
     stage_io io = {m[0], E * n, m[2], NULL, (l + 1) * n, NULL, 0};
     nb_status s = run_stage(x, r, &io);
@@ -238,7 +217,7 @@ static nb_status check_rescale(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
     uint64_t *m[4]; /* in, in (coefficients), out, want */
     if (!alloc_all(m, 4, (l + 1) * n))
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
-    fill(m[0], n, p->q, l + 1, &x->seed);
+    nb_cli_fill_residues(m[0], n, p->q, l + 1, &x->seed);
     memcpy(m[1], m[0], (l + 1) * n * 8);
     nb_status s = to_coeff(m[1], p->q, l + 1, p->log_n);
     for (int round = 0; round < 2 && s == NB_OK && !strcmp(r->result, "pass"); round++) {
@@ -283,8 +262,8 @@ static nb_status check_keyswitch(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
     uint64_t *kl = malloc(2 * p->dnum * (l + 1 + p->alpha) * n * 8);
     nb_status s = kl ? NB_OK : nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
     for (size_t poly = 0; poly < nb_ckks_key_limbs(p) / per; poly++)
-        fill(m[6] + poly * per * n, n, p->primes, per, &x->seed);
-    fill(m[0], n, p->q, l + 1, &x->seed);
+        nb_cli_fill_residues(m[6] + poly * per * n, n, p->primes, per, &x->seed);
+    nb_cli_fill_residues(m[0], n, p->q, l + 1, &x->seed);
     memcpy(m[1], m[0], (l + 1) * n * 8);
     stage_io io = {m[0], (l + 1) * n, m[2], m[3], (l + 1) * n, m[6], 0};
     if (s == NB_OK)

@@ -8,22 +8,15 @@
 #include <string.h>
 
 #include "bench/cli/cli.h"
+#include "props.h"
 
 #define MAX_ARGS 32
 
-/* Aborts (a finding) unless v[0..n) lie in [lo, hi] without duplicates. */
+/* The parsed lists stay within their bounds, without duplicates. */
 static void check_list(const unsigned long long *v, size_t n, unsigned long long lo,
                        unsigned long long hi)
 {
-    if (n > NB_CLI_MAX_LIST)
-        abort();
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] < lo || v[i] > hi)
-            abort();
-        for (size_t j = 0; j < i; j++)
-            if (v[i] == v[j])
-                abort();
-    }
+    prop_list_ok(v, n, NB_CLI_MAX_LIST, lo, hi);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -10,6 +10,7 @@
 
 #include "bench/cli/cli.h"
 #include "bench/cli/numparse.h"
+#include "props.h"
 
 /* 1 if s is a canonical decimal of a value <= 2^64 - 1 (independent check). */
 static int canonical_u64(const char *s)
@@ -49,15 +50,9 @@ static void check_list(const char *s, unsigned long long lo, unsigned long long 
             abort();
         return;
     }
-    if (n == 0 || n > NB_CLI_MAX_LIST)
+    if (n == 0)
         abort();
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] < lo || v[i] > hi)
-            abort();
-        for (size_t j = 0; j < i; j++)
-            if (v[i] == v[j])
-                abort();
-    }
+    prop_list_ok(v, n, NB_CLI_MAX_LIST, lo, hi);
 }
 
 static void check_words(const char *s)
