@@ -22,6 +22,9 @@
 
 static const char *broken_plugin;
 static FILE *table;
+/* When set, a recorded message has everything before this text replaced by
+ * "<why no GPU is usable>" (that part depends on the machine's driver). */
+static const char *table_mask_before;
 
 /* Replaces every occurrence of the scratch folder in s by "DIR" (in place). */
 static void hide_dir(char *s)
@@ -107,8 +110,11 @@ static void expect_error(const char *what, const char *const *args, int code, co
     char cmd[1024];
     show_args(cmd, sizeof cmd, args);
     e[strlen(e) - 1] = '\0';
-    if (table)
-        fprintf(table, "%s\t%s\t%d\t%s\n", what, cmd, rc, e + 17);
+    const char *msg = e + 17, *keep = table_mask_before ? strstr(msg, table_mask_before) : NULL;
+    if (table && keep)
+        fprintf(table, "%s\t%s\t%d\t<why no GPU is usable>%s\n", what, cmd, rc, keep);
+    else if (table)
+        fprintf(table, "%s\t%s\t%d\t%s\n", what, cmd, rc, msg);
     free(e);
 }
 
@@ -380,8 +386,10 @@ static void test_mixed_list_names_the_gpu_variant(void **state)
     char list[128], needle[160];
     snprintf(list, sizeof list, "cpu-harvey,%s", gpu_name);
     snprintf(needle, sizeof needle, "GPU variant '%s'", gpu_name);
+    table_mask_before = " (needed for GPU variant";
     expect_error("GPU variant in the list, no GPU",
                  (const char *[]){"verify", "--variant", list, NULL}, 3, needle);
+    table_mask_before = NULL;
 }
 
 /* Guards: I/O errors name the file and the cause (strerror). */

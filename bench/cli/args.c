@@ -1,24 +1,12 @@
 /* Argument parsing of the nttbench CLI: lists and ranges ("12:17", "1,8,32"),
  * numbers with range checks, and a small long-option scanner
  * ("--name value", "--name=value", "--flag"). Messages name the flag. */
-#include <errno.h>
 #include <stdio.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/cli/cli.h"
 #include "bench/cli/numparse.h"
-
-/* Strict decimal (numparse.h); 1 on success. */
-static int parse_ull(const char *s, unsigned long long *v)
-{
-    uint64_t x;
-    if (nb_num_u64(s, &x) != NB_NUM_OK)
-        return 0;
-    *v = x;
-    return 1;
-}
 
 nb_status nb_cli_parse_ulist(const char *s, const char *flag, unsigned long long lo,
                              unsigned long long hi, unsigned long long *out, size_t max,
@@ -45,11 +33,18 @@ nb_status nb_cli_parse_ulist(const char *s, const char *flag, unsigned long long
             char *c2 = strchr(c1 + 1, ':');
             if (c2)
                 *c2 = '\0';
-            if (!parse_ull(item, &a) || !parse_ull(c1 + 1, &b) || (c2 && !parse_ull(c2 + 1, &step))) {
-                st = nb_set_error(NB_ERR_INVALID_ARG,
-                                  "--%s '%s': expected a decimal number, a range A:B or A:B:STEP",
-                                  flag, s);
-                goto done;
+            const char *part[3] = {item, c1 + 1, c2 ? c2 + 1 : NULL};
+            unsigned long long *dst[3] = {&a, &b, &step};
+            for (int k = 0; k < 3 && part[k]; k++) {
+                uint64_t x;
+                nb_num_result nr = nb_num_u64(part[k], &x);
+                if (nr != NB_NUM_OK) {
+                    st = nb_set_error(NB_ERR_INVALID_ARG,
+                                      "--%s '%s': range A:B or A:B:STEP, and '%s' %s", flag, s,
+                                      part[k], nb_num_why(nr));
+                    goto done;
+                }
+                *dst[k] = x;
             }
             if (a > b || step == 0) {
                 st = nb_set_error(NB_ERR_INVALID_ARG,

@@ -98,7 +98,13 @@ static void command_help(const char *cmd)
                "[--seed N]\n\n"
                "Checks each variant against the GMP reference on fresh random inputs\n"
                "(defaults: every variant usable here, --logn 10,13,16 --limbs 1,3 --bits 36,62\n"
-               "--direction forward,inverse). Exit 1 if any check fails.\n");
+               "--direction forward,inverse). With two or more limbs, each check also\n"
+               "transforms a sub-range of the limbs and checks the others are untouched.\n\n"
+               "       nttbench verify --stage modup,moddown,keyswitch,rescale [--preset LIST]\n"
+               "                       [--variant LIST] [--backend B] [--level LIST] [--seed N]\n\n"
+               "Checks the CKKS stages of each variant against the GMP reference (default\n"
+               "preset test-small; key-switch rows need log N <= 8, e.g. test-tiny).\n"
+               "Exit 1 if any check fails.\n");
     else if (!strcmp(cmd, "calibrate"))
         printf("usage: nttbench calibrate [--backend cpu|gpu|auto] [timing options]\n\n"
                "Measures copy bandwidth, cache-resident bandwidth and launch overhead, and\n"
