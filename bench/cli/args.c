@@ -1,23 +1,12 @@
 /* Argument parsing of the nttbench CLI: lists and ranges ("12:17", "1,8,32"),
  * numbers with range checks, and a small long-option scanner
  * ("--name value", "--name=value", "--flag"). Messages name the flag. */
-#include <errno.h>
 #include <stdio.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/cli/cli.h"
-
-static int parse_ull(const char *s, unsigned long long *v)
-{
-    if (!s || !*s || *s == '-' || *s == '+')
-        return 0;
-    char *end;
-    errno = 0;
-    *v = strtoull(s, &end, 0);
-    return errno == 0 && *end == '\0';
-}
+#include "bench/cli/numparse.h"
 
 nb_status nb_cli_parse_ulist(const char *s, const char *flag, unsigned long long lo,
                              unsigned long long hi, unsigned long long *out, size_t max,
@@ -44,10 +33,18 @@ nb_status nb_cli_parse_ulist(const char *s, const char *flag, unsigned long long
             char *c2 = strchr(c1 + 1, ':');
             if (c2)
                 *c2 = '\0';
-            if (!parse_ull(item, &a) || !parse_ull(c1 + 1, &b) || (c2 && !parse_ull(c2 + 1, &step))) {
-                st = nb_set_error(NB_ERR_INVALID_ARG,
-                                  "--%s '%s': expected a number, a range A:B or A:B:STEP", flag, s);
-                goto done;
+            const char *part[3] = {item, c1 + 1, c2 ? c2 + 1 : NULL};
+            unsigned long long *dst[3] = {&a, &b, &step};
+            for (int k = 0; k < 3 && part[k]; k++) {
+                uint64_t x;
+                nb_num_result nr = nb_num_u64(part[k], &x);
+                if (nr != NB_NUM_OK) {
+                    st = nb_set_error(NB_ERR_INVALID_ARG,
+                                      "--%s '%s': range A:B or A:B:STEP, and '%s' %s", flag, s,
+                                      part[k], nb_num_why(nr));
+                    goto done;
+                }
+                *dst[k] = x;
             }
             if (a > b || step == 0) {
                 st = nb_set_error(NB_ERR_INVALID_ARG,
@@ -56,12 +53,14 @@ nb_status nb_cli_parse_ulist(const char *s, const char *flag, unsigned long long
                 goto done;
             }
         } else {
-            if (!parse_ull(item, &a)) {
-                st = nb_set_error(NB_ERR_INVALID_ARG, "--%s '%s': '%s' is not a number", flag, s,
-                                  item);
+            uint64_t x;
+            nb_num_result nr = nb_num_u64(item, &x);
+            if (nr != NB_NUM_OK) {
+                st = nb_set_error(NB_ERR_INVALID_ARG, "--%s '%s': '%s' %s", flag, s, item,
+                                  nb_num_why(nr));
                 goto done;
             }
-            b = a;
+            a = b = x;
         }
         for (unsigned long long v = a; v <= b; v += step) {
             if (v < lo || v > hi) {
@@ -120,11 +119,10 @@ nb_status nb_cli_parse_double(const char *s, const char *flag, double lo, double
 {
     if (!s || !*s)
         return nb_set_error(NB_ERR_INVALID_ARG, "--%s needs a value", flag);
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || *end != '\0' || !isfinite(v))
-        return nb_set_error(NB_ERR_INVALID_ARG, "--%s '%s' is not a number", flag, s);
+    double v;
+    nb_num_result nr = nb_num_double(s, &v);
+    if (nr != NB_NUM_OK)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s '%s' %s", flag, s, nb_num_why(nr));
     if (v < lo || v > hi)
         return nb_set_error(NB_ERR_INVALID_ARG, "--%s %g outside [%g, %g]", flag, v, lo, hi);
     *out = v;
@@ -134,23 +132,22 @@ nb_status nb_cli_parse_double(const char *s, const char *flag, double lo, double
 nb_status nb_cli_parse_size(const char *s, const char *flag, unsigned long long lo,
                             unsigned long long hi, size_t *out)
 {
-    unsigned long long v;
-    if (!parse_ull(s, &v))
-        return nb_set_error(NB_ERR_INVALID_ARG, "--%s '%s' is not a non-negative integer", flag,
-                            s ? s : "");
+    uint64_t v;
+    nb_num_result nr = nb_num_u64(s, &v);
+    if (nr != NB_NUM_OK)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s '%s' %s", flag, s ? s : "", nb_num_why(nr));
     if (v < lo || v > hi)
-        return nb_set_error(NB_ERR_INVALID_ARG, "--%s %llu outside [%llu, %llu]", flag, v, lo, hi);
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s %llu outside [%llu, %llu]", flag,
+                            (unsigned long long)v, lo, hi);
     *out = (size_t)v;
     return NB_OK;
 }
 
 nb_status nb_cli_parse_u64(const char *s, const char *flag, uint64_t *out)
 {
-    unsigned long long v;
-    if (!parse_ull(s, &v))
-        return nb_set_error(NB_ERR_INVALID_ARG, "--%s '%s' is not a non-negative integer", flag,
-                            s ? s : "");
-    *out = (uint64_t)v;
+    nb_num_result nr = nb_num_u64(s, out);
+    if (nr != NB_NUM_OK)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s '%s' %s", flag, s ? s : "", nb_num_why(nr));
     return NB_OK;
 }
 
@@ -244,6 +241,18 @@ int nb_cli_exit_code(nb_status s)
 
 int nb_cli_fail(nb_status s, const char *msg)
 {
-    fprintf(stderr, "nttbench: error: %s\n", msg && *msg ? msg : nb_status_str(s));
+    const char *m = msg && *msg ? msg : nb_status_str(s);
+    fputs("nttbench: error: ", stderr);
+    for (const unsigned char *p = (const unsigned char *)m; *p; p++) {
+        if (*p == '\n')
+            fputs("\\n", stderr);
+        else if (*p == '\t')
+            fputs("\\t", stderr);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(stderr, "\\x%02x", *p);
+        else
+            fputc(*p, stderr);
+    }
+    fputc('\n', stderr);
     return nb_cli_exit_code(s);
 }

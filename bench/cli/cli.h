@@ -34,7 +34,9 @@ nb_status nb_cli_parse_ulist(const char *s, const char *flag, unsigned long long
  * which the caller frees). Empty items are an error. */
 nb_status nb_cli_parse_words(const char *s, const char *flag, char **storage, char **out,
                              size_t max, size_t *n);
-/* Numbers with range checks. */
+/* Numbers with range checks. Every numeric option goes through these: strict
+ * decimal only (bench/cli/numparse.h): the whole string, no sign, blanks,
+ * base prefix or leading zero. */
 nb_status nb_cli_parse_double(const char *s, const char *flag, double lo, double hi,
                               double *out);
 nb_status nb_cli_parse_size(const char *s, const char *flag, unsigned long long lo,
@@ -42,7 +44,7 @@ nb_status nb_cli_parse_size(const char *s, const char *flag, unsigned long long 
 /* --direction of run and verify: "forward", "inverse" (or fwd, inv), or a
  * comma list of both; *out = bit 0 forward | bit 1 inverse. */
 nb_status nb_cli_parse_directions(const char *s, int *out);
-/* 64-bit unsigned (decimal or 0x hex). */
+/* 64-bit unsigned, the full range 0 .. 2^64 - 1. */
 nb_status nb_cli_parse_u64(const char *s, const char *flag, uint64_t *out);
 
 /* One option of a command: "--name VALUE" / "--name=VALUE" (takes_value) or
@@ -150,14 +152,23 @@ void nb_cli_stage_free(nb_cli_run *run);
 int nb_cmd_env(int argc, char **argv, nb_format fmt, const char *output);
 int nb_cmd_list(int argc, char **argv, nb_format fmt, const char *output);
 int nb_cmd_verify(int argc, char **argv, nb_format fmt, const char *output, int quiet);
+/* `verify --stage LIST`: CKKS stages against the GMP reference (cmd_verify_stage.c). */
+int nb_cmd_verify_stage(int argc, char **argv, nb_format fmt, const char *output, int quiet);
 int nb_cmd_calibrate(int argc, char **argv, nb_format fmt, const char *output, int quiet);
 int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format fmt,
                const char *output, int quiet);
 int nb_cmd_transform(int argc, char **argv);
 int nb_cmd_check(int argc, char **argv, nb_format fmt);
 
-/* Prints "nttbench: error: <msg>" and returns the exit code for status s
- * (1 verify, 2 usage, 3 environment). */
+/* Seeded inputs (inputs.c): `limbs` polys of n residues from core/rng.h's
+ * generator at *state (advanced), limb l uniform in [0, q[l]), none starting
+ * at zero (a zero first value becomes 1). */
+void nb_cli_fill_residues(uint64_t *a, size_t n, const uint64_t *q, size_t limbs,
+                          uint64_t *state);
+
+/* Prints "nttbench: error: <msg>" as one line (control characters in msg,
+ * e.g. a newline inside an argument, are written as \n, \t or \xHH) and
+ * returns the exit code for status s (1 verify, 2 usage, 3 environment). */
 int nb_cli_fail(nb_status s, const char *msg);
 /* Exit code of a status: NB_OK 0, VERIFY 1, INVALID_ARG/NOT_FOUND/UNSUPPORTED 2,
  * everything else 3. */

@@ -1,14 +1,14 @@
 /* `nttbench transform` and `nttbench check`, for researchers checking their
- * own implementation against ours or the GMP reference, and the coefficient
- * file formats: raw little-endian uint64 (limb-major: limb 0's N values, then
- * limb 1's ...) or text (one decimal number per line, limb after limb; blank
- * lines and lines starting with '#' are ignored). */
+ * own implementation against ours or the GMP reference, and the choice of
+ * coefficient file format (raw or text; readers and the exact text
+ * syntax in coeffile.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/cli/cli.h"
+#include "bench/cli/coeffile.h"
 #include "reference/reference.h"
 
 static int is_text(const char *path, const char *format)
@@ -34,83 +34,14 @@ nb_status nb_cli_read_coeffs(const char *path, const char *format, uint64_t **ou
     FILE *f = fopen(path, "rb");
     if (!f)
         return nb_set_error(NB_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-    size_t cap = 4096, cnt = 0;
-    uint64_t *v = malloc(cap * sizeof *v);
-    nb_status s = NB_OK;
-    if (!v) {
-        fclose(f);
-        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
-    }
-    if (is_text(path, format)) {
-        char line[256];
-        size_t lineno = 0;
-        while (s == NB_OK && fgets(line, sizeof line, f)) {
-            lineno++;
-            char *p = line;
-            while (*p == ' ' || *p == '\t')
-                p++;
-            if (*p == '\n' || *p == '\r' || *p == '\0' || *p == '#')
-                continue;
-            char *end;
-            errno = 0;
-            if (*p == '-') {
-                s = nb_set_error(NB_ERR_IO, "%s:%zu: negative value", path, lineno);
-                break;
-            }
-            unsigned long long x = strtoull(p, &end, 10);
-            while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
-                end++;
-            if (errno || end == p || *end != '\0') {
-                s = nb_set_error(NB_ERR_IO, "%s:%zu: not an unsigned 64-bit decimal number", path,
-                                 lineno);
-                break;
-            }
-            if (cnt == cap) {
-                uint64_t *nv = realloc(v, 2 * cap * sizeof *v);
-                if (!nv) {
-                    s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
-                    break;
-                }
-                v = nv;
-                cap *= 2;
-            }
-            v[cnt++] = x;
-        }
-    } else {
-        unsigned char b[8];
-        size_t got;
-        while ((got = fread(b, 1, 8, f)) == 8) {
-            if (cnt == cap) {
-                uint64_t *nv = realloc(v, 2 * cap * sizeof *v);
-                if (!nv) {
-                    s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
-                    break;
-                }
-                v = nv;
-                cap *= 2;
-            }
-            uint64_t x = 0;
-            for (int k = 7; k >= 0; k--)
-                x = x << 8 | b[k];
-            v[cnt++] = x;
-        }
-        if (s == NB_OK && got != 0)
-            s = nb_set_error(NB_ERR_IO, "'%s': size is not a multiple of 8 bytes (raw uint64)",
-                             path);
-    }
-    if (s == NB_OK && ferror(f))
-        s = nb_set_error(NB_ERR_IO, "cannot read '%s'", path);
+    nb_status s = is_text(path, format) ? nb_coeff_read_text(f, path, out, n)
+                                        : nb_coeff_read_raw(f, path, out, n);
     fclose(f);
-    if (s != NB_OK) {
-        free(v);
-        return s;
-    }
-    *out = v;
-    *n = cnt;
-    return NB_OK;
+    return s;
 }
 
 typedef struct coeff_writer {
+    const char *path;
     const uint64_t *v;
     size_t n;
     int text;
@@ -129,13 +60,15 @@ static nb_status write_coeffs_cb(void *ctx, FILE *f)
             fwrite(b, 1, 8, f);
         }
     }
-    return ferror(f) ? nb_set_error(NB_ERR_IO, "write error") : NB_OK;
+    return ferror(f) ? nb_set_error(NB_ERR_IO, "cannot write '%s': %s", w->path,
+                                    strerror(errno ? errno : EIO))
+                     : NB_OK;
 }
 
 nb_status nb_cli_write_coeffs(const char *path, const char *format, const uint64_t *v, size_t n)
 {
     NB_TRY(check_format(format));
-    coeff_writer w = {v, n, is_text(path, format)};
+    coeff_writer w = {path, v, n, is_text(path, format)};
     return nb_write_file_atomic(path, write_coeffs_cb, &w);
 }
 

@@ -33,12 +33,52 @@ typedef struct check_row {
     char message[256];
 } check_row;
 
-static uint64_t mix(uint64_t *s)
+/* Value written into limbs outside a sub-range: never below any q (< 2^62),
+ * different at every index, so an overwrite is always seen. */
+static uint64_t poison(size_t i)
 {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return UINT64_MAX - (uint64_t)i;
+}
+
+/* The plug-in contract on a sub-range: transforms limbs [first, first + count)
+ * with first = 1 and count = limbs - 2 (1 for two limbs), data pointing at
+ * limb `first` of a buffer whose other limbs hold poison(). Passes when the
+ * range equals the reference `ref` of the full input `in` (so the variant
+ * used the primes of limbs first.., in place) and no limb outside it changed.
+ * Needs limbs >= 2; `work` holds limbs * N values. On failure sets r. */
+static nb_status check_subrange(check_row *r, nb_ntt *ntt, nb_buffer *buf, const uint64_t *in,
+                                const uint64_t *ref, uint64_t *work, void *st)
+{
+    const size_t N = (size_t)1 << r->log_n, total = N * r->limbs;
+    const size_t first = 1, count = r->limbs > 2 ? r->limbs - 2 : 1;
+    for (size_t i = 0; i < total; i++) {
+        size_t l = i / N;
+        work[i] = l >= first && l < first + count ? in[i] : poison(i);
+    }
+    NB_TRY(nb_buffer_upload(buf, 0, work, total * sizeof *work, st));
+    uint64_t *d = (uint64_t *)nb_buffer_ptr(buf) + first * N;
+    NB_TRY(r->inverse ? nb_ntt_inverse(ntt, d, first, count, st)
+                      : nb_ntt_forward(ntt, d, first, count, st));
+    NB_TRY(nb_buffer_download(buf, 0, work, total * sizeof *work, st));
+    size_t bad = 0, at = 0;
+    for (size_t i = 0; i < total; i++) {
+        size_t l = i / N;
+        uint64_t want = l >= first && l < first + count ? ref[i] : poison(i);
+        if (work[i] != want && !bad++)
+            at = i;
+    }
+    if (bad) {
+        size_t l = at / N;
+        int inside = l >= first && l < first + count;
+        r->result = "fail";
+        r->mismatches = bad;
+        snprintf(r->message, sizeof r->message,
+                 "sub-range limbs [%zu, %zu) of %zu: limb %zu index %zu %s (%zu of %zu differ)",
+                 first, first + count, r->limbs, l, at % N,
+                 inside ? "differs from the reference" : "outside the range was modified", bad,
+                 total);
+    }
+    return NB_OK;
 }
 
 static void run_check(check_row *r, void *stream, uint64_t seed)
@@ -46,9 +86,11 @@ static void run_check(check_row *r, void *stream, uint64_t seed)
     const size_t N = (size_t)1 << r->log_n, total = N * r->limbs;
     uint64_t *primes = malloc(r->limbs * sizeof *primes);
     uint64_t *a = malloc(total * sizeof *a), *ref = malloc(total * sizeof *ref);
+    uint64_t *in = malloc(total * sizeof *in);
     nb_ntt *ntt = NULL;
     nb_buffer *buf = NULL;
-    nb_status s = primes && a && ref ? NB_OK : nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    nb_status s = primes && a && ref && in ? NB_OK
+                                           : nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
     if (s == NB_OK)
         s = nb_primes_generate(r->log_n, r->bits, r->limbs, NULL, 0, primes);
     if (s == NB_OK)
@@ -56,18 +98,9 @@ static void run_check(check_row *r, void *stream, uint64_t seed)
                           r->v->backend == NB_BACKEND_GPU ? stream : NULL);
     if (s == NB_OK) {
         const nb_ntt_tables *t = nb_ntt_get_tables(ntt);
-        for (size_t l = 0; l < r->limbs; l++) {
-            for (size_t i = 0; i < N; i++) {
-                uint64_t x, q = primes[l], lim = UINT64_MAX - UINT64_MAX % q;
-                do
-                    x = mix(&seed);
-                while (x >= lim);
-                a[l * N + i] = x % q;
-            }
-            if (a[l * N] == 0)
-                a[l * N] = 1;
-        }
+        nb_cli_fill_residues(a, N, primes, r->limbs, &seed);
         memcpy(ref, a, total * sizeof *a);
+        memcpy(in, a, total * sizeof *a);
         for (size_t l = 0; l < r->limbs && s == NB_OK; l++) {
             s = r->inverse ? nb_ref_ntt_inverse(ref + l * N, r->log_n, primes[l], t->psi[l])
                            : nb_ref_ntt_forward(ref + l * N, r->log_n, primes[l], t->psi[l]);
@@ -105,12 +138,17 @@ static void run_check(check_row *r, void *stream, uint64_t seed)
             snprintf(r->message, sizeof r->message,
                      "limb %zu index %zu: expected %" PRIu64 ", got %" PRIu64 " (%zu of %zu differ)",
                      r->limb, r->index, r->expected, r->actual, r->mismatches, total);
+        else if (r->limbs >= 2 && check_subrange(r, ntt, buf, in, ref, a, st) != NB_OK) {
+            r->result = "error";
+            snprintf(r->message, sizeof r->message, "sub-range: %s", nb_last_error());
+        }
     }
     nb_buffer_destroy(buf);
     nb_ntt_destroy(ntt);
     free(primes);
     free(a);
     free(ref);
+    free(in);
 }
 
 typedef struct verify_out {
@@ -340,8 +378,28 @@ static int finish_verify(check_row *rows, size_t n, nb_format fmt, uint64_t seed
     return 0;
 }
 
+/* Names the first GPU variant of the list that needs the missing device. */
+static int fail_no_gpu(const nb_ntt_variant *const *vars, size_t nv)
+{
+    nb_gpu_require();
+    const char *first_gpu = NULL;
+    for (size_t i = 0; i < nv && !first_gpu; i++)
+        if (vars[i]->backend == NB_BACKEND_GPU)
+            first_gpu = vars[i]->name;
+    char msg[600];
+    if (first_gpu)
+        snprintf(msg, sizeof msg, "%.500s (needed for GPU variant '%s')", nb_last_error(),
+                 first_gpu);
+    else
+        snprintf(msg, sizeof msg, "%.500s (--backend gpu)", nb_last_error());
+    return nb_cli_fail(NB_ERR_NO_DEVICE, msg);
+}
+
 int nb_cmd_verify(int argc, char **argv, nb_format fmt, const char *output, int quiet)
 {
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--stage") || !strncmp(argv[i], "--stage=", 8))
+            return nb_cmd_verify_stage(argc, argv, fmt, output, quiet);
     verify_args a;
     nb_status st = parse_verify(argc, argv, &a);
     if (st != NB_OK) {
@@ -359,10 +417,8 @@ int nb_cmd_verify(int argc, char **argv, nb_format fmt, const char *output, int 
     for (size_t i = 0; i < nv; i++)
         need_gpu |= vars[i]->backend == NB_BACKEND_GPU;
     const int gpu = nb_gpu_count() > 0;
-    if (!gpu && (a.backend == 1 || (need_gpu && a.nvn))) {
-        nb_gpu_require();
-        return nb_cli_fail(NB_ERR_NO_DEVICE, nb_last_error());
-    }
+    if (!gpu && (a.backend == 1 || (need_gpu && a.nvn)))
+        return fail_no_gpu(vars, nv);
     void *stream = NULL;
     if (need_gpu && gpu && (st = nb_stream_create(&stream)) != NB_OK)
         return nb_cli_fail(st, nb_last_error());

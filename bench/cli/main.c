@@ -39,25 +39,53 @@ static void usage(FILE *f)
 static int load_plugin(const char *path)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    char msg[700];
     if (!h) {
-        fprintf(stderr, "nttbench: error: cannot load plug-in '%s': %s\n", path, dlerror());
-        return NB_EXIT_ENV;
+        snprintf(msg, sizeof msg, "cannot load plug-in '%.200s': %.400s", path, dlerror());
+        return nb_cli_fail(NB_ERR_IO, msg);
     }
     void *sym = dlsym(h, NB_PLUGIN_INIT_SYMBOL);
     if (!sym) {
-        fprintf(stderr, "nttbench: error: plug-in '%s' exports no %s()\n", path,
-                NB_PLUGIN_INIT_SYMBOL);
-        return NB_EXIT_ENV;
+        snprintf(msg, sizeof msg, "plug-in '%.200s' exports no %s()", path,
+                 NB_PLUGIN_INIT_SYMBOL);
+        return nb_cli_fail(NB_ERR_IO, msg);
     }
     nb_plugin_init_fn init;
     *(void **)&init = sym;
     nb_status s = init();
     if (s != NB_OK) {
-        fprintf(stderr, "nttbench: error: plug-in '%s' failed to initialise: %s (%s)\n", path,
-                nb_last_error(), nb_status_str(s));
-        return NB_EXIT_ENV;
+        snprintf(msg, sizeof msg, "plug-in '%.200s' failed to initialise: %.300s (%s)", path,
+                 nb_last_error(), nb_status_str(s));
+        return nb_cli_fail(NB_ERR_IO, msg);
     }
     return 0; /* the handle stays open: its variants live in it */
+}
+
+/* Dispatches the command word; rest[0] is the command, the rest its options. */
+static int dispatch(int nrest, char **rest, int argc, char **argv, nb_format fmt,
+                    const char *output, int quiet)
+{
+    const char *cmd = rest[0];
+    int sub_argc = nrest - 1;
+    char **sub = rest + 1;
+    if (!strcmp(cmd, "run"))
+        return nb_cmd_run(sub_argc, sub, argv, argc, fmt, output, quiet);
+    if (!strcmp(cmd, "verify"))
+        return nb_cmd_verify(sub_argc, sub, fmt, output, quiet);
+    if (!strcmp(cmd, "list"))
+        return nb_cmd_list(sub_argc, sub, fmt, output);
+    if (!strcmp(cmd, "env"))
+        return nb_cmd_env(sub_argc, sub, fmt, output);
+    if (!strcmp(cmd, "calibrate"))
+        return nb_cmd_calibrate(sub_argc, sub, fmt, output, quiet);
+    if (!strcmp(cmd, "transform"))
+        return nb_cmd_transform(sub_argc, sub);
+    if (!strcmp(cmd, "check"))
+        return nb_cmd_check(sub_argc, sub, fmt);
+    char msg[300];
+    snprintf(msg, sizeof msg, "unknown %s '%.200s' (see nttbench --help)",
+             cmd[0] == '-' ? "option" : "command", cmd);
+    return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
 }
 
 static void command_help(const char *cmd)
@@ -70,7 +98,13 @@ static void command_help(const char *cmd)
                "[--seed N]\n\n"
                "Checks each variant against the GMP reference on fresh random inputs\n"
                "(defaults: every variant usable here, --logn 10,13,16 --limbs 1,3 --bits 36,62\n"
-               "--direction forward,inverse). Exit 1 if any check fails.\n");
+               "--direction forward,inverse). With two or more limbs, each check also\n"
+               "transforms a sub-range of the limbs and checks the others are untouched.\n\n"
+               "       nttbench verify --stage modup,moddown,keyswitch,rescale [--preset LIST]\n"
+               "                       [--variant LIST] [--backend B] [--level LIST] [--seed N]\n\n"
+               "Checks the CKKS stages of each variant against the GMP reference (default\n"
+               "preset test-small; key-switch rows need log N <= 8, e.g. test-tiny).\n"
+               "Exit 1 if any check fails.\n");
     else if (!strcmp(cmd, "calibrate"))
         printf("usage: nttbench calibrate [--backend cpu|gpu|auto] [timing options]\n\n"
                "Measures copy bandwidth, cache-resident bandwidth and launch overhead, and\n"
@@ -101,84 +135,83 @@ static void command_help(const char *cmd)
         usage(stdout);
 }
 
-/* The global options (--plugin, --format, --output, --quiet, --help,
- * --version) anywhere on the line; the rest, in order, into rest[]. An exit
- * code on bad usage, else 0. */
-typedef struct globals {
-    nb_format fmt;
-    const char *output;
-    int quiet, help, version;
-    char **rest;
-    const char **plugins;
-    int nrest, nplug;
-} globals;
-
-static int parse_globals(int argc, char **argv, globals *g)
+/* Parses the global options out of argv; the other words go to rest[]
+ * (command first). Returns -1 to go on, else the exit code. */
+static int parse_globals(int argc, char **argv, char **rest, int *nrest, const char **plugins,
+                         int *nplug, nb_format *fmt, const char **output, int *flags)
 {
-    static const char *const with_value[] = {"--plugin", "--format", "--output"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = NULL;
         size_t klen = 0;
+        static const char *const with_value[] = {"--plugin", "--format", "--output"};
         int matched = -1;
-        for (int k = 0; k < 3 && matched < 0; k++) {
+        for (int k = 0; k < 3; k++) {
             klen = strlen(with_value[k]);
-            if (!strncmp(a, with_value[k], klen) && (a[klen] == '\0' || a[klen] == '='))
+            if (!strncmp(a, with_value[k], klen) && (a[klen] == '\0' || a[klen] == '=')) {
                 matched = k;
+                break;
+            }
         }
-        if (matched < 0) {
-            if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
-                g->quiet = 1;
-            else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-                g->help = 1;
-            else if (!strcmp(a, "--version"))
-                g->version = 1;
-            else
-                g->rest[g->nrest++] = argv[i];
+        if (matched >= 0) {
+            if (a[klen] == '=') {
+                val = a + klen + 1;
+            } else if (i + 1 < argc) {
+                val = argv[++i];
+            } else {
+                char msg[64];
+                snprintf(msg, sizeof msg, "option %s needs a value", with_value[matched]);
+                return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
+            }
+            if (matched == 0) {
+                plugins[(*nplug)++] = val;
+            } else if (matched == 1) {
+                if (nb_format_parse(val, fmt) != NB_OK)
+                    return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+            } else {
+                if (!*val)
+                    return nb_cli_fail(NB_ERR_INVALID_ARG, "--output needs a file name");
+                *output = val;
+            }
             continue;
         }
-        if (a[klen] == '=')
-            val = a + klen + 1;
-        else if (i + 1 < argc)
-            val = argv[++i];
+        if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
+            *flags |= 1;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            *flags |= 2;
+        else if (!strcmp(a, "--version"))
+            *flags |= 4;
         else
-            return nb_cli_fail(NB_ERR_INVALID_ARG, "global option needs a value");
-        if (matched == 0)
-            g->plugins[g->nplug++] = val;
-        else if (matched == 1 && nb_format_parse(val, &g->fmt) != NB_OK)
-            return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
-        else if (matched == 2 && !*val)
-            return nb_cli_fail(NB_ERR_INVALID_ARG, "--output needs a file name");
-        else if (matched == 2)
-            g->output = val;
+            rest[(*nrest)++] = argv[i];
     }
-    return 0;
+    return -1;
 }
 
-int main(int argc, char **argv)
+/* Everything after the global options; rest/plugins are owned by main. */
+static int run_main(int argc, char **argv, char **rest, const char **plugins)
 {
-    globals g = {NB_FORMAT_TABLE, NULL, 0, 0, 0, NULL, NULL, 0, 0};
-    g.rest = calloc((size_t)argc + 1, sizeof *g.rest);
-    g.plugins = calloc((size_t)argc + 1, sizeof *g.plugins);
-    if (!g.rest || !g.plugins)
-        return nb_cli_fail(NB_ERR_OUT_OF_MEMORY, "out of memory");
-    int prc = parse_globals(argc, argv, &g);
-    if (prc)
-        return prc;
-    nb_format fmt = g.fmt;
-    const char *output = g.output;
-    int quiet = g.quiet, help = g.help, version = g.version, nrest = g.nrest, nplug = g.nplug;
-    char **rest = g.rest;
-    const char **plugins = g.plugins;
-    if (version) {
+    nb_format fmt = NB_FORMAT_TABLE;
+    const char *output = NULL;
+    int nrest = 0, nplug = 0, flags = 0;
+    int rc = parse_globals(argc, argv, rest, &nrest, plugins, &nplug, &fmt, &output, &flags);
+    if (rc >= 0)
+        return rc;
+    const int quiet = flags & 1, help = flags & 2;
+    if (flags & 4) {
         nb_env e;
         nb_env_collect(&e, 0, 0);
         printf("nttbench %s (%s)\n", e.version, e.git_commit);
         return 0;
     }
     if (nrest == 0) {
-        usage(help ? stdout : stderr);
-        return help ? 0 : NB_EXIT_USAGE;
+        if (help) {
+            usage(stdout);
+            return 0;
+        }
+        rc = nb_cli_fail(NB_ERR_INVALID_ARG, "no command given");
+        fprintf(stderr, "usage: nttbench [global options] COMMAND [options] "
+                        "(nttbench --help lists the commands)\n");
+        return rc;
     }
     const char *cmd = rest[0];
     if (help || !strcmp(cmd, "help")) {
@@ -186,32 +219,19 @@ int main(int argc, char **argv)
         return 0;
     }
     for (int i = 0; i < nplug; i++) {
-        int rc = load_plugin(plugins[i]);
+        rc = load_plugin(plugins[i]);
         if (rc)
             return rc;
     }
-    int sub_argc = nrest - 1;
-    char **sub = rest + 1;
-    int rc;
-    if (!strcmp(cmd, "run"))
-        rc = nb_cmd_run(sub_argc, sub, argv, argc, fmt, output, quiet);
-    else if (!strcmp(cmd, "verify"))
-        rc = nb_cmd_verify(sub_argc, sub, fmt, output, quiet);
-    else if (!strcmp(cmd, "list"))
-        rc = nb_cmd_list(sub_argc, sub, fmt, output);
-    else if (!strcmp(cmd, "env"))
-        rc = nb_cmd_env(sub_argc, sub, fmt, output);
-    else if (!strcmp(cmd, "calibrate"))
-        rc = nb_cmd_calibrate(sub_argc, sub, fmt, output, quiet);
-    else if (!strcmp(cmd, "transform"))
-        rc = nb_cmd_transform(sub_argc, sub);
-    else if (!strcmp(cmd, "check"))
-        rc = nb_cmd_check(sub_argc, sub, fmt);
-    else {
-        char msg[160];
-        snprintf(msg, sizeof msg, "unknown command '%s' (see nttbench --help)", cmd);
-        rc = nb_cli_fail(NB_ERR_INVALID_ARG, msg);
-    }
+    return dispatch(nrest, rest, argc, argv, fmt, output, quiet);
+}
+
+int main(int argc, char **argv)
+{
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    const char **plugins = calloc((size_t)argc + 1, sizeof *plugins);
+    int rc = rest && plugins ? run_main(argc, argv, rest, plugins)
+                             : nb_cli_fail(NB_ERR_OUT_OF_MEMORY, "out of memory");
     free(rest);
     free(plugins);
     return rc;

@@ -1,0 +1,291 @@
+/* `nttbench verify --stage LIST --preset LIST`: each CKKS stage (modUp of
+ * every digit, modDown, hybrid key switch, rescale) of each chosen NTT
+ * variant, on fresh seeded inputs, against the GMP reference of
+ * reference/ckks_ref.h, as pass/fail rows like the NTT rows of `verify`
+ * (the checks themselves: stage_check.c). Exit 1 if any check fails. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/cli/cli.h"
+#include "bench/cli/stage_check.h"
+
+static const nb_cli_option stage_options[] = {
+    {"stage", 1, "LIST   modup,moddown,keyswitch,rescale (all four)"},
+    {"preset", 1, "LIST   CKKS presets (test-small)"},
+    {"variant", 1, "LIST   variants (all usable here)"},
+    {"backend", 1, "B      cpu | gpu | auto (auto)"},
+    {"level", 1, "LIST   levels (the top one and 1)"},
+    {"seed", 1, "N      input seed (time-based)"},
+    {NULL, 0, NULL},
+};
+
+static const char *const stage_names[4] = {"modup", "moddown", "keyswitch", "rescale"};
+typedef struct stage_out {
+    const nb_cli_stage_row *rows;
+    size_t n;
+    nb_format fmt;
+    uint64_t seed;
+} stage_out;
+
+static nb_status write_rows_json(const stage_out *o, FILE *f, size_t sum[4])
+{
+    json_t *checks = json_array();
+    for (size_t i = 0; i < o->n; i++) {
+        const nb_cli_stage_row *r = &o->rows[i];
+        json_array_append_new(checks,
+                              json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:s}", "variant",
+                                        r->v->name, "backend", nb_backend_name(r->v->backend),
+                                        "stage", stage_names[r->stage], "preset", r->preset,
+                                        "level", (json_int_t)r->level, "result", r->result,
+                                        "message", r->message));
+    }
+    char seed[24];
+    snprintf(seed, sizeof seed, "%" PRIu64, o->seed);
+    json_t *j = json_pack("{s:s, s:i, s:s, s:o, s:{s:I, s:I, s:I, s:I}}", "schema",
+                          "nttbench-verify-stage", "schema_version", 1, "seed", seed, "checks",
+                          checks, "summary", "pass", (json_int_t)sum[0], "fail",
+                          (json_int_t)sum[1], "skipped", (json_int_t)sum[2], "error",
+                          (json_int_t)sum[3]);
+    int rc = json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(j);
+    fputc('\n', f);
+    return rc ? nb_set_error(NB_ERR_IO, "cannot write JSON") : NB_OK;
+}
+
+/* Rows as a table, markdown, CSV or JSON (the `verify` formats). */
+static nb_status write_rows(void *ctx, FILE *f)
+{
+    const stage_out *o = ctx;
+    static const char *const results[4] = {"pass", "fail", "skipped", "error"};
+    size_t sum[4] = {0};
+    for (size_t i = 0; i < o->n; i++)
+        for (int k = 0; k < 4; k++)
+            sum[k] += !strcmp(o->rows[i].result, results[k]);
+    if (o->fmt == NB_FORMAT_JSON)
+        return write_rows_json(o, f, sum);
+    const int md = o->fmt == NB_FORMAT_MD, csv = o->fmt == NB_FORMAT_CSV;
+    if (csv)
+        fprintf(f, "variant,backend,stage,preset,level,result,message\n");
+    else if (md)
+        fprintf(f, "| variant | stage | preset | level | result | detail |\n"
+                   "| --- | --- | --- | ---: | --- | --- |\n");
+    else
+        fprintf(f, "%-22s %-9s %-14s %5s  %-7s  %s\n", "variant", "stage", "preset", "level",
+                "result", "detail");
+    for (size_t i = 0; i < o->n; i++) {
+        const nb_cli_stage_row *r = &o->rows[i];
+        const char *res = r->result;
+        if (csv)
+            fprintf(f, "%s,%s,%s,%s,%zu,%s,\"%s\"\n", r->v->name, nb_backend_name(r->v->backend),
+                    stage_names[r->stage], r->preset, r->level, res, r->message);
+        else if (md)
+            fprintf(f, "| %s | %s | %s | %zu | %s | %s |\n", r->v->name, stage_names[r->stage],
+                    r->preset, r->level, res, r->message);
+        else
+            fprintf(f, "%-22s %-9s %-14s %5zu  %-7s  %s\n", r->v->name, stage_names[r->stage],
+                    r->preset, r->level,
+                    !strcmp(res, "pass") ? "PASS" : !strcmp(res, "fail") ? "FAIL" : res,
+                    r->message);
+    }
+    if (!csv)
+        fprintf(f, "\n%zu passed, %zu failed, %zu skipped, %zu errors (seed %" PRIu64 ")\n",
+                sum[0], sum[1], sum[2], sum[3], o->seed);
+    return NB_OK;
+}
+
+/* Parsed options of `verify --stage`. */
+typedef struct stage_args {
+    int stages[4];
+    size_t n_stages;
+    char *preset_store, *presets[NB_CLI_MAX_LIST];
+    size_t n_presets;
+    char *variant_store, *variants[NB_CLI_MAX_LIST];
+    size_t n_variants;
+    int backend; /* -1 auto, 0 cpu, 1 gpu */
+    unsigned long long levels[NB_CLI_MAX_LIST];
+    size_t n_levels;
+    uint64_t seed;
+} stage_args;
+
+static nb_status set_stages(stage_args *a, const char *v)
+{
+    char *store, *words[8];
+    size_t n;
+    NB_TRY(nb_cli_parse_words(v, "stage", &store, words, 8, &n));
+    nb_status s = NB_OK;
+    a->n_stages = 0;
+    for (size_t i = 0; i < n && s == NB_OK; i++) {
+        int k = 0;
+        while (k < 4 && strcmp(words[i], stage_names[k]))
+            k++;
+        if (k == 4)
+            s = nb_set_error(NB_ERR_INVALID_ARG,
+                             "--stage '%s': modup, moddown, keyswitch or rescale", words[i]);
+        else
+            a->stages[a->n_stages++ % 4] = k;
+    }
+    free(store);
+    return s;
+}
+
+static nb_status set_arg(stage_args *a, const char *name, const char *v)
+{
+    if (!strcmp(name, "stage"))
+        return set_stages(a, v);
+    if (!strcmp(name, "preset")) {
+        free(a->preset_store);
+        NB_TRY(nb_cli_parse_words(v, name, &a->preset_store, a->presets, NB_CLI_MAX_LIST,
+                                  &a->n_presets));
+        for (size_t i = 0; i < a->n_presets; i++)
+            if (!nb_ckks_preset_find(a->presets[i]))
+                return nb_set_error(NB_ERR_INVALID_ARG,
+                                    "--preset: no CKKS preset named '%s' (see 'nttbench list')",
+                                    a->presets[i]);
+        return NB_OK;
+    }
+    if (!strcmp(name, "variant")) {
+        free(a->variant_store);
+        return nb_cli_parse_words(v, name, &a->variant_store, a->variants, NB_CLI_MAX_LIST,
+                                  &a->n_variants);
+    }
+    if (!strcmp(name, "backend")) {
+        a->backend = !strcmp(v, "cpu") ? 0 : !strcmp(v, "gpu") ? 1 : !strcmp(v, "auto") ? -1 : -2;
+        return a->backend == -2 ? nb_set_error(NB_ERR_INVALID_ARG, "--backend: cpu, gpu or auto")
+                                : NB_OK;
+    }
+    if (!strcmp(name, "level"))
+        return nb_cli_parse_ulist(v, name, 0, 255, a->levels, NB_CLI_MAX_LIST, &a->n_levels);
+    return nb_cli_parse_u64(v, name, &a->seed);
+}
+
+/* The variants to check: the explicit list, or every one of the backend
+ * usable here. NB_ERR_NO_DEVICE names a GPU variant asked for without one. */
+static nb_status pick_variants(const stage_args *a, const nb_ntt_variant **out, size_t *n)
+{
+    const int gpu = nb_gpu_count() > 0;
+    *n = 0;
+    for (size_t i = 0; i < a->n_variants; i++) {
+        const nb_ntt_variant *v = nb_ntt_variant_find(a->variants[i]);
+        if (!v)
+            return NB_ERR_NOT_FOUND;
+        if (v->backend == NB_BACKEND_GPU && !gpu) {
+            char msg[400];
+            nb_gpu_require();
+            snprintf(msg, sizeof msg, "%.300s", nb_last_error());
+            return nb_set_error(NB_ERR_NO_DEVICE, "%s (needed for GPU variant '%s')", msg,
+                                v->name);
+        }
+        out[(*n)++] = v;
+    }
+    if (a->n_variants)
+        return NB_OK;
+    if (a->backend == 1 && !gpu) {
+        nb_gpu_require(); /* sets the message: why no device is usable */
+        return NB_ERR_NO_DEVICE;
+    }
+    for (size_t i = 0; i < nb_ntt_variant_count() && *n < NB_CLI_MAX_LIST; i++) {
+        const nb_ntt_variant *v = nb_ntt_variant_at(i);
+        int b = (int)v->backend;
+        if ((a->backend < 0 && (b == 0 || gpu)) || a->backend == b)
+            out[(*n)++] = v;
+    }
+    return NB_OK;
+}
+
+/* Every stage x level of one preset and one variant into rows (advancing *n). */
+static nb_status check_preset(const stage_args *a, const char *preset,
+                              const nb_ntt_variant *v, void *stream, nb_cli_stage_row *rows,
+                              size_t *n, int quiet)
+{
+    nb_ckks_params *p = NULL;
+    nb_ckks *c = NULL;
+    const double t0 = nb_now_s();
+    NB_TRY(nb_ckks_params_from_preset(&p, preset));
+    nb_status s = nb_ckks_create(&c, p, v, v->backend == NB_BACKEND_GPU ? stream : NULL);
+    unsigned long long top[2] = {p->max_level, 1};
+    const unsigned long long *lv = a->n_levels ? a->levels : top;
+    size_t nlv = a->n_levels ? a->n_levels : (p->max_level > 1 ? 2 : 1);
+    for (size_t si = 0; si < a->n_stages && s == NB_OK; si++)
+        for (size_t li = 0; li < nlv; li++) {
+            nb_cli_stage_row *r = &rows[(*n)++];
+            *r = (nb_cli_stage_row){.v = v, .preset = preset, .stage = a->stages[si],
+                             .level = (size_t)lv[li]};
+            nb_cli_stage_ctx x = {p, c, v, v->backend == NB_BACKEND_GPU ? stream : NULL,
+                           a->seed ^ (0x9E3779B97F4A7C15ull * *n)};
+            nb_cli_stage_check_row(&x, r);
+            if (!quiet && nb_now_s() - t0 > 3.0)
+                fprintf(stderr, "[%zu] %s %s %s level %zu: %s\n", *n, v->name, preset,
+                        stage_names[r->stage], r->level, r->result);
+        }
+    nb_ckks_destroy(c);
+    nb_ckks_params_destroy(p);
+    return s;
+}
+
+/* `nttbench verify --stage ...`: options as in stage_options; the global
+ * --format / --output / --quiet as for `verify`. */
+int nb_cmd_verify_stage(int argc, char **argv, nb_format fmt, const char *output, int quiet)
+{
+    stage_args a = {.stages = {0, 1, 2, 3}, .n_stages = 4, .backend = -1,
+                    .seed = (uint64_t)time(NULL) * 0x2545F4914F6CDD1Dull};
+    const nb_cli_option *const tables[] = {stage_options, NULL};
+    nb_status st = NB_OK;
+    for (int i = 0; i < argc && st == NB_OK;) {
+        const char *n, *v;
+        int r = nb_cli_next_option(argc, argv, &i, tables, &n, &v);
+        if (r == 0)
+            st = nb_set_error(NB_ERR_INVALID_ARG, "verify: unexpected argument '%s'", argv[i]);
+        else if (r < 0)
+            st = NB_ERR_INVALID_ARG;
+        else
+            st = set_arg(&a, n, v);
+    }
+    if (st == NB_OK && !a.n_presets)
+        st = nb_cli_parse_words("test-small", "preset", &a.preset_store, a.presets, 1,
+                                &a.n_presets);
+    const nb_ntt_variant *vars[NB_CLI_MAX_LIST];
+    size_t nv = 0;
+    if (st == NB_OK)
+        st = pick_variants(&a, vars, &nv);
+    void *stream = NULL;
+    for (size_t i = 0; i < nv && st == NB_OK && !stream; i++)
+        if (vars[i]->backend == NB_BACKEND_GPU)
+            st = nb_stream_create(&stream);
+    size_t cap = nv * a.n_presets * a.n_stages * (a.n_levels ? a.n_levels : 2), n = 0;
+    nb_cli_stage_row *rows = st == NB_OK ? calloc(cap ? cap : 1, sizeof *rows) : NULL;
+    if (st == NB_OK && !rows)
+        st = nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    for (size_t pi = 0; pi < a.n_presets && st == NB_OK; pi++)
+        for (size_t vi = 0; vi < nv && st == NB_OK; vi++)
+            st = check_preset(&a, a.presets[pi], vars[vi], stream, rows, &n, quiet);
+    nb_stream_destroy(stream);
+    free(a.variant_store);
+    if (st == NB_OK) {
+        stage_out o = {rows, n, fmt, a.seed};
+        st = nb_write_file_atomic(output ? output : "-", write_rows, &o);
+    }
+    free(a.preset_store);
+    if (st != NB_OK) {
+        free(rows);
+        return nb_cli_fail(st, nb_last_error());
+    }
+    size_t fails = 0, errs = 0;
+    for (size_t i = 0; i < n; i++) {
+        fails += !strcmp(rows[i].result, "fail");
+        errs += !strcmp(rows[i].result, "error");
+    }
+    free(rows);
+    if (fails) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "%zu stage check(s) failed against the GMP reference", fails);
+        return nb_cli_fail(NB_ERR_VERIFY, msg);
+    }
+    if (errs) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "%zu stage check(s) could not run", errs);
+        return nb_cli_fail(NB_ERR_CUDA, msg);
+    }
+    return 0;
+}

@@ -1,0 +1,54 @@
+/* `nttbench verify --stage` on the GPU: every stage of every GPU variant, on
+ * fresh inputs, against the GMP reference, from the command line (exit 0,
+ * a pass row per variant and stage, skipped rows only where the reference
+ * does not apply). Exits 77 (skip) without a usable device.
+ * argv[1] = the nttbench executable. */
+#include <stdlib.h>
+#include <string.h>
+
+#pragma GCC diagnostic ignored "-Wunused-function" /* cliutil.h helpers this file does not use */
+#include "testutil.h"
+#include "cliutil.h"
+
+/* Guards: the GPU pipelines of every GPU variant equal the GMP reference
+ * stage by stage (and the command says so with exit 0). */
+static void test_gpu_stages_match_reference(void **state)
+{
+    (void)state;
+    assert_int_equal(run("--format json verify --stage modup,moddown,keyswitch,rescale "
+                         "--preset test-tiny,test-small --backend gpu"),
+                     0);
+    json_t *j = load_json("out.txt");
+    json_t *checks = json_object_get(j, "checks"), *c;
+    size_t i, pass = 0;
+    assert_true(json_array_size(checks) > 0);
+    json_array_foreach(checks, i, c) {
+        const char *r = json_string_value(json_object_get(c, "result"));
+        assert_string_equal(json_string_value(json_object_get(c, "backend")), "gpu");
+        if (strcmp(r, "pass") != 0 && strcmp(r, "skipped") != 0)
+            fail_msg("check %zu: %s (%s)", i, r,
+                     json_string_value(json_object_get(c, "message")));
+        pass += !strcmp(r, "pass");
+    }
+    assert_true(pass * 10 >= json_array_size(checks) * 7); /* only keyswitch at log N 10 skips */
+    json_decref(j);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s NTTBENCH\n", argv[0]);
+        return 2;
+    }
+    nb_test_require_gpu_or_skip();
+    exe = argv[1];
+    if (cli_scratch_create("nb-gpu-stage-") != 0)
+        return 2;
+    nb_test_seed_init();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpu_stages_match_reference),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    cli_scratch_remove();
+    return failed ? 1 : 0;
+}
