@@ -1,7 +1,8 @@
 /* Internal interface of the nttbench command-line tool: argument parsing
- * helpers (lists, ranges, numbers), the options of `run`, the per-tier
- * dispatch and the extension point of the stage tier. Only the CLI prints and
- * exits; everything it measures goes through the library (bench/bench.h).
+ * helpers (lists, ranges, numbers, --direction), the options of `run` (tiers
+ * and cache states), the stage tier's options and the commands. Only the CLI
+ * prints and exits; everything it measures goes through the library's tier
+ * table (bench/tiers/tiers.h).
  *
  * Exit codes: 0 success, 1 a verification failed, 2 bad usage, 3 environment
  * error (no device for a GPU variant, CUDA/IO failure, plug-in failure). */

@@ -38,9 +38,10 @@ typedef struct nb_env {
     nb_nvml_snapshot nvml;     /* at collection */
 } nb_env;
 
-/* Collects the environment: host always; GPU device 0 when `gpu` and a device
- * exists (else has_gpu = 0); copy bandwidths are measured when `measure` (a
- * few tens of milliseconds). Never fails for a missing GPU or NVML. */
+/* Collects the environment: host always; the current GPU when `gpu` and a
+ * device exists (else has_gpu = 0); copy bandwidths are measured when
+ * `measure` (a few tens of milliseconds). Never fails for a missing GPU or
+ * NVML. */
 nb_status nb_env_collect(nb_env *e, int gpu, int measure);
 
 /* Memory copy bandwidth (bytes read + written per second) of a `bytes` copy,

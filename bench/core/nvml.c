@@ -24,7 +24,6 @@ static struct {
     int tried, ok;
     char why[96];
     void *lib;
-    nvml_device dev;
     nvml_ret (*init)(void);
     nvml_ret (*by_index)(unsigned, nvml_device *);
     nvml_ret (*by_pci)(const char *, nvml_device *);
@@ -74,22 +73,32 @@ static int nvml_open(void)
                  nv.err ? nv.err(r) : "?");
         return 0;
     }
-    int found = 0;
-#ifdef NB_HAVE_CUDA
-    /* the CUDA device nttbench uses, matched by PCI bus id */
-    char bus[64];
-    int dev = 0;
-    if (nv.by_pci && cudaGetDevice(&dev) == cudaSuccess &&
-        cudaDeviceGetPCIBusId(bus, sizeof bus, dev) == cudaSuccess &&
-        nv.by_pci(bus, &nv.dev) == NVML_SUCCESS)
-        found = 1;
-    (void)cudaGetLastError();
-#endif
-    if (!found && nv.by_index(0, &nv.dev) != NVML_SUCCESS) {
-        snprintf(nv.why, sizeof nv.why, "unavailable: NVML sees no device");
+    nv.ok = 1;
+    return 1;
+}
+
+/* The NVML handle of the calling thread's current CUDA device (matched by
+ * PCI bus id), else of NVML's device 0; 0 (and *why) when there is none. */
+static int current_device(nvml_device *dev, const char **why)
+{
+    if (!nvml_open()) {
+        *why = nv.why;
         return 0;
     }
-    nv.ok = 1;
+#ifdef NB_HAVE_CUDA
+    char bus[64];
+    int cuda_dev = 0;
+    int found = nv.by_pci && cudaGetDevice(&cuda_dev) == cudaSuccess &&
+                cudaDeviceGetPCIBusId(bus, sizeof bus, cuda_dev) == cudaSuccess &&
+                nv.by_pci(bus, dev) == NVML_SUCCESS;
+    (void)cudaGetLastError();
+    if (found)
+        return 1;
+#endif
+    if (nv.by_index(0, dev) != NVML_SUCCESS) {
+        *why = "unavailable: NVML sees no device";
+        return 0;
+    }
     return 1;
 }
 
@@ -125,29 +134,31 @@ void nb_nvml_snapshot_take(nb_nvml_snapshot *s)
     memset(s, 0, sizeof *s);
     s->temperature_c = -1;
     s->power_w = -1.0;
-    if (!nvml_open()) {
-        snprintf(s->note, sizeof s->note, "%s", nv.why);
+    nvml_device dev;
+    const char *why = NULL;
+    if (!current_device(&dev, &why)) {
+        snprintf(s->note, sizeof s->note, "%s", why);
         snprintf(s->reasons, sizeof s->reasons, "unavailable");
         return;
     }
     unsigned v = 0;
     int any = 0;
-    if (nv.clock(nv.dev, NVML_CLOCK_SM, &v) == NVML_SUCCESS) {
+    if (nv.clock(dev, NVML_CLOCK_SM, &v) == NVML_SUCCESS) {
         s->sm_mhz = v;
         any = 1;
     }
-    if (nv.clock(nv.dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS)
+    if (nv.clock(dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS)
         s->mem_mhz = v;
     unsigned long long r = 0;
-    if (nv.reasons && nv.reasons(nv.dev, &r) == NVML_SUCCESS) {
+    if (nv.reasons && nv.reasons(dev, &r) == NVML_SUCCESS) {
         s->event_reasons = r;
         decode_reasons(r, s->reasons, sizeof s->reasons);
     } else {
         snprintf(s->reasons, sizeof s->reasons, "unavailable");
     }
-    if (nv.temp && nv.temp(nv.dev, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS)
+    if (nv.temp && nv.temp(dev, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS)
         s->temperature_c = (int)v;
-    if (nv.power && nv.power(nv.dev, &v) == NVML_SUCCESS)
+    if (nv.power && nv.power(dev, &v) == NVML_SUCCESS)
         s->power_w = v / 1000.0;
     s->available = any;
     snprintf(s->note, sizeof s->note, any ? "ok" : "unavailable: NVML clock query failed");
@@ -157,11 +168,13 @@ void nb_nvml_env(char *driver, size_t driver_len, int *ecc_enabled)
 {
     driver[0] = '\0';
     *ecc_enabled = -1;
-    if (!nvml_open())
+    nvml_device dev;
+    const char *why = NULL;
+    if (!current_device(&dev, &why))
         return;
     if (nv.driver && nv.driver(driver, (unsigned)driver_len) != NVML_SUCCESS)
         driver[0] = '\0';
     int cur = 0, pend = 0;
-    if (nv.ecc && nv.ecc(nv.dev, &cur, &pend) == NVML_SUCCESS)
+    if (nv.ecc && nv.ecc(dev, &cur, &pend) == NVML_SUCCESS)
         *ecc_enabled = cur != 0;
 }

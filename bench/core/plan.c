@@ -1,7 +1,7 @@
-/* The cache planner (a cache state in, a launch schedule out): how many buffer sets to
- * rotate through, whether to flush, which set each launch uses, and a check,
- * by simulating that exact schedule, that no launch can find its data still
- * in the cache. Also the cache sizes it plans against. */
+/* The cache planner (a cache state in, a launch schedule out): how many
+ * buffer sets to rotate through, whether to flush, which set each launch
+ * uses, and a check, by simulating that exact schedule, that no launch can
+ * find its data still in the cache. Also the cache sizes it plans against. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -66,7 +66,8 @@ typedef struct nb_nvml_snapshot {
     char note[96];
 } nb_nvml_snapshot;
 
-/* Snapshot of device 0 (the device nttbench uses). Never fails. */
+/* Snapshot of the calling thread's current CUDA device (NVML matched by PCI
+ * bus id). Never fails. */
 void nb_nvml_snapshot_take(nb_nvml_snapshot *s);
 
 /* One case's measurement. Arrays are owned: free with nb_bench_result_free. */
