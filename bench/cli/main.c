@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench/cli/cli.h"
+#include "bench/cli/paper.h"
 
 static void usage(FILE *f)
 {
@@ -22,7 +23,10 @@ static void usage(FILE *f)
             "  env        the environment block of every report\n"
             "  calibrate  copy / L2 bandwidth, launch overhead, hot-vs-cold copy experiment\n"
             "  transform  apply a variant (or the reference) to a coefficient file\n"
-            "  check      compare two coefficient files\n\n"
+            "  check      compare two coefficient files\n"
+            "  compare    compare two run reports: ratios, significance, verdicts\n"
+            "  report     the methods paragraph and reporting checklist of a run report\n"
+            "  primes     NTT-friendly primes and their minimal 2N-th roots\n\n"
             "global options:\n"
             "  --plugin PATH   load a shared object and call its nb_plugin_init() (repeatable)\n"
             "  --format F      table | md | csv | json (table)\n"
@@ -94,6 +98,12 @@ static void command_help(const char *cmd)
     else if (!strcmp(cmd, "list"))
         printf("usage: nttbench list\n\nVariants (name, backend, log N range, prime bound) "
                "and presets.\n");
+    else if (!strcmp(cmd, "compare"))
+        nb_cmd_compare_help(stdout);
+    else if (!strcmp(cmd, "report"))
+        nb_cmd_report_help(stdout);
+    else if (!strcmp(cmd, "primes"))
+        nb_cmd_primes_help(stdout);
     else if (!strcmp(cmd, "env"))
         printf("usage: nttbench env\n\nThe environment block every report carries (host, GPU, "
                "clocks, copy bandwidth).\n");
@@ -190,6 +200,12 @@ int main(int argc, char **argv)
         rc = nb_cmd_transform(sub_argc, sub);
     else if (!strcmp(cmd, "check"))
         rc = nb_cmd_check(sub_argc, sub, fmt);
+    else if (!strcmp(cmd, "compare"))
+        rc = nb_cmd_compare(sub_argc, sub, fmt, output);
+    else if (!strcmp(cmd, "report"))
+        rc = nb_cmd_report(sub_argc, sub, fmt, output);
+    else if (!strcmp(cmd, "primes"))
+        rc = nb_cmd_primes(sub_argc, sub, fmt, output);
     else {
         char msg[160];
         snprintf(msg, sizeof msg, "unknown command '%s' (see nttbench --help)", cmd);
