@@ -195,16 +195,6 @@ static void test_missing_samples_give_insufficient_data(void **state)
     assert_int_equal(verdict_of(&c, &d, &t), NB_VERDICT_SLOWER);
 }
 
-static void assert_one_error_line(void)
-{
-    char *e = slurp("err.txt");
-    assert_non_null(strstr(e, "nttbench: error: "));
-    char *nl = strchr(e, '\n');
-    assert_non_null(nl);
-    assert_int_equal(nl[1], '\0');
-    free(e);
-}
-
 static void test_cli_exit_codes(void **state)
 {
     (void)state;

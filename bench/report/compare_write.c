@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench/core/rank_stats.h"
+#include "bench/internal.h" /* nb_csv_write_field */
 #include "bench/report/compare.h"
 
 void nb_format_ns(char *buf, size_t n, double ns)
@@ -176,21 +177,6 @@ static nb_status write_text(const nb_comparison *c, FILE *f, int md)
     return NB_OK;
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-    if (strpbrk(s, ",\"\n\r")) {
-        fputc('"', f);
-        for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', f);
-            fputc(*s, f);
-        }
-        fputc('"', f);
-    } else {
-        fputs(s, f);
-    }
-}
-
 static void csv_num(FILE *f, double v)
 {
     fputc(',', f);
@@ -205,11 +191,11 @@ static nb_status write_csv(const nb_comparison *c, FILE *f)
           "base_sm_clock_mhz,new_sm_clock_mhz,verdict,note\n", f);
     for (size_t i = 0; i < c->n_rows; i++) {
         const nb_compare_row *r = &c->rows[i];
-        csv_field(f, r->base->tier);
+        nb_csv_write_field(f, r->base->tier);
         fputc(',', f);
-        csv_field(f, r->base->variant);
+        nb_csv_write_field(f, r->base->variant);
         fputc(',', f);
-        csv_field(f, r->base->label);
+        nb_csv_write_field(f, r->base->label);
         csv_num(f, r->base_median_ns);
         csv_num(f, r->new_median_ns);
         fprintf(f, ",%zu,%zu", r->base->n_samples, r->new_->n_samples);
@@ -225,7 +211,7 @@ static nb_status write_csv(const nb_comparison *c, FILE *f)
         csv_num(f, r->base_clock_mhz);
         csv_num(f, r->new_clock_mhz);
         fprintf(f, ",%s,", nb_verdict_name(r->verdict));
-        csv_field(f, r->note);
+        nb_csv_write_field(f, r->note);
         fputc('\n', f);
     }
     return NB_OK;
