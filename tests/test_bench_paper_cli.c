@@ -134,6 +134,16 @@ static void test_report_is_filled_in_from_the_file(void **state)
             fail_msg("report lacks '%s'", words[i]);
     json_decref(j);
     free(out);
+    snprintf(args, sizeof args, "report %s/stage-h100-small.json", data_dir);
+    assert_int_equal(run(args), 0);
+    out = slurp("out.txt");
+    static const char *const stage_words[] = {"stage tier", "preset ckks16-l30-d3",
+                                              "stage modup, moddown, keyswitch, rescale",
+                                              "level 30", "dnum 3", "12 of 12 passed"};
+    for (size_t i = 0; i < sizeof stage_words / sizeof stage_words[0]; i++)
+        if (!strstr(out, stage_words[i]))
+            fail_msg("stage report lacks '%s'", stage_words[i]);
+    free(out);
     snprintf(args, sizeof args, "report %s/calibrate-h100.json", data_dir);
     assert_int_equal(run(args), 2);
     snprintf(args, sizeof args, "--format csv report %s/ntt-h100-small.json", data_dir);
