@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,6 +57,17 @@ static json_t *load_json(const char *name)
     if (!j)
         fail_msg("%s does not parse: %s (line %d)", path, err.text, err.line);
     return j;
+}
+
+/* One line "nttbench: error: ..." on stderr. */
+static inline void assert_one_error_line(void)
+{
+    char *e = slurp("err.txt");
+    assert_non_null(strstr(e, "nttbench: error: "));
+    char *nl = strchr(e, '\n');
+    assert_non_null(nl);
+    assert_int_equal(nl[1], '\0');
+    free(e);
 }
 
 /* Creates the scratch folder `dir` (/tmp/<prefix>XXXXXX); 0 on success. */

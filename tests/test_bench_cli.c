@@ -21,17 +21,6 @@
 
 static const char *plugin;
 
-/* One line "nttbench: error: ..." on stderr. */
-static void assert_one_error_line(void)
-{
-    char *e = slurp("err.txt");
-    assert_non_null(strstr(e, "nttbench: error: "));
-    char *nl = strchr(e, '\n');
-    assert_non_null(nl);
-    assert_int_equal(nl[1], '\0');
-    free(e);
-}
-
 /* ------------------------------------------------------------- parsing */
 
 static void test_parse_lists_and_ranges(void **state)

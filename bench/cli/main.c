@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench/cli/cli.h"
+#include "bench/cli/paper.h"
 
 static void usage(FILE *f)
 {
@@ -22,7 +23,10 @@ static void usage(FILE *f)
             "  env        the environment block of every report\n"
             "  calibrate  copy / L2 bandwidth, launch overhead, hot-vs-cold copy experiment\n"
             "  transform  apply a variant (or the reference) to a coefficient file\n"
-            "  check      compare two coefficient files\n\n"
+            "  check      compare two coefficient files\n"
+            "  compare    compare two run reports: ratios, significance, verdicts\n"
+            "  report     the methods paragraph and reporting checklist of a run report\n"
+            "  primes     NTT-friendly primes and their minimal 2N-th roots\n\n"
             "global options:\n"
             "  --plugin PATH   load a shared object and call its nb_plugin_init() (repeatable)\n"
             "  --format F      table | md | csv | json (table)\n"
@@ -82,6 +86,12 @@ static int dispatch(int nrest, char **rest, int argc, char **argv, nb_format fmt
         return nb_cmd_transform(sub_argc, sub);
     if (!strcmp(cmd, "check"))
         return nb_cmd_check(sub_argc, sub, fmt);
+    if (!strcmp(cmd, "compare"))
+        return nb_cmd_compare(sub_argc, sub, fmt, output);
+    if (!strcmp(cmd, "report"))
+        return nb_cmd_report(sub_argc, sub, fmt, output);
+    if (!strcmp(cmd, "primes"))
+        return nb_cmd_primes(sub_argc, sub, fmt, output);
     char msg[300];
     snprintf(msg, sizeof msg, "unknown %s '%.200s' (see nttbench --help)",
              cmd[0] == '-' ? "option" : "command", cmd);
@@ -128,6 +138,12 @@ static void command_help(const char *cmd)
     else if (!strcmp(cmd, "list"))
         printf("usage: nttbench list\n\nVariants (name, backend, log N range, prime bound) "
                "and presets.\n");
+    else if (!strcmp(cmd, "compare"))
+        nb_cmd_compare_help(stdout);
+    else if (!strcmp(cmd, "report"))
+        nb_cmd_report_help(stdout);
+    else if (!strcmp(cmd, "primes"))
+        nb_cmd_primes_help(stdout);
     else if (!strcmp(cmd, "env"))
         printf("usage: nttbench env\n\nThe environment block every report carries (host, GPU, "
                "clocks, copy bandwidth).\n");

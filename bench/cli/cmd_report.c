@@ -1,0 +1,306 @@
+/* `nttbench report RESULTS.json [--format md]`: the methods paragraph a
+ * paper's evaluation section needs and the reporting checklist of
+ * docs/methodology.md, filled in from a run report: what was timed, the
+ * timer and blocking kernel, the cache state with flush bytes and rotation
+ * sets, the stopping rule and the noise reached, samples, SM clocks seen. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/cli/cli.h"
+#include "bench/cli/paper.h"
+#include "bench/report/compare.h"
+
+void nb_cmd_report_help(FILE *f)
+{
+    fprintf(f, "usage: nttbench report RESULTS.json [--format table|md]\n\n"
+               "Prints the methods paragraph of a run (device, software, what was timed, timer,\n"
+               "cache state, stopping rule and noise reached, samples, SM clocks) and the\n"
+               "reporting checklist, filled in from the report file.\n");
+}
+
+/* Comma-joined distinct values. */
+typedef struct strset {
+    char s[256];
+} strset;
+
+static void add(strset *set, const char *v)
+{
+    if (!v || !*v)
+        return;
+    size_t len = strlen(v), n = strlen(set->s);
+    for (const char *p = set->s; (p = strstr(p, v)); p += len)
+        if ((p == set->s || p[-2] == ',') && (p[len] == ',' || p[len] == '\0'))
+            return;
+    if (n + len + 3 < sizeof set->s)
+        snprintf(set->s + n, sizeof set->s - n, "%s%s", n ? ", " : "", v);
+}
+
+static void add_int(strset *set, const json_t *v)
+{
+    char b[32];
+    if (json_is_integer(v)) {
+        snprintf(b, sizeof b, "%lld", (long long)json_integer_value(v));
+        add(set, b);
+    } else if (json_is_string(v)) {
+        add(set, json_string_value(v));
+    }
+}
+
+typedef struct range {
+    double lo, hi, sum;
+    size_t n;
+} range;
+
+static void see(range *r, double v)
+{
+    if (!isfinite(v))
+        return;
+    if (!r->n || v < r->lo)
+        r->lo = v;
+    if (!r->n || v > r->hi)
+        r->hi = v;
+    r->sum += v;
+    r->n++;
+}
+
+typedef struct summary {
+    strset tiers, variants, backends, modes, logn, limbs, bits, dirs, presets, stages, caches;
+    strset levels, dnum;
+    range samples, noise, flush_mib, sets, clock, lps;
+    size_t cases, timed, converged, stable, capped, timeouts, throttled, verified, blocked;
+    size_t noise_met;
+} summary;
+
+static void summarise_case(summary *s, const nb_rf_case *c)
+{
+    const json_t *j = c->json, *p = json_object_get(j, "params");
+    s->cases++;
+    add(&s->tiers, c->tier);
+    add(&s->variants, c->variant);
+    add(&s->backends, c->backend);
+    add_int(&s->logn, json_object_get(p, "log_n"));
+    add_int(&s->limbs, json_object_get(p, "limbs"));
+    add_int(&s->bits, json_object_get(p, "prime_bits"));
+    add_int(&s->dirs, json_object_get(p, "direction"));
+    add_int(&s->presets, json_object_get(p, "preset"));
+    add_int(&s->stages, json_object_get(p, "stage"));
+    add_int(&s->levels, json_object_get(p, "level"));
+    add_int(&s->dnum, json_object_get(p, "dnum"));
+    if (!c->has_stats)
+        return;
+    s->timed++;
+    add(&s->modes, c->mode);
+    see(&s->lps, (double)c->launches_per_sample);
+    see(&s->samples, (double)c->n_recorded_samples);
+    see(&s->noise, c->noise_pct);
+    see(&s->clock, c->median_clock_mhz);
+    s->noise_met += c->noise_target_met;
+    s->converged += !strcmp(c->stop_reason, "converged");
+    s->stable += !strcmp(c->stop_reason, "noise-stable");
+    s->capped += !strcmp(c->stop_reason, "max-samples");
+    s->timeouts += !strcmp(c->stop_reason, "timeout");
+    const json_t *stop = json_object_get(j, "stopping"), *cache = json_object_get(j, "cache");
+    const json_t *thr = json_object_get(stop, "throttled_discarded");
+    s->throttled += json_is_integer(thr) ? (size_t)json_integer_value(thr) : 0;
+    s->blocked += json_is_true(json_object_get(j, "blocking_kernel"));
+    const json_t *ver = json_object_get(j, "verification");
+    const char *vb = json_string_value(json_object_get(ver, "before"));
+    const char *va = json_string_value(json_object_get(ver, "after"));
+    s->verified += vb && va && !strcmp(vb, "pass") && !strcmp(va, "pass");
+    char desc[96];
+    const json_t *sets = json_object_get(cache, "sets");
+    int flush = json_is_true(json_object_get(cache, "flush"));
+    long long k = json_is_integer(sets) ? (long long)json_integer_value(sets) : 1;
+    snprintf(desc, sizeof desc, "%s%s%s", c->tier, flush ? " flush" : "",
+             k > 1 ? " rotate" : "");
+    add(&s->caches, desc);
+    if (flush)
+        see(&s->flush_mib, json_number_value(json_object_get(cache, "flush_bytes")) / 1048576.0);
+    if (k > 1)
+        see(&s->sets, (double)k);
+}
+
+static const char *jstr(const json_t *root, const char *path, const char *dflt)
+{
+    const json_t *v = nb_json_path(root, path);
+    return json_is_string(v) ? json_string_value(v) : dflt;
+}
+
+static double jnum(const json_t *root, const char *path)
+{
+    const json_t *v = nb_json_path(root, path);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void command_line(const json_t *root, char *buf, size_t n)
+{
+    const json_t *a = json_object_get(root, "command_line");
+    size_t u = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < json_array_size(a) && u < n; i++) {
+        const char *w = json_string_value(json_array_get(a, i));
+        const char *base = i == 0 && w && strrchr(w, '/') ? strrchr(w, '/') + 1 : w;
+        u += (size_t)snprintf(buf + u, n - u, "%s%s", i ? " " : "", base ? base : "");
+    }
+}
+
+static void device_text(const json_t *env, char *buf, size_t n)
+{
+    if (json_is_object(nb_json_path(env, "gpu")))
+        snprintf(buf, n, "%s (compute capability %s, %.0f SMs, %.0f MiB L2, default SM clock "
+                         "%.0f MHz, memory clock %.0f MHz, ECC %s; driver %s, CUDA runtime %s)",
+                 jstr(env, "gpu.name", "unknown GPU"), jstr(env, "gpu.compute_capability", "?"),
+                 jnum(env, "gpu.sm_count"), jnum(env, "gpu.l2_bytes") / 1048576.0,
+                 jnum(env, "gpu.default_sm_clock_mhz"), jnum(env, "gpu.memory_clock_mhz"),
+                 jstr(env, "gpu.ecc", "unknown"), jstr(env, "gpu.nvml_driver", "unknown"),
+                 jstr(env, "gpu.cuda_runtime", "unknown"));
+    else
+        snprintf(buf, n, "%s (%.0f cores, %.0f OpenMP threads, %.0f MiB last-level cache)",
+                 jstr(env, "host.cpu", "unknown CPU"), jnum(env, "host.cores"),
+                 jnum(env, "host.omp_threads"), jnum(env, "host.llc_bytes") / 1048576.0);
+}
+
+static void timer_text(const summary *s, char *buf, size_t n)
+{
+    int gpu = strstr(s->backends.s, "gpu") != NULL, cpu = strstr(s->backends.s, "cpu") != NULL;
+    size_t u = (size_t)snprintf(buf, n, "%s%s%s; timing mode %s, ",
+                                gpu ? "CUDA events on the workload's stream" : "",
+                                gpu && cpu ? "; CPU: " : "",
+                                cpu ? "CLOCK_MONOTONIC around the call" : "",
+                                s->modes.s[0] ? s->modes.s : "-");
+    if (u < n)
+        u += (size_t)(s->lps.lo == s->lps.hi
+                          ? snprintf(buf + u, n - u, "%.0f launch(es) per sample", s->lps.lo)
+                          : snprintf(buf + u, n - u, "%.0f..%.0f launches per sample",
+                                     s->lps.lo, s->lps.hi));
+    if (s->blocked && u < n)
+        snprintf(buf + u, n - u, "; %zu of %zu timed cases behind a blocking kernel (it holds "
+                 "the stream until start event, launch and stop event are queued, so host "
+                 "launch latency is excluded)", s->blocked, s->timed);
+}
+
+static void cache_text(const summary *s, char *buf, size_t n)
+{
+    size_t u = (size_t)snprintf(buf, n, "%s", s->caches.s[0] ? s->caches.s : "-");
+    if (s->flush_mib.n && u < n)
+        u += (size_t)snprintf(buf + u, n - u, "; flush: %.0f MiB read and written before "
+                              "every sample", s->flush_mib.hi);
+    if (s->sets.n && u < n)
+        snprintf(buf + u, n - u, "; rotation through %.0f..%.0f buffer sets (at least 3x the "
+                 "cache between two uses of a set)", s->sets.lo, s->sets.hi);
+}
+
+static void stop_text(const json_t *opt, const summary *s, char *buf, size_t n)
+{
+    snprintf(buf, n, "at least %.0f samples and %.3g s of measured time, then until the "
+                     "relative standard deviation is at most %.3g %% or its estimate is stable; "
+                     "timeout %.3g s, at most %.0f samples, %.0f warm-up samples. Reached: %zu "
+                     "converged, %zu noise-stable, %zu at the sample cap, %zu at the timeout; "
+                     "noise target met in %zu of %zu cases; noise %.2f..%.2f %% (mean %.2f %%)",
+             jnum(opt, "min_samples"), jnum(opt, "min_time_s"), jnum(opt, "max_noise_pct"),
+             jnum(opt, "timeout_s"), jnum(opt, "max_samples"), jnum(opt, "warmup_samples"),
+             s->converged, s->stable, s->capped, s->timeouts, s->noise_met, s->timed,
+             s->noise.lo, s->noise.hi, s->noise.n ? s->noise.sum / s->noise.n : NAN);
+}
+
+static void clock_text(const json_t *env, const summary *s, char *buf, size_t n)
+{
+    if (!s->clock.n)
+        snprintf(buf, n, "not measured (CPU run)");
+    else
+        snprintf(buf, n, "median SM clock per case %.0f..%.0f MHz (default %.0f MHz); %zu "
+                         "samples discarded as throttled",
+                 s->clock.lo, s->clock.hi, jnum(env, "gpu.default_sm_clock_mhz"), s->throttled);
+}
+
+static void sizes_text(const summary *s, char *buf, size_t n)
+{
+    const struct {
+        const char *name;
+        const strset *v;
+    } parts[] = {{"log N", &s->logn},        {"limbs", &s->limbs},   {"prime bits", &s->bits},
+                 {"direction", &s->dirs},    {"preset", &s->presets}, {"stage", &s->stages},
+                 {"level", &s->levels},      {"dnum", &s->dnum}};
+    size_t u = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0] && u < n; i++)
+        if (parts[i].v->s[0])
+            u += (size_t)snprintf(buf + u, n - u, "%s%s %s", u ? "; " : "", parts[i].name,
+                                  parts[i].v->s);
+}
+
+typedef struct report_ctx {
+    const nb_result_file *rf;
+    int md;
+} report_ctx;
+
+static void item(FILE *f, int md, int ok, const char *name, const char *value)
+{
+    fprintf(f, md ? "- [%c] **%s**: %s\n" : "  [%c] %s: %s\n", ok ? 'x' : ' ', name, value);
+}
+
+static nb_status write_report(void *ctx, FILE *f)
+{
+    const report_ctx *r = ctx;
+    const json_t *root = nb_result_file_json(r->rf), *env = nb_result_file_env(r->rf);
+    const json_t *opt = nb_result_file_options(r->rf);
+    summary s;
+    memset(&s, 0, sizeof s);
+    for (size_t i = 0; i < nb_result_file_case_count(r->rf); i++)
+        summarise_case(&s, nb_result_file_case(r->rf, i));
+    char dev[512], timer[1024], cache[1024], stop[1024], clk[256], cmd[2048], sizes[2048];
+    device_text(env, dev, sizeof dev);
+    timer_text(&s, timer, sizeof timer);
+    cache_text(&s, cache, sizeof cache);
+    stop_text(opt, &s, stop, sizeof stop);
+    clock_text(env, &s, clk, sizeof clk);
+    command_line(root, cmd, sizeof cmd);
+    sizes_text(&s, sizes, sizeof sizes);
+    fprintf(f, r->md ? "## Methods\n\n" : "Methods\n\n");
+    fprintf(f, "We timed the %s tier%s of %s with nttbench %s (commit %s) on %s, host %s, on %s. "
+               "Sizes: %s. Timer: %s. Cache state: %s. Stopping rule: %s. Samples per case: "
+               "%.0f..%.0f. SM clocks: %s. Every timed case was checked bit-exact against the "
+               "GMP reference before and after timing (%zu of %zu passed). We report the "
+               "median with its distribution-free 95 %% confidence interval.\n\n",
+            s.tiers.s, strchr(s.tiers.s, ',') ? "s" : "", s.variants.s,
+            jstr(env, "nttbench_version", "?"), jstr(env, "git_commit", "unknown"), dev,
+            jstr(env, "host.cpu", "unknown"), jstr(env, "timestamp_utc", "an unknown date"),
+            sizes, timer, cache, stop, s.samples.lo, s.samples.hi, clk, s.verified, s.timed);
+    fprintf(f, r->md ? "Command: `%s`\n\n## Reporting checklist\n\n" : "Command: %s\n\n"
+                                                                       "Reporting checklist\n",
+            cmd);
+    const int gpu = json_is_object(nb_json_path(env, "gpu"));
+    item(f, r->md, env != NULL, "device, driver and toolkit", dev);
+    item(f, r->md, !gpu || s.clock.n, "SM clocks seen and throttling", clk);
+    item(f, r->md, !gpu || strcmp(jstr(env, "gpu.ecc", "unavailable"), "unavailable"), "ECC",
+         jstr(env, "gpu.ecc", "not applicable (CPU)"));
+    item(f, r->md, s.timed > 0, "timer and what a sample includes", timer);
+    item(f, r->md, s.caches.s[0] != 0, "cache state, flush bytes, rotation sets", cache);
+    item(f, r->md, s.logn.s[0] != 0, "problem sizes and primes", sizes);
+    item(f, r->md, opt != NULL, "stopping rule and noise reached", stop);
+    item(f, r->md, s.timed > 0, "statistic", "median with distribution-free 95 % CI");
+    char ver[96];
+    snprintf(ver, sizeof ver, "%zu of %zu timed cases passed before and after timing",
+             s.verified, s.timed);
+    item(f, r->md, s.timed > 0 && s.verified == s.timed, "verification against GMP", ver);
+    item(f, r->md, cmd[0] != 0, "software version, commit, command line", cmd);
+    return NB_OK;
+}
+
+int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output)
+{
+    if (argc != 1 || argv[0][0] == '-')
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "report needs one result file: nttbench report "
+                                               "RESULTS.json [--format md]");
+    if (fmt != NB_FORMAT_TABLE && fmt != NB_FORMAT_MD)
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "report writes text or markdown (--format md)");
+    nb_result_file *rf = NULL;
+    nb_status s = nb_result_file_load(&rf, argv[0]);
+    if (s != NB_OK)
+        return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+    report_ctx c = {rf, fmt == NB_FORMAT_MD};
+    s = nb_write_file_atomic(output ? output : "-", write_report, &c);
+    nb_result_file_destroy(rf);
+    return s == NB_OK ? 0 : nb_cli_fail(NB_ERR_IO, nb_last_error());
+}

@@ -1,0 +1,19 @@
+/* The commands that work on result files and parameters rather than on a
+ * device: `compare` (two runs), `report` (the methods paragraph of a run) and
+ * `primes` (NTT-friendly primes and their minimal roots). Each returns the
+ * process exit code (0 ok, 1 regression for compare, 2 bad usage or input,
+ * 3 I/O failure) and prints one "nttbench: error: ..." line on failure. */
+#ifndef NB_CLI_PAPER_H
+#define NB_CLI_PAPER_H
+
+#include "bench/bench.h"
+
+int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output);
+int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output);
+int nb_cmd_primes(int argc, char **argv, nb_format fmt, const char *output);
+
+void nb_cmd_compare_help(FILE *f);
+void nb_cmd_report_help(FILE *f);
+void nb_cmd_primes_help(FILE *f);
+
+#endif

@@ -1,0 +1,296 @@
+/* The result-file reader: loads an `nttbench run` JSON report with jansson,
+ * checks its schema and field types, and exposes each case as an nb_rf_case
+ * (matching key, median, samples, SM clocks). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/core/rank_stats.h"
+#include "bench/report/result_file.h"
+
+struct nb_result_file {
+    char *path;
+    json_t *root;
+    nb_rf_case *cases;
+    size_t n;
+};
+
+const char *nb_clock_source_name(nb_clock_source s)
+{
+    switch (s) {
+    case NB_CLOCK_PER_SAMPLE: return "per-sample";
+    case NB_CLOCK_RECORDED: return "recorded";
+    default: return "none";
+    }
+}
+
+const json_t *nb_json_path(const json_t *obj, const char *path)
+{
+    char key[64];
+    while (obj && path && *path) {
+        const char *dot = strchr(path, '.');
+        size_t len = dot ? (size_t)(dot - path) : strlen(path);
+        if (len >= sizeof key)
+            return NULL;
+        memcpy(key, path, len);
+        key[len] = '\0';
+        obj = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+        path = dot ? dot + 1 : NULL;
+    }
+    return obj;
+}
+
+static const char *str_or(const json_t *o, const char *key, const char *dflt)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_string(v) ? json_string_value(v) : dflt;
+}
+
+static double num_or_nan(const json_t *v) { return json_is_number(v) ? json_number_value(v) : NAN; }
+
+/* Canonical matching key (malloc'd): everything that defines the case, the seed excepted. */
+static char *case_key(const json_t *c)
+{
+    const json_t *cache = json_object_get(c, "cache");
+    json_t *k = json_object();
+    json_object_set_new(k, "tier", json_string(str_or(c, "tier", "")));
+    json_object_set_new(k, "variant", json_string(str_or(c, "variant", "")));
+    json_object_set_new(k, "backend", json_string(str_or(c, "backend", "")));
+    json_object_set_new(k, "mode", json_string(str_or(c, "mode", "")));
+    json_t *lps = json_object_get(c, "launches_per_sample");
+    json_object_set_new(k, "K", json_integer(json_is_integer(lps) ? json_integer_value(lps) : 0));
+    if (json_is_object(cache)) {
+        json_t *sets = json_object_get(cache, "sets");
+        json_object_set_new(k, "cache", json_string(str_or(cache, "tier", "")));
+        json_object_set_new(k, "flush", json_boolean(json_is_true(json_object_get(cache, "flush"))));
+        json_object_set_new(k, "rotate", json_boolean(json_is_integer(sets) &&
+                                                       json_integer_value(sets) > 1));
+    }
+    json_t *params = json_deep_copy(json_object_get(c, "params"));
+    if (json_is_object(params))
+        json_object_del(params, "seed");
+    json_object_set_new(k, "params", params ? params : json_object());
+    char *s = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(k);
+    return s;
+}
+
+/* A numeric array field into a malloc'd vector; -1 when an element is not a number. */
+static int numbers(const json_t *a, double **out, size_t *n, int allow_null, int *n_null)
+{
+    *out = NULL;
+    *n = 0;
+    *n_null = 0;
+    if (!a || json_is_null(a))
+        return 0;
+    if (!json_is_array(a))
+        return -1;
+    size_t len = json_array_size(a);
+    double *v = malloc((len ? len : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < len; i++) {
+        const json_t *e = json_array_get(a, i);
+        if (json_is_number(e)) {
+            v[i] = json_number_value(e);
+        } else if (allow_null && json_is_null(e)) {
+            v[i] = NAN;
+            (*n_null)++;
+        } else {
+            free(v);
+            return -1;
+        }
+    }
+    *out = v;
+    *n = len;
+    return 0;
+}
+
+static double recorded_clock(const json_t *c)
+{
+    const json_t *clk = json_object_get(c, "clocks");
+    double sum = 0;
+    int k = 0;
+    static const char *const which[] = {"nvml_before", "nvml_after"};
+    for (int i = 0; i < 2; i++) {
+        const json_t *nv = json_object_get(clk, which[i]);
+        double v = num_or_nan(json_object_get(nv, "sm_clock_mhz"));
+        if (isfinite(v) && v > 0) {
+            sum += v;
+            k++;
+        }
+    }
+    if (k)
+        return sum / k;
+    double d = num_or_nan(json_object_get(clk, "default_sm_mhz"));
+    return isfinite(d) && d > 0 ? d : NAN;
+}
+
+static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf_case *out)
+{
+    const char *p = f->path;
+    if (!json_is_object(c))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu is not an object", p, idx);
+    static const char *const required[] = {"tier", "variant", "label", "status"};
+    for (int i = 0; i < 4; i++)
+        if (!json_is_string(json_object_get(c, required[i])))
+            return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu has no string '%s'", p, idx,
+                                required[i]);
+    const json_t *params = json_object_get(c, "params");
+    if (params && !json_is_object(params))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'params' is not an object", p,
+                            idx);
+    out->json = c;
+    out->tier = str_or(c, "tier", "");
+    out->variant = str_or(c, "variant", "");
+    out->backend = str_or(c, "backend", "");
+    out->label = str_or(c, "label", "");
+    out->status = str_or(c, "status", "");
+    out->mode = str_or(c, "mode", "");
+    const json_t *lps = json_object_get(c, "launches_per_sample");
+    out->launches_per_sample = json_is_integer(lps) ? (size_t)json_integer_value(lps) : 1;
+    const json_t *st = json_object_get(c, "stats");
+    if (st && !json_is_null(st) && !json_is_object(st))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'stats' is not an object", p,
+                            idx);
+    out->has_stats = json_is_object(st) && json_is_number(json_object_get(st, "median"));
+    if (json_is_object(st) && !out->has_stats)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'stats' has no numeric median",
+                            p, idx);
+    out->median_ns = out->has_stats ? num_or_nan(json_object_get(st, "median")) : NAN;
+    out->noise_pct = out->has_stats ? num_or_nan(json_object_get(st, "noise_pct")) : NAN;
+    const json_t *ns = json_object_get(st, "samples");
+    out->n_recorded_samples = json_is_integer(ns) ? (size_t)json_integer_value(ns) : 0;
+    const json_t *stop = json_object_get(c, "stopping");
+    out->noise_target_met = json_is_true(json_object_get(stop, "noise_target_met"));
+    out->stop_reason = str_or(stop, "reason", "");
+    double *samples = NULL, *clocks = NULL;
+    size_t n = 0, nc = 0;
+    int nulls = 0, clock_nulls = 0;
+    if (numbers(json_object_get(c, "samples_ns"), &samples, &n, 0, &nulls) != 0)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'samples_ns' is not an array "
+                            "of numbers", p, idx);
+    for (size_t i = 0; i < n; i++)
+        if (!(samples[i] > 0) || !isfinite(samples[i])) {
+            free(samples);
+            return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: sample %zu is not a "
+                                "positive time", p, idx, i);
+        }
+    if (numbers(json_object_get(c, "sample_sm_clock_mhz"), &clocks, &nc, 1, &clock_nulls) != 0) {
+        free(samples);
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'sample_sm_clock_mhz' is not "
+                            "an array of numbers or nulls", p, idx);
+    }
+    out->samples_ns = samples;
+    out->n_samples = n;
+    out->recorded_clock_mhz = strcmp(out->backend, "cpu") ? recorded_clock(c) : NAN;
+    if (nc == n && n > 0 && clock_nulls == 0) {
+        out->clock_source = NB_CLOCK_PER_SAMPLE;
+        out->clock_mhz = clocks;
+        out->median_clock_mhz = nb_rank_median(clocks, nc);
+    } else {
+        free(clocks);
+        out->clock_source = isfinite(out->recorded_clock_mhz) ? NB_CLOCK_RECORDED : NB_CLOCK_NONE;
+        out->median_clock_mhz = out->recorded_clock_mhz;
+    }
+    out->key = case_key(c);
+    if (!out->key)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of memory", p);
+    return NB_OK;
+}
+
+/* Opens and parses `path` into f->root; the messages name the file. */
+static nb_status parse(nb_result_file *f)
+{
+    const char *p = f->path;
+    FILE *fp = fopen(p, "rb");
+    if (!fp)
+        return nb_set_error(NB_ERR_IO, "%s: cannot open", p);
+    unsigned char magic[2] = {0, 0};
+    size_t got = fread(magic, 1, 2, fp);
+    fclose(fp);
+    if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b)
+        return nb_set_error(NB_ERR_IO, "%s: gzip-compressed; decompress it first (gzip -dk)", p);
+    json_error_t err;
+    f->root = json_load_file(p, JSON_REJECT_DUPLICATES, &err);
+    if (!f->root)
+        return nb_set_error(NB_ERR_IO, "%s: not valid JSON (line %d: %s)", p, err.line,
+                            err.text);
+    const char *schema = str_or(f->root, "schema", NULL);
+    if (!json_is_object(f->root) || !schema)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: not an nttbench report (no 'schema')", p);
+    if (strcmp(schema, NB_RESULT_SCHEMA) != 0)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: schema '%s', expected '%s' (a run report)",
+                            p, schema, NB_RESULT_SCHEMA);
+    const json_t *ver = json_object_get(f->root, "schema_version");
+    if (!json_is_integer(ver) || json_integer_value(ver) < 1 ||
+        json_integer_value(ver) > NB_RESULT_SCHEMA_MAX_VERSION)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: unsupported schema_version (this nttbench "
+                            "reads 1..%d)", p, NB_RESULT_SCHEMA_MAX_VERSION);
+    if (!json_is_array(json_object_get(f->root, "cases")))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: 'cases' is not an array", p);
+    const json_t *env = json_object_get(f->root, "environment");
+    if (env && !json_is_null(env) && !json_is_object(env))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: 'environment' is not an object", p);
+    return NB_OK;
+}
+
+nb_status nb_result_file_load(nb_result_file **out, const char *path)
+{
+    if (!out || !path)
+        return nb_set_error(NB_ERR_INVALID_ARG, "result file: NULL argument");
+    *out = NULL;
+    nb_result_file *f = calloc(1, sizeof *f);
+    if (!f || !(f->path = strdup(path))) {
+        free(f);
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    }
+    nb_status s = parse(f);
+    const json_t *cases = s == NB_OK ? json_object_get(f->root, "cases") : NULL;
+    size_t n = json_array_size(cases);
+    if (s == NB_OK && !(f->cases = calloc(n ? n : 1, sizeof *f->cases)))
+        s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    for (size_t i = 0; s == NB_OK && i < n; i++) {
+        s = read_case(f, i, json_array_get(cases, i), &f->cases[i]);
+        f->n = i + 1; /* free what read_case set, even on failure */
+    }
+    if (s != NB_OK) {
+        nb_result_file_destroy(f);
+        return s;
+    }
+    *out = f;
+    return NB_OK;
+}
+
+void nb_result_file_destroy(nb_result_file *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->n; i++) {
+        free((void *)f->cases[i].samples_ns);
+        free((void *)f->cases[i].clock_mhz);
+        free((void *)f->cases[i].key);
+    }
+    free(f->cases);
+    json_decref(f->root);
+    free(f->path);
+    free(f);
+}
+
+const char *nb_result_file_path(const nb_result_file *f) { return f ? f->path : ""; }
+size_t nb_result_file_case_count(const nb_result_file *f) { return f ? f->n : 0; }
+const nb_rf_case *nb_result_file_case(const nb_result_file *f, size_t i)
+{
+    return f && i < f->n ? &f->cases[i] : NULL;
+}
+const json_t *nb_result_file_json(const nb_result_file *f) { return f ? f->root : NULL; }
+
+static const json_t *object_or_null(const nb_result_file *f, const char *key)
+{
+    const json_t *v = f ? json_object_get(f->root, key) : NULL;
+    return json_is_object(v) ? v : NULL;
+}
+
+const json_t *nb_result_file_env(const nb_result_file *f) { return object_or_null(f, "environment"); }
+const json_t *nb_result_file_options(const nb_result_file *f) { return object_or_null(f, "options"); }

@@ -1,0 +1,76 @@
+/* Reading `nttbench run` result files (schema "nttbench-report", version 1,
+ * docs/cli.md): every case with its matching key, median, stored samples and
+ * per-sample SM clocks (or the case's recorded clock when those are absent),
+ * plus the environment and options blocks for the report and compare
+ * commands. A malformed or wrong-schema file is refused with NB_ERR_IO
+ * (unreadable, not JSON, compressed) or NB_ERR_INVALID_ARG (wrong schema or
+ * field types), and a one-line message naming the file and the cause. */
+#ifndef NB_RESULT_FILE_H
+#define NB_RESULT_FILE_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "core/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NB_RESULT_SCHEMA "nttbench-report"
+#define NB_RESULT_SCHEMA_MAX_VERSION 2
+
+/* Where a case's cycle counts come from. */
+typedef enum nb_clock_source {
+    NB_CLOCK_NONE = 0,   /* no SM clock known (CPU cases) */
+    NB_CLOCK_RECORDED,   /* one clock for the case: NVML before/after, else the default */
+    NB_CLOCK_PER_SAMPLE  /* sample_sm_clock_mhz: one clock per sample */
+} nb_clock_source;
+
+const char *nb_clock_source_name(nb_clock_source s);
+
+/* One case of a result file; strings and arrays are owned by the file. */
+typedef struct nb_rf_case {
+    const char *tier, *variant, *backend, *label, *status, *mode;
+    const char *key;             /* matching key: tier, variant, backend, mode x K, cache
+                                  * state and every parameter but the seed */
+    size_t launches_per_sample;
+    int has_stats;               /* stats present (something was timed) */
+    double median_ns;            /* stats.median, NaN without stats */
+    double noise_pct;            /* stats.noise_pct, NaN without stats */
+    int noise_target_met;        /* stopping.noise_target_met (0 when absent) */
+    const char *stop_reason;     /* stopping.reason or "" */
+    const double *samples_ns;    /* samples_ns, n_samples of them (may be 0) */
+    size_t n_samples;
+    size_t n_recorded_samples;   /* stats.samples (> n_samples when the writer capped) */
+    nb_clock_source clock_source;
+    const double *clock_mhz;     /* per sample when clock_source == NB_CLOCK_PER_SAMPLE */
+    double recorded_clock_mhz;   /* the case's single clock, NaN when unknown */
+    double median_clock_mhz;     /* median of the per-sample clocks, else the recorded one */
+    const json_t *json;          /* the case object (borrowed) */
+} nb_rf_case;
+
+typedef struct nb_result_file nb_result_file;
+
+/* Reads and validates `path`. On failure *out is NULL and the message names
+ * the file ("base.json: ..."). */
+nb_status nb_result_file_load(nb_result_file **out, const char *path);
+void nb_result_file_destroy(nb_result_file *f);
+
+const char *nb_result_file_path(const nb_result_file *f);
+size_t nb_result_file_case_count(const nb_result_file *f);
+const nb_rf_case *nb_result_file_case(const nb_result_file *f, size_t i);
+/* The whole document, its "environment" and "options" objects (NULL when
+ * null or absent); borrowed. */
+const json_t *nb_result_file_json(const nb_result_file *f);
+const json_t *nb_result_file_env(const nb_result_file *f);
+const json_t *nb_result_file_options(const nb_result_file *f);
+
+/* Value at a dotted path ("gpu.name", "host.cpu") under obj, or NULL. */
+const json_t *nb_json_path(const json_t *obj, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

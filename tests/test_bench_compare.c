@@ -1,0 +1,300 @@
+/* Tests of run comparison (bench/report/result_file, compare) and of
+ * `nttbench compare`, on synthetic result files whose truth is known:
+ * identical distributions are "same" in at least 95 % of seeded trials, a 2 %
+ * shift with thousands of samples is detected, a 5 % SM clock change with
+ * unchanged cycles is a clock change (per-sample and recorded clocks), files
+ * without samples give "insufficient data"; the CLI exits 0 on a file
+ * compared with itself, 1 on a copy 1.25x slower under --threshold 5, 2 with
+ * one line on malformed, wrong-schema, compressed and unmatched input.
+ * argv[1] = the nttbench executable. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/core/rank_stats.h"
+#include "bench/report/compare.h"
+#include "testutil.h"
+#include "cliutil.h"
+
+/* One synthetic case: n samples of median * (1 + rel_sd * N(0,1)) * shift, the
+ * SM clock per sample (clock_mhz * (1 + 0.003 N(0,1))) when per_sample_clock,
+ * otherwise only the NVML before/after readings (clock_mhz) when clock_mhz > 0;
+ * cycles_fixed: times are cycles / clock, so a clock change moves the time only. */
+typedef struct spec {
+    size_t n;
+    double median_ns, rel_sd, shift, clock_mhz;
+    int per_sample_clock, noise_met, cycles_fixed, no_samples;
+} spec;
+
+static double gauss(void)
+{
+    double u1 = ((double)(nb_test_rand() >> 11) + 0.5) / 9007199254740992.0;
+    double u2 = ((double)(nb_test_rand() >> 11) + 0.5) / 9007199254740992.0;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+static json_t *case_json(const spec *s, int idx)
+{
+    json_t *samples = json_array(), *clocks = json_array();
+    double *v = malloc(s->n * sizeof *v);
+    for (size_t i = 0; i < s->n; i++) {
+        double clk = s->clock_mhz > 0 ? s->clock_mhz * (1 + 0.003 * gauss()) : 0;
+        double t = s->median_ns * (1 + s->rel_sd * gauss()) * s->shift;
+        if (s->cycles_fixed) /* the same cycle distribution at 1980 MHz */
+            t = t * 1980.0 / clk;
+        v[i] = t;
+        json_array_append_new(samples, json_real(t));
+        json_array_append_new(clocks, s->per_sample_clock ? json_real(clk) : json_null());
+    }
+    double med = nb_rank_median(v, s->n);
+    free(v);
+    json_t *nvml = s->clock_mhz > 0 ? json_pack("{s:s, s:f}", "status", "ok", "sm_clock_mhz",
+                                                 s->clock_mhz)
+                                     : json_pack("{s:s}", "status", "unavailable");
+    json_t *c = json_pack(
+        "{s:s, s:s, s:s, s:s, s:{s:s, s:i, s:i, s:I}, s:s, s:s, s:s, s:i, s:b, s:{s:s, s:b, s:i},"
+        " s:{s:s, s:b}, s:{s:s, s:I, s:f, s:f}, s:{s:f, s:o, s:O}}",
+        "tier", "warm", "variant", "synthetic", "backend", s->clock_mhz > 0 ? "gpu" : "cpu",
+        "label", "case", "params", "direction", "forward", "log_n", 10 + idx, "limbs", 1, "seed",
+        (json_int_t)(nb_test_rand() >> 2), "status", "ok", "message", "", "mode", "per-launch",
+        "launches_per_sample", 1, "blocking_kernel", 1, "cache", "tier", "warm", "flush", 0,
+        "sets", 1, "stopping", "reason", s->noise_met ? "converged" : "noise-stable",
+        "noise_target_met", s->noise_met, "stats", "unit", "ns", "samples", (json_int_t)s->n,
+        "median", med, "noise_pct", 100 * s->rel_sd, "clocks", "default_sm_mhz", 1980.0,
+        "nvml_before", nvml, "nvml_after", nvml);
+    if (s->no_samples) {
+        json_decref(samples);
+        json_decref(clocks);
+    } else {
+        json_object_set_new(c, "samples_ns", samples);
+        json_object_set_new(c, "sample_sm_clock_mhz", clocks);
+    }
+    return c;
+}
+
+/* Writes dir/NAME with one case per spec. */
+static void write_file(const char *name, const spec *specs, int n_cases, double default_clock)
+{
+    json_t *cases = json_array();
+    for (int i = 0; i < n_cases; i++)
+        json_array_append_new(cases, case_json(&specs[i], i));
+    json_t *doc = json_pack(
+        "{s:s, s:i, s:s, s:[s, s], s:{s:s, s:s, s:{s:s, s:f, s:s}}, s:{s:f}, s:o}", "schema",
+        "nttbench-report", "schema_version", 1, "command", "run", "command_line", "nttbench",
+        "run", "environment", "nttbench_version", "0.1.0", "git_commit", "abc",
+        "gpu", "name", "Synthetic GPU", "default_sm_clock_mhz", default_clock, "ecc", "on",
+        "options", "min_time_s", 0.5, "cases", cases);
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    assert_int_equal(json_dump_file(doc, path, JSON_COMPACT), 0);
+    json_decref(doc);
+}
+
+static nb_comparison *compare_files(const char *a, const char *b, nb_result_file **fa,
+                                    nb_result_file **fb, const nb_compare_opts *o)
+{
+    char pa[256], pb[256];
+    snprintf(pa, sizeof pa, "%s/%s", dir, a);
+    snprintf(pb, sizeof pb, "%s/%s", dir, b);
+    assert_int_equal(nb_result_file_load(fa, pa), NB_OK);
+    assert_int_equal(nb_result_file_load(fb, pb), NB_OK);
+    nb_comparison *c = NULL;
+    if (nb_compare(*fa, *fb, o, &c) != NB_OK)
+        fail_msg("compare: %s", nb_last_error());
+    return c;
+}
+
+static nb_verdict verdict_of(const spec *a, const spec *b, nb_compare_test *time_out)
+{
+    write_file("a.json", a, 1, 1980);
+    write_file("b.json", b, 1, 1980);
+    nb_result_file *fa, *fb;
+    nb_comparison *c = compare_files("a.json", "b.json", &fa, &fb, NULL);
+    assert_int_equal(c->n_rows, 1);
+    nb_verdict v = c->rows[0].verdict;
+    if (time_out)
+        *time_out = c->rows[0].time;
+    nb_comparison_destroy(c);
+    nb_result_file_destroy(fa);
+    nb_result_file_destroy(fb);
+    return v;
+}
+
+static void test_identical_distributions_are_same(void **state)
+{
+    (void)state;
+    int same = 0, trials = 200, small_p = 0;
+    for (int t = 0; t < trials; t++) {
+        spec s = {t % 2 ? 300 : 40, 20000.0, 0.01, 1.0, 1980, 1, t % 3 != 0, 0, 0};
+        nb_compare_test tt;
+        same += verdict_of(&s, &s, &tt) == NB_VERDICT_SAME;
+        small_p += tt.p < 0.05;
+    }
+    if (same < 95 * trials / 100)
+        fail_msg("only %d of %d identical pairs judged 'same'", same, trials);
+    /* the U test itself holds its level: about 5 % of p-values below 0.05 */
+    assert_true(small_p <= 2 * trials / 10);
+}
+
+static void test_two_percent_shift_is_detected(void **state)
+{
+    (void)state;
+    spec a = {3000, 50000.0, 0.01, 1.0, 1980, 1, 1, 0, 0}, b = a;
+    b.shift = 1.02;
+    nb_compare_test t;
+    assert_int_equal(verdict_of(&a, &b, &t), NB_VERDICT_SLOWER);
+    assert_true(t.lo < 1.02 && t.hi > 1.02 && t.lo > 1.01);
+    assert_true(t.p < 1e-6);
+    b.shift = 1 / 1.02;
+    assert_int_equal(verdict_of(&a, &b, &t), NB_VERDICT_FASTER);
+}
+
+static void test_clock_change_is_not_a_code_change(void **state)
+{
+    (void)state;
+    for (int per_sample = 1; per_sample >= 0; per_sample--) {
+        spec a = {2000, 30000.0, 0.01, 1.0, 1980, per_sample, 1, 1, 0}, b = a;
+        b.clock_mhz = 1980 / 1.05; /* 5 % slower clock, same cycles */
+        write_file("a.json", &a, 1, 1980);
+        write_file("b.json", &b, 1, 1980 / 1.05);
+        nb_result_file *fa, *fb;
+        nb_comparison *c = compare_files("a.json", "b.json", &fa, &fb, NULL);
+        const nb_compare_row *r = &c->rows[0];
+        assert_int_equal(r->time.verdict, NB_VERDICT_SLOWER);
+        assert_int_equal(r->cycles.verdict, NB_VERDICT_SAME);
+        assert_int_equal(r->verdict, NB_VERDICT_CLOCK);
+        assert_int_equal(r->cycle_source, per_sample ? NB_CLOCK_PER_SAMPLE : NB_CLOCK_RECORDED);
+        assert_false(nb_comparison_regressed(c));
+        assert_true(c->n_env_diffs >= 1); /* the default clock differs */
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        assert_int_equal(nb_comparison_write(c, "table", m), NB_OK);
+        fclose(m);
+        assert_non_null(strstr(buf, "clock-change"));
+        assert_non_null(strstr(buf, per_sample ? "per-sample clocks" : "recorded SM clock"));
+        assert_non_null(strstr(buf, "default_sm_clock_mhz"));
+        free(buf);
+        nb_comparison_destroy(c);
+        nb_result_file_destroy(fa);
+        nb_result_file_destroy(fb);
+    }
+}
+
+static void test_missing_samples_give_insufficient_data(void **state)
+{
+    (void)state;
+    spec a = {100, 1000.0, 0.01, 1.0, 0, 0, 1, 0, 1}, b = a;
+    b.shift = 2.0;
+    nb_compare_test t;
+    assert_int_equal(verdict_of(&a, &b, &t), NB_VERDICT_INSUFFICIENT);
+    assert_false(t.done);
+    /* CPU cases: samples but no clocks: the time test only */
+    spec c = {200, 1000.0, 0.01, 1.0, 0, 0, 1, 0, 0}, d = c;
+    d.shift = 1.1;
+    assert_int_equal(verdict_of(&c, &d, &t), NB_VERDICT_SLOWER);
+}
+
+static void test_cli_exit_codes(void **state)
+{
+    (void)state;
+    spec s[3] = {{500, 20000.0, 0.01, 1.0, 1980, 1, 1, 0, 0},
+                 {500, 90000.0, 0.01, 1.0, 1980, 1, 0, 0, 0},
+                 {500, 4000.0, 0.02, 1.0, 1980, 1, 1, 0, 0}};
+    write_file("base.json", s, 3, 1980);
+    char args[1024];
+    snprintf(args, sizeof args, "compare %s/base.json %s/base.json", dir, dir);
+    assert_int_equal(run(args), 0);
+    for (int i = 0; i < 3; i++)
+        s[i].shift = 1.25;
+    write_file("slow.json", s, 3, 1980);
+    snprintf(args, sizeof args, "compare %s/base.json %s/slow.json --threshold 5", dir, dir);
+    assert_int_equal(run(args), 1);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "3 slower"));
+    free(out);
+    snprintf(args, sizeof args, "compare %s/base.json %s/slow.json --threshold 30", dir, dir);
+    assert_int_equal(run(args), 0);
+    snprintf(args, sizeof args, "--format json compare %s/base.json %s/slow.json", dir, dir);
+    assert_int_equal(run(args), 1);
+    json_t *j = load_json("out.txt");
+    assert_string_equal(json_string_value(json_object_get(j, "schema")), "nttbench-compare");
+    assert_int_equal(json_array_size(json_object_get(j, "cases")), 3);
+    json_decref(j);
+    snprintf(args, sizeof args, "--format csv compare %s/base.json %s/slow.json", dir, dir);
+    assert_int_equal(run(args), 1);
+    out = slurp("out.txt");
+    assert_non_null(strstr(out, "tier,variant,label,base_median_ns"));
+    free(out);
+}
+
+static void test_cli_bad_input_exits_2_with_one_line(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "{\"schema\": \"nttbench-report\", \"schema_version\": 1, \"cases\": [",   /* malformed */
+        "{\"schema\": \"nttbench-calibration\", \"schema_version\": 1}",          /* schema */
+        "{\"schema\": \"nttbench-report\", \"schema_version\": 9, \"cases\": []}", /* version */
+        "{\"schema\": \"nttbench-report\", \"schema_version\": 1, \"cases\": [{\"tier\": 3}]}",
+        "{\"schema\": \"nttbench-report\", \"schema_version\": 1, \"cases\": [{\"tier\": \"warm\","
+        " \"variant\": \"v\", \"label\": \"l\", \"status\": \"ok\", \"samples_ns\": [1, \"x\"]}]}",
+        "[1, 2, 3]",
+    };
+    spec s = {50, 20000.0, 0.01, 1.0, 1980, 1, 1, 0, 0};
+    write_file("good.json", &s, 1, 1980);
+    char args[1024], path[256];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(path, sizeof path, "%s/bad.json", dir);
+        FILE *f = fopen(path, "w");
+        fputs(bad[i], f);
+        fclose(f);
+        snprintf(args, sizeof args, "compare %s/good.json %s/bad.json", dir, dir);
+        if (run(args) != 2)
+            fail_msg("bad file %zu not refused with exit 2", i);
+        assert_one_error_line();
+        char *e = slurp("err.txt");
+        assert_non_null(strstr(e, "bad.json"));
+        free(e);
+    }
+    snprintf(args, sizeof args, "compare %s/good.json %s/missing.json", dir, dir);
+    assert_int_equal(run(args), 2);
+    assert_one_error_line();
+    snprintf(args, sizeof args, "gzip -k %s/good.json", dir);
+    assert_int_equal(system(args), 0);
+    snprintf(args, sizeof args, "compare %s/good.json %s/good.json.gz", dir, dir);
+    assert_int_equal(run(args), 2);
+    assert_one_error_line();
+    s.n = 20; /* a different case (log N): nothing matches */
+    write_file("other.json", &s, 1, 1980);
+    snprintf(path, sizeof path, "sed -i 's/\"log_n\":10/\"log_n\":12/' %s/other.json", dir);
+    assert_int_equal(system(path), 0);
+    snprintf(args, sizeof args, "compare %s/good.json %s/other.json", dir, dir);
+    assert_int_equal(run(args), 2);
+    assert_one_error_line();
+    snprintf(args, sizeof args, "compare %s/good.json", dir);
+    assert_int_equal(run(args), 2);
+    assert_one_error_line();
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s NTTBENCH\n", argv[0]);
+        return 2;
+    }
+    exe = argv[1];
+    nb_test_seed_init();
+    if (cli_scratch_create("nbcmp") != 0)
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_identical_distributions_are_same),
+        cmocka_unit_test(test_two_percent_shift_is_detected),
+        cmocka_unit_test(test_clock_change_is_not_a_code_change),
+        cmocka_unit_test(test_missing_samples_give_insufficient_data),
+        cmocka_unit_test(test_cli_exit_codes),
+        cmocka_unit_test(test_cli_bad_input_exits_2_with_one_line),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    cli_scratch_remove();
+    return rc;
+}

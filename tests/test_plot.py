@@ -1,0 +1,146 @@
+"""Test of scripts/plot: renders every figure from the result files in tests/data, checks
+that each PNG and SVG exists and is well-formed, and that the values drawn (read back from
+the figure objects) equal the medians of the input files, recomputed here independently.
+Exits 77 (skip) when matplotlib is not installed.
+usage: test_plot.py SCRIPTS_PLOT DATA_DIR"""
+import gzip
+import importlib.machinery
+import importlib.util
+import json
+import math
+import os
+import sys
+import tempfile
+
+try:
+    import matplotlib  # noqa: F401
+except ImportError:
+    if os.path.exists("/usr/bin/python3") and not os.environ.get("NB_PLOT_REEXEC") \
+            and os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3"):
+        os.environ["NB_PLOT_REEXEC"] = "1"
+        os.execv("/usr/bin/python3", ["/usr/bin/python3", os.path.abspath(__file__)] + sys.argv[1:])
+    print("matplotlib is not installed: skipping the plot test")
+    sys.exit(77)
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def close(a, b):
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def load_module(path):
+    loader = importlib.machinery.SourceFileLoader("nb_plot", path)
+    spec = importlib.util.spec_from_loader("nb_plot", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def artists(fig):
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            yield line
+        for patch in ax.patches:
+            yield patch
+
+
+def check_roofline(fig, doc, xkey, fixed):
+    """Lines 'time|variant|tier' and 'bandwidth|variant|tier' against the file's medians."""
+    seen = 0
+    for a in artists(fig):
+        gid = a.get_gid() or ""
+        kind, _, rest = gid.partition("|")
+        if kind not in ("time", "bandwidth"):
+            continue
+        variant, tier = rest.split("|")
+        want = {}
+        for c in doc["cases"]:
+            p = c["params"]
+            if c["variant"] == variant and c["tier"] == tier and c["status"] == "ok" \
+                    and p["direction"] == "forward" and all(p[k] == v for k, v in fixed.items()):
+                med = c["stats"]["median"]
+                want.setdefault(p[xkey], med / 1e3 if kind == "time"
+                                else c["figures"]["coefficient_bytes"] / (med * 1e-9) / 1e9)
+        xs, ys = list(a.get_xdata()), list(a.get_ydata())
+        check(xs == sorted(want), f"{gid}: x {xs} != {sorted(want)}")
+        check(all(close(y, want[x]) for x, y in zip(xs, ys)), f"{gid}: values differ from medians")
+        seen += 1
+    return seen
+
+
+def main():
+    plot_path, data = sys.argv[1], sys.argv[2]
+    files = [os.path.join(data, f) for f in ("ntt-h100-small.json", "stage-h100-small.json",
+                                             "calibrate-h100.json", "ntt-cpu-logn.json")]
+    mod = load_module(plot_path)
+    with tempfile.TemporaryDirectory() as out:
+        check(mod.main(files + ["--out", out]) == 0, "plot failed")
+        names = sorted(os.listdir(out))
+        for fig in ("roofline-limbs-forward-logn16", "roofline-logn-forward-L4",
+                    "ntt-warm-cold-instage", "stage-breakdown", "calibrate-hot-cold"):
+            for ext in ("png", "svg"):
+                path = os.path.join(out, f"{fig}.{ext}")
+                check(os.path.getsize(path) > 1000 if os.path.exists(path) else False, f"{path} missing")
+            with open(os.path.join(out, fig + ".png"), "rb") as f:
+                check(f.read(8) == b"\x89PNG\r\n\x1a\n", f"{fig}.png is not a PNG")
+            with open(os.path.join(out, fig + ".svg")) as f:
+                check("<svg" in f.read(2000), f"{fig}.svg is not an SVG")
+        check(len(names) % 2 == 0, "every figure in both formats")
+        bad = os.path.join(out, "bad.json")
+        with open(bad, "w") as f:
+            f.write('{"schema": "nttbench-verify"}')
+        check(mod.main([bad, "--out", out]) == 2, "a wrong-schema file is refused with exit 2")
+
+    docs = [mod.load(p) for p in files]
+    figs = mod.figures(docs)
+    ntt, stage, calib, cpu = [json.load(open(p)) for p in files]
+    check(check_roofline(figs["roofline-limbs-forward-logn16"], ntt, "limbs", {"log_n": 16}) == 12,
+          "6 time + 6 bandwidth lines (3 variants x warm, cold)")
+    check(check_roofline(figs["roofline-logn-forward-L4"], cpu, "log_n", {"limbs": 4}) == 4,
+          "2 time + 2 bandwidth lines against log N")
+
+    bars = {a.get_gid(): a.get_height() for a in artists(figs["ntt-warm-cold-instage"])
+            if (a.get_gid() or "").startswith("bar|")}
+    n_bars = 0
+    for c in stage["cases"]:
+        m, st = c["metrics"], c["params"]["stage"]
+        for d, tag in (("forward", "fwd"), ("inverse", "inv")):
+            for name, key in ((f"in {st}", f"in_stage_{tag}_ns_per_limb"), ("warm", f"warm_{tag}_ns_per_limb"),
+                              ("cold", f"cold_{tag}_ns_per_limb")):
+                gid = f"bar|{d}|{c['variant']}|{name}"
+                check(gid in bars and close(bars[gid], m[key] / 1e3), f"{gid} != {m[key]}")
+                n_bars += gid in bars
+    check(len(bars) == 2 * 3 * 6, f"{len(bars)} bars, expected 36 (2 directions x 3 variants x 6)")
+
+    widths = {a.get_gid(): a.get_width() for a in artists(figs["stage-breakdown"])
+              if (a.get_gid() or "").startswith("step|")}
+    for c in stage["cases"]:
+        for s in c["breakdown"]["steps"]:
+            gid = f"step|{c['variant']}|{c['params']['stage']}|{s['name']}"
+            check(gid in widths and close(widths[gid], s["median_ns"] / 1e3), f"{gid} width")
+    check(len(widths) == sum(len(c["breakdown"]["steps"]) for c in stage["cases"]), "one bar per step")
+
+    lines = {l.get_gid(): l for l in figs["calibrate-hot-cold"].axes[1].get_lines() if l.get_gid()}
+    gap = lines.get("calib|gap")
+    rows = calib["hot_cold_copy"]
+    check(gap is not None and all(close(y, 100 * r["cold_over_hot_minus_1"]) for y, r in zip(gap.get_ydata(), rows))
+          and len(gap.get_ydata()) == len(rows), "calibrate gap values")
+    check(all(close(x, r["working_set_bytes"] / 2**20) for x, r in zip(gap.get_xdata(), rows)), "working sets")
+    for f in figs.values():
+        title = f._suptitle.get_text() if f._suptitle else ""
+        check(("H100" in title or "EPYC" in title or "Xeon" in title), f"device in title: {title!r}")
+
+    for f in failures:
+        print("FAIL:", f)
+    print(f"{len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
