@@ -8,8 +8,18 @@
 #   ntt   : warm + cold tiers of every GPU variant, N = 2^16, 60-bit primes,
 #           L = 1, 8, 32, 64, forward and inverse (the docs/results.md table)
 #   stage : the stage tier (modup, moddown, keyswitch, rescale) of ckks16-l30-d3
-#           for every GPU variant, with breakdown and micro-benchmarks
-# Usage, from the repository root:  scripts/device-check.sh [check] [ntt] [stage]
+#           for every GPU variant ($STAGE_VARIANTS), with breakdown and
+#           micro-benchmarks
+#   gpuntt: the GPU NTT test (bit-exact against cpu-harvey and GMP) alone
+#   sanfast: compute-sanitizer memcheck + racecheck of gpu-fast at small and
+#           large log N (through `nttbench verify`)
+#   tune  : gpu-fast against renamed builds that force one of its per-call
+#           choices (scripts/tune/, loaded as a plug-in), forward, warm + cold
+#   sweep : warm + cold of gpu-regs and gpu-fast at every CKKS shape (log N
+#           12..17 x L 1..64, forward and inverse) -> $OUT/sweep.json and the
+#           markdown table $OUT/sweep.md (scripts/sweep_table.py)
+#   ncu   : Nsight Compute of gpu-fast, log N 16, L = 1 and 32, cold semantics
+# Usage, from the repository root:  scripts/device-check.sh [check] [ntt] [stage] ...
 # Logs and JSON go to $OUT (default /tmp/nb-out); the last lines are a summary.
 # On the lent device machine, .devdeps/ holds the -dev packages (GMP, CMocka,
 # jansson) that machine lacks; elsewhere they come from the system.
@@ -33,6 +43,15 @@ stamp() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a "$summary"; }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu \
     --format=csv,noheader 2>&1 | tee -a "$summary"
+T=.tune/libfasttune.so # the tuning plug-in, built beside the library (one file per variant)
+if has tune; then
+    mkdir -p .tune
+    ( ls scripts/tune/*.cu | xargs -P 16 -I{} sh -c 'nvcc -Xcompiler -fPIC -O3 -std=c++17 \
+        -gencode=arch=compute_90,code=sm_90 --expt-relaxed-constexpr -DNB_HAVE_CUDA=1 -I. \
+        -c {} -o .tune/$(basename {} .cu).o' && nvcc -shared .tune/*.o -o "$T" ) \
+        > "$OUT/tune-build.log" 2>&1 &
+    tune_pid=$!
+fi
 if [ ! -f "$B/build.ninja" ]; then
     meson setup "$B" -Dtests=enabled > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 fi
@@ -44,7 +63,8 @@ if has check; then
     stamp "meson test rc=$?"
     grep -E "^ *[0-9]+/[0-9]+ |^Ok:|^Fail:|^Skipped:|^Timeout:" "$OUT/tests.log" | tee -a "$summary"
     for tool in memcheck racecheck; do
-        for cfg in "gpu-radix2 16" "gpu-smem 16" "gpu-regs 16" "gpu-regs 12" "gpu-regs 17"; do
+        for cfg in "gpu-radix2 16" "gpu-smem 16" "gpu-regs 16" "gpu-regs 12" "gpu-regs 17" \
+                   "gpu-fast 12" "gpu-fast 16"; do
             set -- $cfg
             timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 \
                 "$NB" --quiet verify --variant "$1" --logn "$2" --limbs 2 --bits 60 \
@@ -69,10 +89,76 @@ if has ntt; then
 fi
 
 if has stage; then
-    "$NB" run --tier stage --variant gpu-regs,gpu-smem,gpu-radix2 --preset ckks16-l30-d3 \
+    "$NB" run --tier stage --variant "${STAGE_VARIANTS:-gpu-fast,gpu-regs,gpu-smem,gpu-radix2}" \
+        --preset ckks16-l30-d3 \
         --max-noise 1 --timeout 4 --no-progress \
         --format json --output "$OUT/stage.json" > "$OUT/stage.txt" 2> "$OUT/stage.err"
     stamp "stage tier rc=$?"
     cat "$OUT/stage.txt" >> "$summary"
+fi
+sanitize() { # sanitize VARIANT LOGN...: memcheck + racecheck through nttbench verify
+    local v=$1; shift
+    for tool in memcheck racecheck; do
+        for n in "$@"; do
+            timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 \
+                "$NB" --quiet verify --variant "$v" --logn "$n" --limbs 2 --bits 60 \
+                --direction forward,inverse > "$OUT/san.tmp" 2>&1
+            rc=$?
+            cat "$OUT/san.tmp" >> "$OUT/sanitizer.log"
+            stamp "$tool $v logn=$n L=2: rc=$rc $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san.tmp" | tr '\n' ' ')"
+        done
+    done
+    rm -f "$OUT/san.tmp"
+}
+
+if has gpuntt; then
+    meson test -C "$B" --no-rebuild --print-errorlogs gpu_ntt > "$OUT/tests.log" 2>&1
+    stamp "meson test gpu_ntt rc=$?"
+    grep -E "^ *[0-9]+/[0-9]+ |^Ok:|^Fail:" "$OUT/tests.log" | tee -a "$summary"
+fi
+
+if has sanfast; then
+    sanitize gpu-fast ${SAN_LOGN:-10 12 16 17}
+fi
+
+# quick timing options for tuning runs; the sweep's defaults are the published ones
+QUICK="--min-samples 30 --min-time 0.005 --timeout ${QUICK_TIMEOUT:-0.2} --max-noise 1"
+if has tune; then
+    wait $tune_pid || { stamp "tune plug-in build failed"; tail -20 "$OUT/tune-build.log"; exit 1; }
+    "$NB" --plugin "./$T" run --tier "${TUNE_TIERS:-warm,cold}" \
+        --variant "${TUNE_VARIANTS:-gpu-regs,gpu-fast,fast-r2,fast-r3,fast-s1,fast-s1o,fast-nopdl}" \
+        --logn "${TUNE_LOGN:-12:17}" --limbs "${TUNE_LIMBS:-1,2,4,8,32,64}" --bits 60 \
+        --direction "${TUNE_DIR:-forward}" $QUICK --no-progress \
+        --format json --output "$OUT/tune.json" > "$OUT/tune.txt" 2> "$OUT/tune.err"
+    stamp "tune rc=$?"
+    python3 scripts/sweep_table.py "$OUT/tune.json" > "$OUT/tune.md"
+    cat "$OUT/tune.md"
+fi
+
+if has sweep; then
+    "$NB" run --tier warm,cold --variant "${SWEEP_VARIANTS:-gpu-regs,gpu-fast}" \
+        --logn "${SWEEP_LOGN:-12:17}" --limbs "${SWEEP_LIMBS:-1,2,4,8,16,32,64}" --bits 60 \
+        --direction forward,inverse \
+        ${SWEEP_TIMING:---min-time 0.05 --timeout 0.5} --no-progress \
+        --format json --output "$OUT/sweep.json" > "$OUT/sweep.txt" 2> "$OUT/sweep.err"
+    stamp "sweep rc=$?"
+    python3 scripts/sweep_table.py "$OUT/sweep.json" > "$OUT/sweep.md"
+    cat "$OUT/sweep.md"
+fi
+
+if has ncu; then # cold semantics: the suite flushes; ncu must neither flush nor lock clocks
+    for L in ${NCU_LIMBS:-1 32}; do
+        timeout 120 ncu --cache-control none --clock-control none --replay-mode application \
+            --section SpeedOfLight --section LaunchStats --section Occupancy \
+            --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis \
+            --section MemoryWorkloadAnalysis --kernel-name regex:fast_phase --launch-skip 4 --launch-count 2 \
+            "$NB" run --variant gpu-fast --tier cold --logn 16 --limbs $L --mode batch --batch 1 \
+            --min-samples 3 --max-samples 3 --min-time 0 --warmup 1 --warmup-time 0 \
+            --throttle-threshold 0 --seed 1 -q --direction forward \
+            --format json --output "$OUT/ncu-run.json" > "$OUT/ncu-L$L.txt" 2>&1
+        stamp "ncu L=$L rc=$?"
+        grep -E "fast_phase|Duration|DRAM Throughput|Issue Slots Busy|Issued Ipc|No Eligible|Achieved Occupancy|Registers Per|Block Size|Grid Size|Stall|Warp Cycles Per Issued" \
+            "$OUT/ncu-L$L.txt" | head -80
+    done
 fi
 stamp "done"

@@ -1,0 +1,6 @@
+/* A renamed build of gpu-fast with 16 coefficients per thread in 128-thread blocks in every call, for the tuning plug-in
+ * (scripts/tune/gpu_fast_tune.cu). */
+#define NB_GPU_FAST_NAME "fast-s1"
+#define NB_GPU_FAST_SYMBOL tune_variant_fast_s1
+#define NB_GPU_FAST_FORCE_TILE 1
+#include "ntt/gpu_fast.cu"
