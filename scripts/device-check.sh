@@ -3,8 +3,9 @@
 # device tool's 10-minute calls; a later phase reuses the build of an earlier
 # one when the machine is still warm):
 #   check : build, the whole test suite (GPU suite included), compute-sanitizer
-#           memcheck + racecheck of one size per GPU variant (through
-#           `nttbench verify`), `nttbench calibrate`
+#           memcheck + racecheck of one or more sizes per GPU variant (through
+#           `nttbench verify`; gpu-fast at both of its block shapes),
+#           `nttbench calibrate`
 #   ntt   : warm + cold tiers of every GPU variant, N = 2^16, 60-bit primes,
 #           L = 1, 8, 32, 64, forward and inverse (the docs/results.md table)
 #   stage : the stage tier (modup, moddown, keyswitch, rescale) of ckks16-l30-d3
@@ -58,30 +59,37 @@ fi
 ninja -C "$B" >> "$OUT/build.log" 2>&1 || { grep -A8 -i error "$OUT/build.log" | head -60; exit 1; }
 stamp "build ok"
 
+sanitize() { # sanitize VARIANT LOGN...: memcheck + racecheck through nttbench verify, L=$SAN_L
+    local v=$1 L=${SAN_L:-2}; shift
+    for tool in memcheck racecheck; do
+        for n in "$@"; do
+            timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 \
+                "$NB" --quiet verify --variant "$v" --logn "$n" --limbs $L --bits 60 \
+                --direction forward,inverse > "$OUT/san.tmp" 2>&1
+            rc=$?
+            cat "$OUT/san.tmp" >> "$OUT/sanitizer.log"
+            stamp "$tool $v logn=$n L=$L: rc=$rc $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san.tmp" | tr '\n' ' ')"
+        done
+    done
+    rm -f "$OUT/san.tmp"
+}
+
 if has check; then
     meson test -C "$B" --no-rebuild --num-processes 8 --print-errorlogs > "$OUT/tests.log" 2>&1
     stamp "meson test rc=$?"
     grep -E "^ *[0-9]+/[0-9]+ |^Ok:|^Fail:|^Skipped:|^Timeout:" "$OUT/tests.log" | tee -a "$summary"
-    for tool in memcheck racecheck; do
-        for cfg in "gpu-radix2 16" "gpu-smem 16" "gpu-regs 16" "gpu-regs 12" "gpu-regs 17" \
-                   "gpu-fast 12" "gpu-fast 16"; do
-            set -- $cfg
-            timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 \
-                "$NB" --quiet verify --variant "$1" --logn "$2" --limbs 2 --bits 60 \
-                --direction forward,inverse > "$OUT/san.tmp" 2>&1
-            rc=$?
-            cat "$OUT/san.tmp" >> "$OUT/sanitizer.log"
-            stamp "$tool $1 logn=$2 L=2: rc=$rc $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san.tmp" | tr '\n' ' ')"
-        done
-    done
-    rm -f "$OUT/san.tmp"
+    sanitize gpu-radix2 16
+    sanitize gpu-smem 16
+    sanitize gpu-regs 16 12 17
+    sanitize gpu-fast 12 16
+    SAN_L=8 sanitize gpu-fast 16 # 2^19 coefficients: gpu-fast's shape for large calls
     "$NB" calibrate --format json --output "$OUT/calibrate.json" > "$OUT/calibrate.txt" 2>&1
     stamp "calibrate rc=$?"
     cat "$OUT/calibrate.txt" >> "$summary"
 fi
 
 if has ntt; then
-    "$NB" run --tier warm,cold --variant gpu-radix2,gpu-smem,gpu-regs --logn 16 \
+    "$NB" run --tier warm,cold --variant gpu-radix2,gpu-smem,gpu-regs,gpu-fast --logn 16 \
         --limbs 1,8,32,64 --bits 60 --direction forward,inverse --timeout 5 --no-progress \
         --format json --output "$OUT/ntt.json" > "$OUT/ntt.txt" 2> "$OUT/ntt.err"
     stamp "ntt sweep rc=$?"
@@ -96,21 +104,6 @@ if has stage; then
     stamp "stage tier rc=$?"
     cat "$OUT/stage.txt" >> "$summary"
 fi
-sanitize() { # sanitize VARIANT LOGN...: memcheck + racecheck through nttbench verify
-    local v=$1; shift
-    for tool in memcheck racecheck; do
-        for n in "$@"; do
-            timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 \
-                "$NB" --quiet verify --variant "$v" --logn "$n" --limbs 2 --bits 60 \
-                --direction forward,inverse > "$OUT/san.tmp" 2>&1
-            rc=$?
-            cat "$OUT/san.tmp" >> "$OUT/sanitizer.log"
-            stamp "$tool $v logn=$n L=2: rc=$rc $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san.tmp" | tr '\n' ' ')"
-        done
-    done
-    rm -f "$OUT/san.tmp"
-}
-
 if has gpuntt; then
     meson test -C "$B" --no-rebuild --print-errorlogs gpu_ntt > "$OUT/tests.log" 2>&1
     stamp "meson test gpu_ntt rc=$?"
@@ -119,6 +112,7 @@ fi
 
 if has sanfast; then
     sanitize gpu-fast ${SAN_LOGN:-10 12 16 17}
+    SAN_L=8 sanitize gpu-fast 16
 fi
 
 # quick timing options for tuning runs; the sweep's defaults are the published ones
