@@ -53,7 +53,6 @@
 
 namespace {
 
-
 /* Shared-memory slot of row twiddle i (w_shoup only, 16 per bank row): the
  * low three bits XOR-ed with the bits above one bank row, so that a warp
  * reading runs of 8/4/2/1 consecutive twiddles hits distinct banks. */
@@ -70,13 +69,13 @@ template <int I, int END, int STEP, class F> __device__ __forceinline__ void sta
 /* Block shapes: threads per block and log2 of the coefficients per thread.
  * S 0..2: 16 coefficients in 32, 128, 256 threads; S 3: 8 coefficients in 64
  * threads; S 4: 4 coefficients in 128 threads. */
-constexpr int N_SHAPES = 5;
+constexpr int SHAPE_LARGE = 1, SHAPE_SMALL = 4; /* the two shapes choose_shape picks */
 constexpr int shape_threads(int s) { return s == 0 ? 32 : s == 1 ? 128 : s == 2 ? 256 : s == 3 ? 64 : 128; }
 constexpr int shape_rlog(int s) { return s == 3 ? 3 : s == 4 ? 2 : 4; }
 
 /* One phase: 2^K-point transforms on rows (ROWS) or columns of the limb's
  * 2^(LOGN-K) x 2^K (rows) or 2^K x 2^(LOGN-K) (columns) matrix, TILE of them
- * per block (tile shape S). K = LOGN, ROWS: the whole limb in one block. */
+ * per block of block shape S. */
 template <int LOGN, int K, bool ROWS, int S> struct Phase {
     static constexpr int K_ = K;
     static constexpr int R = shape_rlog(S), RV = 1 << R; /* coefficients per thread */
@@ -99,7 +98,7 @@ template <int LOGN, int K, bool ROWS, int S> struct Phase {
 };
 
 /* Pass P of a 2^K-point transform: stages on index bits [LO, HI); the thread
- * owns the 16 elements e(j) = base | (j << WL). */
+ * owns the 2^R elements e(j) = base | (j << WL). */
 template <bool INV, int K, int P, int R> struct Pass {
     static constexpr int LO = INV ? R * P : (K - R * (P + 1) > 0 ? K - R * (P + 1) : 0);
     static constexpr int HI = INV ? (R * (P + 1) < K ? R * (P + 1) : K) : K - R * P;
@@ -383,8 +382,8 @@ int choose_shape(unsigned log_n, size_t count)
         return NB_GPU_FAST_FORCE_TILE;
     const size_t coeffs = count << log_n;
     if (coeffs <= (size_t)1 << 18 || (log_n <= 14 && coeffs <= (size_t)1 << 20))
-        return 4;
-    return 1;
+        return SHAPE_SMALL;
+    return SHAPE_LARGE;
 }
 
 /* Launches phase (K, ROWS, S) over the call's limbs in chunks of at most
@@ -429,33 +428,25 @@ nb_status launch_shape(const call_ctx &x)
     return NB_OK;
 }
 
-/* One phase in the call's block shape; configure: every shape. */
+/* One phase in the call's block shape (configure: both shapes the rule
+ * uses). Only those two are instantiated; a tuning build that forces a shape
+ * instantiates that one alone. */
 template <bool INV, int LOGN, int K, bool ROWS, bool FIRST, bool SECOND>
 nb_status launch_phase(const call_ctx &x)
 {
-    if (x.configure) {
-        NB_TRY((launch_shape<INV, LOGN, K, ROWS, 0, FIRST, SECOND>(x)));
-        NB_TRY((launch_shape<INV, LOGN, K, ROWS, 1, FIRST, SECOND>(x)));
-        NB_TRY((launch_shape<INV, LOGN, K, ROWS, 2, FIRST, SECOND>(x)));
-        NB_TRY((launch_shape<INV, LOGN, K, ROWS, 3, FIRST, SECOND>(x)));
-        return launch_shape<INV, LOGN, K, ROWS, 4, FIRST, SECOND>(x);
-    }
-    static_assert(N_SHAPES == 5, "one case per shape");
-    switch (x.shape) {
-    case 0:
-        return launch_shape<INV, LOGN, K, ROWS, 0, FIRST, SECOND>(x);
-    case 2:
-        return launch_shape<INV, LOGN, K, ROWS, 2, FIRST, SECOND>(x);
-    case 3:
-        return launch_shape<INV, LOGN, K, ROWS, 3, FIRST, SECOND>(x);
-    case 4:
-        return launch_shape<INV, LOGN, K, ROWS, 4, FIRST, SECOND>(x);
-    default:
-        return launch_shape<INV, LOGN, K, ROWS, 1, FIRST, SECOND>(x);
+    constexpr int FORCED = NB_GPU_FAST_FORCE_TILE;
+    if constexpr (FORCED >= 0) {
+        return launch_shape<INV, LOGN, K, ROWS, FORCED, FIRST, SECOND>(x);
+    } else {
+        if (x.configure)
+            NB_TRY((launch_shape<INV, LOGN, K, ROWS, SHAPE_SMALL, FIRST, SECOND>(x)));
+        if (x.shape == SHAPE_SMALL && !x.configure)
+            return launch_shape<INV, LOGN, K, ROWS, SHAPE_SMALL, FIRST, SECOND>(x);
+        return launch_shape<INV, LOGN, K, ROWS, SHAPE_LARGE, FIRST, SECOND>(x);
     }
 }
 
-/* Column phase size for each log N (0: none). */
+/* log2 of the column transform size (N1) for each log N. */
 constexpr unsigned cols_log(unsigned log_n) { return log_n / 2; }
 
 template <int LOGN> struct Size {
