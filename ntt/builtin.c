@@ -7,6 +7,7 @@ static const nb_ntt_variant *const builtins[] = {
     &nb_variant_gpu_radix2,
     &nb_variant_gpu_smem,
     &nb_variant_gpu_regs,
+    &nb_variant_gpu_fast,
 #endif
 };
 

@@ -17,6 +17,7 @@ extern const nb_ntt_variant nb_variant_cpu_harvey;
 extern const nb_ntt_variant nb_variant_gpu_radix2;
 extern const nb_ntt_variant nb_variant_gpu_smem;
 extern const nb_ntt_variant nb_variant_gpu_regs;
+extern const nb_ntt_variant nb_variant_gpu_fast;
 #endif
 
 #ifdef __cplusplus

@@ -172,4 +172,42 @@ static inline nb_status nb_gpu_tables_upload(nb_gpu_tables *g, const nb_ntt_tabl
     return st;
 }
 
+#if defined(__CUDACC__)
+/* ---- device helpers for kernels that stage data asynchronously (gpu_fast.cu) ---- */
+
+/* cp.async of 16 bytes (bypassing L1) and of 8 bytes, global -> shared;
+ * complete after nb_gpu_cp_async_wait_all() (and a barrier for other threads). */
+static __device__ __forceinline__ void nb_gpu_cp_async16(void *smem_dst, const void *src)
+{
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem_dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src) : "memory");
+}
+static __device__ __forceinline__ void nb_gpu_cp_async8(void *smem_dst, const void *src)
+{
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem_dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(s), "l"(src) : "memory");
+}
+static __device__ __forceinline__ void nb_gpu_cp_async_wait_all()
+{
+    asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
+}
+
+/* Programmatic dependent launch (sm_90): the first kernel lets the next one
+ * be scheduled; the next waits for the first's completion and memory before
+ * touching its results. Both are no-ops below sm_90 or without the launch
+ * attribute. */
+static __device__ __forceinline__ void nb_gpu_pdl_launch_dependents()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+static __device__ __forceinline__ void nb_gpu_pdl_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+#endif
+
 #endif

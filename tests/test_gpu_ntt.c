@@ -1,4 +1,4 @@
-/* GPU NTT variants (gpu-radix2, gpu-smem, gpu-regs) against the CPU backend
+/* GPU NTT variants (gpu-radix2, gpu-smem, gpu-regs, gpu-fast) against the CPU backend
  * (cpu-harvey, itself checked against the GMP reference in test_ntt) and
  * directly against the GMP reference at small sizes: bit-exact outputs in
  * [0, q) on fresh random inputs, forward and inverse, inverse(forward) = id,
@@ -13,7 +13,7 @@
 #include "reference/reference.h"
 #include "testutil.h"
 
-static const char *const gpu_variants[] = {"gpu-radix2", "gpu-smem", "gpu-regs"};
+static const char *const gpu_variants[] = {"gpu-radix2", "gpu-smem", "gpu-regs", "gpu-fast"};
 #define N_VARIANTS (sizeof gpu_variants / sizeof gpu_variants[0])
 
 static void *stream;
@@ -27,9 +27,9 @@ static const unsigned bit_cycle[] = {62, 61, 60, 59, 55, 50, 45, 40, 36, 30};
  * prime below 2^bit_cycle[l % N_BITS] (all distinct). */
 static void make_primes(uint64_t *q, unsigned log_n, size_t limbs)
 {
-    uint64_t buf[16];
+    uint64_t buf[128];
     const size_t per = (limbs + N_BITS - 1) / N_BITS;
-    assert_true(per <= 16);
+    assert_true(per <= 128);
     for (size_t b = 0; b < N_BITS && b < limbs; b++) {
         if (nb_primes_generate(log_n, bit_cycle[b], per, NULL, 0, buf) != NB_OK)
             nb_test_fail("nb_primes_generate(%u, %u, %zu): %s", log_n, bit_cycle[b], per,
@@ -310,6 +310,23 @@ static void test_gpu_out_of_range_requests_are_refused(void **state)
     }
 }
 
+/* gpu-fast picks its block shape per call from N * count (4 coefficients per
+ * thread up to 2^18 coefficients, or 2^20 at log N <= 14; 16 above): both
+ * shapes must be exact at every size, so every size runs with 1, 3, 4 and 8
+ * limbs (at N = 2^17 the first is below the switch, the others above; at
+ * N = 2^16 1 and 4 below, 8 above), 1024 limbs at N = 2^10 (2^20 in all), and
+ * a sub-range call whose count alone decides the shape. */
+static void test_gpu_fast_every_block_shape(void **state)
+{
+    (void)state;
+    static const size_t limbs[] = {1, 3, 4, 8};
+    for (unsigned log_n = 10; log_n <= 17; log_n++)
+        for (size_t i = 0; i < sizeof limbs / sizeof limbs[0]; i++)
+            check_variant("gpu-fast", log_n, limbs[i], 0, limbs[i]);
+    check_variant("gpu-fast", 10, 1024, 0, 1024);
+    check_variant("gpu-fast", 13, 40, 5, 32);
+}
+
 /* radix2 covers the small sizes too. */
 static void test_gpu_radix2_small_sizes(void **state)
 {
@@ -347,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_gpu_repeated_runs_agree),
         cmocka_unit_test(test_gpu_out_of_range_requests_are_refused),
         cmocka_unit_test(test_gpu_radix2_small_sizes),
+        cmocka_unit_test(test_gpu_fast_every_block_shape),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
