@@ -3,20 +3,18 @@
 # device tool's 10-minute calls; a later phase reuses the build of an earlier
 # one when the machine is still warm):
 #   check : build, the whole test suite (GPU suite included), compute-sanitizer
-#           memcheck + racecheck of one or more sizes per GPU variant (through
-#           `nttbench verify`; gpu-fast at both of its block shapes),
-#           `nttbench calibrate`
+#           memcheck, racecheck and initcheck of every GPU variant (through
+#           `nttbench verify`; gpu-fast at both of its block shapes) and of the
+#           GPU CKKS stages (`nttbench verify --stage`), `nttbench calibrate`
 #   ntt   : warm + cold tiers of every GPU variant, N = 2^16, 60-bit primes,
 #           L = 1, 8, 32, 64, forward and inverse (the docs/results.md table)
 #   stage : the stage tier (modup, moddown, keyswitch, rescale) of ckks16-l30-d3
 #           for every GPU variant ($STAGE_VARIANTS), with breakdown and
 #           micro-benchmarks
 #   gpuntt: the GPU NTT test (bit-exact against cpu-harvey and GMP) alone
-#   sanfast: compute-sanitizer memcheck + racecheck of gpu-fast at small and
-#           large log N (through `nttbench verify`)
-#   sweep : warm + cold of gpu-regs and gpu-fast at every CKKS shape (log N
-#           12..17 x L 1..64, forward and inverse) -> $OUT/sweep.json and the
-#           markdown table $OUT/sweep.md (scripts/sweep_table.py)
+#   results: the full table of docs/results.md: warm + cold of every GPU variant
+#           at log N 12..17 x L 1..64, forward and inverse -> $OUT/results.json,
+#           $OUT/results.md
 #   ncu   : Nsight Compute of gpu-fast, log N 16, L = 1 and 32, cold semantics
 # Usage, from the repository root:  scripts/device-check.sh [check] [ntt] [stage] ...
 # Logs and JSON go to $OUT (default /tmp/nb-out); the last lines are a summary.
@@ -48,30 +46,48 @@ fi
 ninja -C "$B" >> "$OUT/build.log" 2>&1 || { grep -A8 -i error "$OUT/build.log" | head -60; exit 1; }
 stamp "build ok"
 
-sanitize() { # sanitize VARIANT LOGN...: memcheck + racecheck through nttbench verify, L=$SAN_L
-    local v=$1 L=${SAN_L:-2}; shift
-    for tool in memcheck racecheck; do
-        for n in "$@"; do
-            timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 \
-                "$NB" --quiet verify --variant "$v" --logn "$n" --limbs $L --bits 60 \
-                --direction forward,inverse > "$OUT/san.tmp" 2>&1
-            rc=$?
-            cat "$OUT/san.tmp" >> "$OUT/sanitizer.log"
-            stamp "$tool $v logn=$n L=$L: rc=$rc $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san.tmp" | tr '\n' ' ')"
+# One compute-sanitizer run: TOOL NAME ARGS... (nttbench arguments); the
+# summary line goes to $OUT/san-NAME-TOOL.txt, the whole log to sanitizer.log.
+san_one() {
+    local tool=$1 name=$2; shift 2
+    local log="$OUT/san-$name-$tool.log"
+    timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 "$NB" --quiet "$@" > "$log" 2>&1
+    echo "$tool $name: rc=$? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tr '\n' ' ')" \
+        > "$OUT/san-$name-$tool.txt"
+}
+# Every GPU variant through `verify` (L = 2: sub-ranges too; gpu-fast at both of
+# its block shapes, L = 8 at log N 16 is its large one) and the GPU CKKS stages
+# through `verify --stage`, under memcheck, racecheck and initcheck, in parallel.
+sanitize_all() {
+    local jobs=()
+    for tool in memcheck racecheck initcheck; do
+        for cfg in "gpu-radix2 16 2" "gpu-smem 16 2" "gpu-regs 12 2" "gpu-regs 16 2" \
+                   "gpu-regs 17 2" "gpu-fast 12 2" "gpu-fast 16 2" "gpu-fast 16 8" "gpu-fast 17 2"; do
+            set -- $cfg
+            san_one $tool "$1-$2-L$3" verify --variant "$1" --logn "$2" --limbs "$3" --bits 60 \
+                --direction forward,inverse &
+            jobs+=($!)
         done
+        for v in gpu-regs gpu-fast; do
+            san_one $tool "stages-$v" verify --stage modup,moddown,keyswitch,rescale \
+                --preset test-small,test-tiny --variant $v &
+            jobs+=($!)
+        done
+        wait "${jobs[@]}"
+        jobs=()
     done
-    rm -f "$OUT/san.tmp"
+    cat "$OUT"/san-*.log >> "$OUT/sanitizer.log" 2>/dev/null
+    rm -f "$OUT"/san-*.log
+    cat "$OUT"/san-*.txt | tee -a "$summary"
+    rm -f "$OUT"/san-*.txt
 }
 
 if has check; then
     meson test -C "$B" --no-rebuild --num-processes 8 --print-errorlogs > "$OUT/tests.log" 2>&1
     stamp "meson test rc=$?"
     grep -E "^ *[0-9]+/[0-9]+ |^Ok:|^Fail:|^Skipped:|^Timeout:" "$OUT/tests.log" | tee -a "$summary"
-    sanitize gpu-radix2 16
-    sanitize gpu-smem 16
-    sanitize gpu-regs 16 12 17
-    sanitize gpu-fast 12 16
-    SAN_L=8 sanitize gpu-fast 16 # 2^19 coefficients: gpu-fast's shape for large calls
+    sanitize_all
+    stamp "sanitizers done"
     "$NB" calibrate --format json --output "$OUT/calibrate.json" > "$OUT/calibrate.txt" 2>&1
     stamp "calibrate rc=$?"
     cat "$OUT/calibrate.txt" >> "$summary"
@@ -99,20 +115,14 @@ if has gpuntt; then
     grep -E "^ *[0-9]+/[0-9]+ |^Ok:|^Fail:" "$OUT/tests.log" | tee -a "$summary"
 fi
 
-if has sanfast; then
-    sanitize gpu-fast ${SAN_LOGN:-10 12 16 17}
-    SAN_L=8 sanitize gpu-fast 16
-fi
 
-if has sweep; then
-    "$NB" run --tier warm,cold --variant "${SWEEP_VARIANTS:-gpu-regs,gpu-fast}" \
-        --logn "${SWEEP_LOGN:-12:17}" --limbs "${SWEEP_LIMBS:-1,2,4,8,16,32,64}" --bits 60 \
-        --direction forward,inverse \
-        ${SWEEP_TIMING:---min-time 0.05 --timeout 0.5} --no-progress \
-        --format json --output "$OUT/sweep.json" > "$OUT/sweep.txt" 2> "$OUT/sweep.err"
-    stamp "sweep rc=$?"
-    python3 scripts/sweep_table.py "$OUT/sweep.json" > "$OUT/sweep.md"
-    cat "$OUT/sweep.md"
+if has results; then # the full table of docs/results.md: every GPU variant at every CKKS shape
+    "$NB" run --tier warm,cold --variant gpu-radix2,gpu-smem,gpu-regs,gpu-fast \
+        --logn 12:17 --limbs 1,2,4,8,16,32,64 --bits 60 --direction forward,inverse \
+        ${RESULTS_TIMING:---min-time 0.02 --timeout 0.3} --no-progress \
+        --format json --output "$OUT/results.json" > "$OUT/results.txt" 2> "$OUT/results.err"
+    stamp "results rc=$?"
+    python3 scripts/sweep_table.py "$OUT/results.json" > "$OUT/results.md"
 fi
 
 if has ncu; then # cold semantics: the suite flushes; ncu must neither flush nor lock clocks
