@@ -20,17 +20,25 @@ static void test_gpu_stages_match_reference(void **state)
                      0);
     json_t *j = load_json("out.txt");
     json_t *checks = json_object_get(j, "checks"), *c;
-    size_t i, pass = 0;
+    size_t i, pass = 0, ring_skips = 0;
     assert_true(json_array_size(checks) > 0);
     json_array_foreach(checks, i, c) {
         const char *r = json_string_value(json_object_get(c, "result"));
+        const char *stage = json_string_value(json_object_get(c, "stage"));
+        const char *msg = json_string_value(json_object_get(c, "message"));
         assert_string_equal(json_string_value(json_object_get(c, "backend")), "gpu");
         if (strcmp(r, "pass") != 0 && strcmp(r, "skipped") != 0)
-            fail_msg("check %zu: %s (%s)", i, r,
-                     json_string_value(json_object_get(c, "message")));
+            fail_msg("check %zu: %s (%s)", i, r, msg);
+        /* the only skips: rings outside a variant's log N range (test-tiny's
+         * N = 16 below the shared-memory variants' 2^10) and the reference's
+         * schoolbook key switch above log N 8 */
+        if (!strcmp(r, "skipped") && !strstr(msg, "outside") && strcmp(stage, "keyswitch") != 0)
+            fail_msg("check %zu: %s skipped: %s", i, stage, msg);
+        ring_skips += !strcmp(r, "skipped") && strstr(msg, "outside") != NULL;
         pass += !strcmp(r, "pass");
     }
-    assert_true(pass * 10 >= json_array_size(checks) * 7); /* only keyswitch at log N 10 skips */
+    assert_true(pass * 3 >= json_array_size(checks)); /* a third or more really ran */
+    assert_true(ring_skips > 0);
     json_decref(j);
 }
 

@@ -194,6 +194,22 @@ static nb_status pick_variants(const stage_args *a, const nb_ntt_variant **out, 
     return NB_OK;
 }
 
+/* Rows of a preset whose ring the variant does not support: skipped, with
+ * the reason (as `verify` skips sizes outside a variant's range). */
+static void skip_preset(const stage_args *a, const char *preset, const nb_ntt_variant *v,
+                        unsigned log_n, const unsigned long long *lv, size_t nlv,
+                        nb_cli_stage_row *rows, size_t *n)
+{
+    for (size_t si = 0; si < a->n_stages; si++)
+        for (size_t li = 0; li < nlv; li++) {
+            nb_cli_stage_row *r = &rows[(*n)++];
+            *r = (nb_cli_stage_row){.v = v, .preset = preset, .stage = a->stages[si],
+                                    .level = (size_t)lv[li], .result = "skipped"};
+            snprintf(r->message, sizeof r->message, "log N %u outside [%u, %u] of the variant",
+                     log_n, v->min_log_n, v->max_log_n);
+        }
+}
+
 /* Every stage x level of one preset and one variant into rows (advancing *n). */
 static nb_status check_preset(const stage_args *a, const char *preset,
                               const nb_ntt_variant *v, void *stream, nb_cli_stage_row *rows,
@@ -203,10 +219,15 @@ static nb_status check_preset(const stage_args *a, const char *preset,
     nb_ckks *c = NULL;
     const double t0 = nb_now_s();
     NB_TRY(nb_ckks_params_from_preset(&p, preset));
-    nb_status s = nb_ckks_create(&c, p, v, v->backend == NB_BACKEND_GPU ? stream : NULL);
     unsigned long long top[2] = {p->max_level, 1};
     const unsigned long long *lv = a->n_levels ? a->levels : top;
     size_t nlv = a->n_levels ? a->n_levels : (p->max_level > 1 ? 2 : 1);
+    if (p->log_n < v->min_log_n || p->log_n > v->max_log_n) {
+        skip_preset(a, preset, v, p->log_n, lv, nlv, rows, n);
+        nb_ckks_params_destroy(p);
+        return NB_OK;
+    }
+    nb_status s = nb_ckks_create(&c, p, v, v->backend == NB_BACKEND_GPU ? stream : NULL);
     for (size_t si = 0; si < a->n_stages && s == NB_OK; si++)
         for (size_t li = 0; li < nlv; li++) {
             nb_cli_stage_row *r = &rows[(*n)++];
