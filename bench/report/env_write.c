@@ -96,8 +96,11 @@ static void write_rows(const kv *rows, size_t n, nb_format fmt, FILE *f)
     for (size_t i = 0; i < n; i++) {
         if (fmt == NB_FORMAT_MD) {
             fprintf(f, "| %s | ", rows[i].key);
-            for (const char *c = rows[i].val; *c; c++)
-                fputs(*c == '|' ? "\\|" : (char[2]){*c, 0}, f);
+            for (const char *c = rows[i].val; *c; c++) {
+                if (*c == '|')
+                    fputc('\\', f);
+                fputc(*c, f);
+            }
             fputs(" |\n", f);
         } else if (fmt == NB_FORMAT_CSV) {
             nb_csv_write_field(f, rows[i].key);
