@@ -288,7 +288,7 @@ static void test_csv_quotes_seeds_beyond_2_pow_53(void **state)
     free(s);
 }
 
-static void test_verify_table_opens_with_the_environment(void **state)
+static void test_verify_outputs_open_with_the_environment(void **state)
 {
     (void)state;
     assert_int_equal(run("verify --logn 4 --limbs 1 --bits 30 --direction forward"), 0);
@@ -303,6 +303,10 @@ static void test_verify_table_opens_with_the_environment(void **state)
     assert_non_null(strstr(m, "| host CPU |"));
     assert_bold_balanced(m);
     free(m);
+    assert_int_equal(run("verify --stage rescale --preset test-tiny --level 1"), 0);
+    t = slurp("out.txt");
+    assert_true(strstr(t, "host CPU") && strstr(t, "host CPU") < strstr(t, "variant"));
+    free(t);
 }
 
 int main(int argc, char **argv)
@@ -323,7 +327,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_environment_has_the_build_block),
         cmocka_unit_test(test_stage_run_outputs_carry_environment_and_ntt_table),
         cmocka_unit_test(test_csv_quotes_seeds_beyond_2_pow_53),
-        cmocka_unit_test(test_verify_table_opens_with_the_environment),
+        cmocka_unit_test(test_verify_outputs_open_with_the_environment),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cli_scratch_remove();

@@ -119,6 +119,10 @@ typedef struct nb_cli_ctx {
 nb_status nb_cli_run_variants(const nb_cli_run *run, const nb_ntt_variant **out, size_t max,
                               size_t *n);
 
+/* The host environment as a titled block (table or markdown) opening the
+ * output of `verify`, then the title of the checks that follow. */
+nb_status nb_cli_write_env_heading(nb_format fmt, FILE *f);
+
 /* " (~1m05s left)": the time left after k of `total` items took `elapsed_s`,
  * at the mean pace so far; "" when k is 0 or beyond total. */
 void nb_cli_eta(char *buf, size_t n, double elapsed_s, size_t k, size_t total);
