@@ -3,8 +3,9 @@
  * read back by the result-file reader), the build block, and the human
  * outputs of a real CPU stage run (environment block, the warm / cold /
  * in-stage table with its ratios, balanced markdown bold, the rescale
- * rounding mode in the label, k/n progress lines) and the CSV quoting of
- * seeds beyond 2^53. argv[1] = the nttbench executable. */
+ * rounding mode in the label, k/n progress lines), the environment opening
+ * `verify` and `verify --stage`, and the CSV quoting of seeds beyond 2^53.
+ * argv[1] = the nttbench executable. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
