@@ -119,7 +119,7 @@ typedef struct nb_cli_ctx {
 nb_status nb_cli_run_variants(const nb_cli_run *run, const nb_ntt_variant **out, size_t max,
                               size_t *n);
 
-/* The host environment as a titled block (table or markdown) opening the
+/* cmd_info.c: the host environment as a titled block (table or markdown) opening the
  * output of `verify`, then the title of the checks that follow. */
 nb_status nb_cli_write_env_heading(nb_format fmt, FILE *f);
 

@@ -158,16 +158,6 @@ typedef struct verify_out {
     uint64_t seed;
 } verify_out;
 
-nb_status nb_cli_write_env_heading(nb_format fmt, FILE *f)
-{
-    nb_env e;
-    nb_env_collect(&e, 0, 0);
-    fputs(fmt == NB_FORMAT_MD ? "### Environment\n\n" : "Environment\n", f);
-    NB_TRY(nb_env_write(&e, fmt, f));
-    fputs(fmt == NB_FORMAT_MD ? "\n### Checks against the GMP reference\n\n" : "\n", f);
-    return NB_OK;
-}
-
 static nb_status write_verify(void *ctx, FILE *f)
 {
     const verify_out *o = ctx;
