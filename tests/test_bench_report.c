@@ -268,7 +268,7 @@ static void test_table_and_markdown(void **state)
     assert_non_null(strstr(t, "skipped: log_n=20"));
     assert_non_null(strstr(t, "breakdown:"));
     char *m = write_to_string(rep, NB_FORMAT_MD);
-    assert_true(strncmp(m, "| tier | variant |", 18) == 0);
+    assert_non_null(strstr(m, "| tier | variant |"));
     assert_non_null(strstr(m, "| --- |"));
     assert_non_null(strstr(m, "| intt (NTT) |"));
     free(t);

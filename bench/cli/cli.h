@@ -110,6 +110,7 @@ typedef struct nb_cli_ctx {
     int quiet;
     double start_s;
     size_t case_no;      /* cases done so far (progress) */
+    size_t case_total;   /* cases planned (progress; 0 = unknown) */
     const struct nb_cli_run *run;
 } nb_cli_ctx;
 
@@ -118,7 +119,15 @@ typedef struct nb_cli_ctx {
 nb_status nb_cli_run_variants(const nb_cli_run *run, const nb_ntt_variant **out, size_t max,
                               size_t *n);
 
-/* Progress line on stderr ("[3] warm cpu-harvey fwd logn=12 ... 12.3 us") when
+/* cmd_info.c: the host environment as a titled block (table or markdown) opening the
+ * output of `verify`, then the title of the checks that follow. */
+nb_status nb_cli_write_env_heading(nb_format fmt, FILE *f);
+
+/* " (~1m05s left)": the time left after k of `total` items took `elapsed_s`,
+ * at the mean pace so far; "" when k is 0 or beyond total. */
+void nb_cli_eta(char *buf, size_t n, double elapsed_s, size_t k, size_t total);
+
+/* Progress line on stderr ("[3/12] warm cpu-harvey fwd logn=12 ... 12.3 us (~20s left)") when
  * the sweep has run for more than 3 s (or --progress), never with --quiet. */
 void nb_cli_progress(nb_cli_ctx *ctx, const nb_cli_run *run, const char *what,
                      const char *result);

@@ -1,6 +1,7 @@
 /* `nttbench env`, `nttbench list` and `nttbench calibrate`: the environment
  * block, the registered variants and presets, and the device's measured
- * ceilings with the hot-versus-cold copy experiment. */
+ * ceilings with the hot-versus-cold copy experiment; the environment heading
+ * that opens the text outputs of `verify`. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -200,4 +201,14 @@ int nb_cmd_calibrate(int argc, char **argv, nb_format fmt, const char *output, i
     }
     nb_stream_destroy(stream);
     return s == NB_OK ? 0 : nb_cli_fail(s, nb_last_error());
+}
+
+nb_status nb_cli_write_env_heading(nb_format fmt, FILE *f)
+{
+    nb_env e;
+    nb_env_collect(&e, 0, 0);
+    fputs(fmt == NB_FORMAT_MD ? "### Environment\n\n" : "Environment\n", f);
+    NB_TRY(nb_env_write(&e, fmt, f));
+    fputs(fmt == NB_FORMAT_MD ? "\n### Checks against the GMP reference\n\n" : "\n", f);
+    return NB_OK;
 }

@@ -69,7 +69,7 @@ typedef struct summary {
     strset levels, dnum;
     range samples, noise, flush_mib, sets, clock, lps;
     size_t cases, timed, converged, stable, capped, timeouts, throttled, verified, blocked;
-    size_t noise_met;
+    size_t noise_met, reservoir;
 } summary;
 
 static void summarise_case(summary *s, const nb_rf_case *c)
@@ -96,6 +96,7 @@ static void summarise_case(summary *s, const nb_rf_case *c)
     see(&s->noise, c->noise_pct);
     see(&s->clock, c->median_clock_mhz);
     s->noise_met += c->noise_target_met;
+    s->reservoir += c->samples_reservoir;
     s->converged += !strcmp(c->stop_reason, "converged");
     s->stable += !strcmp(c->stop_reason, "noise-stable");
     s->capped += !strcmp(c->stop_reason, "max-samples");
@@ -240,6 +241,27 @@ static void item(FILE *f, int md, int ok, const char *name, const char *value)
     fprintf(f, md ? "- [%c] **%s**: %s\n" : "  [%c] %s: %s\n", ok ? 'x' : ' ', name, value);
 }
 
+/* environment.build as one phrase ("gcc 12.2.0, buildtype=release -O3,
+ * CUDA sm_90 compute_80, OpenMP on"); "not recorded" without it. */
+static void build_text(const json_t *env, char *buf, size_t n)
+{
+    const json_t *b = nb_json_path(env, "build");
+    if (!json_is_object(b)) {
+        snprintf(buf, n, "not recorded in this file");
+        return;
+    }
+    char archs[256] = "";
+    size_t u = 0, i;
+    const json_t *a;
+    json_array_foreach(json_object_get(b, "cuda_architectures"), i, a)
+        if (json_is_string(a) && u < sizeof archs)
+            u += (size_t)snprintf(archs + u, sizeof archs - u, "%s%s", u ? " " : "",
+                                  json_string_value(a));
+    snprintf(buf, n, "%s, %s, CUDA %s, OpenMP %s", jstr(b, "compiler", "unknown compiler"),
+             jstr(b, "flags", "unknown flags"), archs[0] ? archs : "none",
+             json_is_true(json_object_get(b, "openmp")) ? "on" : "off");
+}
+
 static nb_status write_report(void *ctx, FILE *f)
 {
     const report_ctx *r = ctx;
@@ -267,6 +289,10 @@ static nb_status write_report(void *ctx, FILE *f)
             jstr(env, "nttbench_version", "?"), jstr(env, "git_commit", "unknown"), dev,
             jstr(env, "host.cpu", "unknown"), jstr(env, "timestamp_utc", "an unknown date"),
             sizes, timer, cache, stop, s.samples.lo, s.samples.hi, clk, s.verified, s.timed);
+    if (s.reservoir)
+        fprintf(f, "The file stores a seeded reservoir sample of the samples of %zu case%s "
+                   "(the statistics above use every sample).\n\n",
+                s.reservoir, s.reservoir > 1 ? "s" : "");
     fprintf(f, r->md ? "Command: `%s`\n\n## Reporting checklist\n\n" : "Command: %s\n\n"
                                                                        "Reporting checklist\n",
             cmd);
@@ -284,6 +310,10 @@ static nb_status write_report(void *ctx, FILE *f)
     snprintf(ver, sizeof ver, "%zu of %zu timed cases passed before and after timing",
              s.verified, s.timed);
     item(f, r->md, s.timed > 0 && s.verified == s.timed, "verification against GMP", ver);
+    char build[768];
+    build_text(env, build, sizeof build);
+    item(f, r->md, json_is_object(nb_json_path(env, "build")), "compiler and build options",
+         build);
     item(f, r->md, cmd[0] != 0, "software version, commit, command line", cmd);
     return NB_OK;
 }

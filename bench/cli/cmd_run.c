@@ -355,7 +355,43 @@ void nb_cli_progress(nb_cli_ctx *ctx, const nb_cli_run *run, const char *what, c
         return;
     if (run->progress < 0 && nb_now_s() - ctx->start_s < 3.0)
         return;
-    fprintf(stderr, "[%zu] %s  %s\n", ctx->case_no, what, result ? result : "");
+    char eta[48] = "";
+    if (ctx->case_total)
+        nb_cli_eta(eta, sizeof eta, nb_now_s() - ctx->start_s, ctx->case_no, ctx->case_total);
+    if (ctx->case_total && ctx->case_no <= ctx->case_total)
+        fprintf(stderr, "[%zu/%zu] %s  %s%s\n", ctx->case_no, ctx->case_total, what,
+                result ? result : "", eta);
+    else
+        fprintf(stderr, "[%zu] %s  %s\n", ctx->case_no, what, result ? result : "");
+}
+
+void nb_cli_eta(char *buf, size_t n, double elapsed_s, size_t k, size_t total)
+{
+    buf[0] = '\0';
+    if (k == 0 || k > total || !(elapsed_s >= 0))
+        return;
+    const double left = elapsed_s / (double)k * (double)(total - k);
+    const unsigned long long s = left < 1e9 ? (unsigned long long)(left + 0.5) : 999999999ull;
+    if (s < 60)
+        snprintf(buf, n, " (~%llus left)", s);
+    else if (s < 3600)
+        snprintf(buf, n, " (~%llum%02llus left)", s / 60, s % 60);
+    else
+        snprintf(buf, n, " (~%lluh%02llum left)", s / 3600, s / 60 % 60);
+}
+
+/* The cases one tier x cache state will report: the NTT tier's sweep, or
+ * the stage tier's parameter sets x variants x levels x stages x modes. */
+static size_t planned_cases(nb_cli_run *run, const nb_tier *t, size_t nv)
+{
+    const size_t dirs = (size_t)((run->directions & 1) + ((run->directions >> 1) & 1));
+    if (strcmp(t->name, "stage") != 0)
+        return nv * dirs * run->n_logn * run->n_limbs * run->n_bits * run->n_modes;
+    const nb_stage_tier_opts *o = nb_cli_stage_opts(run);
+    size_t sets = o->custom ? run->n_logn : 0;
+    if (o->n_presets || !o->custom)
+        sets += o->n_presets ? o->n_presets : 1;
+    return sets * nv * (o->n_levels ? o->n_levels : 1) * o->n_stages * run->n_modes;
 }
 
 static void progress_cb(void *c, const char *what, const char *result)
@@ -381,6 +417,11 @@ static nb_status run_tiers(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_varian
                       .timing = run->timing, .progress = progress_cb, .progress_ctx = ctx};
     tr.sweep = (nb_sweep){vars, nv, logn, run->n_logn, limbs, run->n_limbs, bits, run->n_bits,
                           run->directions, run->modes, run->n_modes, run->seed};
+    ctx->case_total = 0;
+    for (size_t i = 0; i < run->n_tiers; i++)
+        for (int c = NB_CACHE_WARM; c <= NB_CACHE_COLD; c++)
+            if (nb_cli_tier_states(run, &run->tiers[i]) & STATE(c))
+                ctx->case_total += planned_cases(run, run->tiers[i].tier, nv);
     for (size_t i = 0; i < run->n_tiers; i++) {
         const nb_tier *t = run->tiers[i].tier;
         const unsigned states = nb_cli_tier_states(run, &run->tiers[i]);
@@ -393,7 +434,10 @@ static nb_status run_tiers(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_varian
                 tr.timing.l2_persist = -1;
             else
                 tr.timing.l2_persist = run->timing.l2_persist;
+            const size_t end = ctx->case_no + planned_cases(run, t, nv);
             NB_TRY(nb_tier_run_one(t, &tr));
+            if (ctx->case_no < end) /* cases skipped without a progress call */
+                ctx->case_no = end;
         }
     }
     return NB_OK;

@@ -206,6 +206,7 @@ static nb_status write_verify(void *ctx, FILE *f)
         return NB_OK;
     }
     const int md = o->fmt == NB_FORMAT_MD;
+    NB_TRY(nb_cli_write_env_heading(o->fmt, f));
     if (md)
         fprintf(f, "| variant | direction | log N | L | q bits | result | detail |\n"
                    "| --- | --- | ---: | ---: | ---: | --- | --- |\n");
@@ -346,10 +347,13 @@ static void check_all(const verify_args *a, const nb_ntt_variant *const *vars, s
                 r->limbs = (size_t)a->limbs[x / a->nbits % a->nlimbs];
                 r->bits = (unsigned)a->bits[x % a->nbits];
                 check_one(r, stream, a->seed ^ (0x9E37ull * *n), gpu);
-                if (!quiet && nb_now_s() - t0 > 3.0)
-                    fprintf(stderr, "[%zu/%zu] %s %s logn=%u L=%zu q%u: %s\n", *n, cap,
+                if (!quiet && nb_now_s() - t0 > 3.0) {
+                    char eta[48];
+                    nb_cli_eta(eta, sizeof eta, nb_now_s() - t0, *n, cap);
+                    fprintf(stderr, "[%zu/%zu] %s %s logn=%u L=%zu q%u: %s%s\n", *n, cap,
                             r->v->name, d ? "inverse" : "forward", r->log_n, r->limbs, r->bits,
-                            r->result);
+                            r->result, eta);
+                }
             }
         }
 }

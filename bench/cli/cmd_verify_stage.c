@@ -66,6 +66,8 @@ static nb_status write_rows(void *ctx, FILE *f)
     if (o->fmt == NB_FORMAT_JSON)
         return write_rows_json(o, f, sum);
     const int md = o->fmt == NB_FORMAT_MD, csv = o->fmt == NB_FORMAT_CSV;
+    if (!csv)
+        NB_TRY(nb_cli_write_env_heading(o->fmt, f));
     if (csv)
         fprintf(f, "variant,backend,stage,preset,level,result,message\n");
     else if (md)
@@ -107,6 +109,8 @@ typedef struct stage_args {
     unsigned long long levels[NB_CLI_MAX_LIST];
     size_t n_levels;
     uint64_t seed;
+    double t_start; /* progress: when the checks began, how many are planned */
+    size_t total;
 } stage_args;
 
 static nb_status set_stages(stage_args *a, const char *v)
@@ -210,6 +214,22 @@ static void skip_preset(const stage_args *a, const char *preset, const nb_ntt_va
         }
 }
 
+/* The rows check_preset will fill for every preset and variant (the
+ * default levels depend on each preset's L); `cap` when a preset cannot be
+ * loaded (its rows then fail early). */
+static size_t planned_rows(const stage_args *a, size_t nv, size_t cap)
+{
+    size_t total = 0;
+    for (size_t pi = 0; pi < a->n_presets; pi++) {
+        nb_ckks_params *p = NULL;
+        if (nb_ckks_params_from_preset(&p, a->presets[pi]) != NB_OK)
+            return cap;
+        total += nv * a->n_stages * (a->n_levels ? a->n_levels : p->max_level > 1 ? 2 : 1);
+        nb_ckks_params_destroy(p);
+    }
+    return total;
+}
+
 /* Every stage x level of one preset and one variant into rows (advancing *n). */
 static nb_status check_preset(const stage_args *a, const char *preset,
                               const nb_ntt_variant *v, void *stream, nb_cli_stage_row *rows,
@@ -236,9 +256,12 @@ static nb_status check_preset(const stage_args *a, const char *preset,
             nb_cli_stage_ctx x = {p, c, v, v->backend == NB_BACKEND_GPU ? stream : NULL,
                            a->seed ^ (0x9E3779B97F4A7C15ull * *n)};
             nb_cli_stage_check_row(&x, r);
-            if (!quiet && nb_now_s() - t0 > 3.0)
-                fprintf(stderr, "[%zu] %s %s %s level %zu: %s\n", *n, v->name, preset,
-                        stage_names[r->stage], r->level, r->result);
+            if (!quiet && nb_now_s() - t0 > 3.0) {
+                char eta[48];
+                nb_cli_eta(eta, sizeof eta, nb_now_s() - a->t_start, *n, a->total);
+                fprintf(stderr, "[%zu/%zu] %s %s %s level %zu: %s%s\n", *n, a->total, v->name,
+                        preset, stage_names[r->stage], r->level, r->result, eta);
+            }
         }
     nb_ckks_destroy(c);
     nb_ckks_params_destroy(p);
@@ -278,6 +301,8 @@ int nb_cmd_verify_stage(int argc, char **argv, nb_format fmt, const char *output
     nb_cli_stage_row *rows = st == NB_OK ? calloc(cap ? cap : 1, sizeof *rows) : NULL;
     if (st == NB_OK && !rows)
         st = nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    a.t_start = nb_now_s();
+    a.total = planned_rows(&a, nv, cap);
     for (size_t pi = 0; pi < a.n_presets && st == NB_OK; pi++)
         for (size_t vi = 0; vi < nv && st == NB_OK; vi++)
             st = check_preset(&a, a.presets[pi], vars[vi], stream, rows, &n, quiet);

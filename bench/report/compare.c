@@ -123,7 +123,11 @@ static nb_status compare_case(nb_compare_row *r, const nb_compare_opts *o)
         u += (size_t)snprintf(r->note + u, sizeof r->note - u, "SM clock %.0f -> %.0f MHz; ",
                               r->base_clock_mhz, r->new_clock_mhz);
     if (!noise_ok && u < sizeof r->note)
-        snprintf(r->note + u, sizeof r->note - u, "noise target not met; ");
+        u += (size_t)snprintf(r->note + u, sizeof r->note - u, "noise target not met; ");
+    if ((a->samples_reservoir || b->samples_reservoir) && u < sizeof r->note)
+        snprintf(r->note + u, sizeof r->note - u, "tested on %zu / %zu stored of %zu / %zu "
+                 "samples (reservoir); ", a->n_samples, b->n_samples, a->n_recorded_samples,
+                 b->n_recorded_samples);
     size_t len = strlen(r->note);
     while (len && (r->note[len - 1] == ' ' || r->note[len - 1] == ';'))
         r->note[--len] = '\0';

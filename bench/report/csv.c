@@ -1,5 +1,6 @@
 /* The CSV writer: one row per case, RFC 4180 quoting; a column per
- * parameter and metric key appearing in any case, in order of appearance. */
+ * parameter and metric key appearing in any case, in order of appearance.
+ * 64-bit integers (seeds, prime and root lists) are quoted text. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -56,19 +57,33 @@ static nb_status collect_keys(const nb_report *r, int metrics, const char ***key
     return NB_OK;
 }
 
+/* Integers a spreadsheet would round (beyond 2^53) and seeds, whatever
+ * their value, are written as quoted text: a seed column reads the same in
+ * every row. */
+static int quoted_int(const param *p)
+{
+    const long long lim = 1ll << 53;
+    return p->i > lim || p->i < -lim || strcmp(p->key, "seed") == 0;
+}
+
 static void write_param(FILE *f, const nb_case *c, const char *key)
 {
     for (size_t j = 0; j < c->n_params; j++) {
         const param *p = &c->params[j];
         if (strcmp(p->key, key) != 0)
             continue;
-        if (p->type == P_INT)
+        if (p->type == P_INT && quoted_int(p))
+            fprintf(f, "\"%lld\"", p->i);
+        else if (p->type == P_INT)
             fprintf(f, "%lld", p->i);
         else if (p->type == P_STR)
             nb_csv_write_field(f, p->s);
-        else
+        else {
+            fputc('"', f);
             for (size_t m = 0; m < p->n; m++)
                 fprintf(f, "%s%llu", m ? ";" : "", (unsigned long long)p->list[m]);
+            fputc('"', f);
+        }
         return;
     }
 }

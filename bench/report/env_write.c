@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/nb_build.h"
 #include "bench/report/internal.h"
 
 /* ---------------------------------------------------------------- writers */
@@ -30,6 +31,8 @@ static size_t env_rows(const nb_env *e, kv *rows, size_t max)
     } while (0)
     ROW("nttbench", "%s (%s)", e->version, e->git_commit);
     ROW("timestamp (UTC)", "%s", e->timestamp_utc);
+    ROW("build", "%s; %s; CUDA %s; OpenMP %s", NB_BUILD_COMPILER, NB_BUILD_FLAGS,
+        NB_BUILD_CUDA_ARCHS[0] ? NB_BUILD_CUDA_ARCHS : "none", NB_BUILD_OPENMP ? "on" : "off");
     ROW("host CPU", "%s", e->host_cpu);
     ROW("host cores / OpenMP threads", "%d / %d", e->host_cores, e->omp_threads);
     ROW("host LLC", "%.1f MiB (%s)", e->host_llc_bytes / 1048576.0, e->host_llc_source);
@@ -67,6 +70,63 @@ static size_t env_rows(const nb_env *e, kv *rows, size_t max)
     return n;
 }
 
+/* The report's argv as one line (arguments with a space quoted). */
+static void command_line(const nb_report *r, char *buf, size_t n)
+{
+    size_t u = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; r->argv && i < json_array_size(r->argv) && u < n; i++) {
+        const char *a = json_string_value(json_array_get(r->argv, i));
+        const int q = a && strpbrk(a, " \t'\"|") != NULL;
+        u += (size_t)snprintf(buf + u, n - u, "%s%s%s%s", i ? " " : "", q ? "'" : "",
+                              a ? a : "", q ? "'" : "");
+    }
+}
+
+static void write_rows(const kv *rows, size_t n, nb_format fmt, FILE *f)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strlen(rows[i].key) > w)
+            w = strlen(rows[i].key);
+    if (fmt == NB_FORMAT_MD)
+        fprintf(f, "| item | value |\n| --- | --- |\n");
+    if (fmt == NB_FORMAT_CSV)
+        fprintf(f, "item,value\n");
+    for (size_t i = 0; i < n; i++) {
+        if (fmt == NB_FORMAT_MD) {
+            fprintf(f, "| %s | ", rows[i].key);
+            for (const char *c = rows[i].val; *c; c++) {
+                if (*c == '|')
+                    fputc('\\', f);
+                fputc(*c, f);
+            }
+            fputs(" |\n", f);
+        } else if (fmt == NB_FORMAT_CSV) {
+            nb_csv_write_field(f, rows[i].key);
+            fputc(',', f);
+            nb_csv_write_field(f, rows[i].val);
+            fputc('\n', f);
+        } else {
+            fprintf(f, "%-*s  %s\n", (int)w, rows[i].key, rows[i].val);
+        }
+    }
+}
+
+void nb_env_write_block(const nb_report *r, FILE *f, int md)
+{
+    if (!r->has_env)
+        return;
+    kv rows[49];
+    size_t n = env_rows(&r->env, rows, 48);
+    snprintf(rows[n].key, sizeof rows[n].key, "command line");
+    command_line(r, rows[n].val, sizeof rows[n].val);
+    n++;
+    fputs(md ? "### Environment\n\n" : "Environment\n", f);
+    write_rows(rows, n, md ? NB_FORMAT_MD : NB_FORMAT_TABLE, f);
+    fputs(md ? "\n### Results\n\n" : "\n", f);
+}
+
 nb_status nb_env_write(const nb_env *e, nb_format fmt, FILE *f)
 {
     if (!e || !f)
@@ -79,26 +139,6 @@ nb_status nb_env_write(const nb_env *e, nb_format fmt, FILE *f)
         return rc == 0 ? NB_OK : nb_set_error(NB_ERR_IO, "cannot write JSON");
     }
     kv rows[48];
-    size_t n = env_rows(e, rows, 48);
-    size_t w = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strlen(rows[i].key) > w)
-            w = strlen(rows[i].key);
-    if (fmt == NB_FORMAT_MD)
-        fprintf(f, "| item | value |\n| --- | --- |\n");
-    if (fmt == NB_FORMAT_CSV)
-        fprintf(f, "item,value\n");
-    for (size_t i = 0; i < n; i++) {
-        if (fmt == NB_FORMAT_MD) {
-            fprintf(f, "| %s | %s |\n", rows[i].key, rows[i].val);
-        } else if (fmt == NB_FORMAT_CSV) {
-            nb_csv_write_field(f, rows[i].key);
-            fputc(',', f);
-            nb_csv_write_field(f, rows[i].val);
-            fputc('\n', f);
-        } else {
-            fprintf(f, "%-*s  %s\n", (int)w, rows[i].key, rows[i].val);
-        }
-    }
+    write_rows(rows, env_rows(e, rows, 48), fmt, f);
     return ferror(f) ? nb_set_error(NB_ERR_IO, "write error") : NB_OK;
 }

@@ -59,6 +59,12 @@ json_t *nb_opts_to_json(const nb_bench_opts *o);
 json_t *nb_nvml_to_json(const nb_nvml_snapshot *s);
 json_t *nb_env_to_json(const nb_env *e);
 nb_status nb_report_write_json(const nb_report *r, FILE *f);
+/* The build's object: compiler, flags, CUDA architectures, OpenMP. */
+json_t *nb_build_to_json(void);
+/* k of the indices 0..n-1 chosen uniformly by reservoir sampling (Algorithm
+ * R, generator seeded with `seed`), ascending; min(n, k) of them. Allocated
+ * (caller frees); NULL when out of memory. */
+size_t *nb_report_reservoir(size_t n, size_t k, uint64_t seed);
 
 /* csv.c: s as one CSV field (RFC 4180: quoted when it holds a comma, quote
  * or line break, quotes doubled). */
@@ -75,6 +81,12 @@ nb_status nb_text_cells(const nb_report *r, char (**out)[NB_TEXT_COLS][200]);
 void nb_text_fmt_time(char *buf, size_t n, double s);
 /* The breakdown sections after the table (md: markdown tables). */
 void nb_text_write_breakdowns(const nb_report *r, FILE *f, int md);
+/* The per-NTT comparison of the stage cases (warm, cold, in-stage ns per
+ * limb-transform and the in-stage ratios); nothing without stage metrics. */
+void nb_text_write_stage_ntt(const nb_report *r, FILE *f, int md);
+/* env_write.c: the environment and command line opening a table or
+ * markdown report; nothing when the report has no environment. */
+void nb_env_write_block(const nb_report *r, FILE *f, int md);
 /* table.c, markdown.c */
 nb_status nb_report_write_table(const nb_report *r, FILE *f);
 nb_status nb_report_write_markdown(const nb_report *r, FILE *f);

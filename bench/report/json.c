@@ -1,6 +1,7 @@
 /* The JSON writer (schema "nttbench-report", version NB_REPORT_SCHEMA_VERSION;
- * docs/cli.md): every case with its parameters, result, every accepted sample
- * and its SM clock, cache plan, figures, breakdown and metrics; and the JSON
+ * docs/cli.md): every case with its parameters, result, the accepted samples
+ * and their SM clocks (at most NB_REPORT_MAX_STORED_SAMPLES, a seeded reservoir
+ * beyond), cache plan, figures, breakdown and metrics; and the JSON
  * objects of the environment, the options and NVML snapshots. */
 #include <errno.h>
 #include <math.h>
@@ -9,7 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/nb_build.h"
 #include "bench/report/internal.h"
+#include "core/rng.h"
 
 json_t *nb_json_real(double v)
 {
@@ -22,6 +25,17 @@ static json_t *opt_real(double v, int known)
     return known ? nb_json_real(v) : json_null();
 }
 
+json_t *nb_build_to_json(void)
+{
+    json_t *archs = json_array();
+    char buf[sizeof NB_BUILD_CUDA_ARCHS];
+    memcpy(buf, NB_BUILD_CUDA_ARCHS, sizeof buf);
+    for (char *save = NULL, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+        json_array_append_new(archs, json_string(t));
+    return json_pack("{s:s, s:s, s:o, s:b}", "compiler", NB_BUILD_COMPILER, "flags",
+                     NB_BUILD_FLAGS, "cuda_architectures", archs, "openmp", NB_BUILD_OPENMP);
+}
+
 json_t *nb_env_to_json(const nb_env *e)
 {
     json_t *host = json_pack("{s:s, s:s, s:i, s:i, s:I, s:s, s:I}", "cpu", e->host_cpu, "os",
@@ -32,6 +46,7 @@ json_t *nb_env_to_json(const nb_env *e)
                         opt_real(e->host_copy_Bps, e->host_copy_Bps > 0));
     json_t *j = json_pack("{s:s, s:s, s:s}", "nttbench_version", e->version, "git_commit",
                           e->git_commit, "timestamp_utc", e->timestamp_utc);
+    json_object_set_new(j, "build", nb_build_to_json());
     json_object_set_new(j, "host", host);
     if (!e->has_gpu) {
         json_object_set_new(j, "gpu", json_null());
@@ -143,6 +158,41 @@ static json_t *stats_json(const nb_bench_result *r)
     return st;
 }
 
+static int cmp_size(const void *a, const void *b)
+{
+    const size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+size_t *nb_report_reservoir(size_t n, size_t k, uint64_t seed)
+{
+    size_t *idx = malloc((k ? k : 1) * sizeof *idx);
+    if (!idx)
+        return NULL;
+    nb_rng g;
+    nb_rng_seed(&g, seed);
+    for (size_t i = 0; i < n; i++) {
+        if (i < k) {
+            idx[i] = i;
+            continue;
+        }
+        const uint64_t j = nb_rng_below(&g, (uint64_t)i + 1);
+        if (j < k)
+            idx[j] = i;
+    }
+    qsort(idx, n < k ? n : k, sizeof *idx, cmp_size);
+    return idx;
+}
+
+/* The case's "seed" parameter (0 when it has none): the reservoir's seed. */
+static uint64_t case_seed(const nb_case *c)
+{
+    for (size_t i = 0; i < c->n_params; i++)
+        if (c->params[i].type == P_INT && strcmp(c->params[i].key, "seed") == 0)
+            return (uint64_t)c->params[i].i;
+    return 0;
+}
+
 /* The measurement of a case: mode, verification, cache plan, stopping,
  * statistics, clocks and every sample. */
 static void result_json(json_t *j, const nb_case *c)
@@ -184,13 +234,23 @@ static void result_json(json_t *j, const nb_case *c)
     json_object_set_new(clk, "nvml_before", nb_nvml_to_json(&r->nvml_before));
     json_object_set_new(clk, "nvml_after", nb_nvml_to_json(&r->nvml_after));
     json_object_set_new(j, "clocks", clk);
+    size_t *keep = NULL, n_keep = r->n_samples;
+    if (r->n_samples > NB_REPORT_MAX_STORED_SAMPLES) {
+        keep = nb_report_reservoir(r->n_samples, NB_REPORT_MAX_STORED_SAMPLES, case_seed(c));
+        n_keep = keep ? NB_REPORT_MAX_STORED_SAMPLES : 0;
+    }
     json_t *samples = json_array(), *clocks = json_array();
-    for (size_t i = 0; i < r->n_samples; i++) {
+    for (size_t k = 0; k < n_keep; k++) {
+        const size_t i = keep ? keep[k] : k;
         json_array_append_new(samples, ns(r->sample_s[i]));
         json_array_append_new(clocks, nb_json_real(r->sample_clock_mhz[i]));
     }
+    free(keep);
     json_object_set_new(j, "samples_ns", samples);
     json_object_set_new(j, "sample_sm_clock_mhz", clocks);
+    json_object_set_new(j, "samples_stored", json_integer((json_int_t)n_keep));
+    json_object_set_new(j, "samples_selection",
+                        json_string(n_keep < r->n_samples ? "reservoir" : "all"));
 }
 
 static json_t *figures_json(const nb_ntt_figures *f)

@@ -39,6 +39,10 @@ nb_status nb_format_parse(const char *s, nb_format *out);
  * "cache" plan a "state"; "tier" keeps its version-1
  * words ("warm"/"cold" for the NTT tier, "stage"); docs/cli.md. */
 #define NB_REPORT_SCHEMA_VERSION 2
+/* A case's JSON keeps at most this many samples ("samples_stored"): beyond
+ * it a reservoir seeded from the case seed ("samples_selection"); the
+ * statistics use every accepted sample. */
+#define NB_REPORT_MAX_STORED_SAMPLES 10000
 
 typedef enum nb_case_status {
     NB_CASE_OK = 0,

@@ -127,6 +127,23 @@ static double recorded_clock(const json_t *c)
     return isfinite(d) && d > 0 ? d : NAN;
 }
 
+/* samples_stored / samples_selection (optional): the stored count must match
+ * samples_ns, the selection be "all" or "reservoir". */
+static nb_status stored_samples(const json_t *c, nb_rf_case *out, const char *p, size_t idx)
+{
+    const json_t *st = json_object_get(c, "samples_stored");
+    const json_t *sel = json_object_get(c, "samples_selection");
+    if (st && (!json_is_integer(st) || (size_t)json_integer_value(st) != out->n_samples))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'samples_stored' does not "
+                            "match the %zu entries of 'samples_ns'", p, idx, out->n_samples);
+    const char *v = json_string_value(sel);
+    if (sel && (!v || (strcmp(v, "all") && strcmp(v, "reservoir"))))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'samples_selection' is not "
+                            "\"all\" or \"reservoir\"", p, idx);
+    out->samples_reservoir = v && !strcmp(v, "reservoir");
+    return NB_OK;
+}
+
 static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf_case *out)
 {
     const char *p = f->path;
@@ -194,6 +211,7 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
         out->clock_source = isfinite(out->recorded_clock_mhz) ? NB_CLOCK_RECORDED : NB_CLOCK_NONE;
         out->median_clock_mhz = out->recorded_clock_mhz;
     }
+    NB_TRY(stored_samples(c, out, p, idx));
     out->key = case_key(c);
     if (!out->key)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of memory", p);

@@ -1,4 +1,4 @@
-/* Reading `nttbench run` result files (schema "nttbench-report", version 1,
+/* Reading `nttbench run` result files (schema "nttbench-report", versions 1-2,
  * docs/cli.md): every case with its matching key, median, stored samples and
  * per-sample SM clocks (or the case's recorded clock when those are absent),
  * plus the environment and options blocks for the report and compare
@@ -44,6 +44,8 @@ typedef struct nb_rf_case {
     const double *samples_ns;    /* samples_ns, n_samples of them (may be 0) */
     size_t n_samples;
     size_t n_recorded_samples;   /* stats.samples (> n_samples when the writer capped) */
+    int samples_reservoir;       /* samples_selection "reservoir": samples_ns is a seeded
+                                  * reservoir sample of the n_recorded_samples accepted */
     nb_clock_source clock_source;
     const double *clock_mhz;     /* per sample when clock_source == NB_CLOCK_PER_SAMPLE */
     double recorded_clock_mhz;   /* the case's single clock, NaN when unknown */

@@ -10,6 +10,7 @@ nb_status nb_report_write_table(const nb_report *r, FILE *f)
 {
     char(*cells)[NB_TEXT_COLS][200] = NULL;
     NB_TRY(nb_text_cells(r, &cells));
+    nb_env_write_block(r, f, 0);
     size_t w[NB_TEXT_COLS];
     for (int k = 0; k < NB_TEXT_COLS; k++)
         w[k] = strlen(nb_text_col_names[k]);
@@ -26,6 +27,7 @@ nb_status nb_report_write_table(const nb_report *r, FILE *f)
         fputc('\n', f);
     }
     free(cells);
+    nb_text_write_stage_ntt(r, f, 0);
     nb_text_write_breakdowns(r, f, 0);
     return NB_OK;
 }

@@ -1,6 +1,7 @@
 /* The cells the table and markdown writers share: one row per case (tier,
  * variant, case, mode, samples, median, CI, noise, bandwidth, fractions,
- * butterflies, notes) and the breakdown sections after the table. */
+ * butterflies, notes), the stage cases' per-NTT comparison (warm / cold /
+ * in-stage) and the breakdown sections after the table. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -108,10 +109,10 @@ void nb_text_write_breakdowns(const nb_report *r, FILE *f, int md)
         char t1[32], t2[32];
         nb_text_fmt_time(t1, sizeof t1, b->sum_s);
         nb_text_fmt_time(t2, sizeof t2, b->launch_s);
-        fprintf(f, "\n%sbreakdown: %s %s (%zu passes; steps sum %s, marked launch %s; NTT "
+        fprintf(f, "\n%sbreakdown: %s %s%s (%zu passes; steps sum %s, marked launch %s; NTT "
                    "share %.1f%%, %zu fwd + %zu inv limb-NTTs)\n",
-                md ? "**" : "", c->variant, c->label, b->passes, t1, t2, 100.0 * b->ntt_share,
-                b->ntt_fwd_limbs, b->ntt_inv_limbs);
+                md ? "**" : "", c->variant, c->label, md ? "**" : "", b->passes, t1, t2,
+                100.0 * b->ntt_share, b->ntt_fwd_limbs, b->ntt_inv_limbs);
         if (md)
             fprintf(f, "\n| step | count | median | share |\n| --- | --- | --- | --- |\n");
         for (size_t k = 0; k < b->n_steps; k++) {
@@ -125,6 +126,83 @@ void nb_text_write_breakdowns(const nb_report *r, FILE *f, int md)
                         b->steps[k].count, t1, 100.0 * b->steps[k].share,
                         b->steps[k].is_ntt ? "  NTT" : "");
         }
+    }
+}
+
+/* A stage case's metric by key; NAN when absent. */
+static double metric_of(const nb_case *c, const char *key)
+{
+    for (size_t i = 0; i < c->n_metrics; i++)
+        if (strcmp(c->metrics[i].key, key) == 0)
+            return c->metrics[i].v;
+    return NAN;
+}
+
+static const char *const stage_ntt_cols[] = {
+    "variant", "case", "direction", "warm ns/limb", "cold ns/limb", "in-stage ns/limb",
+    "in-stage/warm", "in-stage/cold"};
+
+/* One row (direction "fwd" or "inv") when the stage has that NTT. */
+static void stage_ntt_row(const nb_case *c, const char *dir, FILE *f, int md)
+{
+    char k[5][48];
+    const char *const what[] = {"warm", "cold", "in_stage"};
+    double v[5];
+    for (int i = 0; i < 3; i++) {
+        snprintf(k[i], sizeof k[i], "%s_%s_ns_per_limb", what[i], dir);
+        v[i] = metric_of(c, k[i]);
+    }
+    snprintf(k[3], sizeof k[3], "in_stage_vs_warm_%s", dir);
+    snprintf(k[4], sizeof k[4], "in_stage_vs_cold_%s", dir);
+    v[3] = metric_of(c, k[3]);
+    v[4] = metric_of(c, k[4]);
+    if (!isfinite(v[2]))
+        return;
+    char cell[5][32];
+    for (int i = 0; i < 5; i++)
+        fmt_num(cell[i], sizeof cell[i], v[i], i < 3 ? "%.1f" : "%.2fx");
+    const char *direction = strcmp(dir, "fwd") == 0 ? "forward" : "inverse";
+    char label[200]; /* a stage timed warm says so: its in-stage NTT ran on warm caches */
+    snprintf(label, sizeof label, "%s%s", c->label, c->cache == NB_CACHE_WARM ? " (warm)" : "");
+    if (md)
+        fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c->variant, label,
+                direction, cell[0], cell[1], cell[2], cell[3], cell[4]);
+    else
+        fprintf(f, "  %-14s %-34s %-9s %12s %12s %16s %13s %13s\n", c->variant, label,
+                direction, cell[0], cell[1], cell[2], cell[3], cell[4]);
+}
+
+/* The case carries micro-benchmark figures to compare with. */
+static int has_micro(const nb_case *c)
+{
+    return isfinite(metric_of(c, "warm_fwd_ns_per_limb")) ||
+           isfinite(metric_of(c, "warm_inv_ns_per_limb"));
+}
+
+void nb_text_write_stage_ntt(const nb_report *r, FILE *f, int md)
+{
+    int any = 0;
+    for (size_t i = 0; i < r->n && !any; i++)
+        any = has_micro(r->cases[i]);
+    if (!any)
+        return;
+    const char *const title = "NTT per limb-transform: warm and cold micro-benchmarks vs "
+                              "in-stage (ns per limb-transform; ratio > 1: slower in the stage)";
+    if (md) {
+        fprintf(f, "\n**%s**\n\n|", title);
+        for (size_t k = 0; k < 8; k++)
+            fprintf(f, " %s |", stage_ntt_cols[k]);
+        fputs("\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n", f);
+    } else {
+        fprintf(f, "\n%s\n  %-14s %-34s %-9s %12s %12s %16s %13s %13s\n", title,
+                stage_ntt_cols[0], stage_ntt_cols[1], stage_ntt_cols[2], stage_ntt_cols[3],
+                stage_ntt_cols[4], stage_ntt_cols[5], stage_ntt_cols[6], stage_ntt_cols[7]);
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        if (!has_micro(r->cases[i]))
+            continue;
+        stage_ntt_row(r->cases[i], "fwd", f, md);
+        stage_ntt_row(r->cases[i], "inv", f, md);
     }
 }
 

@@ -64,6 +64,13 @@ nb_status nb_stage_micro_measure(nb_stage_micro *m, const nb_ckks_params *params
 
 /* ---- one report row ---- */
 
+const char *nb_stage_rounding_suffix(const nb_stage_config *cfg)
+{
+    if (cfg->stage != NB_CKKS_STAGE_RESCALE)
+        return "";
+    return cfg->rounding == NB_CKKS_RESCALE_ROUND ? " round" : " floor";
+}
+
 static const nb_step_stat *find_step(const nb_breakdown *b, const char *name)
 {
     for (size_t i = 0; i < b->n_steps; i++)
@@ -87,8 +94,7 @@ static nb_status add_params(nb_case *cs, const nb_ckks_params *p, const nb_stage
     NB_TRY(nb_case_param_int(cs, "q_bits", p->spec.q_bits));
     NB_TRY(nb_case_param_int(cs, "p_bits", p->spec.p_bits));
     if (cfg->stage == NB_CKKS_STAGE_RESCALE)
-        NB_TRY(nb_case_param_str(cs, "rounding",
-                                 cfg->rounding == NB_CKKS_RESCALE_ROUND ? "round" : "floor"));
+        NB_TRY(nb_case_param_str(cs, "rounding", nb_stage_rounding_suffix(cfg) + 1));
     return NB_OK;
 }
 
@@ -164,7 +170,8 @@ nb_status nb_stage_run_case(nb_case **out, const nb_ckks_params *params,
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_stage_run_case: NULL argument");
     const size_t level = cfg->level == SIZE_MAX ? params->max_level : cfg->level;
     char label[160];
-    snprintf(label, sizeof label, "%s %s l=%zu", nb_stage_name(cfg->stage), params->name, level);
+    snprintf(label, sizeof label, "%s%s %s l=%zu", nb_stage_name(cfg->stage),
+             nb_stage_rounding_suffix(cfg), params->name, level);
     nb_case *cs = NULL;
     NB_TRY(nb_case_create(&cs, "stage", o->cache, variant->name, variant->backend, label));
     nb_status s = add_params(cs, params, cfg, level);

@@ -33,6 +33,10 @@ typedef struct nb_stage_config {
     uint64_t seed;             /* inputs and keys of set s derive from (seed, s) */
 } nb_stage_config;
 
+/* " floor" or " round" for a rescale (its rounding mode, for labels), ""
+ * for every other stage. */
+const char *nb_stage_rounding_suffix(const nb_stage_config *cfg);
+
 /* A stage workload over `params` with `variant` (params outlive it).
  * Per buffer set: the stage's input, its output and (keyswitch) its own
  * random key-switch key (uniform residues: benchmarking needs no real key,

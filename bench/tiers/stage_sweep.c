@@ -68,8 +68,8 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
             nb_bench_opts to = r->timing;
             to.mode = r->sweep.modes[mi];
             char label[160], what[256];
-            snprintf(label, sizeof label, "stage %s %s l=%zu %s", nb_stage_name(cfg.stage),
-                     p->name, level, nb_mode_name(to.mode));
+            snprintf(label, sizeof label, "stage %s%s %s l=%zu %s", nb_stage_name(cfg.stage),
+                     nb_stage_rounding_suffix(&cfg), p->name, level, nb_mode_name(to.mode));
             if (v->backend == NB_BACKEND_CPU && to.mode == NB_MODE_GRAPH) {
                 NB_TRY(add_skipped(r, v, label, "graph mode needs a GPU variant"));
                 continue;
