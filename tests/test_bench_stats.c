@@ -54,6 +54,19 @@ static void test_stats_small_odd_sample(void **state)
     CLOSE(s.ci_level, 1.0 - 2.0 / 32.0, 1e-12);
 }
 
+/* The shared median of the breakdown and the clock probe: middle value of an
+ * odd count, mean of the two middle values of an even one, any input order. */
+static void test_median_inplace_odd_even_and_unsorted(void **state)
+{
+    (void)state;
+    double odd[5] = {9, -1, 4, 100, 3};
+    CLOSE(nb_median_inplace(odd, 5), 4.0, 0);
+    double even[6] = {8, 2, 6, 4, 12, 10};
+    CLOSE(nb_median_inplace(even, 6), 7.0, 0);
+    double one[1] = {2.5};
+    CLOSE(nb_median_inplace(one, 1), 2.5, 0);
+}
+
 static void test_stats_median_ci_of_hundred_uses_ranks_40_and_61(void **state)
 {
     (void)state;
@@ -431,6 +444,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stats_one_to_ten_match_hand_values),
         cmocka_unit_test(test_stats_small_odd_sample),
+        cmocka_unit_test(test_median_inplace_odd_even_and_unsorted),
         cmocka_unit_test(test_stats_median_ci_of_hundred_uses_ranks_40_and_61),
         cmocka_unit_test(test_stats_edge_cases),
         cmocka_unit_test(test_stop_converges_exactly_at_min_time),

@@ -15,12 +15,6 @@ static int cmp_double(const void *a, const void *b)
 
 /* Linear interpolation between order statistics, h = (n - 1) p (numpy's
  * default "linear" method, Hyndman & Fan type 7). `s` sorted. */
-double nb_median_inplace(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static double quantile_sorted(const double *s, size_t n, double p)
 {
     double h = (double)(n - 1) * p;
@@ -28,6 +22,12 @@ static double quantile_sorted(const double *s, size_t n, double p)
     if (lo + 1 >= n)
         return s[n - 1];
     return s[lo] + (h - (double)lo) * (s[lo + 1] - s[lo]);
+}
+
+double nb_median_inplace(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return quantile_sorted(v, n, 0.5);
 }
 
 /* Largest j >= 1 with P(Bin(n, 1/2) <= j - 1) <= alpha/2; 0 if none. Also the
