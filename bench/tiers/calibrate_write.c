@@ -100,12 +100,17 @@ static nb_status write_text(const nb_calibration *c, const nb_env *e, nb_format 
     mb(buf, sizeof buf, (double)c->cache_bytes);
     fprintf(f, "\n%scalibration (%s, %s %s)%s\n", md ? "**" : "", nb_backend_name(c->backend),
             cache_name, buf, md ? "**\n" : "");
-    fprintf(f, "%scopy bandwidth (8x %s footprint)   %10.1f GB/s (read + write)\n", md ? "- " : "  ",
-            cache_name, c->copy_Bps / 1e9);
+    if (c->backend == NB_BACKEND_CPU)
+        fprintf(f, "%scopy bandwidth                     %10.1f GB/s (read + write; %s)\n",
+                md ? "- " : "  ", c->copy_Bps / 1e9, NB_HOST_COPY_METHOD);
+    else
+        fprintf(f, "%scopy bandwidth (8x %s footprint)   %10.1f GB/s (read + write)\n",
+                md ? "- " : "  ", cache_name, c->copy_Bps / 1e9);
     fprintf(f, "%s%s-resident copy bandwidth         %10.1f GB/s (best hot copy <= %s/2)\n",
             md ? "- " : "  ", cache_name, c->cache_Bps / 1e9, cache_name);
-    fprintf(f, "%slaunch, back-to-back (batch x100)  %10.2f us\n", md ? "- " : "  ",
-            c->launch_batch_s * 1e6);
+    if (isfinite(c->launch_batch_s))
+        fprintf(f, "%slaunch, back-to-back (batch x100)  %10.2f us\n", md ? "- " : "  ",
+                c->launch_batch_s * 1e6);
     if (isfinite(c->launch_device_s))
         fprintf(f, "%sempty kernel, device time          %10.2f us\n", md ? "- " : "  ",
                 c->launch_device_s * 1e6);
