@@ -92,6 +92,18 @@ nb_status nb_gpu_require(void)
 #endif
 }
 
+nb_status nb_gpu_mem_info(size_t *free_bytes, size_t *total_bytes)
+{
+    if (!free_bytes || !total_bytes)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_gpu_mem_info: NULL argument");
+    *free_bytes = *total_bytes = 0;
+    NB_TRY(nb_gpu_require());
+#ifdef NB_HAVE_CUDA
+    NB_CUDA_TRY(cudaMemGetInfo(free_bytes, total_bytes));
+#endif
+    return NB_OK;
+}
+
 nb_status nb_stream_create(void **stream)
 {
     if (!stream)
