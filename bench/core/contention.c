@@ -8,6 +8,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench/core/internal.h"
+
 void nb_parse_proc_stat(const char *text, long long *total_ticks, long long *steal_ticks,
                         long long *procs_running)
 {
@@ -45,6 +47,34 @@ void nb_parse_proc_stat(const char *text, long long *total_ticks, long long *ste
     }
 }
 
+char *nb_read_text_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t cap = 16384, n = 0, got;
+    char *buf = malloc(cap);
+    while (buf && (got = fread(buf + n, 1, cap - 1 - n, f)) > 0) {
+        n += got;
+        if (n == cap - 1 && cap < ((size_t)4 << 20)) {
+            char *more = realloc(buf, 2 * cap);
+            if (!more) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = more;
+            cap *= 2;
+        } else if (n == cap - 1) {
+            break;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
 void nb_host_load_read(nb_host_load *l)
 {
     struct timespec ts;
@@ -52,15 +82,9 @@ void nb_host_load_read(nb_host_load *l)
     l->t_s = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
     struct rusage ru;
     l->ivcsw = getrusage(RUSAGE_SELF, &ru) == 0 ? (long long)ru.ru_nivcsw : -1;
-    char buf[16384];
-    size_t n = 0;
-    FILE *f = fopen("/proc/stat", "r");
-    if (f) {
-        n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-    }
-    buf[n] = '\0';
-    nb_parse_proc_stat(f ? buf : NULL, &l->total_ticks, &l->steal_ticks, &l->procs_running);
+    char *text = nb_read_text_file("/proc/stat");
+    nb_parse_proc_stat(text, &l->total_ticks, &l->steal_ticks, &l->procs_running);
+    free(text);
 }
 
 static void add_reason(nb_contention *c, const char *what)

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "bench/core/internal.h"
 #include "core/device.h"
 
 size_t nb_parse_meminfo_available(const char *text)
@@ -47,15 +48,9 @@ static size_t rlimit_room(void)
 
 size_t nb_host_mem_available(void)
 {
-    char buf[8192];
-    size_t n = 0;
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (f) {
-        n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-    }
-    buf[n] = '\0';
-    size_t avail = nb_parse_meminfo_available(buf);
+    char *text = nb_read_text_file("/proc/meminfo");
+    size_t avail = nb_parse_meminfo_available(text);
+    free(text);
     long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     if (!avail && pages > 0 && psz > 0)
         avail = (size_t)pages * (size_t)psz;
