@@ -54,9 +54,15 @@ static nb_status write_csv(const nb_calibration *c, FILE *f)
     fprintf(f, "item,value\n");
     fprintf(f, "copy_bandwidth_GBps,%.3f\n", c->copy_Bps / 1e9);
     fprintf(f, "cache_resident_bandwidth_GBps,%.3f\n", c->cache_Bps / 1e9);
-    fprintf(f, "launch_back_to_back_ns,%.1f\n", c->launch_batch_s * 1e9);
-    fprintf(f, "launch_device_ns,%.1f\n", c->launch_device_s * 1e9);
-    fprintf(f, "launch_sync_roundtrip_ns,%.1f\n", c->launch_sync_s * 1e9);
+    const struct {
+        const char *name;
+        double s;
+    } launch[] = {{"launch_back_to_back_ns", c->launch_batch_s},
+                  {"launch_device_ns", c->launch_device_s},
+                  {"launch_sync_roundtrip_ns", c->launch_sync_s}};
+    for (size_t i = 0; i < sizeof launch / sizeof launch[0]; i++)
+        if (isfinite(launch[i].s)) /* GPU only */
+            fprintf(f, "%s,%.1f\n", launch[i].name, launch[i].s * 1e9);
     fprintf(f, "\nworking_set_bytes,hot_ns,cold_ns,hot_GBps,cold_GBps,gap\n");
     for (size_t i = 0; i < c->n_points; i++) {
         const nb_calib_point *p = &c->points[i];
