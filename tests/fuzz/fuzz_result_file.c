@@ -14,16 +14,21 @@
 
 #include "bench/report/result_file.h"
 
-/* The one scratch file of this process, rewritten for every input. */
+static char path[64];
+
+static void remove_scratch(void) { unlink(path); }
+
+/* The one scratch file of this process, rewritten for every input and
+ * removed at exit. */
 static const char *scratch(void)
 {
-    static char path[64];
     if (!path[0]) {
         snprintf(path, sizeof path, "/tmp/nb-fuzz-rf-XXXXXX");
         int fd = mkstemp(path);
         if (fd < 0)
             abort();
         close(fd);
+        atexit(remove_scratch);
     }
     return path;
 }
