@@ -6,6 +6,8 @@
 #include <string.h>
 
 #ifdef NB_HAVE_CUDA
+#include <dlfcn.h>
+
 #include "core/cuda_check.h"
 #endif
 
@@ -38,6 +40,41 @@ int nb_gpu_count(void)
 #endif
 }
 
+#ifdef NB_HAVE_CUDA
+/* 1 if the NVIDIA driver's user-space library can be loaded. */
+static int driver_library_loadable(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!h)
+        return 0;
+    dlclose(h);
+    return 1;
+}
+
+/* The reason behind a failed cudaGetDeviceCount: the runtime reports a
+ * missing driver as an insufficient one, so the driver library is looked for
+ * first. */
+static nb_status no_device(cudaError_t e)
+{
+    if (e == cudaErrorInsufficientDriver && !driver_library_loadable())
+        return nb_set_error(NB_ERR_NO_DEVICE, "no NVIDIA driver found (libcuda.so.1 cannot be "
+                                              "loaded)");
+    if (e == cudaErrorInsufficientDriver) {
+        int drv = 0, rt = 0;
+        (void)cudaDriverGetVersion(&drv);
+        (void)cudaRuntimeGetVersion(&rt);
+        return nb_set_error(NB_ERR_NO_DEVICE,
+                            "the NVIDIA driver supports CUDA %d.%d, older than the runtime "
+                            "%d.%d this build uses",
+                            drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+    }
+    if (e == cudaErrorNoDevice)
+        return nb_set_error(NB_ERR_NO_DEVICE, "no CUDA device present (the NVIDIA driver sees "
+                                              "no GPU)");
+    return nb_set_error(NB_ERR_NO_DEVICE, "no usable CUDA device: %s", cudaGetErrorString(e));
+}
+#endif
+
 nb_status nb_gpu_require(void)
 {
 #ifdef NB_HAVE_CUDA
@@ -45,7 +82,7 @@ nb_status nb_gpu_require(void)
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
-        return nb_set_error(NB_ERR_NO_DEVICE, "no usable CUDA device: %s", cudaGetErrorString(e));
+        return no_device(e);
     }
     if (n == 0)
         return nb_set_error(NB_ERR_NO_DEVICE, "no CUDA device present");
@@ -53,6 +90,18 @@ nb_status nb_gpu_require(void)
 #else
     return nb_set_error(NB_ERR_NO_DEVICE, "nttbench was built without CUDA (-Dcuda=disabled)");
 #endif
+}
+
+nb_status nb_gpu_mem_info(size_t *free_bytes, size_t *total_bytes)
+{
+    if (!free_bytes || !total_bytes)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_gpu_mem_info: NULL argument");
+    *free_bytes = *total_bytes = 0;
+    NB_TRY(nb_gpu_require());
+#ifdef NB_HAVE_CUDA
+    NB_CUDA_TRY(cudaMemGetInfo(free_bytes, total_bytes));
+#endif
+    return NB_OK;
 }
 
 nb_status nb_stream_create(void **stream)

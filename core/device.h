@@ -23,6 +23,10 @@ int nb_gpu_count(void);
 /* NB_OK if a GPU is usable, else NB_ERR_NO_DEVICE with the reason. */
 nb_status nb_gpu_require(void);
 
+/* Free and total bytes of the current device (cudaMemGetInfo);
+ * NB_ERR_NO_DEVICE without one. */
+nb_status nb_gpu_mem_info(size_t *free_bytes, size_t *total_bytes);
+
 /* Streams (cudaStream_t behind void*). nb_stream_destroy accepts NULL. */
 nb_status nb_stream_create(void **stream);
 void nb_stream_destroy(void *stream);

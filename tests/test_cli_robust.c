@@ -11,11 +11,13 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench/cli/cli.h"
 #include "bench/cli/numparse.h"
+#include "bench/core/memfit.h"
 #pragma GCC diagnostic ignored "-Wunused-function" /* cliutil.h helpers this file does not use */
 #include "testutil.h"
 #include "cliutil.h"
@@ -25,6 +27,11 @@ static FILE *table;
 /* When set, a recorded message has everything before this text replaced by
  * "<why no GPU is usable>" (that part depends on the machine's driver). */
 static const char *table_mask_before;
+/* When set, a recorded message is cut after this text and "<...>" follows
+ * (the rest depends on the machine's free memory). */
+static const char *table_mask_after;
+/* When nonzero, the child runs under this address-space limit (bytes). */
+static unsigned long long child_as_limit;
 
 /* Replaces every occurrence of the scratch folder in s by "DIR" (in place). */
 static void hide_dir(char *s)
@@ -78,6 +85,9 @@ static int run_v(const char *const *args)
         if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
             _exit(127);
         setenv("OMP_NUM_THREADS", "1", 1);
+        struct rlimit rl = {child_as_limit, child_as_limit};
+        if (child_as_limit && setrlimit(RLIMIT_AS, &rl) != 0)
+            _exit(127);
         execv(exe, (char *const *)argv);
         _exit(127);
     }
@@ -111,6 +121,9 @@ static void expect_error(const char *what, const char *const *args, int code, co
     show_args(cmd, sizeof cmd, args);
     e[strlen(e) - 1] = '\0';
     const char *msg = e + 17, *keep = table_mask_before ? strstr(msg, table_mask_before) : NULL;
+    char *cut = table_mask_after ? strstr(e, table_mask_after) : NULL;
+    if (cut)
+        snprintf(cut + strlen(table_mask_after), 8, "<...>");
     if (table && keep)
         fprintf(table, "%s\t%s\t%d\t<why no GPU is usable>%s\n", what, cmd, rc, keep);
     else if (table)
@@ -478,6 +491,39 @@ static void test_verify_subranges_pass_correct_variant(void **state)
                      0);
 }
 
+/* ------------------------------------------------------------ impossible sizes */
+
+/* Guards: a case larger than the host's memory (log N 17 x 4096 limbs needs
+ * 28 GiB) is refused before anything is allocated, naming the bytes; where
+ * the host has that much, an address-space limit stands in for it. */
+static void test_case_larger_than_memory_exits_2_at_once(void **state)
+{
+    (void)state;
+    if (nb_host_mem_available() > ((size_t)28 << 30))
+        child_as_limit = 4ull << 30;
+    table_mask_after = "of host memory, ";
+    expect_error("case larger than memory",
+                 (const char *[]){"run", "--variant", "cpu-harvey", "--tier", "warm", "--logn",
+                                  "17", "--limbs", "4096", NULL},
+                 2, "needs 28.0 GiB (30064771072 bytes) of host memory");
+    table_mask_after = NULL;
+    child_as_limit = 0;
+}
+
+/* Guards: a --level outside what the parameter set allows exits 2. */
+static void test_impossible_level_exits_2(void **state)
+{
+    (void)state;
+    expect_error("level above the set's top level",
+                 (const char *[]){"run", "--tier", "stage", "--preset", "test-tiny", "--level",
+                                  "99", NULL},
+                 2, "--level 99 is outside [1, 3] of the set test-tiny");
+    expect_error("level below rescale's minimum",
+                 (const char *[]){"run", "--tier", "stage", "--preset", "test-tiny", "--stage",
+                                  "rescale", "--level", "0", NULL},
+                 2, "rescale needs level 1 or more");
+}
+
 /* ------------------------------------------------------------- CKKS stages */
 
 /* Guards: `verify --stage` checks every stage of a CPU variant against GMP. */
@@ -555,6 +601,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_verify_subranges_pass_correct_variant),
         cmocka_unit_test(test_verify_stage_passes_cpu_variant),
         cmocka_unit_test(test_verify_stage_fails_broken_variant),
+        cmocka_unit_test(test_case_larger_than_memory_exits_2_at_once),
+        cmocka_unit_test(test_impossible_level_exits_2),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     if (table)

@@ -293,12 +293,23 @@ static void test_stage_sweep_runs_from_c_through_the_table(void **state)
     r.sweep.n_modes = 1;
     r.sweep.seed = nb_test_rand();
     r.tier_opts = &so;
+    /* level 99 is above the preset's L: refused before any case runs */
+    assert_int_equal(nb_tier_run_one(t, &r), NB_ERR_INVALID_ARG);
+    assert_int_equal(nb_report_case_count(rep), 0);
+    assert_non_null(strstr(nb_last_error(), "--level 99"));
+    /* rescale drops a level: level 0 is below its minimum */
+    static const size_t level0[] = {0};
+    so.levels = level0;
+    so.n_levels = 1;
+    assert_int_equal(nb_tier_run_one(t, &r), NB_ERR_INVALID_ARG);
+    assert_int_equal(nb_report_case_count(rep), 0);
+    /* level 1: two stages */
+    so.n_levels = 1;
+    so.levels = levels;
     assert_int_equal(nb_tier_run_one(t, &r), NB_OK);
-    /* level 1: two stages; level 99 is above the preset's L: one skipped row */
-    assert_int_equal(nb_report_case_count(rep), 3);
+    assert_int_equal(nb_report_case_count(rep), 2);
     assert_int_equal(nb_case_get_status(nb_report_case_at(rep, 0)), NB_CASE_OK);
     assert_int_equal(nb_case_get_status(nb_report_case_at(rep, 1)), NB_CASE_OK);
-    assert_int_equal(nb_case_get_status(nb_report_case_at(rep, 2)), NB_CASE_SKIPPED);
     nb_report_destroy(rep);
 }
 

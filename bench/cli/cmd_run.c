@@ -492,12 +492,19 @@ static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *o
         return nb_cli_fail(s, nb_last_error());
     if (output && strcmp(output, "-") != 0 && fmt != NB_FORMAT_TABLE && !quiet)
         nb_report_write(ctx->report, NB_FORMAT_TABLE, stdout); /* the short table too */
-    size_t fails = 0, errors = 0;
+    size_t fails = 0, errors = 0, impossible = 0;
+    const char *why = "";
     for (size_t i = 0; i < nb_report_case_count(ctx->report); i++) {
-        nb_case_status cs = nb_case_get_status(nb_report_case_at(ctx->report, i));
+        const nb_case *c = nb_report_case_at(ctx->report, i);
+        nb_case_status cs = nb_case_get_status(c);
         fails += cs == NB_CASE_VERIFY_FAILED;
         errors += cs == NB_CASE_ERROR;
+        if (cs == NB_CASE_ERROR && nb_case_get_cause(c) == NB_ERR_INVALID_ARG && !impossible++)
+            why = nb_case_get_message(c);
     }
+    if (!fails && errors && impossible == errors) /* the parameters, not the machine */
+        return nb_cli_fail(NB_ERR_INVALID_ARG, impossible == 1 ? why : "cases cannot run here "
+                                                                         "(see the report)");
     if (fails) {
         fprintf(stderr, "nttbench: error: %zu case(s) failed verification (see the report)\n",
                 fails);

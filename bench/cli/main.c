@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/cli/cli.h"
 #include "bench/cli/paper.h"
@@ -242,8 +243,37 @@ static int run_main(int argc, char **argv, char **rest, const char **plugins)
     return dispatch(nrest, rest, argc, argv, fmt, output, quiet);
 }
 
+/* The OpenMP policy of CPU timing, unless the user set it: idle workers sleep
+ * (OMP_WAIT_POLICY=passive), threads stay near their parent
+ * (OMP_PROC_BIND=close), one thread per online CPU (OMP_NUM_THREADS). The
+ * OpenMP runtime reads these once, when it is loaded, so a missing one is set
+ * and the program executes itself again (once: NTTBENCH_OMP_POLICY marks it).
+ * If that fails the run goes on under the inherited policy, which the
+ * environment block records. */
+static void omp_policy(char **argv)
+{
+    if (getenv("NTTBENCH_OMP_POLICY"))
+        return;
+    int missing = 0;
+    char threads[24];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(threads, sizeof threads, "%ld", cpus > 0 ? cpus : 1);
+    const char *const vars[][2] = {{"OMP_WAIT_POLICY", "passive"},
+                                   {"OMP_PROC_BIND", "close"},
+                                   {"OMP_NUM_THREADS", threads}};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (!getenv(vars[i][0])) {
+            setenv(vars[i][0], vars[i][1], 1);
+            missing = 1;
+        }
+    setenv("NTTBENCH_OMP_POLICY", "1", 1);
+    if (missing)
+        execv("/proc/self/exe", argv);
+}
+
 int main(int argc, char **argv)
 {
+    omp_policy(argv);
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     const char **plugins = calloc((size_t)argc + 1, sizeof *plugins);
     int rc = rest && plugins ? run_main(argc, argv, rest, plugins)

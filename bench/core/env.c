@@ -48,8 +48,9 @@ static void host_cpu_model(char *buf, size_t n)
     fclose(f);
 }
 
-/* Best of 5 memcpy of `bytes`, bytes read + written per second. */
-static nb_status cpu_copy_bandwidth(size_t bytes, double *Bps)
+/* Best of `reps` memcpy of `bytes` after one warm-up copy, bytes read +
+ * written per second. */
+static nb_status cpu_copy_bandwidth(size_t bytes, int reps, double *Bps)
 {
     unsigned char *a = aligned_alloc(64, bytes), *b = aligned_alloc(64, bytes);
     if (!a || !b) {
@@ -59,8 +60,9 @@ static nb_status cpu_copy_bandwidth(size_t bytes, double *Bps)
     }
     memset(a, 1, bytes);
     memset(b, 2, bytes);
+    memcpy(b, a, bytes);
     double best = 1e30;
-    for (int r = 0; r < 5; r++) {
+    for (int r = 0; r < reps; r++) {
         double t0 = nb_now_s();
         memcpy(b, a, bytes);
         double t = nb_now_s() - t0;
@@ -134,13 +136,31 @@ nb_status nb_measure_copy_bandwidth(nb_backend backend, size_t bytes, double *Bp
     bytes &= ~(size_t)63;
     *Bps = 0;
     if (backend == NB_BACKEND_CPU)
-        return cpu_copy_bandwidth(bytes, Bps);
+        return cpu_copy_bandwidth(bytes, 5, Bps);
     NB_TRY(nb_gpu_require());
 #ifdef NB_HAVE_CUDA
     return gpu_copy_bandwidth(bytes, Bps);
 #else
     return nb_set_error(NB_ERR_NO_DEVICE, "built without CUDA");
 #endif
+}
+
+nb_status nb_host_copy_bandwidth(double *Bps)
+{
+    static double cached;
+    if (!Bps)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_host_copy_bandwidth: NULL");
+    if (cached <= 0) {
+        const char *src;
+        size_t bytes = 4 * nb_host_llc_bytes(&src);
+        if (bytes < ((size_t)64 << 20))
+            bytes = (size_t)64 << 20;
+        if (bytes > ((size_t)512 << 20))
+            bytes = (size_t)512 << 20;
+        NB_TRY(cpu_copy_bandwidth(bytes & ~(size_t)63, 9, &cached));
+    }
+    *Bps = cached;
+    return NB_OK;
 }
 
 #ifdef NB_HAVE_CUDA
@@ -200,16 +220,17 @@ nb_status nb_env_collect(nb_env *e, int gpu, int measure)
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     if (pages > 0 && psz > 0)
         e->host_mem_bytes = (size_t)pages * (size_t)psz;
-    if (measure) {
-        size_t bytes = 4 * e->host_llc_bytes;
-        if (bytes < ((size_t)64 << 20))
-            bytes = (size_t)64 << 20;
-        if (bytes > ((size_t)512 << 20))
-            bytes = (size_t)512 << 20;
-        NB_TRY(nb_measure_copy_bandwidth(NB_BACKEND_CPU, bytes, &e->host_copy_Bps));
-    }
-    if (!gpu || nb_gpu_count() == 0)
+    const char *wait = getenv("OMP_WAIT_POLICY"), *bind = getenv("OMP_PROC_BIND");
+    snprintf(e->omp_wait_policy, sizeof e->omp_wait_policy, "%s", wait ? wait : "");
+    snprintf(e->omp_proc_bind, sizeof e->omp_proc_bind, "%s", bind ? bind : "");
+    if (measure)
+        NB_TRY(nb_host_copy_bandwidth(&e->host_copy_Bps));
+    if (!gpu)
         return NB_OK;
+    if (nb_gpu_require() != NB_OK) {
+        snprintf(e->gpu_none_reason, sizeof e->gpu_none_reason, "%s", nb_last_error());
+        return NB_OK;
+    }
 #ifdef NB_HAVE_CUDA
     NB_TRY(gpu_props(e));
     e->has_gpu = 1;

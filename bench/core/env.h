@@ -21,8 +21,10 @@ typedef struct nb_env {
     int host_cores, omp_threads;
     size_t host_llc_bytes, host_mem_bytes;
     char host_llc_source[32];  /* "sysfs", "sysconf" or "assumed" */
-    double host_copy_Bps;      /* memcpy, bytes read + written per second (0 = not measured) */
+    char omp_wait_policy[16], omp_proc_bind[16]; /* as the OpenMP runtime read them; "" unset */
+    double host_copy_Bps;      /* nb_host_copy_bandwidth (0 = not measured) */
     int has_gpu;               /* 0: the GPU fields are empty */
+    char gpu_none_reason[200]; /* why has_gpu is 0 ("" when a GPU was not asked for) */
     char gpu_name[256];
     int cc_major, cc_minor, sm_count;
     size_t l2_bytes, persisting_l2_max_bytes, gpu_mem_bytes;
@@ -43,6 +45,14 @@ typedef struct nb_env {
  * `measure` (a few tens of milliseconds). Never fails for a missing GPU or
  * NVML. */
 nb_status nb_env_collect(nb_env *e, int gpu, int measure);
+
+/* The host copy bandwidth every report, `env` and `calibrate --backend cpu`
+ * state: NB_HOST_COPY_METHOD, measured on the first call and cached for the
+ * process (bytes read + written per second). */
+#define NB_HOST_COPY_METHOD                                                              \
+    "single-thread memcpy of max(4 x LLC, 64 MiB) <= 512 MiB, pages touched first, "    \
+    "best of 9 after one warm-up copy"
+nb_status nb_host_copy_bandwidth(double *Bps);
 
 /* Memory copy bandwidth (bytes read + written per second) of a `bytes` copy,
  * best of a few repetitions: memcpy for CPU, a device copy kernel for GPU. */

@@ -20,6 +20,10 @@
 extern "C" {
 #endif
 
+/* The whole text of a small file such as /proc/stat (at most 4 MiB), NUL
+ * terminated, for free(); NULL when it cannot be read. */
+char *nb_read_text_file(const char *path);
+
 /* Last-level cache seen by cpu0; *source = "sysfs" | "sysconf" | "assumed". */
 size_t nb_host_llc_bytes(const char **source);
 

@@ -95,6 +95,7 @@ const char *nb_cold_name(nb_cold_method c)
     case NB_COLD_FLUSH: return "flush";
     case NB_COLD_ROTATE: return "rotate";
     case NB_COLD_BOTH: return "both";
+    case NB_CACHE_WARM: break;
     }
     return "unknown";
 }

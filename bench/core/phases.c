@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "bench/core/internal.h"
+#include "bench/core/memfit.h"
 #include "bench/core/plan.h"
 #include "bench/core/stats.h"
 
@@ -155,6 +156,10 @@ nb_status nb_run_open(run_state *st, const nb_workload *w, void *stream,
         st->plan.reuse_bytes < o->rotate_factor * (double)cache)
         nb_run_log(o, "%s: rotation reuses data after %.3g MB (< %.0fx the %.3g MB cache)", w->label,
                st->plan.reuse_bytes / 1e6, o->rotate_factor, cache / 1e6);
+    /* the rotation sets and the flush scratch, before either is allocated */
+    const double sets_bytes = st->plan.allocated_bytes + (st->plan.flush ? 2.0 * cache : 0.0);
+    NB_TRY(nb_memory_fit(w->label, w->backend == NB_BACKEND_CPU ? sets_bytes : 0,
+                         w->backend == NB_BACKEND_GPU ? sets_bytes : 0));
     *setup_called = 1;
     NB_TRY(w->ops->setup(w->ctx, st->plan.sets, stream));
     if (st->plan.flush) {

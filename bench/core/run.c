@@ -8,7 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "bench/core/contention.h"
 #include "bench/core/internal.h"
 #include "bench/core/plan.h"
 #include "bench/core/stats.h"
@@ -129,6 +135,23 @@ static int throttled(run_state *st, nb_bench_result *res, double mhz)
     return 1;
 }
 
+/* Judges the host's interference over the CPU sampling phase and warns
+ * through the log hook when it crossed a threshold. */
+static void judge_contention(run_state *st, nb_bench_result *res, const nb_host_load *before,
+                             const nb_host_load *after)
+{
+#ifdef _OPENMP
+    int threads = omp_get_max_threads();
+#else
+    int threads = 1;
+#endif
+    nb_contention_judge(before, after, threads, (int)sysconf(_SC_NPROCESSORS_ONLN),
+                        &res->contention);
+    if (res->contention.contended)
+        nb_run_log(st->o, "%s: contended host (%s): the CPU times include other work",
+                   st->w->label, res->contention.reason);
+}
+
 /* Phase "sample": samples until the stopping rule fires (throttled samples
  * discarded), the NVML snapshots around it. */
 static nb_status phase_sample(run_state *st, nb_bench_result *res)
@@ -139,6 +162,8 @@ static nb_status phase_sample(run_state *st, nb_bench_result *res)
         nb_nvml_snapshot_take(&res->nvml_before);
     else
         snprintf(res->nvml_before.note, sizeof res->nvml_before.note, "CPU workload");
+    nb_host_load load0, load1;
+    nb_host_load_read(&load0);
     nb_stop_rule rule;
     size_t cap = 0;
     double t, mhz, start = nb_run_clock(o);
@@ -164,6 +189,9 @@ static nb_status phase_sample(run_state *st, nb_bench_result *res)
         nb_nvml_snapshot_take(&res->nvml_after);
     else
         snprintf(res->nvml_after.note, sizeof res->nvml_after.note, "CPU workload");
+    nb_host_load_read(&load1);
+    if (st->backend == NB_BACKEND_CPU)
+        judge_contention(st, res, &load0, &load1);
     return NB_OK;
 }
 

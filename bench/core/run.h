@@ -4,6 +4,7 @@
 #ifndef NB_BENCH_RUN_H
 #define NB_BENCH_RUN_H
 
+#include "bench/core/contention.h"
 #include "bench/core/options.h"
 
 #ifdef __cplusplus
@@ -95,6 +96,7 @@ typedef struct nb_bench_result {
     int verified_after;
     char message[320];          /* verification failure or warning, "" if none */
     nb_nvml_snapshot nvml_before, nvml_after;
+    nb_contention contention;   /* host interference over the sampling (CPU workloads) */
 } nb_bench_result;
 
 void nb_bench_result_free(nb_bench_result *r); /* frees the arrays; accepts NULL */

@@ -111,10 +111,11 @@ static void write_result(FILE *f, const nb_case *c)
     fprintf(f, ",%s,%s,", s ? nb_stop_reason_name(r_->stop) : "",
             s ? (r_->noise_target_met ? "true" : "false") : "");
     if (r_)
-        fprintf(f, "%zu,%zu,%s", r_->throttled_samples, r_->cache.sets,
-                r_->cache.flush ? "true" : "false");
+        fprintf(f, "%zu,%zu,%s,%s", r_->throttled_samples, r_->cache.sets,
+                r_->cache.flush ? "true" : "false",
+                r_->contention.measured ? (r_->contention.contended ? "true" : "false") : "");
     else
-        fputs(",,", f);
+        fputs(",,,", f);
     const nb_ntt_figures *g = c->has_figures ? &c->fig : NULL;
     const double fv[] = {g ? g->coefficient_bytes : NAN, g ? g->twiddle_bytes : NAN,
                          g ? g->bandwidth_Bps / 1e9 : NAN, g ? g->frac_copy : NAN,
@@ -132,7 +133,8 @@ nb_status nb_report_write_csv(const nb_report *r, FILE *f)
         "median_ns",     "mean_ns",             "min_ns",        "max_ns",
         "stddev_ns",     "noise_pct",           "p10_ns",        "p90_ns",
         "ci95_lo_ns",    "ci95_hi_ns",          "stop_reason",   "noise_target_met",
-        "throttled",     "sets",                "flush",         "coefficient_bytes",
+        "throttled",     "sets",                "flush",         "contended",
+        "coefficient_bytes",
         "twiddle_bytes", "bandwidth_GBps",      "frac_copy",     "frac_peak",
         "butterflies_per_s"};
     const char **pkeys = NULL, **mkeys = NULL;

@@ -38,10 +38,17 @@ static size_t env_rows(const nb_env *e, kv *rows, size_t max)
     ROW("host LLC", "%.1f MiB (%s)", e->host_llc_bytes / 1048576.0, e->host_llc_source);
     ROW("host memory", "%.1f GiB", e->host_mem_bytes / 1073741824.0);
     ROW("host OS", "%s", e->host_os);
+    ROW("CPU threads", "OMP_WAIT_POLICY=%s, OMP_PROC_BIND=%s",
+        e->omp_wait_policy[0] ? e->omp_wait_policy : "(unset)",
+        e->omp_proc_bind[0] ? e->omp_proc_bind : "(unset)");
     if (e->host_copy_Bps > 0)
-        ROW("host copy bandwidth", "%.1f GB/s (read + write)", e->host_copy_Bps / 1e9);
+        ROW("host copy bandwidth", "%.1f GB/s (read + write; %s)", e->host_copy_Bps / 1e9,
+            NB_HOST_COPY_METHOD);
     if (!e->has_gpu) {
-        ROW("GPU", "none");
+        if (e->gpu_none_reason[0])
+            ROW("GPU", "none (%s)", e->gpu_none_reason);
+        else
+            ROW("GPU", "none");
         return n;
     }
     ROW("GPU", "%s", e->gpu_name);

@@ -36,6 +36,7 @@ struct nb_case {
     metric *metrics;
     size_t n_metrics;
     nb_case_status status;
+    nb_status cause;      /* behind an error case; NB_OK when not set */
     char message[512];
     int has_result, has_figures, has_breakdown;
     nb_bench_result result;

@@ -44,12 +44,17 @@ json_t *nb_env_to_json(const nb_env *e)
                              e->host_llc_source, "memory_bytes", (json_int_t)e->host_mem_bytes);
     json_object_set_new(host, "copy_bandwidth_Bps",
                         opt_real(e->host_copy_Bps, e->host_copy_Bps > 0));
+    json_object_set_new(host, "copy_bandwidth_method", json_string(NB_HOST_COPY_METHOD));
+    json_object_set_new(host, "omp_wait_policy", json_string(e->omp_wait_policy));
+    json_object_set_new(host, "omp_proc_bind", json_string(e->omp_proc_bind));
     json_t *j = json_pack("{s:s, s:s, s:s}", "nttbench_version", e->version, "git_commit",
                           e->git_commit, "timestamp_utc", e->timestamp_utc);
     json_object_set_new(j, "build", nb_build_to_json());
     json_object_set_new(j, "host", host);
     if (!e->has_gpu) {
         json_object_set_new(j, "gpu", json_null());
+        if (e->gpu_none_reason[0])
+            json_object_set_new(j, "gpu_none_reason", json_string(e->gpu_none_reason));
         return j;
     }
     char cc[16], drv[32], rt[32];
@@ -193,6 +198,24 @@ static uint64_t case_seed(const nb_case *c)
     return 0;
 }
 
+/* Host interference over the sampling (CPU cases; null fields when not
+ * measured). */
+static json_t *contention_json(const nb_contention *k)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "measured", json_boolean(k->measured));
+    json_object_set_new(o, "involuntary_context_switches",
+                        k->measured ? json_integer((json_int_t)k->ivcsw) : json_null());
+    json_object_set_new(o, "involuntary_switches_per_s", nb_json_real(k->ivcsw_per_s));
+    json_object_set_new(o, "run_queue", k->run_queue >= 0 ? json_real(k->run_queue) : json_null());
+    json_object_set_new(o, "steal_fraction",
+                        k->steal_frac >= 0 ? json_real(k->steal_frac) : json_null());
+    json_object_set_new(o, "threads", json_integer(k->threads));
+    json_object_set_new(o, "cpus", json_integer(k->cpus));
+    json_object_set_new(o, "reason", json_string(k->reason));
+    return o;
+}
+
 /* The measurement of a case: mode, verification, cache plan, stopping,
  * statistics, clocks and every sample. */
 static void result_json(json_t *j, const nb_case *c)
@@ -226,6 +249,8 @@ static void result_json(json_t *j, const nb_case *c)
     json_object_set_new(stop, "measured_time_s", nb_json_real(r->measured_s));
     json_object_set_new(stop, "wall_time_s", nb_json_real(r->wall_s));
     json_object_set_new(j, "stopping", stop);
+    json_object_set_new(j, "contended", json_boolean(r->contention.contended));
+    json_object_set_new(j, "contention", contention_json(&r->contention));
     json_object_set_new(j, "stats", stats_json(r));
     json_t *clk = json_object();
     json_object_set_new(clk, "default_sm_mhz",

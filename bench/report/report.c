@@ -128,6 +128,16 @@ void nb_case_set_status(nb_case *c, nb_case_status s, const char *message)
 
 nb_case_status nb_case_get_status(const nb_case *c) { return c ? c->status : NB_CASE_ERROR; }
 
+void nb_case_set_cause(nb_case *c, nb_status cause)
+{
+    if (c)
+        c->cause = cause;
+}
+
+nb_status nb_case_get_cause(const nb_case *c) { return c ? c->cause : NB_OK; }
+
+const char *nb_case_get_message(const nb_case *c) { return c ? c->message : ""; }
+
 nb_status nb_case_set_result(nb_case *c, const nb_bench_result *r)
 {
     if (!c || !r)

@@ -76,6 +76,11 @@ void nb_case_set_figures(nb_case *c, const nb_ntt_figures *f);
 /* Copies b; NB_ERR_OUT_OF_MEMORY (case unchanged) when the copy cannot be made. */
 nb_status nb_case_set_breakdown(nb_case *c, const nb_breakdown *b);
 nb_case_status nb_case_get_status(const nb_case *c);
+/* The nb_status behind an error case (NB_ERR_INVALID_ARG: the parameters cannot
+ * run here, e.g. they do not fit in memory); NB_OK when not set. */
+void nb_case_set_cause(nb_case *c, nb_status cause);
+nb_status nb_case_get_cause(const nb_case *c);
+const char *nb_case_get_message(const nb_case *c); /* "" when none */
 
 typedef struct nb_report nb_report;
 

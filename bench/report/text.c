@@ -79,7 +79,9 @@ static void case_cells(const nb_case *c, char cells[NB_TEXT_COLS][200])
                                   r->cache.flush ? "flush " : "",
                                   r->cache.sets > 1 ? "rot " : "", r->cache.sets);
         if (r->persist_bytes > 0 && u < sizeof notes)
-            snprintf(notes + u, sizeof notes - u, "l2-persist ");
+            u += (size_t)snprintf(notes + u, sizeof notes - u, "l2-persist ");
+        if (r->contention.contended && u < sizeof notes)
+            snprintf(notes + u, sizeof notes - u, "contended ");
     }
     if (c->has_figures) {
         fmt_num(cells[8], 200, c->fig.bandwidth_Bps / 1e9, "%.1f");

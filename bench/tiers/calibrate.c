@@ -40,6 +40,9 @@ static nb_status copy_point(nb_backend b, void *stream, const nb_bench_opts *o, 
     return s;
 }
 
+static nb_status hot_cold_points(nb_backend backend, void *stream, const nb_bench_opts *o,
+                                 nb_calibration *out);
+
 nb_status nb_calibrate(nb_backend backend, void *stream, const nb_bench_opts *o,
                        nb_calibration *out)
 {
@@ -52,24 +55,27 @@ nb_status nb_calibrate(nb_backend backend, void *stream, const nb_bench_opts *o,
     const size_t cache = out->cache_bytes;
     double t;
 
-    /* copy bandwidth: source and destination each 4x the cache */
+    /* copy bandwidth: on the host the one method every report states; on the
+     * GPU source and destination each 4x the cache, timed by the core */
+    out->launch_batch_s = out->launch_device_s = out->launch_sync_s = NAN;
+    if (backend == NB_BACKEND_CPU) {
+        NB_TRY(nb_host_copy_bandwidth(&out->copy_Bps));
+        return hot_cold_points(backend, stream, o, out);
+    }
     size_t big = 4 * cache;
     NB_TRY(copy_point(backend, stream, o, big, NB_CACHE_WARM, &t));
     out->copy_Bps = 2.0 * (double)(big & ~(size_t)15) / t;
 
-    /* launch overhead */
+    /* launch overhead (a GPU notion: the CPU "launch" is a function call) */
     nb_workload *w = NULL;
     NB_TRY(nb_empty_workload_create(&w, backend));
     nb_status s = measure(w, stream, o, NB_CACHE_WARM, NB_MODE_BATCH, 100,
                           &out->launch_batch_s);
-    if (s == NB_OK && backend == NB_BACKEND_GPU)
+    if (s == NB_OK)
         s = measure(w, stream, o, NB_CACHE_WARM, NB_MODE_PER_LAUNCH, 1,
                     &out->launch_device_s);
-    else
-        out->launch_device_s = NAN;
     nb_workload_destroy(w);
     NB_TRY(s);
-    out->launch_sync_s = NAN;
 #ifdef NB_HAVE_CUDA
     if (backend == NB_BACKEND_GPU) {
         const int reps = 200;
@@ -85,8 +91,15 @@ nb_status nb_calibrate(nb_backend backend, void *stream, const nb_bench_opts *o,
         out->launch_sync_s = (nb_now_s() - t0) / reps;
     }
 #endif
+    return hot_cold_points(backend, stream, o, out);
+}
 
-    /* hot vs cold copy over working sets cache/16 .. 4x cache (footprint = src + dst) */
+/* The hot vs cold copy over working sets cache/16 .. 4x cache (footprint =
+ * src + dst), and the cache-resident bandwidth it shows. */
+static nb_status hot_cold_points(nb_backend backend, void *stream, const nb_bench_opts *o,
+                                 nb_calibration *out)
+{
+    const size_t cache = out->cache_bytes;
     static const double fracs[] = {1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 1.0, 2.0, 4.0};
     for (size_t i = 0; i < sizeof fracs / sizeof fracs[0]; i++) {
         nb_calib_point *p = &out->points[out->n_points];

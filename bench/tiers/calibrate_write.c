@@ -54,9 +54,15 @@ static nb_status write_csv(const nb_calibration *c, FILE *f)
     fprintf(f, "item,value\n");
     fprintf(f, "copy_bandwidth_GBps,%.3f\n", c->copy_Bps / 1e9);
     fprintf(f, "cache_resident_bandwidth_GBps,%.3f\n", c->cache_Bps / 1e9);
-    fprintf(f, "launch_back_to_back_ns,%.1f\n", c->launch_batch_s * 1e9);
-    fprintf(f, "launch_device_ns,%.1f\n", c->launch_device_s * 1e9);
-    fprintf(f, "launch_sync_roundtrip_ns,%.1f\n", c->launch_sync_s * 1e9);
+    const struct {
+        const char *name;
+        double s;
+    } launch[] = {{"launch_back_to_back_ns", c->launch_batch_s},
+                  {"launch_device_ns", c->launch_device_s},
+                  {"launch_sync_roundtrip_ns", c->launch_sync_s}};
+    for (size_t i = 0; i < sizeof launch / sizeof launch[0]; i++)
+        if (isfinite(launch[i].s)) /* GPU only */
+            fprintf(f, "%s,%.1f\n", launch[i].name, launch[i].s * 1e9);
     fprintf(f, "\nworking_set_bytes,hot_ns,cold_ns,hot_GBps,cold_GBps,gap\n");
     for (size_t i = 0; i < c->n_points; i++) {
         const nb_calib_point *p = &c->points[i];
@@ -100,12 +106,17 @@ static nb_status write_text(const nb_calibration *c, const nb_env *e, nb_format 
     mb(buf, sizeof buf, (double)c->cache_bytes);
     fprintf(f, "\n%scalibration (%s, %s %s)%s\n", md ? "**" : "", nb_backend_name(c->backend),
             cache_name, buf, md ? "**\n" : "");
-    fprintf(f, "%scopy bandwidth (8x %s footprint)   %10.1f GB/s (read + write)\n", md ? "- " : "  ",
-            cache_name, c->copy_Bps / 1e9);
+    if (c->backend == NB_BACKEND_CPU)
+        fprintf(f, "%scopy bandwidth                     %10.1f GB/s (read + write; %s)\n",
+                md ? "- " : "  ", c->copy_Bps / 1e9, NB_HOST_COPY_METHOD);
+    else
+        fprintf(f, "%scopy bandwidth (8x %s footprint)   %10.1f GB/s (read + write)\n",
+                md ? "- " : "  ", cache_name, c->copy_Bps / 1e9);
     fprintf(f, "%s%s-resident copy bandwidth         %10.1f GB/s (best hot copy <= %s/2)\n",
             md ? "- " : "  ", cache_name, c->cache_Bps / 1e9, cache_name);
-    fprintf(f, "%slaunch, back-to-back (batch x100)  %10.2f us\n", md ? "- " : "  ",
-            c->launch_batch_s * 1e6);
+    if (isfinite(c->launch_batch_s))
+        fprintf(f, "%slaunch, back-to-back (batch x100)  %10.2f us\n", md ? "- " : "  ",
+                c->launch_batch_s * 1e6);
     if (isfinite(c->launch_device_s))
         fprintf(f, "%sempty kernel, device time          %10.2f us\n", md ? "- " : "  ",
                 c->launch_device_s * 1e6);

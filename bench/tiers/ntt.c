@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench/core/memfit.h"
 #include "bench/tiers/ntt.h"
 #include "bench/tiers/tiers.h"
 
@@ -72,6 +73,7 @@ static nb_status measure(const nb_tier_run *r, const ntt_case *k, nb_workload *w
         nb_case_set_figures(c, &f);
     }
     nb_case_set_status(c, s == NB_OK ? NB_CASE_OK : nb_tier_case_status(s), msg[0] ? msg : NULL);
+    nb_case_set_cause(c, s);
     if (s == NB_OK)
         snprintf(res, res_len, "%.3f us (%zu samples, %s)", br.stats.median * 1e6, br.n_samples,
                  nb_stop_reason_name(br.stop));
@@ -81,6 +83,21 @@ static nb_status measure(const nb_tier_run *r, const ntt_case *k, nb_workload *w
     if (cs != NB_OK)
         return cs;
     return s == NB_OK ? NB_OK : nb_set_error(s, "%s", msg);
+}
+
+/* NB_ERR_INVALID_ARG (naming the sizes) when the case cannot fit before
+ * anything is allocated. With W = N x limbs words: the variant's twiddle
+ * tables (4W: forward, inverse and their Shoup values) and the staging of
+ * inputs and oracle outputs (2W) on the host, one data set (W) on the
+ * variant's side, and the tables again on a GPU. Rotation sets are checked
+ * by the core once the cache plan knows their number. */
+static nb_status fits(const ntt_case *k, const char *label)
+{
+    const double w = 8.0 * (double)((size_t)1 << k->log_n) * (double)k->limbs;
+    const int gpu = k->v->backend == NB_BACKEND_GPU;
+    char what[200];
+    snprintf(what, sizeof what, "%s %s", k->v->name, label);
+    return nb_memory_fit(what, gpu ? 6 * w : 7 * w, gpu ? 5 * w : 0);
 }
 
 static nb_status one_case(const nb_tier_run *r, const ntt_case *k)
@@ -102,6 +119,8 @@ static nb_status one_case(const nb_tier_run *r, const ntt_case *k)
     }
     nb_workload *w = NULL;
     if (s == NB_OK)
+        s = fits(k, label);
+    if (s == NB_OK)
         s = nb_ntt_workload_create(&w, k->v, k->log_n, k->limbs, k->bits, k->inverse,
                                    r->sweep.seed,
                                    k->v->backend == NB_BACKEND_GPU ? r->stream : NULL);
@@ -109,6 +128,7 @@ static nb_status one_case(const nb_tier_run *r, const ntt_case *k)
         s = measure(r, k, w, c, what, res, sizeof res);
     } else {
         nb_case_set_status(c, nb_tier_case_status(s), nb_last_error());
+        nb_case_set_cause(c, s);
         snprintf(res, sizeof res, "%s", nb_case_status_name(nb_tier_case_status(s)));
     }
     nb_workload_destroy(w);

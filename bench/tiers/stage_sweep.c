@@ -92,12 +92,31 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
     return NB_OK;
 }
 
+/* NB_ERR_INVALID_ARG naming the level when a requested level lies outside
+ * what the set allows: above its top level L, or below 1 when rescale (which
+ * drops a level) is among the stages. */
+static nb_status check_levels(const nb_stage_tier_opts *o, const nb_ckks_params *p)
+{
+    size_t lowest = 0;
+    for (size_t si = 0; si < o->n_stages; si++)
+        if (o->stages[si] == NB_CKKS_STAGE_RESCALE)
+            lowest = 1;
+    for (size_t li = 0; li < o->n_levels; li++)
+        if (o->levels[li] > p->max_level || o->levels[li] < lowest)
+            return nb_set_error(NB_ERR_INVALID_ARG,
+                                "--level %zu is outside [%zu, %zu] of the set %s%s",
+                                o->levels[li], lowest, p->max_level, p->name,
+                                lowest ? " (rescale needs level 1 or more)" : "");
+    return NB_OK;
+}
+
 /* All cases of one parameter set. */
 static nb_status run_params(const nb_tier_run *r, const nb_stage_tier_opts *o,
                             const nb_ckks_params *p)
 {
     const size_t top = p->max_level;
     const size_t nl = o->n_levels ? o->n_levels : 1;
+    NB_TRY(check_levels(o, p));
     for (size_t vi = 0; vi < r->sweep.n_variants; vi++) {
         const nb_ntt_variant *v = r->sweep.variants[vi];
         char why[200], label[160];
@@ -107,14 +126,7 @@ static nb_status run_params(const nb_tier_run *r, const nb_stage_tier_opts *o,
             continue;
         }
         for (size_t li = 0; li < nl; li++) {
-            const size_t level = o->n_levels ? o->levels[li] : top;
-            if (level > top) {
-                snprintf(label, sizeof label, "stage %s l=%zu", p->name, level);
-                snprintf(why, sizeof why, "level %zu > L=%zu of %s", level, top, p->name);
-                NB_TRY(add_skipped(r, v, label, why));
-                continue;
-            }
-            NB_TRY(run_level(r, o, p, v, level));
+            NB_TRY(run_level(r, o, p, v, o->n_levels ? o->levels[li] : top));
         }
     }
     return NB_OK;
