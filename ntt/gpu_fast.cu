@@ -35,9 +35,6 @@
 
 #define FAST_MIN_LOG_N 10
 #define FAST_MAX_LOG_N 17
-#define FAST_SM_THREADS 768 /* resident threads per SM the register budget aims at */
-
-#pragma nv_diag_suppress 177
 
 namespace {
 
@@ -50,158 +47,23 @@ constexpr int SHAPE_LARGE = 1, SHAPE_SMALL = 4; /* the two shapes choose_shape p
 constexpr int shape_threads(int s) { return s == 0 ? 32 : s == 1 ? 128 : s == 2 ? 256 : s == 3 ? 64 : 128; }
 constexpr int shape_rlog(int s) { return s == 3 ? 3 : s == 4 ? 2 : 4; }
 
-/* One phase: 2^K-point transforms on rows (ROWS) or columns of the limb's
- * 2^(LOGN-K) x 2^K (rows) or 2^K x 2^(LOGN-K) (columns) matrix, TILE of them
- * per block of block shape S. */
-template <int LOGN, int K, bool ROWS, int S> struct Phase {
-    static constexpr int K_ = K;
-    static constexpr int R = shape_rlog(S), RV = 1 << R; /* coefficients per thread */
-    static constexpr int TPT = 1 << (K - R); /* threads per transform */
-    static constexpr int NT = 1 << (LOGN - K);  /* transforms per limb */
-    static constexpr int TILE_WANT = shape_threads(S) / TPT > 0 ? shape_threads(S) / TPT : 1;
-    static constexpr int TILE = TILE_WANT < NT ? TILE_WANT : NT;
-    static constexpr int THREADS = TPT * TILE;
-    static constexpr int MIN_BLOCKS = THREADS >= FAST_SM_THREADS ? 1 : FAST_SM_THREADS / THREADS;
-    static constexpr int N2 = ROWS ? 1 << K : 1 << (LOGN - K);
-    static constexpr int KOFF = ROWS ? LOGN - K : 0; /* stage of in-row bit K-1 */
-    static constexpr int NP = (K + R - 1) / R;
-    static constexpr int SROW = (1 << K) + (1 << (K - 4)); /* padded row (ROWS) */
-    typedef typename std::conditional<ROWS, uint64_t, ulonglong2>::type TT;
-    static constexpr size_t TW_BYTES = ROWS ? ((size_t)TILE << K) * sizeof(TT)
-                                            : ((size_t)1 << K) * sizeof(TT);
-    static constexpr size_t DATA_BYTES = ROWS ? (size_t)TILE * SROW * 8 : ((size_t)TILE << K) * 8;
-    static constexpr size_t SMEM = TW_BYTES + DATA_BYTES;
-    static constexpr bool INV_FINAL = !ROWS; /* the inverse ends with the columns */
-};
+/* The phase (K, ROWS) of a 2^LOGN-point transform in block shape S. */
+template <int LOGN, int K, bool ROWS, int S>
+using FastPhase = Phase<LOGN, K, ROWS, shape_rlog(S), shape_threads(S)>;
 
-/* Block (blockIdx.x, limb first + blockIdx.y) transforms PH::TILE rows or
- * columns of its limb in place. `tw`: rows [L*N] w_shoup (nb_ntt_tables
- * indexing), columns [L << K] {w, w_shoup} pairs. FIRST: another kernel
- * follows (PDL trigger); SECOND: waits on the previous kernel's results. */
+/* The phase kernel (phase_body in gpu_reg_passes.cuh has the contract). */
 template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND>
-__global__ void __launch_bounds__(Phase<LOGN, K, ROWS, S>::THREADS,
-                                  Phase<LOGN, K, ROWS, S>::MIN_BLOCKS)
-fast_phase(uint64_t *__restrict__ data, const typename Phase<LOGN, K, ROWS, S>::TT *__restrict__ tw,
+__global__ void __launch_bounds__(FastPhase<LOGN, K, ROWS, S>::THREADS,
+                                  FastPhase<LOGN, K, ROWS, S>::MIN_BLOCKS)
+fast_phase(uint64_t *__restrict__ data, const typename FastPhase<LOGN, K, ROWS, S>::TT *__restrict__ tw,
            const nb_gpu_limb *__restrict__ limbs, size_t first)
 {
-    typedef Phase<LOGN, K, ROWS, S> PH;
-    typedef typename PH::TT TT;
-    constexpr int R = PH::R, RV = PH::RV;
-    static_assert(PH::NP >= 2, "the shared-memory slot reuse below needs two passes");
-    static_assert(PH::THREADS % 32 == 0, "whole warps");
-    extern __shared__ __align__(16) unsigned char smem[];
-    TT *stw = reinterpret_cast<TT *>(smem);
-    uint64_t *sdata = reinterpret_cast<uint64_t *>(smem + PH::TW_BYTES);
-
-    const uint32_t tid = threadIdx.x;
-    const size_t l = first + blockIdx.y;
-    const uint32_t t = ROWS ? tid % PH::TPT : tid / PH::TILE;
-    const uint32_t tb = ROWS ? tid / PH::TPT : tid % PH::TILE;
-    const uint32_t tr = blockIdx.x * PH::TILE + tb;
-
-    if constexpr (ROWS) { /* stage s of rows [row0, row0 + TILE) -> [TILE << s, 2 TILE << s) */
-        const TT *twl = tw + ((size_t)l << LOGN);
-        const uint32_t row0 = blockIdx.x * PH::TILE;
-#pragma unroll 1
-        for (int s = 0; s < K; s++) {
-            const uint32_t n = (uint32_t)PH::TILE << s;
-            const TT *src = twl + (1u << (PH::KOFF + s)) + (row0 << s);
-            for (uint32_t i = tid; i < n; i += PH::THREADS)
-                nb_gpu_cp_async8(&stw[tw_slot(n + i)], &src[i]);
-        }
-    } else {
-        const TT *twl = tw + ((size_t)l << K);
-        for (uint32_t i = tid; i < (1u << K); i += PH::THREADS)
-            nb_gpu_cp_async16(&stw[i], &twl[i]);
-    }
-    if constexpr (SECOND)
-        nb_gpu_pdl_wait();
-    uint64_t *a = data + ((size_t)blockIdx.y << LOGN);
-    const nb_gpu_limb *c = limbs + l;
-    const uint64_t q = c->q;
-
-    uint64_t v[RV];
-    {
-        typedef Pass<INV, K, 0, R> P0;
-        const uint32_t eb = elem_base<P0::WL, R>(t);
-        if constexpr (ROWS && P0::WL == 0) {
-            rows_load_coalesced<PH, K>(v, a + ((size_t)blockIdx.x * PH::TILE << K), sdata, tid);
-        } else if constexpr (ROWS) {
-            const uint64_t *src = a + ((size_t)tr << K) + eb;
-#pragma unroll
-            for (int j = 0; j < RV; j++)
-                v[j] = src[j << P0::WL];
-        } else {
-            const uint64_t *src = a + (size_t)eb * PH::N2 + tr;
-#pragma unroll
-            for (int j = 0; j < RV; j++)
-                v[j] = src[(size_t)(j << P0::WL) * PH::N2];
-        }
-    }
-    nb_gpu_cp_async_wait_all();
-    __syncthreads();
-
-    constexpr bool SCALE = INV && PH::INV_FINAL;
-    const TwShared<PH, ROWS> twa{stw, tb};
-    static_for<0, PH::NP, 1>([&](auto pc) {
-        constexpr int P = decltype(pc)::value;
-        typedef Pass<INV, K, P, R> PP;
-        if constexpr (P > 0) {
-            typedef Pass<INV, K, P - 1, R> PQ;
-            if constexpr (P > 1)
-                __syncthreads();
-            const uint32_t ebq = elem_base<PQ::WL, R>(t);
-#pragma unroll
-            for (int j = 0; j < RV; j++)
-                sdata[data_slot<PH, ROWS>(tb, ebq | (j << PQ::WL))] = v[j];
-            __syncthreads();
-            const uint32_t ebp = elem_base<PP::WL, R>(t);
-#pragma unroll
-            for (int j = 0; j < RV; j++)
-                v[j] = sdata[data_slot<PH, ROWS>(tb, ebp | (j << PP::WL))];
-        }
-        run_pass<INV, K, PP::LO, PP::HI, PP::WL, SCALE>(v, elem_base<PP::WL, R>(t), twa, q, c);
-    });
-    if constexpr (FIRST)
-        nb_gpu_pdl_launch_dependents();
-
-    if constexpr (!INV && ROWS) {
-#pragma unroll
-        for (int j = 0; j < RV; j++)
-            v[j] = nb_reduce_4q(v[j], q);
-    }
-
-    {
-        typedef Pass<INV, K, PH::NP - 1, R> PL;
-        const uint32_t eb = elem_base<PL::WL, R>(t);
-        if constexpr (ROWS && PL::WL == 0) {
-            rows_store_coalesced<PH, K>(v, a + ((size_t)blockIdx.x * PH::TILE << K), sdata, tid);
-        } else if constexpr (ROWS) {
-            uint64_t *dst = a + ((size_t)tr << K) + eb;
-#pragma unroll
-            for (int j = 0; j < RV; j++)
-                dst[j << PL::WL] = v[j];
-        } else {
-            uint64_t *dst = a + (size_t)eb * PH::N2 + tr;
-#pragma unroll
-            for (int j = 0; j < RV; j++)
-                dst[(size_t)(j << PL::WL) * PH::N2] = v[j];
-        }
-    }
+    phase_body<FastPhase<LOGN, K, ROWS, S>, INV, FIRST, SECOND>(data, tw, limbs, first);
 }
-
-typedef struct {
-    size_t limbs;
-    unsigned log_n, k1;             /* k1: log2 of the column transform size */
-    uint64_t *fwd_rows, *inv_rows;  /* [L*N] w_shoup */
-    ulonglong2 *fwd_cols, *inv_cols; /* [L << k1] pairs */
-    nb_gpu_limb *limbs_dev;
-    bool pdl; /* device >= sm_90 */
-} fast_plan;
 
 /* What one launch of a phase needs to know about the call. */
 typedef struct {
-    const fast_plan *p;
+    const Plan *p;
     uint64_t *data;
     size_t first, count;
     cudaStream_t s;
@@ -223,46 +85,16 @@ int choose_shape(unsigned log_n, size_t count)
     return SHAPE_LARGE;
 }
 
-/* Launches phase (K, ROWS, S) over the call's limbs in chunks of at most
- * 65535 limbs (the grid's y limit); a SECOND kernel with programmatic
- * dependent launch (measured: never slower than without, up to 1.5 us
- * faster; the blocks of the second kernel only stage twiddles before they
- * wait). */
+/* Launches phase (K, ROWS, S) over the call's limbs; a SECOND kernel always
+ * with programmatic dependent launch (measured: never slower than without,
+ * up to 1.5 us faster; the blocks of the second kernel only stage twiddles
+ * before they wait). */
 template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND>
 nb_status launch_shape(const call_ctx &x)
 {
-    typedef Phase<LOGN, K, ROWS, S> PH;
-    auto kern = fast_phase<INV, LOGN, K, ROWS, S, FIRST, SECOND>;
-    if (x.configure) {
-        NB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)PH::SMEM));
-        return NB_OK;
-    }
-    const fast_plan *p = x.p;
-    const typename PH::TT *tw;
-    if constexpr (ROWS)
-        tw = INV ? p->inv_rows : p->fwd_rows;
-    else
-        tw = INV ? p->inv_cols : p->fwd_cols;
-    for (size_t done = 0; done < x.count; done += 65535) {
-        const unsigned chunk = (unsigned)(x.count - done < 65535 ? x.count - done : 65535);
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3(PH::NT / PH::TILE, chunk);
-        cfg.blockDim = dim3(PH::THREADS);
-        cfg.dynamicSmemBytes = PH::SMEM;
-        cfg.stream = x.s;
-        cudaLaunchAttribute attr[1];
-        if (SECOND && p->pdl) {
-            attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-            attr[0].val.programmaticStreamSerializationAllowed = 1;
-            cfg.attrs = attr;
-            cfg.numAttrs = 1;
-        }
-        NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, x.data + (done << LOGN), tw,
-                                       (const nb_gpu_limb *)p->limbs_dev, x.first + done));
-    }
-    NB_CUDA_TRY(cudaGetLastError());
-    return NB_OK;
+    return launch<FastPhase<LOGN, K, ROWS, S>, INV, SECOND>(
+        fast_phase<INV, LOGN, K, ROWS, S, FIRST, SECOND>, x.p, x.data, x.first, x.count, x.s,
+        x.configure, [](size_t, size_t) { return true; });
 }
 
 /* One phase in the call's block shape (configure: both shapes the rule
@@ -315,90 +147,21 @@ nb_status dispatch(const call_ctx &x, bool inverse)
 #undef NB_FAST_CASE
 }
 
-void plan_destroy(void *plan)
-{
-    fast_plan *p = (fast_plan *)plan;
-    if (!p)
-        return;
-    cudaFree(p->fwd_rows);
-    cudaFree(p->inv_rows);
-    cudaFree(p->fwd_cols);
-    cudaFree(p->inv_cols);
-    cudaFree(p->limbs_dev);
-    free(p);
-}
-
-/* Column twiddle pairs: the first 2^k1 entries of every limb, packed. */
-nb_status upload_cols(ulonglong2 **dev, const nb_ntt_tables *t, const uint64_t *w,
-                      const uint64_t *ws, unsigned k1, cudaStream_t s)
-{
-    const size_t m = (size_t)1 << k1;
-    uint64_t *hw = (uint64_t *)malloc(t->limbs * m * sizeof *hw);
-    uint64_t *hs = (uint64_t *)malloc(t->limbs * m * sizeof *hs);
-    nb_status st = NB_OK;
-    if (!hw || !hs) {
-        st = nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", NB_GPU_FAST_NAME);
-    } else {
-        for (size_t l = 0; l < t->limbs; l++)
-            for (size_t i = 0; i < m; i++) {
-                hw[l * m + i] = w[l * t->n + i];
-                hs[l * m + i] = ws[l * t->n + i];
-            }
-        st = nb_gpu_upload_pairs(dev, hw, hs, t->limbs * m, s);
-    }
-    free(hw);
-    free(hs);
-    return st;
-}
-
 nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
 {
-    NB_TRY(nb_gpu_check_device(NB_GPU_FAST_NAME));
     cudaStream_t s = (cudaStream_t)stream;
-    fast_plan *p = (fast_plan *)calloc(1, sizeof *p);
-    if (!p)
-        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", NB_GPU_FAST_NAME);
-    p->limbs = t->limbs;
-    p->log_n = t->log_n;
-    p->k1 = cols_log(t->log_n);
-    int dev = 0, major = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
-        free(p);
-        return nb_set_error(NB_ERR_CUDA, "%s: cannot query the device: %s", NB_GPU_FAST_NAME,
-                            cudaGetErrorString(cudaGetLastError()));
-    }
-    p->pdl = major >= 9;
-    const size_t count = t->limbs * t->n;
-    nb_status st = nb_gpu_upload((void **)&p->fwd_rows, t->fwd_shoup, count * 8, s);
-    if (st == NB_OK)
-        st = nb_gpu_upload((void **)&p->inv_rows, t->inv_shoup, count * 8, s);
-    if (st == NB_OK)
-        st = upload_cols(&p->fwd_cols, t, t->fwd, t->fwd_shoup, p->k1, s);
-    if (st == NB_OK)
-        st = upload_cols(&p->inv_cols, t, t->inv, t->inv_shoup, p->k1, s);
-    if (st == NB_OK)
-        st = nb_gpu_upload_limbs(&p->limbs_dev, t, s); /* synchronizes the stream */
-    call_ctx cfg = {p, NULL, 0, 0, s, true, 0};
-    if (st == NB_OK)
-        st = dispatch(cfg, false);
-    if (st == NB_OK)
-        st = dispatch(cfg, true);
-    if (st != NB_OK) {
-        plan_destroy(p);
-        return st;
-    }
-    *out = p;
-    return NB_OK;
+    return nb_regpass::plan_create(out, t, cols_log(t->log_n), NB_GPU_FAST_NAME, s,
+                                   [s](const Plan *p) {
+                                       const call_ctx cfg = {p, NULL, 0, 0, s, true, 0};
+                                       NB_TRY(dispatch(cfg, false));
+                                       return dispatch(cfg, true);
+                                   });
 }
 
 nb_status run(void *plan, bool inverse, uint64_t *data, size_t first, size_t count, void *stream)
 {
-    if ((uintptr_t)data & 15)
-        return nb_set_error(NB_ERR_INVALID_ARG,
-                            "%s: data must be 16-byte aligned (it is moved with 16-byte loads)",
-                            NB_GPU_FAST_NAME);
-    const fast_plan *p = (const fast_plan *)plan;
+    NB_TRY(check_aligned(data, NB_GPU_FAST_NAME));
+    const Plan *p = (const Plan *)plan;
     const call_ctx x = {p, data, first, count, (cudaStream_t)stream, false,
                         choose_shape(p->log_n, count)};
     return dispatch(x, inverse);
@@ -427,7 +190,7 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast = {
     /* .word_bits = */ 64,
     /* .max_prime_bits = */ NB_MAX_PRIME_BITS,
     /* .plan_create = */ plan_create,
-    /* .plan_destroy = */ plan_destroy,
+    /* .plan_destroy = */ plan_free,
     /* .forward = */ forward,
     /* .inverse = */ inverse,
 };

@@ -1,11 +1,13 @@
-/* Building blocks of the register-resident GPU NTT kernels (gpu_fast.cu):
- * each thread holds 2^R coefficients of a 2^K-point transform in registers
- * and runs the butterfly stages of one pass on them (Harvey/Shoup, the
- * arithmetic of ntt/arith.h); passes exchange through shared memory. What is
- * generic over the kernel's shape lives here: the pass geometry, the
- * butterfly stages, the twiddle lookup in shared memory and the coalesced
- * row load/store. A kernel supplies its shape as a class PH with K_, R, RV,
- * TILE, SROW and TT (see Phase in gpu_fast.cu). */
+/* The register-resident GPU NTT machinery shared by gpu-regs (gpu_regs.cu)
+ * and gpu-fast (gpu_fast.cu): each thread holds 2^R coefficients of a
+ * 2^K-point transform in registers and runs the butterfly stages of one pass
+ * on them (Harvey/Shoup, the arithmetic of ntt/arith.h); passes exchange
+ * through shared memory. Here: the compile-time shape of a phase (Phase), the
+ * pass geometry, the butterfly stages, the twiddle lookup in shared memory,
+ * the coalesced row load/store, the phase kernel reg_phase, and on the host
+ * side the plan (twiddle tables, limb constants) and the chunked launch. The
+ * variants choose the block shapes, the column/row split and when to use
+ * programmatic dependent launch. */
 #ifndef NB_GPU_REG_PASSES_CUH
 #define NB_GPU_REG_PASSES_CUH
 
@@ -13,7 +15,41 @@
 
 #include "ntt/gpu_common.cuh"
 
+/* the members of these templates not used by every instantiation */
+#pragma nv_diag_suppress 177
+
 namespace nb_regpass {
+
+constexpr int SM_THREADS = 768; /* resident threads per SM the register budget aims at */
+
+/* One phase: 2^K-point transforms on rows (ROWS) or columns of the limb's
+ * 2^(LOGN-K) x 2^K (rows) or 2^K x 2^(LOGN-K) (columns) matrix, 2^R
+ * coefficients per thread, TILE transforms per block of about BLOCK threads
+ * (fewer when a limb has fewer transforms, more when one transform needs
+ * more). K == LOGN: one row kernel for the whole limb. */
+template <int LOGN, int K, bool ROWS, int R_, int BLOCK> struct Phase {
+    static constexpr int LOGN_ = LOGN, K_ = K;
+    static constexpr bool ROWS_ = ROWS;
+    static constexpr int R = R_, RV = 1 << R;       /* coefficients per thread */
+    static constexpr int TPT = 1 << (K - R);        /* threads per transform */
+    static constexpr int NT = 1 << (LOGN - K);      /* transforms per limb */
+    static constexpr int TILE_WANT = BLOCK / TPT > 0 ? BLOCK / TPT : 1;
+    static constexpr int TILE = TILE_WANT < NT ? TILE_WANT : NT;
+    static constexpr int THREADS = TPT * TILE;
+    static constexpr int MIN_BLOCKS = THREADS >= SM_THREADS ? 1 : SM_THREADS / THREADS;
+    static constexpr int N2 = ROWS ? 1 << K : 1 << (LOGN - K); /* row length of the matrix */
+    static constexpr int KOFF = ROWS ? LOGN - K : 0;           /* stage of in-row bit K-1 */
+    static constexpr int NP = (K + R - 1) / R;                 /* passes */
+    static constexpr int SROW = (1 << K) + (1 << (K - 4));     /* padded row (ROWS) */
+    /* twiddle storage: rows w_shoup only, columns {w, w_shoup} pairs */
+    typedef typename std::conditional<ROWS, uint64_t, ulonglong2>::type TT;
+    static constexpr size_t TW_BYTES = ROWS ? ((size_t)TILE << K) * sizeof(TT)
+                                            : ((size_t)1 << K) * sizeof(TT);
+    static constexpr size_t DATA_BYTES = ROWS ? (size_t)TILE * SROW * 8 : ((size_t)TILE << K) * 8;
+    static constexpr size_t SMEM = TW_BYTES + DATA_BYTES;
+    /* the last phase of the inverse folds N^-1 into its top stage */
+    static constexpr bool INV_FINAL = !ROWS || K == LOGN;
+};
 
 /* Shared-memory slot of row twiddle i (w_shoup only, 16 per bank row): the
  * low three bits XOR-ed with the bits above one bank row, so that a warp
@@ -165,6 +201,272 @@ __device__ __forceinline__ void rows_store_coalesced(const uint64_t (&v)[RV], ui
         *reinterpret_cast<ulonglong2 *>(blk + f) = make_ulonglong2(
             sdata[data_slot<PH, true>(tb, e)], sdata[data_slot<PH, true>(tb, e + 1)]);
     }
+}
+
+/* The body of a phase kernel (each variant names its own __global__ wrapper,
+ * so that profilers tell them apart): block (blockIdx.x, limb first +
+ * blockIdx.y) transforms PH::TILE rows or columns of its limb in place.
+ * `tw`: rows [L*N] w_shoup (nb_ntt_tables indexing), columns [L << K]
+ * {w, w_shoup} pairs (the first 2^K entries of each limb). Forward output of
+ * a row phase in [0, q), other forward phases [0, 4q); inverse [0, 2q) except
+ * the INV_FINAL phase, which scales by N^-1 into [0, q). FIRST: another
+ * kernel follows (PDL trigger); SECOND: waits on the previous kernel's
+ * results. */
+template <class PH, bool INV, bool FIRST, bool SECOND>
+__device__ __forceinline__ void phase_body(uint64_t *__restrict__ data,
+                                           const typename PH::TT *__restrict__ tw,
+                                           const nb_gpu_limb *__restrict__ limbs, size_t first)
+{
+    typedef typename PH::TT TT;
+    constexpr int LOGN = PH::LOGN_, K = PH::K_, R = PH::R, RV = PH::RV;
+    constexpr bool ROWS = PH::ROWS_;
+    static_assert(PH::NP >= 2, "the shared-memory slot reuse below needs two passes");
+    static_assert(PH::THREADS % 32 == 0, "whole warps");
+    extern __shared__ __align__(16) unsigned char smem[];
+    TT *stw = reinterpret_cast<TT *>(smem);
+    uint64_t *sdata = reinterpret_cast<uint64_t *>(smem + PH::TW_BYTES);
+
+    const uint32_t tid = threadIdx.x;
+    const size_t l = first + blockIdx.y;
+    const uint32_t t = ROWS ? tid % PH::TPT : tid / PH::TILE;  /* thread in its transform */
+    const uint32_t tb = ROWS ? tid / PH::TPT : tid % PH::TILE; /* transform in the block */
+    const uint32_t tr = blockIdx.x * PH::TILE + tb;            /* transform in the limb */
+
+    /* twiddles -> shared memory (independent of the previous kernel's output) */
+    if constexpr (ROWS) { /* stage s of rows [row0, row0 + TILE) -> [TILE << s, 2 TILE << s) */
+        const TT *twl = tw + ((size_t)l << LOGN);
+        const uint32_t row0 = blockIdx.x * PH::TILE;
+#pragma unroll 1
+        for (int s = 0; s < K; s++) {
+            const uint32_t n = (uint32_t)PH::TILE << s;
+            const TT *src = twl + (1u << (PH::KOFF + s)) + (row0 << s);
+            for (uint32_t i = tid; i < n; i += PH::THREADS)
+                nb_gpu_cp_async8(&stw[tw_slot(n + i)], &src[i]);
+        }
+    } else {
+        const TT *twl = tw + ((size_t)l << K);
+        for (uint32_t i = tid; i < (1u << K); i += PH::THREADS)
+            nb_gpu_cp_async16(&stw[i], &twl[i]);
+    }
+    if constexpr (SECOND)
+        nb_gpu_pdl_wait();
+    uint64_t *a = data + ((size_t)blockIdx.y << LOGN);
+    const nb_gpu_limb *c = limbs + l;
+    const uint64_t q = c->q;
+
+    uint64_t v[RV];
+    { /* global load in pass 0's layout */
+        typedef Pass<INV, K, 0, R> P0;
+        const uint32_t eb = elem_base<P0::WL, R>(t);
+        if constexpr (ROWS && P0::WL == 0) {
+            rows_load_coalesced<PH, K>(v, a + ((size_t)blockIdx.x * PH::TILE << K), sdata, tid);
+        } else if constexpr (ROWS) {
+            const uint64_t *src = a + ((size_t)tr << K) + eb;
+#pragma unroll
+            for (int j = 0; j < RV; j++)
+                v[j] = src[j << P0::WL];
+        } else {
+            const uint64_t *src = a + (size_t)eb * PH::N2 + tr;
+#pragma unroll
+            for (int j = 0; j < RV; j++)
+                v[j] = src[(size_t)(j << P0::WL) * PH::N2];
+        }
+    }
+    nb_gpu_cp_async_wait_all();
+    __syncthreads();
+
+    constexpr bool SCALE = INV && PH::INV_FINAL;
+    const TwShared<PH, ROWS> twa{stw, tb};
+    static_for<0, PH::NP, 1>([&](auto pc) {
+        constexpr int P = decltype(pc)::value;
+        typedef Pass<INV, K, P, R> PP;
+        if constexpr (P > 0) { /* exchange through shared memory */
+            typedef Pass<INV, K, P - 1, R> PQ;
+            if constexpr (P > 1)
+                __syncthreads();
+            const uint32_t ebq = elem_base<PQ::WL, R>(t);
+#pragma unroll
+            for (int j = 0; j < RV; j++)
+                sdata[data_slot<PH, ROWS>(tb, ebq | (j << PQ::WL))] = v[j];
+            __syncthreads();
+            const uint32_t ebp = elem_base<PP::WL, R>(t);
+#pragma unroll
+            for (int j = 0; j < RV; j++)
+                v[j] = sdata[data_slot<PH, ROWS>(tb, ebp | (j << PP::WL))];
+        }
+        run_pass<INV, K, PP::LO, PP::HI, PP::WL, SCALE>(v, elem_base<PP::WL, R>(t), twa, q, c);
+    });
+    if constexpr (FIRST)
+        nb_gpu_pdl_launch_dependents();
+
+    if constexpr (!INV && ROWS) { /* forward output: [0, 4q) -> [0, q) */
+#pragma unroll
+        for (int j = 0; j < RV; j++)
+            v[j] = nb_reduce_4q(v[j], q);
+    }
+
+    { /* global store in the last pass's layout */
+        typedef Pass<INV, K, PH::NP - 1, R> PL;
+        const uint32_t eb = elem_base<PL::WL, R>(t);
+        if constexpr (ROWS && PL::WL == 0) {
+            /* the warp overwrites only the slots it read in the last exchange */
+            rows_store_coalesced<PH, K>(v, a + ((size_t)blockIdx.x * PH::TILE << K), sdata, tid);
+        } else if constexpr (ROWS) {
+            uint64_t *dst = a + ((size_t)tr << K) + eb;
+#pragma unroll
+            for (int j = 0; j < RV; j++)
+                dst[j << PL::WL] = v[j];
+        } else {
+            uint64_t *dst = a + (size_t)eb * PH::N2 + tr;
+#pragma unroll
+            for (int j = 0; j < RV; j++)
+                dst[(size_t)(j << PL::WL) * PH::N2] = v[j];
+        }
+    }
+}
+
+/* ---- host side ---- */
+
+/* A register variant's plan: k1 = log2 of the column transform size (0: a
+ * single row kernel per limb, no column tables). */
+struct Plan {
+    size_t limbs;
+    unsigned log_n, k1;
+    uint64_t *fwd_rows, *inv_rows;   /* [L*N] w_shoup */
+    ulonglong2 *fwd_cols, *inv_cols; /* [L << k1] {w, w_shoup} pairs */
+    nb_gpu_limb *limbs_dev;
+    bool pdl;     /* device >= sm_90: programmatic dependent launch */
+    unsigned sms; /* multiprocessors of the device */
+};
+
+/* Frees the plan's device tables and the plan; NULL does nothing. */
+inline void plan_free(void *plan)
+{
+    Plan *p = (Plan *)plan;
+    if (!p)
+        return;
+    cudaFree(p->fwd_rows);
+    cudaFree(p->inv_rows);
+    cudaFree(p->fwd_cols);
+    cudaFree(p->inv_cols);
+    cudaFree(p->limbs_dev);
+    free(p);
+}
+
+/* Column twiddle pairs: the first 2^k1 entries of every limb, packed. */
+inline nb_status upload_cols(ulonglong2 **dev, const nb_ntt_tables *t, const uint64_t *w,
+                             const uint64_t *ws, unsigned k1, cudaStream_t s, const char *name)
+{
+    const size_t m = (size_t)1 << k1;
+    uint64_t *hw = (uint64_t *)malloc(t->limbs * m * sizeof *hw);
+    uint64_t *hs = (uint64_t *)malloc(t->limbs * m * sizeof *hs);
+    nb_status st = NB_OK;
+    if (!hw || !hs) {
+        st = nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", name);
+    } else {
+        for (size_t l = 0; l < t->limbs; l++)
+            for (size_t i = 0; i < m; i++) {
+                hw[l * m + i] = w[l * t->n + i];
+                hs[l * m + i] = ws[l * t->n + i];
+            }
+        st = nb_gpu_upload_pairs(dev, hw, hs, t->limbs * m, s);
+    }
+    free(hw);
+    free(hs);
+    return st;
+}
+
+/* A variant's plan_create: *out = a plan for tables `t` with column phase
+ * size k1 (0: none), its tables uploaded on `s` (synchronized), then
+ * configure(plan) (raises the kernels' shared-memory limits). Fails with
+ * NB_ERR_NO_DEVICE without a device; frees everything on failure. */
+template <class CONFIGURE>
+nb_status plan_create(void **out, const nb_ntt_tables *t, unsigned k1, const char *name,
+                      cudaStream_t s, CONFIGURE &&configure)
+{
+    Plan *p;
+    NB_TRY(nb_gpu_plan_alloc((void **)&p, sizeof *p, name));
+    p->limbs = t->limbs;
+    p->log_n = t->log_n;
+    p->k1 = k1;
+    int dev = 0, major = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+        free(p);
+        return nb_set_error(NB_ERR_CUDA, "%s: cannot query the device: %s", name,
+                            cudaGetErrorString(cudaGetLastError()));
+    }
+    p->pdl = major >= 9;
+    p->sms = (unsigned)sms;
+    const size_t count = t->limbs * t->n;
+    nb_status st = nb_gpu_upload((void **)&p->fwd_rows, t->fwd_shoup, count * 8, s);
+    if (st == NB_OK)
+        st = nb_gpu_upload((void **)&p->inv_rows, t->inv_shoup, count * 8, s);
+    if (st == NB_OK && k1)
+        st = upload_cols(&p->fwd_cols, t, t->fwd, t->fwd_shoup, k1, s, name);
+    if (st == NB_OK && k1)
+        st = upload_cols(&p->inv_cols, t, t->inv, t->inv_shoup, k1, s, name);
+    if (st == NB_OK)
+        st = nb_gpu_upload_limbs(&p->limbs_dev, t, s); /* synchronizes the stream */
+    if (st == NB_OK)
+        st = configure((const Plan *)p);
+    if (st != NB_OK) {
+        plan_free(p);
+        return st;
+    }
+    *out = p;
+    return NB_OK;
+}
+
+/* NB_OK if `data` is 16-byte aligned (row phases move it with 16-byte loads). */
+inline nb_status check_aligned(const uint64_t *data, const char *name)
+{
+    if ((uintptr_t)data & 15)
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "%s: data must be 16-byte aligned (it is moved with 16-byte loads)",
+                            name);
+    return NB_OK;
+}
+
+/* Launches phase kernel `kern` of shape PH over limbs [first, first + count)
+ * in chunks of at most 65535 limbs (the grid's y limit); configure: only
+ * raise the kernel's shared-memory limit. A SECOND kernel gets the
+ * programmatic-stream-serialization attribute when the plan has PDL and
+ * use_pdl(blocks of the chunk's grid, chunk) says so. */
+template <class PH, bool INV, bool SECOND, class KERN, class USE_PDL>
+nb_status launch(KERN kern, const Plan *p, uint64_t *data, size_t first, size_t count,
+                 cudaStream_t s, bool configure, USE_PDL &&use_pdl)
+{
+    if (configure) {
+        NB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)PH::SMEM));
+        return NB_OK;
+    }
+    const typename PH::TT *tw;
+    if constexpr (PH::ROWS_)
+        tw = INV ? p->inv_rows : p->fwd_rows;
+    else
+        tw = INV ? p->inv_cols : p->fwd_cols;
+    for (size_t done = 0; done < count; done += 65535) {
+        const unsigned chunk = (unsigned)(count - done < 65535 ? count - done : 65535);
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(PH::NT / PH::TILE, chunk);
+        cfg.blockDim = dim3(PH::THREADS);
+        cfg.dynamicSmemBytes = PH::SMEM;
+        cfg.stream = s;
+        cudaLaunchAttribute attr[1];
+        if (SECOND && p->pdl && use_pdl((size_t)(PH::NT / PH::TILE) * chunk, (size_t)chunk)) {
+            attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+            attr[0].val.programmaticStreamSerializationAllowed = 1;
+            cfg.attrs = attr;
+            cfg.numAttrs = 1;
+        }
+        NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, data + (done << PH::LOGN_), tw,
+                                       (const nb_gpu_limb *)p->limbs_dev, first + done));
+    }
+    NB_CUDA_TRY(cudaGetLastError());
+    return NB_OK;
 }
 
 } // namespace nb_regpass
