@@ -173,7 +173,7 @@ static inline nb_status nb_gpu_tables_upload(nb_gpu_tables *g, const nb_ntt_tabl
 }
 
 #if defined(__CUDACC__)
-/* ---- device helpers for kernels that stage data asynchronously (gpu_fast.cu) ---- */
+/* ---- device helpers for kernels that stage data asynchronously (gpu_reg_passes.cuh) ---- */
 
 /* cp.async of 16 bytes (bypassing L1) and of 8 bytes, global -> shared;
  * complete after nb_gpu_cp_async_wait_all() (and a barrier for other threads). */
