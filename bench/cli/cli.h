@@ -111,6 +111,8 @@ typedef struct nb_cli_ctx {
     double start_s;
     size_t case_no;      /* cases done so far (progress) */
     const struct nb_cli_run *run;
+    const char *output;  /* rewritten after each case when a file (regular or new), else NULL */
+    nb_format fmt;
 } nb_cli_ctx;
 
 /* The variants a run uses (explicit list or all of the resolved backend);
@@ -159,7 +161,7 @@ int nb_cmd_calibrate(int argc, char **argv, nb_format fmt, const char *output, i
 int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format fmt,
                const char *output, int quiet);
 int nb_cmd_transform(int argc, char **argv);
-int nb_cmd_check(int argc, char **argv, nb_format fmt);
+int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output);
 
 /* Seeded inputs (inputs.c): `limbs` polys of n residues from core/rng.h's
  * generator at *state (advanced), limb l uniform in [0, q[l]), none starting
@@ -174,6 +176,9 @@ int nb_cli_fail(nb_status s, const char *msg);
 /* Exit code of a status: NB_OK 0, VERIFY 1, INVALID_ARG/NOT_FOUND/UNSUPPORTED 2,
  * everything else 3. */
 int nb_cli_exit_code(nb_status s);
+/* No usable GPU for `vars`: prints the reason naming the first GPU variant
+ * (or --backend gpu when none is) and returns the environment exit code. */
+int nb_cli_fail_no_gpu(const nb_ntt_variant *const *vars, size_t nv);
 
 /* Coefficient files (raw little-endian uint64, limb-major, or text: one
  * decimal number per line, limb after limb). Format "raw", "text" or "auto"

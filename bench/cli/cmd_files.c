@@ -230,7 +230,21 @@ static const nb_cli_option check_options[] = {
     {NULL, 0, NULL},
 };
 
-int nb_cmd_check(int argc, char **argv, nb_format fmt)
+/* The text check printed into memory, copied into the --output file. */
+typedef struct mem_text {
+    const char *data;
+    size_t len;
+} mem_text;
+
+static nb_status write_mem_text(void *ctx, FILE *f)
+{
+    const mem_text *m = ctx;
+    if (m->len && fwrite(m->data, 1, m->len, f) != m->len)
+        return nb_set_error(NB_ERR_IO, "write error: %s", strerror(errno));
+    return NB_OK;
+}
+
+int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output)
 {
     const char *exp_p = NULL, *act_p = NULL, *ef = NULL, *af = NULL;
     size_t log_n = 0, max_report = 10;
@@ -269,6 +283,14 @@ int nb_cmd_check(int argc, char **argv, nb_format fmt)
         free(a);
         return nb_cli_fail(s == NB_ERR_IO ? NB_ERR_INVALID_ARG : s, nb_last_error());
     }
+    char *text = NULL;
+    size_t text_len = 0;
+    FILE *out = output ? open_memstream(&text, &text_len) : stdout;
+    if (!out) {
+        free(e);
+        free(a);
+        return nb_cli_fail(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    }
     const size_t N = have_logn ? (size_t)1 << log_n : 0;
     const size_t n = ne < na ? ne : na;
     size_t bad = 0;
@@ -291,10 +313,10 @@ int nb_cmd_check(int argc, char **argv, nb_format fmt)
                 }
                 json_array_append_new(list, m);
             } else if (N) {
-                printf("mismatch: limb %zu index %zu: expected %" PRIu64 ", actual %" PRIu64 "\n",
+                fprintf(out, "mismatch: limb %zu index %zu: expected %" PRIu64 ", actual %" PRIu64 "\n",
                        i / N, i % N, e[i], a[i]);
             } else {
-                printf("mismatch: index %zu: expected %" PRIu64 ", actual %" PRIu64 "\n", i, e[i],
+                fprintf(out, "mismatch: index %zu: expected %" PRIu64 ", actual %" PRIu64 "\n", i, e[i],
                        a[i]);
             }
         }
@@ -307,18 +329,26 @@ int nb_cmd_check(int argc, char **argv, nb_format fmt)
                               "schema_version", 1, "expected_values", (json_int_t)ne,
                               "actual_values", (json_int_t)na, "mismatches", (json_int_t)bad,
                               "equal", rc == 0, "first_mismatches", list);
-        json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        putchar('\n');
+        json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        fputc('\n', out);
         json_decref(j);
     } else {
         if (size_differs)
-            printf("sizes differ: expected has %zu values, actual has %zu\n", ne, na);
+            fprintf(out, "sizes differ: expected has %zu values, actual has %zu\n", ne, na);
         if (N && (ne % N || na % N))
-            printf("note: a file's size is not a multiple of N = %zu\n", N);
-        printf("%s: %zu of %zu values differ\n", rc ? "FAIL" : "OK", bad, n);
+            fprintf(out, "note: a file's size is not a multiple of N = %zu\n", N);
+        fprintf(out, "%s: %zu of %zu values differ\n", rc ? "FAIL" : "OK", bad, n);
     }
     free(e);
     free(a);
+    if (output) {
+        fclose(out);
+        mem_text m = {text, text_len};
+        nb_status ws = nb_write_file_atomic(output, write_mem_text, &m);
+        free(text);
+        if (ws != NB_OK)
+            return nb_cli_fail(ws, nb_last_error());
+    }
     if (rc)
         fprintf(stderr, "nttbench: error: the files differ (%zu mismatches%s)\n", bad,
                 size_differs ? ", sizes differ" : "");

@@ -2,7 +2,9 @@
  * options, tier-specific options), defaults that make a short sensible
  * benchmark, and the loop over tiers x cache states through the library's
  * tier table (bench/tiers/tiers.h). */
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -358,10 +360,42 @@ void nb_cli_progress(nb_cli_ctx *ctx, const nb_cli_run *run, const char *what, c
     fprintf(stderr, "[%zu] %s  %s\n", ctx->case_no, what, result ? result : "");
 }
 
+/* After each case: the progress line, and the report file rewritten with
+ * every case so far (an interrupted or killed sweep keeps them). A failed
+ * rewrite is left to the final write to report. */
 static void progress_cb(void *c, const char *what, const char *result)
 {
     nb_cli_ctx *ctx = c;
     nb_cli_progress(ctx, ctx->run, what, result);
+    if (ctx->output)
+        (void)nb_report_write_file(ctx->report, ctx->fmt, ctx->output);
+}
+
+/* The signal that interrupted the sweep (SIGINT, SIGTERM), 0 while none. */
+static volatile sig_atomic_t interrupt_signal;
+
+/* Only records the signal (async-signal-safe); the sample loop and the sweep
+ * read it. SA_RESETHAND: a second signal ends the process at once. */
+static void on_interrupt(int sig)
+{
+    interrupt_signal = sig;
+}
+
+static void catch_interrupts(struct sigaction *old_int, struct sigaction *old_term)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART | SA_RESETHAND;
+    interrupt_signal = 0;
+    /* a signal the parent set to be ignored (a background job, nohup) stays ignored */
+    sigaction(SIGINT, NULL, old_int);
+    sigaction(SIGTERM, NULL, old_term);
+    if (old_int->sa_handler != SIG_IGN)
+        sigaction(SIGINT, &sa, NULL);
+    if (old_term->sa_handler != SIG_IGN)
+        sigaction(SIGTERM, &sa, NULL);
 }
 
 /* Every tier x cache state through the library's table, on the variants
@@ -419,12 +453,8 @@ static int resolve_run(nb_cli_run *run, const nb_ntt_variant **vars, size_t *nv,
         *need_gpu |= vars[i]->backend == NB_BACKEND_GPU;
         any_cpu |= vars[i]->backend == NB_BACKEND_CPU;
     }
-    if (*need_gpu && (s = nb_gpu_require()) != NB_OK) {
-        char msg[600];
-        snprintf(msg, sizeof msg, "%s (needed for GPU variant '%s')", nb_last_error(),
-                 vars[0]->backend == NB_BACKEND_GPU ? vars[0]->name : "gpu");
-        return nb_cli_fail(NB_ERR_NO_DEVICE, msg);
-    }
+    if (*need_gpu && nb_gpu_require() != NB_OK)
+        return nb_cli_fail_no_gpu(vars, *nv);
     if (!run->given_logn) {
         run->logn[0] = 16;
         run->n_logn = 1;
@@ -438,14 +468,30 @@ static int resolve_run(nb_cli_run *run, const nb_ntt_variant **vars, size_t *nv,
     return 0;
 }
 
-/* Writes the report and turns failed cases into the exit code. */
+/* Writes the report (what finished, also after an error or a signal) and
+ * turns the outcome into the exit code: 128 + the signal when interrupted
+ * (130 SIGINT, 143 SIGTERM), then the sweep's error, then failed cases. */
 static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *output, int quiet)
 {
+    char err[600] = "";
     if (s != NB_OK)
-        return nb_cli_fail(s, nb_last_error());
-    s = nb_report_write_file(ctx->report, fmt, output ? output : "-");
+        snprintf(err, sizeof err, "%s", nb_last_error());
+    const int sig = interrupt_signal;
+    nb_report_set_interrupted(ctx->report, sig != 0);
+    nb_status ws = ctx->report && (s == NB_OK || nb_report_case_count(ctx->report))
+                       ? nb_report_write_file(ctx->report, fmt, output ? output : "-")
+                       : NB_OK;
+    if (sig) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "interrupted by %s: the report holds the %zu case(s) run so far",
+                 sig == SIGINT ? "SIGINT" : "SIGTERM", nb_report_case_count(ctx->report));
+        nb_cli_fail(NB_ERR_IO, ws == NB_OK ? msg : nb_last_error());
+        return 128 + sig;
+    }
     if (s != NB_OK)
-        return nb_cli_fail(s, nb_last_error());
+        return nb_cli_fail(s, err);
+    if (ws != NB_OK)
+        return nb_cli_fail(ws, nb_last_error());
     if (output && strcmp(output, "-") != 0 && fmt != NB_FORMAT_TABLE && !quiet)
         nb_report_write(ctx->report, NB_FORMAT_TABLE, stdout); /* the short table too */
     size_t fails = 0, errors = 0;
@@ -483,12 +529,21 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
     }
     run.timing.log = nb_cli_log;
     run.timing.log_ctx = &quiet;
+    run.timing.interrupt = &interrupt_signal;
 
     nb_cli_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.quiet = quiet;
     ctx.run = &run;
     ctx.start_s = nb_now_s();
+    ctx.fmt = fmt;
+    char resolved[PATH_MAX];
+    nb_output_kind kind;
+    if (output && nb_output_classify(output, &kind, resolved) == NB_OK &&
+        (kind == NB_OUTPUT_REGULAR || kind == NB_OUTPUT_NEW))
+        ctx.output = output;
+    struct sigaction old_int, old_term;
+    catch_interrupts(&old_int, &old_term);
     nb_status s = nb_report_create(&ctx.report, "run");
     if (s == NB_OK)
         s = nb_report_set_argv(ctx.report, full_argc, full_argv);
@@ -504,6 +559,8 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
         nb_nvtx_pop();
     }
     rc = finish_run(&ctx, s, fmt, output, quiet);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     nb_stream_destroy(ctx.stream);
     nb_report_destroy(ctx.report);
     nb_cli_run_free(&run);
