@@ -205,6 +205,13 @@ static void check_interrupted(const char *name, int rc, int want, const char *si
     assert_int_equal(temporaries_left(), 0);
     char *line = strstr(e, "nttbench: error: ");
     line[strcspn(line, "\n")] = '\0';
+    char *count = strstr(line, "holds the "); /* how many finished depends on timing */
+    assert_non_null(count);
+    count += 10;
+    size_t digits = strspn(count, "0123456789");
+    assert_true(digits > 0);
+    *count = 'N';
+    memmove(count + 1, count + digits, strlen(count + digits) + 1);
     if (table)
         fprintf(table, "%s during a sweep\t--format json --output DIR/%s run --logn 10:16 ...\t"
                        "%d\t%s\n",

@@ -244,6 +244,64 @@ static nb_status write_mem_text(void *ctx, FILE *f)
     return NB_OK;
 }
 
+/* Compares e[0..ne) with a[0..na) and prints the outcome into `out` (the
+ * first max_report mismatches, by (limb, index) when N > 0); *bad receives the
+ * mismatch count. Returns 0 when equal, NB_EXIT_VERIFY otherwise. */
+static int compare_coeffs(FILE *out, nb_format fmt, const uint64_t *e, size_t ne,
+                          const uint64_t *a, size_t na, size_t N, size_t max_report, size_t *bad_out)
+{
+    const size_t n = ne < na ? ne : na;
+    size_t bad = 0;
+    json_t *list = fmt == NB_FORMAT_JSON ? json_array() : NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (e[i] == a[i])
+            continue;
+        if (bad < max_report) {
+            if (list) {
+                json_t *m = json_pack("{s:I, s:s, s:s}", "flat_index", (json_int_t)i, "expected",
+                                      "", "actual", "");
+                char b1[24], b2[24];
+                snprintf(b1, sizeof b1, "%" PRIu64, e[i]);
+                snprintf(b2, sizeof b2, "%" PRIu64, a[i]);
+                json_object_set_new(m, "expected", json_string(b1));
+                json_object_set_new(m, "actual", json_string(b2));
+                if (N) {
+                    json_object_set_new(m, "limb", json_integer((json_int_t)(i / N)));
+                    json_object_set_new(m, "index", json_integer((json_int_t)(i % N)));
+                }
+                json_array_append_new(list, m);
+            } else if (N) {
+                fprintf(out,
+                        "mismatch: limb %zu index %zu: expected %" PRIu64 ", actual %" PRIu64 "\n",
+                        i / N, i % N, e[i], a[i]);
+            } else {
+                fprintf(out, "mismatch: index %zu: expected %" PRIu64 ", actual %" PRIu64 "\n", i,
+                        e[i], a[i]);
+            }
+        }
+        bad++;
+    }
+    int size_differs = ne != na;
+    int rc = bad || size_differs ? NB_EXIT_VERIFY : 0;
+    if (list) {
+        json_t *j = json_pack("{s:s, s:i, s:I, s:I, s:I, s:b, s:o}", "schema", "nttbench-check",
+                              "schema_version", 1, "expected_values", (json_int_t)ne,
+                              "actual_values", (json_int_t)na, "mismatches", (json_int_t)bad,
+                              "equal", rc == 0, "first_mismatches", list);
+        json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        fputc('\n', out);
+        json_decref(j);
+    } else {
+        if (size_differs)
+            fprintf(out, "sizes differ: expected has %zu values, actual has %zu\n", ne, na);
+        if (N && (ne % N || na % N))
+            fprintf(out, "note: a file's size is not a multiple of N = %zu\n", N);
+        fprintf(out, "%s: %zu of %zu values differ\n", rc ? "FAIL" : "OK", bad, n);
+    }
+    *bad_out = bad;
+    return rc;
+}
+
 int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output)
 {
     const char *exp_p = NULL, *act_p = NULL, *ef = NULL, *af = NULL;
@@ -292,53 +350,9 @@ int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output)
         return nb_cli_fail(NB_ERR_OUT_OF_MEMORY, "out of memory");
     }
     const size_t N = have_logn ? (size_t)1 << log_n : 0;
-    const size_t n = ne < na ? ne : na;
     size_t bad = 0;
-    json_t *list = fmt == NB_FORMAT_JSON ? json_array() : NULL;
-    for (size_t i = 0; i < n; i++) {
-        if (e[i] == a[i])
-            continue;
-        if (bad < max_report) {
-            if (list) {
-                json_t *m = json_pack("{s:I, s:s, s:s}", "flat_index", (json_int_t)i, "expected",
-                                      "", "actual", "");
-                char b1[24], b2[24];
-                snprintf(b1, sizeof b1, "%" PRIu64, e[i]);
-                snprintf(b2, sizeof b2, "%" PRIu64, a[i]);
-                json_object_set_new(m, "expected", json_string(b1));
-                json_object_set_new(m, "actual", json_string(b2));
-                if (N) {
-                    json_object_set_new(m, "limb", json_integer((json_int_t)(i / N)));
-                    json_object_set_new(m, "index", json_integer((json_int_t)(i % N)));
-                }
-                json_array_append_new(list, m);
-            } else if (N) {
-                fprintf(out, "mismatch: limb %zu index %zu: expected %" PRIu64 ", actual %" PRIu64 "\n",
-                       i / N, i % N, e[i], a[i]);
-            } else {
-                fprintf(out, "mismatch: index %zu: expected %" PRIu64 ", actual %" PRIu64 "\n", i, e[i],
-                       a[i]);
-            }
-        }
-        bad++;
-    }
-    int size_differs = ne != na;
-    int rc = bad || size_differs ? NB_EXIT_VERIFY : 0;
-    if (list) {
-        json_t *j = json_pack("{s:s, s:i, s:I, s:I, s:I, s:b, s:o}", "schema", "nttbench-check",
-                              "schema_version", 1, "expected_values", (json_int_t)ne,
-                              "actual_values", (json_int_t)na, "mismatches", (json_int_t)bad,
-                              "equal", rc == 0, "first_mismatches", list);
-        json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        fputc('\n', out);
-        json_decref(j);
-    } else {
-        if (size_differs)
-            fprintf(out, "sizes differ: expected has %zu values, actual has %zu\n", ne, na);
-        if (N && (ne % N || na % N))
-            fprintf(out, "note: a file's size is not a multiple of N = %zu\n", N);
-        fprintf(out, "%s: %zu of %zu values differ\n", rc ? "FAIL" : "OK", bad, n);
-    }
+    const int rc = compare_coeffs(out, fmt, e, ne, a, na, N, max_report, &bad);
+    const int size_differs = ne != na;
     free(e);
     free(a);
     if (output) {
