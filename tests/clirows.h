@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench/cli/cli.h"
 #include "cliutil.h"
 
 static FILE *table;
@@ -136,6 +137,28 @@ static const char *at(const char *name)
     k = (k + 1) % 4;
     snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
     return buf[k];
+}
+
+/* `nttbench CMD --variant cpu-harvey,<first GPU variant> EXTRA` without a GPU
+ * fails with exit 3 naming that variant (the row is recorded). Skips on a
+ * machine with a GPU or a build without GPU variants. */
+static void expect_gpu_variant_named(const char *what, const char *cmd, const char *extra)
+{
+    if (nb_gpu_count() > 0)
+        skip();
+    const char *gpu_name = NULL;
+    for (size_t i = 0; i < nb_ntt_variant_count() && !gpu_name; i++)
+        if (nb_ntt_variant_at(i)->backend == NB_BACKEND_GPU)
+            gpu_name = nb_ntt_variant_at(i)->name;
+    if (!gpu_name)
+        skip(); /* a CPU-only build registers no GPU variant */
+    char list[128], needle[160];
+    snprintf(list, sizeof list, "cpu-harvey,%s", gpu_name);
+    snprintf(needle, sizeof needle, "GPU variant '%s'", gpu_name);
+    table_mask_before = " (needed for GPU variant";
+    const char *args[] = {cmd, "--variant", list, extra, extra ? "10" : NULL, NULL};
+    expect_error(what, args, 3, needle);
+    table_mask_before = NULL;
 }
 
 #endif

@@ -337,21 +337,7 @@ static void test_recorded_seed_reproduces_run(void **state)
 static void test_run_mixed_list_names_gpu_variant(void **state)
 {
     (void)state;
-    if (nb_gpu_count() > 0)
-        skip();
-    const char *gpu_name = NULL;
-    for (size_t i = 0; i < nb_ntt_variant_count() && !gpu_name; i++)
-        if (nb_ntt_variant_at(i)->backend == NB_BACKEND_GPU)
-            gpu_name = nb_ntt_variant_at(i)->name;
-    if (!gpu_name)
-        skip(); /* a CPU-only build registers no GPU variant */
-    char list[128], needle[160];
-    snprintf(list, sizeof list, "cpu-harvey,%s", gpu_name);
-    snprintf(needle, sizeof needle, "GPU variant '%s'", gpu_name);
-    table_mask_before = " (needed for GPU variant";
-    expect_error("GPU variant in the list of run, no GPU",
-                 (const char *[]){"run", "--variant", list, "--logn", "10", NULL}, 3, needle);
-    table_mask_before = NULL;
+    expect_gpu_variant_named("GPU variant in the list of run, no GPU", "run", "--logn");
 }
 
 int main(int argc, char **argv)

@@ -254,21 +254,7 @@ static void test_newline_in_argument_stays_one_line(void **state)
 static void test_mixed_list_names_the_gpu_variant(void **state)
 {
     (void)state;
-    if (nb_gpu_count() > 0)
-        skip();
-    const char *gpu_name = NULL;
-    for (size_t i = 0; i < nb_ntt_variant_count() && !gpu_name; i++)
-        if (nb_ntt_variant_at(i)->backend == NB_BACKEND_GPU)
-            gpu_name = nb_ntt_variant_at(i)->name;
-    if (!gpu_name)
-        skip(); /* a CPU-only build registers no GPU variant */
-    char list[128], needle[160];
-    snprintf(list, sizeof list, "cpu-harvey,%s", gpu_name);
-    snprintf(needle, sizeof needle, "GPU variant '%s'", gpu_name);
-    table_mask_before = " (needed for GPU variant";
-    expect_error("GPU variant in the list, no GPU",
-                 (const char *[]){"verify", "--variant", list, NULL}, 3, needle);
-    table_mask_before = NULL;
+    expect_gpu_variant_named("GPU variant in the list, no GPU", "verify", NULL);
 }
 
 /* Guards: I/O errors name the file and the cause (strerror). */
