@@ -113,6 +113,7 @@ typedef struct nb_cli_ctx {
     const struct nb_cli_run *run;
     const char *output;  /* rewritten after each case when a file (regular or new), else NULL */
     nb_format fmt;
+    double written_s, write_cost_s; /* when the file was last rewritten, and how long it took */
 } nb_cli_ctx;
 
 /* The variants a run uses (explicit list or all of the resolved backend);

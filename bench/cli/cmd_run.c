@@ -361,14 +361,20 @@ void nb_cli_progress(nb_cli_ctx *ctx, const nb_cli_run *run, const char *what, c
 }
 
 /* After each case: the progress line, and the report file rewritten with
- * every case so far (an interrupted or killed sweep keeps them). A failed
- * rewrite is left to the final write to report. */
+ * every case so far (an interrupted or killed sweep keeps them). Rewrites are
+ * spaced so that they take at most a sixth of the run's time (a large report
+ * is not rewritten after every short case). A failed rewrite is left to the
+ * final write to report. */
 static void progress_cb(void *c, const char *what, const char *result)
 {
     nb_cli_ctx *ctx = c;
     nb_cli_progress(ctx, ctx->run, what, result);
-    if (ctx->output)
-        (void)nb_report_write_file(ctx->report, ctx->fmt, ctx->output);
+    const double now = nb_now_s();
+    if (!ctx->output || now - ctx->written_s < 5.0 * ctx->write_cost_s)
+        return;
+    (void)nb_report_write_file(ctx->report, ctx->fmt, ctx->output);
+    ctx->written_s = nb_now_s();
+    ctx->write_cost_s = ctx->written_s - now;
 }
 
 /* The signal that interrupted the sweep (SIGINT, SIGTERM), 0 while none. */
