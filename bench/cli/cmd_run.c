@@ -498,7 +498,7 @@ static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *o
         return nb_cli_fail(s, err);
     if (ws != NB_OK)
         return nb_cli_fail(ws, nb_last_error());
-    if (output && strcmp(output, "-") != 0 && fmt != NB_FORMAT_TABLE && !quiet)
+    if (ctx->output && fmt != NB_FORMAT_TABLE && !quiet)
         nb_report_write(ctx->report, NB_FORMAT_TABLE, stdout); /* the short table too */
     size_t fails = 0, errors = 0;
     for (size_t i = 0; i < nb_report_case_count(ctx->report); i++) {
