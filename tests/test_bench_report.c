@@ -130,7 +130,7 @@ static void test_json_has_schema_samples_and_figures(void **state)
     assert_string_equal(json_string_value(json_object_get(j, "schema")), NB_REPORT_SCHEMA);
     assert_int_equal(json_integer_value(json_object_get(j, "schema_version")),
                      NB_REPORT_SCHEMA_VERSION);
-    assert_int_equal(NB_REPORT_SCHEMA_VERSION, 2);
+    assert_int_equal(NB_REPORT_SCHEMA_VERSION, 3);
     assert_int_equal(json_array_size(json_object_get(j, "command_line")), 4);
     json_t *env = json_object_get(j, "environment");
     assert_non_null(json_object_get(env, "host"));
@@ -304,9 +304,9 @@ static void test_atomic_file_write(void **state)
     assert_non_null(j);
     json_decref(j);
     assert_int_not_equal(access(tmp, F_OK), 0);
-    /* a directory that does not exist: a clear I/O error */
+    /* a folder that does not exist: bad input, named */
     assert_int_equal(nb_report_write_file(rep, NB_FORMAT_CSV, "/nonexistent-dir/x.csv"),
-                     NB_ERR_IO);
+                     NB_ERR_INVALID_ARG);
     assert_non_null(strstr(nb_last_error(), "/nonexistent-dir/x.csv"));
     unlink(path);
     rmdir(dir);

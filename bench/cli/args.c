@@ -1,6 +1,8 @@
 /* Argument parsing of the nttbench CLI: lists and ranges ("12:17", "1,8,32"),
  * numbers with range checks, and a small long-option scanner
- * ("--name value", "--name=value", "--flag"). Messages name the flag. */
+ * ("--name value", "--name=value", "--flag"). Messages name the flag. Also
+ * the helpers every command shares: the one-line error, the progress
+ * estimate, the message for a GPU variant without a device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,4 +257,38 @@ int nb_cli_fail(nb_status s, const char *msg)
     }
     fputc('\n', stderr);
     return nb_cli_exit_code(s);
+}
+
+/* Progress: " (~Xs left)" after k of total cases took elapsed_s; empty
+ * when it cannot be estimated. */
+void nb_cli_eta(char *buf, size_t n, double elapsed_s, size_t k, size_t total)
+{
+    buf[0] = '\0';
+    if (k == 0 || k > total || !(elapsed_s >= 0))
+        return;
+    const double left = elapsed_s / (double)k * (double)(total - k);
+    const unsigned long long s = left < 1e9 ? (unsigned long long)(left + 0.5) : 999999999ull;
+    if (s < 60)
+        snprintf(buf, n, " (~%llus left)", s);
+    else if (s < 3600)
+        snprintf(buf, n, " (~%llum%02llus left)", s / 60, s % 60);
+    else
+        snprintf(buf, n, " (~%lluh%02llum left)", s / 3600, s / 60 % 60);
+}
+
+/* Names the first GPU variant of the list that needs the missing device. */
+int nb_cli_fail_no_gpu(const nb_ntt_variant *const *vars, size_t nv)
+{
+    nb_gpu_require();
+    const char *first_gpu = NULL;
+    for (size_t i = 0; i < nv && !first_gpu; i++)
+        if (vars[i]->backend == NB_BACKEND_GPU)
+            first_gpu = vars[i]->name;
+    char msg[600];
+    if (first_gpu)
+        snprintf(msg, sizeof msg, "%.500s (needed for GPU variant '%s')", nb_last_error(),
+                 first_gpu);
+    else
+        snprintf(msg, sizeof msg, "%.500s (--backend gpu)", nb_last_error());
+    return nb_cli_fail(NB_ERR_NO_DEVICE, msg);
 }

@@ -112,6 +112,9 @@ typedef struct nb_cli_ctx {
     size_t case_no;      /* cases done so far (progress) */
     size_t case_total;   /* cases planned (progress; 0 = unknown) */
     const struct nb_cli_run *run;
+    const char *output;  /* rewritten after each case when a file (regular or new), else NULL */
+    nb_format fmt;
+    double written_s, write_cost_s; /* when the file was last rewritten, and how long it took */
 } nb_cli_ctx;
 
 /* The variants a run uses (explicit list or all of the resolved backend);
@@ -141,6 +144,8 @@ int nb_cli_run_parse(int argc, char **argv, nb_cli_run *run);
 void nb_cli_run_free(nb_cli_run *run);
 /* The cache states tier entry t runs in (its own, --cache, or its defaults). */
 unsigned nb_cli_tier_states(const nb_cli_run *run, const nb_cli_tier *t);
+/* The bit of one cache state in a set of states. */
+#define NB_CLI_STATE(s) (1u << (s))
 void nb_cli_run_help(FILE *f);
 
 /* ------------------------------------------------------------- stage options */
@@ -168,7 +173,7 @@ int nb_cmd_calibrate(int argc, char **argv, nb_format fmt, const char *output, i
 int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format fmt,
                const char *output, int quiet);
 int nb_cmd_transform(int argc, char **argv);
-int nb_cmd_check(int argc, char **argv, nb_format fmt);
+int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output);
 
 /* Seeded inputs (inputs.c): `limbs` polys of n residues from core/rng.h's
  * generator at *state (advanced), limb l uniform in [0, q[l]), none starting
@@ -183,6 +188,9 @@ int nb_cli_fail(nb_status s, const char *msg);
 /* Exit code of a status: NB_OK 0, VERIFY 1, INVALID_ARG/NOT_FOUND/UNSUPPORTED 2,
  * everything else 3. */
 int nb_cli_exit_code(nb_status s);
+/* No usable GPU for `vars`: prints the reason naming the first GPU variant
+ * (or --backend gpu when none is) and returns the environment exit code. */
+int nb_cli_fail_no_gpu(const nb_ntt_variant *const *vars, size_t nv);
 
 /* Coefficient files (raw little-endian uint64, limb-major, or text: one
  * decimal number per line, limb after limb). Format "raw", "text" or "auto"

@@ -99,122 +99,144 @@ static nb_status parse_u64_list(const char *s, const char *flag, uint64_t *out, 
     return st;
 }
 
-int nb_cmd_transform(int argc, char **argv)
+/* The options of one `transform`. */
+typedef struct transform_args {
+    const char *variant, *dir, *in, *out, *inf, *outf, *primes_s, *psi_s;
+    size_t log_n;
+    int have_logn, inverse;
+    uint64_t primes[256], psis[256];
+    size_t limbs;
+} transform_args;
+
+static nb_status parse_transform(int argc, char **argv, transform_args *a)
 {
-    const char *variant = NULL, *dir = NULL, *in = NULL, *out = NULL, *inf = NULL, *outf = NULL;
-    const char *primes_s = NULL, *psi_s = NULL;
-    size_t log_n = 0;
-    int have_logn = 0;
+    memset(a, 0, sizeof *a);
     const nb_cli_option *const tables[] = {transform_options, NULL};
     for (int i = 0; i < argc;) {
         const char *n, *v;
         int r = nb_cli_next_option(argc, argv, &i, tables, &n, &v);
-        if (r <= 0) {
-            if (r == 0)
-                nb_set_error(NB_ERR_INVALID_ARG, "transform: unexpected argument '%s'", argv[i]);
-            return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
-        }
-        if (!strcmp(n, "variant")) variant = v;
-        else if (!strcmp(n, "direction")) dir = v;
-        else if (!strcmp(n, "in")) in = v;
-        else if (!strcmp(n, "out")) out = v;
-        else if (!strcmp(n, "in-format")) inf = v;
-        else if (!strcmp(n, "out-format")) outf = v;
-        else if (!strcmp(n, "primes")) primes_s = v;
-        else if (!strcmp(n, "psi")) psi_s = v;
+        if (r == 0)
+            return nb_set_error(NB_ERR_INVALID_ARG, "transform: unexpected argument '%s'", argv[i]);
+        if (r < 0)
+            return NB_ERR_INVALID_ARG;
+        if (!strcmp(n, "variant")) a->variant = v;
+        else if (!strcmp(n, "direction")) a->dir = v;
+        else if (!strcmp(n, "in")) a->in = v;
+        else if (!strcmp(n, "out")) a->out = v;
+        else if (!strcmp(n, "in-format")) a->inf = v;
+        else if (!strcmp(n, "out-format")) a->outf = v;
+        else if (!strcmp(n, "primes")) a->primes_s = v;
+        else if (!strcmp(n, "psi")) a->psi_s = v;
         else if (!strcmp(n, "logn")) {
-            if (nb_cli_parse_size(v, "logn", NB_MIN_LOG_N, NB_MAX_LOG_N, &log_n) != NB_OK)
-                return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
-            have_logn = 1;
+            NB_TRY(nb_cli_parse_size(v, "logn", NB_MIN_LOG_N, NB_MAX_LOG_N, &a->log_n));
+            a->have_logn = 1;
         }
     }
-    if (!variant || !dir || !in || !out || !primes_s || !have_logn)
-        return nb_cli_fail(NB_ERR_INVALID_ARG,
-                           "transform needs --variant, --direction, --logn, --primes, --in and "
-                           "--out (nttbench transform --help)");
-    int inverse;
-    if (!strcmp(dir, "forward"))
-        inverse = 0;
-    else if (!strcmp(dir, "inverse"))
-        inverse = 1;
-    else
-        return nb_cli_fail(NB_ERR_INVALID_ARG, "--direction: forward or inverse");
-    if (check_format(inf) != NB_OK || check_format(outf) != NB_OK)
-        return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
-    uint64_t primes[256], psis[256];
-    size_t L = 0, npsi = 0;
-    if (parse_u64_list(primes_s, "primes", primes, 256, &L) != NB_OK)
-        return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
-    if (psi_s && parse_u64_list(psi_s, "psi", psis, 256, &npsi) != NB_OK)
-        return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
-    if (psi_s && npsi != L)
-        return nb_cli_fail(NB_ERR_INVALID_ARG, "--psi needs one root per prime");
-    for (size_t l = 0; l < L; l++) {
-        if (nb_prime_validate(primes[l], (unsigned)log_n) != NB_OK)
-            return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
-        if (psi_s) {
-            if (nb_root_validate(psis[l], primes[l], (unsigned)log_n) != NB_OK)
-                return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
-        } else if (nb_root_minimal(primes[l], (unsigned)log_n, &psis[l]) != NB_OK) {
-            return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
-        }
+    if (!a->variant || !a->dir || !a->in || !a->out || !a->primes_s || !a->have_logn)
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "transform needs --variant, --direction, --logn, --primes, --in and "
+                            "--out (nttbench transform --help)");
+    if (strcmp(a->dir, "forward") != 0 && strcmp(a->dir, "inverse") != 0)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--direction: forward or inverse");
+    a->inverse = !strcmp(a->dir, "inverse");
+    NB_TRY(check_format(a->inf));
+    return check_format(a->outf);
+}
+
+/* Primes and roots of the options, each checked (the minimal root when
+ * --psi is absent). */
+static nb_status transform_moduli(transform_args *a)
+{
+    size_t npsi = 0;
+    const unsigned log_n = (unsigned)a->log_n;
+    NB_TRY(parse_u64_list(a->primes_s, "primes", a->primes, 256, &a->limbs));
+    if (a->psi_s)
+        NB_TRY(parse_u64_list(a->psi_s, "psi", a->psis, 256, &npsi));
+    if (a->psi_s && npsi != a->limbs)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--psi needs one root per prime");
+    for (size_t l = 0; l < a->limbs; l++) {
+        NB_TRY(nb_prime_validate(a->primes[l], log_n));
+        if (a->psi_s)
+            NB_TRY(nb_root_validate(a->psis[l], a->primes[l], log_n));
+        else
+            NB_TRY(nb_root_minimal(a->primes[l], log_n, &a->psis[l]));
     }
-    const size_t N = (size_t)1 << log_n;
-    uint64_t *a = NULL;
-    size_t cnt = 0;
-    nb_status s = nb_cli_read_coeffs(in, inf, &a, &cnt);
+    return NB_OK;
+}
+
+/* The input file: N * L values, each below its limb's prime. */
+static nb_status transform_input(const transform_args *a, uint64_t **data, size_t *cnt)
+{
+    const size_t N = (size_t)1 << a->log_n;
+    nb_status s = nb_cli_read_coeffs(a->in, a->inf, data, cnt);
     if (s != NB_OK)
-        return nb_cli_fail(s == NB_ERR_IO ? NB_ERR_INVALID_ARG : s, nb_last_error());
-    if (cnt != N * L) {
-        free(a);
-        char msg[200];
-        snprintf(msg, sizeof msg, "'%s' holds %zu values; N * L = %zu * %zu = %zu expected", in,
-                 cnt, N, L, N * L);
-        return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
-    }
-    for (size_t i = 0; i < cnt; i++)
-        if (a[i] >= primes[i / N]) {
-            char msg[200];
-            snprintf(msg, sizeof msg, "input limb %zu index %zu: %" PRIu64 " is not below q = %" PRIu64,
-                     i / N, i % N, a[i], primes[i / N]);
-            free(a);
-            return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
-        }
-    if (!strcmp(variant, "reference")) {
+        return s == NB_ERR_IO ? NB_ERR_INVALID_ARG : s;
+    if (*cnt != N * a->limbs)
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "'%s' holds %zu values; N * L = %zu * %zu = %zu expected", a->in,
+                            *cnt, N, a->limbs, N * a->limbs);
+    for (size_t i = 0; i < *cnt; i++)
+        if ((*data)[i] >= a->primes[i / N])
+            return nb_set_error(NB_ERR_INVALID_ARG,
+                                "input limb %zu index %zu: %" PRIu64 " is not below q = %" PRIu64,
+                                i / N, i % N, (*data)[i], a->primes[i / N]);
+    return NB_OK;
+}
+
+/* Applies the variant (or the GMP reference) to data[0..cnt) in place. */
+static nb_status transform_apply(const transform_args *a, uint64_t *data, size_t cnt)
+{
+    const size_t N = (size_t)1 << a->log_n, L = a->limbs;
+    const unsigned log_n = (unsigned)a->log_n;
+    nb_status s = NB_OK;
+    if (!strcmp(a->variant, "reference")) {
         for (size_t l = 0; l < L && s == NB_OK; l++)
-            s = inverse ? nb_ref_ntt_inverse(a + l * N, (unsigned)log_n, primes[l], psis[l])
-                        : nb_ref_ntt_forward(a + l * N, (unsigned)log_n, primes[l], psis[l]);
-        if (s != NB_OK)
-            nb_set_error(s, "the GMP reference rejected the parameters");
-    } else {
-        const nb_ntt_variant *v = nb_ntt_variant_find(variant);
-        if (!v) {
-            free(a);
-            return nb_cli_fail(NB_ERR_NOT_FOUND, nb_last_error());
-        }
-        void *stream = NULL;
-        nb_ntt *ntt = NULL;
-        nb_buffer *buf = NULL;
-        if (v->backend == NB_BACKEND_GPU)
-            s = nb_stream_create(&stream);
-        if (s == NB_OK)
-            s = nb_ntt_create(&ntt, v, (unsigned)log_n, primes, psis, L, stream);
-        if (s == NB_OK)
-            s = nb_buffer_create(&buf, v->backend, cnt * sizeof(uint64_t));
-        if (s == NB_OK)
-            s = nb_buffer_upload(buf, 0, a, cnt * sizeof(uint64_t), stream);
-        if (s == NB_OK)
-            s = inverse ? nb_ntt_inverse(ntt, nb_buffer_ptr(buf), 0, L, stream)
-                        : nb_ntt_forward(ntt, nb_buffer_ptr(buf), 0, L, stream);
-        if (s == NB_OK)
-            s = nb_buffer_download(buf, 0, a, cnt * sizeof(uint64_t), stream);
-        nb_buffer_destroy(buf);
-        nb_ntt_destroy(ntt);
-        nb_stream_destroy(stream);
+            s = a->inverse ? nb_ref_ntt_inverse(data + l * N, log_n, a->primes[l], a->psis[l])
+                           : nb_ref_ntt_forward(data + l * N, log_n, a->primes[l], a->psis[l]);
+        return s == NB_OK ? NB_OK
+                          : nb_set_error(s, "the GMP reference rejected the parameters");
     }
+    const nb_ntt_variant *v = nb_ntt_variant_find(a->variant);
+    if (!v)
+        return NB_ERR_NOT_FOUND;
+    void *stream = NULL;
+    nb_ntt *ntt = NULL;
+    nb_buffer *buf = NULL;
+    if (v->backend == NB_BACKEND_GPU)
+        s = nb_stream_create(&stream);
     if (s == NB_OK)
-        s = nb_cli_write_coeffs(out, outf, a, cnt);
-    free(a);
+        s = nb_ntt_create(&ntt, v, log_n, a->primes, a->psis, L, stream);
+    if (s == NB_OK)
+        s = nb_buffer_create(&buf, v->backend, cnt * sizeof(uint64_t));
+    if (s == NB_OK)
+        s = nb_buffer_upload(buf, 0, data, cnt * sizeof(uint64_t), stream);
+    if (s == NB_OK)
+        s = a->inverse ? nb_ntt_inverse(ntt, nb_buffer_ptr(buf), 0, L, stream)
+                       : nb_ntt_forward(ntt, nb_buffer_ptr(buf), 0, L, stream);
+    if (s == NB_OK)
+        s = nb_buffer_download(buf, 0, data, cnt * sizeof(uint64_t), stream);
+    nb_buffer_destroy(buf);
+    nb_ntt_destroy(ntt);
+    nb_stream_destroy(stream);
+    return s;
+}
+
+int nb_cmd_transform(int argc, char **argv)
+{
+    transform_args a;
+    nb_status s = parse_transform(argc, argv, &a);
+    if (s == NB_OK)
+        s = transform_moduli(&a);
+    if (s != NB_OK)
+        return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+    uint64_t *data = NULL;
+    size_t cnt = 0;
+    s = transform_input(&a, &data, &cnt);
+    if (s == NB_OK)
+        s = transform_apply(&a, data, cnt);
+    if (s == NB_OK)
+        s = nb_cli_write_coeffs(a.out, a.outf, data, cnt);
+    free(data);
     return s == NB_OK ? 0 : nb_cli_fail(s, nb_last_error());
 }
 
@@ -230,7 +252,79 @@ static const nb_cli_option check_options[] = {
     {NULL, 0, NULL},
 };
 
-int nb_cmd_check(int argc, char **argv, nb_format fmt)
+/* The text check printed into memory, copied into the --output file. */
+typedef struct mem_text {
+    const char *data;
+    size_t len;
+} mem_text;
+
+static nb_status write_mem_text(void *ctx, FILE *f)
+{
+    const mem_text *m = ctx;
+    if (m->len && fwrite(m->data, 1, m->len, f) != m->len)
+        return nb_set_error(NB_ERR_IO, "write error: %s", strerror(errno));
+    return NB_OK;
+}
+
+/* Compares e[0..ne) with a[0..na) and prints the outcome into `out` (the
+ * first max_report mismatches, by (limb, index) when N > 0); *bad receives the
+ * mismatch count. Returns 0 when equal, NB_EXIT_VERIFY otherwise. */
+static int compare_coeffs(FILE *out, nb_format fmt, const uint64_t *e, size_t ne,
+                          const uint64_t *a, size_t na, size_t N, size_t max_report, size_t *bad_out)
+{
+    const size_t n = ne < na ? ne : na;
+    size_t bad = 0;
+    json_t *list = fmt == NB_FORMAT_JSON ? json_array() : NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (e[i] == a[i])
+            continue;
+        if (bad < max_report) {
+            if (list) {
+                json_t *m = json_pack("{s:I, s:s, s:s}", "flat_index", (json_int_t)i, "expected",
+                                      "", "actual", "");
+                char b1[24], b2[24];
+                snprintf(b1, sizeof b1, "%" PRIu64, e[i]);
+                snprintf(b2, sizeof b2, "%" PRIu64, a[i]);
+                json_object_set_new(m, "expected", json_string(b1));
+                json_object_set_new(m, "actual", json_string(b2));
+                if (N) {
+                    json_object_set_new(m, "limb", json_integer((json_int_t)(i / N)));
+                    json_object_set_new(m, "index", json_integer((json_int_t)(i % N)));
+                }
+                json_array_append_new(list, m);
+            } else if (N) {
+                fprintf(out,
+                        "mismatch: limb %zu index %zu: expected %" PRIu64 ", actual %" PRIu64 "\n",
+                        i / N, i % N, e[i], a[i]);
+            } else {
+                fprintf(out, "mismatch: index %zu: expected %" PRIu64 ", actual %" PRIu64 "\n", i,
+                        e[i], a[i]);
+            }
+        }
+        bad++;
+    }
+    int size_differs = ne != na;
+    int rc = bad || size_differs ? NB_EXIT_VERIFY : 0;
+    if (list) {
+        json_t *j = json_pack("{s:s, s:i, s:I, s:I, s:I, s:b, s:o}", "schema", "nttbench-check",
+                              "schema_version", 1, "expected_values", (json_int_t)ne,
+                              "actual_values", (json_int_t)na, "mismatches", (json_int_t)bad,
+                              "equal", rc == 0, "first_mismatches", list);
+        json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        fputc('\n', out);
+        json_decref(j);
+    } else {
+        if (size_differs)
+            fprintf(out, "sizes differ: expected has %zu values, actual has %zu\n", ne, na);
+        if (N && (ne % N || na % N))
+            fprintf(out, "note: a file's size is not a multiple of N = %zu\n", N);
+        fprintf(out, "%s: %zu of %zu values differ\n", rc ? "FAIL" : "OK", bad, n);
+    }
+    *bad_out = bad;
+    return rc;
+}
+
+int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output)
 {
     const char *exp_p = NULL, *act_p = NULL, *ef = NULL, *af = NULL;
     size_t log_n = 0, max_report = 10;
@@ -269,56 +363,28 @@ int nb_cmd_check(int argc, char **argv, nb_format fmt)
         free(a);
         return nb_cli_fail(s == NB_ERR_IO ? NB_ERR_INVALID_ARG : s, nb_last_error());
     }
+    char *text = NULL;
+    size_t text_len = 0;
+    FILE *out = output ? open_memstream(&text, &text_len) : stdout;
+    if (!out) {
+        free(e);
+        free(a);
+        return nb_cli_fail(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    }
     const size_t N = have_logn ? (size_t)1 << log_n : 0;
-    const size_t n = ne < na ? ne : na;
     size_t bad = 0;
-    json_t *list = fmt == NB_FORMAT_JSON ? json_array() : NULL;
-    for (size_t i = 0; i < n; i++) {
-        if (e[i] == a[i])
-            continue;
-        if (bad < max_report) {
-            if (list) {
-                json_t *m = json_pack("{s:I, s:s, s:s}", "flat_index", (json_int_t)i, "expected",
-                                      "", "actual", "");
-                char b1[24], b2[24];
-                snprintf(b1, sizeof b1, "%" PRIu64, e[i]);
-                snprintf(b2, sizeof b2, "%" PRIu64, a[i]);
-                json_object_set_new(m, "expected", json_string(b1));
-                json_object_set_new(m, "actual", json_string(b2));
-                if (N) {
-                    json_object_set_new(m, "limb", json_integer((json_int_t)(i / N)));
-                    json_object_set_new(m, "index", json_integer((json_int_t)(i % N)));
-                }
-                json_array_append_new(list, m);
-            } else if (N) {
-                printf("mismatch: limb %zu index %zu: expected %" PRIu64 ", actual %" PRIu64 "\n",
-                       i / N, i % N, e[i], a[i]);
-            } else {
-                printf("mismatch: index %zu: expected %" PRIu64 ", actual %" PRIu64 "\n", i, e[i],
-                       a[i]);
-            }
-        }
-        bad++;
-    }
-    int size_differs = ne != na;
-    int rc = bad || size_differs ? NB_EXIT_VERIFY : 0;
-    if (list) {
-        json_t *j = json_pack("{s:s, s:i, s:I, s:I, s:I, s:b, s:o}", "schema", "nttbench-check",
-                              "schema_version", 1, "expected_values", (json_int_t)ne,
-                              "actual_values", (json_int_t)na, "mismatches", (json_int_t)bad,
-                              "equal", rc == 0, "first_mismatches", list);
-        json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        putchar('\n');
-        json_decref(j);
-    } else {
-        if (size_differs)
-            printf("sizes differ: expected has %zu values, actual has %zu\n", ne, na);
-        if (N && (ne % N || na % N))
-            printf("note: a file's size is not a multiple of N = %zu\n", N);
-        printf("%s: %zu of %zu values differ\n", rc ? "FAIL" : "OK", bad, n);
-    }
+    const int rc = compare_coeffs(out, fmt, e, ne, a, na, N, max_report, &bad);
+    const int size_differs = ne != na;
     free(e);
     free(a);
+    if (output) {
+        fclose(out);
+        mem_text m = {text, text_len};
+        nb_status ws = nb_write_file_atomic(output, write_mem_text, &m);
+        free(text);
+        if (ws != NB_OK)
+            return nb_cli_fail(ws, nb_last_error());
+    }
     if (rc)
         fprintf(stderr, "nttbench: error: the files differ (%zu mismatches%s)\n", bad,
                 size_differs ? ", sizes differ" : "");

@@ -183,11 +183,13 @@ static nb_status write_verify(void *ctx, FILE *f)
                                   (json_int_t)r->mismatches, "message", r->message);
             json_array_append_new(checks, c);
         }
-        json_t *j = json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:o, s:{s:I, s:I, s:I, s:I}}",
-                              "schema", "nttbench-verify", "schema_version", 1,
+        char seed[24]; /* exact: a decimal string */
+        snprintf(seed, sizeof seed, "%" PRIu64, o->seed);
+        json_t *j = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:o, s:{s:I, s:I, s:I, s:I}}",
+                              "schema", "nttbench-verify", "schema_version", 2,
                               "nttbench_version", e.version, "git_commit", e.git_commit,
                               "timestamp_utc", e.timestamp_utc, "seed",
-                              (json_int_t)(o->seed & 0x7FFFFFFFFFFFFFFFull), "checks", checks,
+                              seed, "checks", checks,
                               "summary", "pass", (json_int_t)pass, "fail", (json_int_t)fail,
                               "skipped", (json_int_t)skip, "error", (json_int_t)err);
         int rc = json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -382,23 +384,6 @@ static int finish_verify(check_row *rows, size_t n, nb_format fmt, uint64_t seed
     return 0;
 }
 
-/* Names the first GPU variant of the list that needs the missing device. */
-static int fail_no_gpu(const nb_ntt_variant *const *vars, size_t nv)
-{
-    nb_gpu_require();
-    const char *first_gpu = NULL;
-    for (size_t i = 0; i < nv && !first_gpu; i++)
-        if (vars[i]->backend == NB_BACKEND_GPU)
-            first_gpu = vars[i]->name;
-    char msg[600];
-    if (first_gpu)
-        snprintf(msg, sizeof msg, "%.500s (needed for GPU variant '%s')", nb_last_error(),
-                 first_gpu);
-    else
-        snprintf(msg, sizeof msg, "%.500s (--backend gpu)", nb_last_error());
-    return nb_cli_fail(NB_ERR_NO_DEVICE, msg);
-}
-
 int nb_cmd_verify(int argc, char **argv, nb_format fmt, const char *output, int quiet)
 {
     for (int i = 0; i < argc; i++)
@@ -422,7 +407,7 @@ int nb_cmd_verify(int argc, char **argv, nb_format fmt, const char *output, int 
         need_gpu |= vars[i]->backend == NB_BACKEND_GPU;
     const int gpu = nb_gpu_count() > 0;
     if (!gpu && (a.backend == 1 || (need_gpu && a.nvn)))
-        return fail_no_gpu(vars, nv);
+        return nb_cli_fail_no_gpu(vars, nv);
     void *stream = NULL;
     if (need_gpu && gpu && (st = nb_stream_create(&stream)) != NB_OK)
         return nb_cli_fail(st, nb_last_error());

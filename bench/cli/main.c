@@ -3,6 +3,7 @@
  * word is the command. Exit codes: 0 ok, 1 verification failed, 2 bad usage,
  * 3 environment error; every failure prints one line "nttbench: error: ...". */
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ static void usage(FILE *f)
             "global options:\n"
             "  --plugin PATH   load a shared object and call its nb_plugin_init() (repeatable)\n"
             "  --format F      table | md | csv | json (table)\n"
-            "  --output FILE   write the report to FILE (temporary file + rename)\n"
+            "  --output FILE   write the report to FILE (a regular file is replaced atomically)\n"
             "  --quiet         no progress or warnings on stderr\n"
             "  --help, -h      this text; COMMAND --help for a command's options\n"
             "  --version       version and git commit\n\n"
@@ -86,7 +87,7 @@ static int dispatch(int nrest, char **rest, int argc, char **argv, nb_format fmt
     if (!strcmp(cmd, "transform"))
         return nb_cmd_transform(sub_argc, sub);
     if (!strcmp(cmd, "check"))
-        return nb_cmd_check(sub_argc, sub, fmt);
+        return nb_cmd_check(sub_argc, sub, fmt, output);
     if (!strcmp(cmd, "compare"))
         return nb_cmd_compare(sub_argc, sub, fmt, output);
     if (!strcmp(cmd, "report"))
@@ -234,6 +235,12 @@ static int run_main(int argc, char **argv, char **rest, const char **plugins)
     if (help || !strcmp(cmd, "help")) {
         command_help(!strcmp(cmd, "help") ? (nrest > 1 ? rest[1] : "") : cmd);
         return 0;
+    }
+    if (output) {
+        char resolved[PATH_MAX];
+        nb_output_kind kind;
+        if (nb_output_classify(output, &kind, resolved) != NB_OK)
+            return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
     }
     for (int i = 0; i < nplug; i++) {
         rc = load_plugin(plugins[i]);

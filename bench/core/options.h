@@ -4,6 +4,8 @@
 #ifndef NB_BENCH_OPTIONS_H
 #define NB_BENCH_OPTIONS_H
 
+#include <signal.h>
+
 #include "bench/core/workload.h"
 
 #ifdef __cplusplus
@@ -40,7 +42,14 @@ typedef struct nb_bench_opts {
     void *log_ctx;
     nb_clock_fn clock;             /* CPU workloads only: NULL = CLOCK_MONOTONIC */
     void *clock_ctx;
+    /* Optional: nonzero asks the case to stop after the sample under way (warm-up or
+     * timed; stop reason "interrupted") and the tiers to start no further case. Set
+     * by a signal handler; only read here. NULL = never. */
+    const volatile sig_atomic_t *interrupt;
 } nb_bench_opts;
+
+/* 1 when o->interrupt is set and raised. */
+int nb_bench_interrupted(const nb_bench_opts *o);
 
 /* Fills `o` with the defaults listed above. */
 void nb_bench_opts_default(nb_bench_opts *o);

@@ -125,3 +125,8 @@ nb_status nb_cold_parse(const char *s, nb_cold_method *out)
     return nb_set_error(NB_ERR_INVALID_ARG, "unknown cold method '%s' (flush, rotate, both)",
                         s ? s : "(null)");
 }
+
+int nb_bench_interrupted(const nb_bench_opts *o)
+{
+    return o && o->interrupt && *o->interrupt != 0;
+}

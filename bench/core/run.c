@@ -108,7 +108,7 @@ static nb_status phase_warmup(run_state *st, nb_bench_result *res)
     while (warm < o->warmup_samples || nb_run_clock(o) - w0 < o->warmup_time_s) {
         NB_TRY(nb_run_take_sample(st, &t, &mhz));
         warm++;
-        if (nb_run_clock(o) - w0 > o->timeout_s)
+        if (nb_run_clock(o) - w0 > o->timeout_s || nb_bench_interrupted(o))
             break;
     }
     res->warmup_samples = warm;
@@ -172,7 +172,7 @@ static nb_status phase_sample(run_state *st, nb_bench_result *res)
     for (;;) {
         NB_TRY(nb_run_take_sample(st, &t, &mhz));
         if (throttled(st, res, mhz)) {
-            if (nb_run_clock(o) - start >= o->timeout_s)
+            if (nb_run_clock(o) - start >= o->timeout_s || nb_bench_interrupted(o))
                 break;
             continue;
         }
@@ -181,6 +181,10 @@ static nb_status phase_sample(run_state *st, nb_bench_result *res)
         nb_stop_rule_add(&rule, t / (double)K, t);
         if (nb_stop_rule_done(&rule, nb_run_clock(o), &why))
             break;
+        if (nb_bench_interrupted(o)) {
+            why = NB_STOP_INTERRUPTED;
+            break;
+        }
     }
     res->stop = why;
     res->wall_s = nb_run_clock(o) - start;

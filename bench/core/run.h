@@ -30,10 +30,12 @@ typedef enum nb_stop_reason {
     NB_STOP_NOISE_STABLE,  /* min-samples and min-time met; noise above max-noise but the
                               noise estimate no longer changes (more samples will not help) */
     NB_STOP_MAX_SAMPLES,   /* max-samples reached first: flagged, never dropped */
-    NB_STOP_TIMEOUT        /* timeout reached first: flagged, never dropped */
+    NB_STOP_TIMEOUT,       /* timeout reached first: flagged, never dropped */
+    NB_STOP_INTERRUPTED    /* opts.interrupt was raised: the sample under way finished, the
+                              case stopped there */
 } nb_stop_reason;
 
-/* "converged" / "noise-stable" / "max-samples" / "timeout". */
+/* "converged" / "noise-stable" / "max-samples" / "timeout" / "interrupted". */
 const char *nb_stop_reason_name(nb_stop_reason r);
 
 /* How a case uses buffer sets and eviction. Launch k (0 <= k < K) of sample i

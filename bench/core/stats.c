@@ -187,6 +187,7 @@ const char *nb_stop_reason_name(nb_stop_reason r)
     case NB_STOP_NOISE_STABLE: return "noise-stable";
     case NB_STOP_MAX_SAMPLES: return "max-samples";
     case NB_STOP_TIMEOUT: return "timeout";
+    case NB_STOP_INTERRUPTED: return "interrupted";
     }
     return "unknown";
 }

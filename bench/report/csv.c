@@ -76,6 +76,8 @@ static void write_param(FILE *f, const nb_case *c, const char *key)
             fprintf(f, "\"%lld\"", p->i);
         else if (p->type == P_INT)
             fprintf(f, "%lld", p->i);
+        else if (p->type == P_STR && strcmp(p->key, "seed") == 0)
+            fprintf(f, "\"%s\"", p->s); /* a decimal string: quoted like integer seeds */
         else if (p->type == P_STR)
             nb_csv_write_field(f, p->s);
         else {

@@ -52,6 +52,7 @@ struct nb_report {
     nb_bench_opts opts;
     nb_case **cases;
     size_t n, cap;
+    int interrupted; /* the sweep stopped early on a signal */
 };
 
 /* json.c */

@@ -360,6 +360,7 @@ static json_t *report_json(const nb_report *r)
         errors += r->cases[i]->status == NB_CASE_ERROR;
         skipped += r->cases[i]->status == NB_CASE_SKIPPED;
     }
+    json_object_set_new(j, "interrupted", json_boolean(r->interrupted));
     json_object_set_new(j, "cases", cases);
     json_object_set_new(j, "summary",
                         json_pack("{s:I, s:I, s:I, s:I}", "cases", (json_int_t)r->n,

@@ -17,6 +17,7 @@ const char *nb_case_status_name(nb_case_status s)
     case NB_CASE_VERIFY_FAILED: return "verify-failed";
     case NB_CASE_ERROR: return "error";
     case NB_CASE_SKIPPED: return "skipped";
+    case NB_CASE_INTERRUPTED: return "interrupted";
     }
     return "unknown";
 }
@@ -122,7 +123,10 @@ void nb_case_set_status(nb_case *c, nb_case_status s, const char *message)
 {
     if (!c)
         return;
-    c->status = s;
+    /* a case whose sampling was interrupted is never reported as complete */
+    c->status = s == NB_CASE_OK && c->has_result && c->result.stop == NB_STOP_INTERRUPTED
+                    ? NB_CASE_INTERRUPTED
+                    : s;
     snprintf(c->message, sizeof c->message, "%s", message ? message : "");
 }
 
@@ -159,6 +163,8 @@ nb_status nb_case_set_result(nb_case *c, const nb_bench_result *r)
         c->result.n_samples = r->n_samples;
     }
     c->has_result = 1;
+    if (c->status == NB_CASE_OK && r->stop == NB_STOP_INTERRUPTED)
+        c->status = NB_CASE_INTERRUPTED;
     return NB_OK;
 }
 
@@ -281,3 +287,8 @@ nb_status nb_format_parse(const char *s, nb_format *out)
                         s ? s : "(null)");
 }
 
+void nb_report_set_interrupted(nb_report *r, int interrupted)
+{
+    if (r)
+        r->interrupted = interrupted != 0;
+}

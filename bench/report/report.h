@@ -35,10 +35,11 @@ const char *nb_format_name(nb_format f);
 nb_status nb_format_parse(const char *s, nb_format *out);
 
 #define NB_REPORT_SCHEMA "nttbench-report"
-/* 2: every case has "cache_state" (warm, flush, rotate, both) and its
- * "cache" plan a "state"; "tier" keeps its version-1
- * words ("warm"/"cold" for the NTT tier, "stage"); docs/cli.md. */
-#define NB_REPORT_SCHEMA_VERSION 2
+/* 3: seeds are decimal strings and a run can be "interrupted"; 2: every
+ * case has "cache_state" (warm, flush, rotate, both) and its "cache" plan a
+ * "state"; "tier" keeps its version-1 words ("warm"/"cold" for the NTT tier,
+ * "stage"); docs/cli.md. */
+#define NB_REPORT_SCHEMA_VERSION 3
 /* A case's JSON keeps at most this many samples ("samples_stored"): beyond
  * it a reservoir seeded from the case seed ("samples_selection"); the
  * statistics use every accepted sample. */
@@ -48,7 +49,9 @@ typedef enum nb_case_status {
     NB_CASE_OK = 0,
     NB_CASE_VERIFY_FAILED, /* wrong result: reported, never timed (or caught after timing) */
     NB_CASE_ERROR,         /* the case could not run (message says why) */
-    NB_CASE_SKIPPED        /* not applicable (size outside the variant's range, ...) */
+    NB_CASE_SKIPPED,       /* not applicable (size outside the variant's range, ...) */
+    NB_CASE_INTERRUPTED    /* sampling stopped by an interrupt: statistics of the samples
+                              taken, verified after them */
 } nb_case_status;
 
 const char *nb_case_status_name(nb_case_status s);
@@ -88,6 +91,8 @@ typedef struct nb_report nb_report;
 nb_status nb_report_create(nb_report **out, const char *kind);
 void nb_report_destroy(nb_report *r);
 nb_status nb_report_set_argv(nb_report *r, int argc, char *const *argv);
+/* Marks the report as cut short (a signal stopped the sweep). */
+void nb_report_set_interrupted(nb_report *r, int interrupted);
 void nb_report_set_env(nb_report *r, const nb_env *e);
 void nb_report_set_options(nb_report *r, const nb_bench_opts *o);
 /* Takes ownership of c (also on failure). */
@@ -98,8 +103,24 @@ const nb_case *nb_report_case_at(const nb_report *r, size_t i);
 /* Writes the report to `f` in format `fmt`. */
 nb_status nb_report_write(const nb_report *r, nb_format fmt, FILE *f);
 
-/* Writes through `fn` into `path` + ".tmp.<pid>", flushes, fsyncs and renames
- * over `path`: a reader never sees a truncated file. "-" = stdout. */
+/* Where an output path leads (nb_output_classify). */
+typedef enum nb_output_kind {
+    NB_OUTPUT_STDOUT,  /* "-", /dev/stdout, /dev/fd/1: the stdout stream */
+    NB_OUTPUT_REGULAR, /* an existing regular file (after following symlinks) */
+    NB_OUTPUT_NEW,     /* nothing there yet, its folder exists */
+    NB_OUTPUT_STREAM   /* a device, FIFO or socket, or any path under /dev or /proc */
+} nb_output_kind;
+
+/* Classifies `path` before anything is written; `resolved` (PATH_MAX bytes)
+ * receives the path written to (symlinks followed; "-" for stdout).
+ * NB_ERR_INVALID_ARG for a directory, a missing folder or a link loop. */
+nb_status nb_output_classify(const char *path, nb_output_kind *kind, char *resolved);
+
+/* Writes through `fn` into `path`. A regular file or a new path gets
+ * `path` + ".tmp.<pid>", flushed, fsynced and renamed over it (a reader never
+ * sees a truncated file; no temporary is left behind, signals included); a
+ * symlink is followed and its target replaced, the link kept; a device, FIFO
+ * or /dev path is written through; "-" = stdout; a directory is refused. */
 typedef nb_status (*nb_writer_fn)(void *ctx, FILE *f);
 nb_status nb_write_file_atomic(const char *path, nb_writer_fn fn, void *ctx);
 

@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 #define NB_RESULT_SCHEMA "nttbench-report"
-#define NB_RESULT_SCHEMA_MAX_VERSION 2
+#define NB_RESULT_SCHEMA_MAX_VERSION 3
 
 /* Where a case's cycle counts come from. */
 typedef enum nb_clock_source {

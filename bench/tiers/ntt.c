@@ -3,6 +3,7 @@
  * the core (nb_bench_run) and reported with its figures (bandwidth model of
  * docs/methodology.md). The report's tier word is "warm" or "cold", as in
  * version 1 of the JSON schema. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,7 +44,9 @@ static nb_status add_params(nb_case *c, const ntt_case *k, uint64_t seed)
     NB_TRY(nb_case_param_int(c, "n", 1ll << k->log_n));
     NB_TRY(nb_case_param_int(c, "limbs", (long long)k->limbs));
     NB_TRY(nb_case_param_int(c, "prime_bits", k->bits));
-    return nb_case_param_int(c, "seed", (long long)(seed & 0x7FFFFFFFFFFFFFFFull));
+    char exact[24]; /* every 64-bit seed exactly: a decimal string */
+    snprintf(exact, sizeof exact, "%" PRIu64, seed);
+    return nb_case_param_str(c, "seed", exact);
 }
 
 /* Times the workload into the case; the progress text into res. */
@@ -114,8 +117,9 @@ static nb_status one_case(const nb_tier_run *r, const ntt_case *k)
     nb_status s = add_params(c, k, r->sweep.seed);
     if (s == NB_OK && skip_reason(k, why, sizeof why)) {
         nb_case_set_status(c, NB_CASE_SKIPPED, why);
+        NB_TRY(nb_report_add_case(r->report, c));
         nb_tier_progress(r, what, "skipped");
-        return nb_report_add_case(r->report, c);
+        return NB_OK;
     }
     nb_workload *w = NULL;
     if (s == NB_OK)
@@ -132,15 +136,16 @@ static nb_status one_case(const nb_tier_run *r, const ntt_case *k)
         snprintf(res, sizeof res, "%s", nb_case_status_name(nb_tier_case_status(s)));
     }
     nb_workload_destroy(w);
+    /* a failed case (memory, CUDA, verification) is a row; the sweep goes on */
+    NB_TRY(nb_report_add_case(r->report, c));
     nb_tier_progress(r, what, res);
-    /* an environment failure (no device, CUDA error, memory) stops the sweep */
-    if (s == NB_ERR_NO_DEVICE || s == NB_ERR_CUDA || s == NB_ERR_OUT_OF_MEMORY) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", nb_last_error());
-        (void)nb_report_add_case(r->report, c); /* the error below wins */
-        return nb_set_error(s, "%s", msg);
-    }
-    return nb_report_add_case(r->report, c);
+    return NB_OK;
+}
+
+/* 1 while the sweep may start another case: no error, no interrupt. */
+static int go_on(const nb_tier_run *r, nb_status s)
+{
+    return s == NB_OK && !nb_bench_interrupted(&r->timing);
 }
 
 nb_status nb_tier_ntt_run(const nb_tier_run *r)
@@ -151,14 +156,14 @@ nb_status nb_tier_ntt_run(const nb_tier_run *r)
              r->timing.cache == NB_CACHE_WARM ? "warm" : "cold");
     nb_nvtx_push(range);
     nb_status s = NB_OK;
-    for (size_t vi = 0; vi < sw->n_variants && s == NB_OK; vi++)
-        for (int dir = 0; dir < 2 && s == NB_OK; dir++) {
+    for (size_t vi = 0; vi < sw->n_variants && go_on(r, s); vi++)
+        for (int dir = 0; dir < 2 && go_on(r, s); dir++) {
             if (!(sw->directions & (1 << dir)))
                 continue;
-            for (size_t a = 0; a < sw->n_log_n && s == NB_OK; a++)
-                for (size_t b = 0; b < sw->n_limbs && s == NB_OK; b++)
-                    for (size_t c = 0; c < sw->n_prime_bits && s == NB_OK; c++)
-                        for (size_t m = 0; m < sw->n_modes && s == NB_OK; m++) {
+            for (size_t a = 0; a < sw->n_log_n && go_on(r, s); a++)
+                for (size_t b = 0; b < sw->n_limbs && go_on(r, s); b++)
+                    for (size_t c = 0; c < sw->n_prime_bits && go_on(r, s); c++)
+                        for (size_t m = 0; m < sw->n_modes && go_on(r, s); m++) {
                             ntt_case k = {sw->variants[vi], dir, sw->log_n[a], sw->limbs[b],
                                           sw->prime_bits[c], sw->modes[m]};
                             s = one_case(r, &k);

@@ -2,6 +2,7 @@
  * parameter sets (presets or a custom set per log N) x variants x levels x
  * stages x modes, each case through nb_stage_run_case under the run's cache
  * state, with the NTT micro-benchmarks measured once per variant and level. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,16 +56,18 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
     void *stream = v->backend == NB_BACKEND_GPU ? r->stream : NULL;
     nb_stage_micro micro;
     const nb_stage_micro *mp = NULL;
+    if (nb_bench_interrupted(&r->timing))
+        return NB_OK;
     if (o->micro) {
         nb_bench_opts mo = r->timing;
         mo.mode = r->sweep.modes[0];
         NB_TRY(nb_stage_micro_measure(&micro, p, v, level, &mo, stream));
         mp = &micro;
     }
-    for (size_t si = 0; si < o->n_stages; si++) {
+    for (size_t si = 0; si < o->n_stages && !nb_bench_interrupted(&r->timing); si++) {
         nb_stage_config cfg = {o->stages[si], level, o->rounding,
                                r->sweep.seed + 0x9E37ull * (si + 1)};
-        for (size_t mi = 0; mi < r->sweep.n_modes; mi++) {
+        for (size_t mi = 0; mi < r->sweep.n_modes && !nb_bench_interrupted(&r->timing); mi++) {
             nb_bench_opts to = r->timing;
             to.mode = r->sweep.modes[mi];
             char label[160], what[256];
@@ -77,8 +80,10 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
             nb_case *c = NULL;
             NB_TRY(nb_stage_run_case(&c, p, v, &cfg, mp, &to, o->passes, stream));
             nb_status s = nb_case_param_str(c, "mode", nb_mode_name(to.mode));
+            char seed[24]; /* the derived 64-bit seed exactly, as in the NTT tier */
+            snprintf(seed, sizeof seed, "%" PRIu64, cfg.seed);
             if (s == NB_OK)
-                s = nb_case_param_int(c, "seed", (long long)cfg.seed);
+                s = nb_case_param_str(c, "seed", seed);
             if (s != NB_OK) {
                 nb_case_destroy(c);
                 return s;

@@ -30,7 +30,8 @@ typedef struct nb_sweep {
     uint64_t seed;        /* inputs of every case derive from it */
 } nb_sweep;
 
-/* Called after each case: `what` names it, `result` summarises it. */
+/* Called after each case, once the case is in the report: `what` names it,
+ * `result` summarises it. */
 typedef void (*nb_progress_fn)(void *ctx, const char *what, const char *result);
 
 /* One call of one tier. */
@@ -52,9 +53,10 @@ typedef struct nb_tier {
     unsigned cache_states;     /* allowed states: bit (1 << nb_cache_state) each */
     unsigned default_states;   /* states run when the caller names none */
     /* Builds and runs its cases into r->report. A case that fails (wrong
-     * result, unsupported size) is a report row with its status; the return
-     * value is an error only when the run cannot go on (no device, CUDA
-     * failure, out of memory, bad options). */
+     * result, unsupported size, out of memory, CUDA error) is a report row
+     * with its status and the sweep goes on; the return value is an error only
+     * when the run cannot go on (bad options, the report itself failing). Once
+     * r->timing.interrupt is raised no further case starts. */
     nb_status (*run)(const nb_tier_run *r);
 } nb_tier;
 

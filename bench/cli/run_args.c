@@ -1,0 +1,298 @@
+/* The options of `nttbench run`: sweep axes, tiers and cache states, the
+ * timing options it shares with calibrate, tier-specific options, their
+ * defaults (a short sensible benchmark) and the help text. */
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/cli/cli.h"
+
+/* Timing options shared by run and calibrate. */
+const nb_cli_option nb_cli_timing_options[] = {
+    {"min-samples", 1, "N      samples at least (10)"},
+    {"min-time", 1, "S      accumulated measured time at least, seconds (0.5)"},
+    {"max-noise", 1, "PCT    stop once the relative std. deviation is below, % (0.5)"},
+    {"timeout", 1, "S      stop sampling after this wall time, flagged (15)"},
+    {"max-samples", 1, "N      stop after this many samples, flagged (100000)"},
+    {"warmup", 1, "N      warm-up samples at least (3)"},
+    {"warmup-time", 1, "S      warm-up wall time at least (0.05)"},
+    {"throttle-threshold", 1, "PCT    discard samples below this % of the default SM clock (75)"},
+    {"throttle-recovery", 1, "S      back-off after a throttled sample (0.05)"},
+    {"blocking-timeout", 1, "S      the blocking kernel gives up after (10)"},
+    {NULL, 0, NULL},
+};
+
+static const nb_cli_option run_options[] = {
+    {"tier", 1, "LIST   ntt,stage; warm and cold name the ntt tier in that cache state "
+                "(warm,cold)"},
+    {"cache", 1, "LIST   warm,cold: cache states of the tiers named ntt or stage "
+                 "(ntt warm,cold; stage cold)"},
+    {"variant", 1, "LIST   variants by name (all of the backend; see 'nttbench list')"},
+    {"backend", 1, "B      cpu | gpu | auto: GPU variants when a device is present (auto)"},
+    {"logn", 1, "LIST   log2 N: 12:17, 10:16:2 or 12,14 (16)"},
+    {"limbs", 1, "LIST   RNS limbs L per transform (GPU 1,8,32; CPU 1,8)"},
+    {"bits", 1, "LIST   prime sizes in bits, q < 2^bits (60)"},
+    {"direction", 1, "LIST   forward,inverse (forward)"},
+    {"mode", 1, "LIST   per-launch,batch,graph (per-launch)"},
+    {"batch", 1, "K      launches per sample in batch and graph modes (10)"},
+    {"cold", 1, "M      flush | rotate | both: what a cold cache state does (both)"},
+    {"sets", 1, "K      buffer sets to rotate through (automatic: >= 3x the cache)"},
+    {"l2-persist", 1, "F      warm cache: pin the input in L2, access-policy hit ratio F"},
+    {"seed", 1, "N      input seed (time-based; recorded per case)"},
+    {"progress", 0, "       progress lines on stderr from the start"},
+    {"no-progress", 0, "       no progress lines"},
+    {NULL, 0, NULL},
+};
+
+/* Sets one timing option; 1 if `name` is one. */
+int nb_cli_timing_set(nb_bench_opts *t, const char *name, const char *v, nb_status *st)
+{
+    *st = NB_OK;
+    if (!strcmp(name, "min-samples"))
+        *st = nb_cli_parse_size(v, name, 1, 100000000, &t->min_samples);
+    else if (!strcmp(name, "min-time"))
+        *st = nb_cli_parse_double(v, name, 0, 3600, &t->min_time_s);
+    else if (!strcmp(name, "max-noise"))
+        *st = nb_cli_parse_double(v, name, 0, 1000, &t->max_noise_pct);
+    else if (!strcmp(name, "timeout"))
+        *st = nb_cli_parse_double(v, name, 1e-3, 86400, &t->timeout_s);
+    else if (!strcmp(name, "max-samples"))
+        *st = nb_cli_parse_size(v, name, 1, 100000000, &t->max_samples);
+    else if (!strcmp(name, "warmup"))
+        *st = nb_cli_parse_size(v, name, 0, 1000000, &t->warmup_samples);
+    else if (!strcmp(name, "warmup-time"))
+        *st = nb_cli_parse_double(v, name, 0, 3600, &t->warmup_time_s);
+    else if (!strcmp(name, "throttle-threshold"))
+        *st = nb_cli_parse_double(v, name, 0, 100, &t->throttle_threshold_pct);
+    else if (!strcmp(name, "throttle-recovery"))
+        *st = nb_cli_parse_double(v, name, 0, 10, &t->throttle_recovery_s);
+    else if (!strcmp(name, "blocking-timeout"))
+        *st = nb_cli_parse_double(v, name, 1e-3, 600, &t->blocking_timeout_s);
+    else
+        return 0;
+    return 1;
+}
+
+void nb_cli_run_free(nb_cli_run *run)
+{
+    if (!run)
+        return;
+    free(run->variant_storage);
+    run->variant_storage = NULL;
+    nb_cli_stage_free(run);
+}
+
+
+/* --tier: "warm" and "cold" name the ntt tier in that cache state (as they
+ * always have), other words name a tier of the table. */
+static nb_status parse_tiers(nb_cli_run *run, const char *v)
+{
+    char *storage, *words[8];
+    size_t n;
+    NB_TRY(nb_cli_parse_words(v, "tier", &storage, words, 8, &n));
+    nb_status st = NB_OK;
+    run->n_tiers = 0;
+    for (size_t i = 0; i < n && st == NB_OK; i++) {
+        int warm = !strcmp(words[i], "warm"), cold = !strcmp(words[i], "cold");
+        const nb_tier *t = nb_tier_find(warm || cold ? "ntt" : words[i]);
+        if (!t) {
+            st = NB_ERR_INVALID_ARG;
+            break;
+        }
+        unsigned states = warm ? NB_CLI_STATE(NB_CACHE_WARM) : cold ? NB_CLI_STATE(NB_CACHE_COLD) : 0;
+        size_t k = 0;
+        while (k < run->n_tiers && run->tiers[k].tier != t)
+            k++;
+        if (k == run->n_tiers)
+            run->tiers[run->n_tiers++] = (nb_cli_tier){t, states};
+        else if (!states || !run->tiers[k].states)
+            run->tiers[k].states = 0; /* the tier by name: --cache or its defaults */
+        else
+            run->tiers[k].states |= states;
+    }
+    free(storage);
+    return st;
+}
+
+/* --cache: warm and/or cold (cold = the --cold state). */
+static nb_status parse_caches(nb_cli_run *run, const char *v)
+{
+    char *storage, *words[4];
+    size_t n;
+    NB_TRY(nb_cli_parse_words(v, "cache", &storage, words, 4, &n));
+    nb_status st = NB_OK;
+    run->cache_states = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(words[i], "warm"))
+            run->cache_states |= NB_CLI_STATE(NB_CACHE_WARM);
+        else if (!strcmp(words[i], "cold"))
+            run->cache_states |= NB_CLI_STATE(NB_CACHE_COLD);
+        else
+            st = nb_set_error(NB_ERR_INVALID_ARG, "--cache '%s': warm or cold", words[i]);
+    }
+    free(storage);
+    return st;
+}
+
+/* --mode: a list of modes, duplicates dropped. */
+static nb_status parse_modes(nb_cli_run *run, const char *v)
+{
+    nb_status st;
+    char *storage, *words[8];
+    size_t n;
+    NB_TRY(nb_cli_parse_words(v, "mode", &storage, words, 8, &n));
+    run->n_modes = 0;
+    for (size_t i = 0; i < n; i++) {
+        nb_mode m;
+        st = nb_mode_parse(words[i], &m);
+        if (st != NB_OK) {
+            free(storage);
+            return st;
+        }
+        size_t k = 0;
+        while (k < run->n_modes && run->modes[k] != m)
+            k++;
+        if (k == run->n_modes)
+            run->modes[run->n_modes++] = m;
+    }
+    free(storage);
+    return NB_OK;
+}
+
+static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v)
+{
+    nb_status st;
+    if (nb_cli_timing_set(&run->timing, name, v, &st))
+        return st;
+    if (!strcmp(name, "tier"))
+        return parse_tiers(run, v);
+    if (!strcmp(name, "cache"))
+        return parse_caches(run, v);
+    if (!strcmp(name, "variant")) {
+        free(run->variant_storage);
+        return nb_cli_parse_words(v, name, &run->variant_storage, run->variants, NB_CLI_MAX_LIST,
+                                  &run->n_variants);
+    }
+    if (!strcmp(name, "backend")) {
+        if (!strcmp(v, "cpu"))
+            run->backend = NB_CLI_CPU;
+        else if (!strcmp(v, "gpu"))
+            run->backend = NB_CLI_GPU;
+        else if (!strcmp(v, "auto"))
+            run->backend = NB_CLI_AUTO;
+        else
+            return nb_set_error(NB_ERR_INVALID_ARG, "--backend '%s': cpu, gpu or auto", v);
+        return NB_OK;
+    }
+    if (!strcmp(name, "logn")) {
+        run->given_logn = 1;
+        return nb_cli_parse_ulist(v, name, NB_MIN_LOG_N, NB_MAX_LOG_N, run->logn, NB_CLI_MAX_LIST,
+                                  &run->n_logn);
+    }
+    if (!strcmp(name, "limbs")) {
+        run->given_limbs = 1;
+        return nb_cli_parse_ulist(v, name, 1, 4096, run->limbs, NB_CLI_MAX_LIST, &run->n_limbs);
+    }
+    if (!strcmp(name, "bits"))
+        return nb_cli_parse_ulist(v, name, 20, 62, run->bits, NB_CLI_MAX_LIST, &run->n_bits);
+    if (!strcmp(name, "direction"))
+        return nb_cli_parse_directions(v, &run->directions);
+    if (!strcmp(name, "mode"))
+        return parse_modes(run, v);
+    if (!strcmp(name, "batch"))
+        return nb_cli_parse_size(v, name, 1, 100000, &run->timing.batch);
+    if (!strcmp(name, "cold"))
+        return nb_cold_parse(v, &run->timing.cache);
+    if (!strcmp(name, "sets"))
+        return nb_cli_parse_size(v, name, 1, (size_t)1 << 22, &run->timing.rotate_sets);
+    if (!strcmp(name, "l2-persist"))
+        return nb_cli_parse_double(v, name, 0, 1, &run->timing.l2_persist);
+    if (!strcmp(name, "seed")) {
+        run->seed_given = 1;
+        return nb_cli_parse_u64(v, name, &run->seed);
+    }
+    if (!strcmp(name, "progress")) {
+        run->progress = 1;
+        return NB_OK;
+    }
+    if (!strcmp(name, "no-progress")) {
+        run->progress = 0;
+        return NB_OK;
+    }
+    return nb_cli_stage_set(run, name, v);
+}
+
+unsigned nb_cli_tier_states(const nb_cli_run *run, const nb_cli_tier *t)
+{
+    if (t->states)
+        return t->states;
+    return run->cache_states ? run->cache_states : t->tier->default_states;
+}
+
+int nb_cli_run_parse(int argc, char **argv, nb_cli_run *run)
+{
+    memset(run, 0, sizeof *run);
+    nb_bench_opts_default(&run->timing);
+    run->timing.cache = NB_CACHE_COLD;
+    run->tiers[0] = (nb_cli_tier){nb_tier_find("ntt"), NB_CLI_STATE(NB_CACHE_WARM) | NB_CLI_STATE(NB_CACHE_COLD)};
+    run->n_tiers = 1;
+    run->backend = NB_CLI_AUTO;
+    run->bits[0] = 60;
+    run->n_bits = 1;
+    run->directions = 1;
+    run->modes[0] = NB_MODE_PER_LAUNCH;
+    run->n_modes = 1;
+    run->progress = -1;
+    run->seed = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull;
+    const nb_cli_option *const tables[] = {run_options, nb_cli_timing_options,
+                                           nb_cli_stage_options, NULL};
+    for (int i = 0; i < argc;) {
+        const char *name, *value;
+        int r = nb_cli_next_option(argc, argv, &i, tables, &name, &value);
+        if (r < 0)
+            return NB_EXIT_USAGE;
+        if (r == 0) {
+            nb_set_error(NB_ERR_INVALID_ARG, "run: unexpected argument '%s'", argv[i]);
+            return NB_EXIT_USAGE;
+        }
+        if (set_run_option(run, name, value) != NB_OK)
+            return NB_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < run->n_tiers; i++)
+        if (run->timing.l2_persist >= 0 &&
+            (nb_cli_tier_states(run, &run->tiers[i]) & ~NB_CLI_STATE(NB_CACHE_WARM)))
+            return nb_set_error(NB_ERR_INVALID_ARG,
+                                "--l2-persist pins data in L2: use it with a warm cache only "
+                                "(--tier warm, or --cache warm)"),
+                   NB_EXIT_USAGE;
+    /* per-tier option checks happen when the tier runs (it knows its flags) */
+    nb_bench_opts probe = run->timing;
+    probe.l2_persist = -1;
+    if (nb_bench_opts_check(&probe) != NB_OK)
+        return NB_EXIT_USAGE;
+    return 0;
+}
+
+void nb_cli_run_help(FILE *f)
+{
+    fprintf(f, "usage: nttbench run [options]\n\n"
+               "Sweeps tiers x variants x directions x log N x limbs x prime bits x modes.\n"
+               "Every case is verified before timing (a wrong result is reported, never timed)\n"
+               "and again after the last sample.\n\nsweep options:\n");
+    nb_cli_print_options(f, run_options);
+    fprintf(f, "\ntiming options (NVBench names and defaults):\n");
+    nb_cli_print_options(f, nb_cli_timing_options);
+    if (nb_cli_stage_options[0].name) {
+        fprintf(f, "\nstage tier options:\n");
+        nb_cli_print_options(f, nb_cli_stage_options);
+    }
+    fprintf(f, "\nWithout options: --tier warm,cold on the GPU variants (--logn 16 --limbs "
+               "1,8,32)\nwhen a device is present, else on the CPU variants (--logn 16 "
+               "--limbs 1,8).\n"
+               "What is timed (--tier ntt, stage) and the cache state (--cache warm, cold;\n"
+               "--cold says what cold does) are separate choices: --tier stage --cache warm\n"
+               "times the stages with a warm cache.\n");
+}

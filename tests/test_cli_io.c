@@ -1,0 +1,391 @@
+/* Where nttbench writes and what survives: --output through symlinks,
+ * FIFOs, /dev/stdout and devices (never replaced), a directory refused, `check`
+ * honouring --output; a sweep interrupted by SIGINT or SIGTERM keeping its
+ * finished cases (exit 130 / 143, no temporary left); a failing case recorded
+ * while the sweep goes on; seeds recorded exactly (all 64 bits) and a run
+ * repeated from the recorded seed; a CPU + GPU list in `run` naming the GPU
+ * variant. Rejected inputs are rows of the bad-input table (clirows.h).
+ * argv: NTTBENCH TABLE-FILE. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/cli/cli.h"
+#pragma GCC diagnostic ignored "-Wunused-function" /* shared helpers this file does not use */
+#include "testutil.h"
+#include "cliutil.h"
+#include "clirows.h"
+
+#define QUICK "--variant", "cpu-harvey", "--tier", "warm", "--logn", "10", "--limbs", "1", \
+              "--min-time", "0.01", "--timeout", "1"
+
+static const char *const max_seed = "18446744073709551615"; /* 2^64 - 1 */
+
+/* 1 if dir/NAME contains `needle`. */
+static int file_has(const char *name, const char *needle)
+{
+    char *s = slurp(name);
+    int ok = strstr(s, needle) != NULL;
+    free(s);
+    return ok;
+}
+
+/* Number of entries of `dir` whose name contains ".tmp.". */
+static int temporaries_left(void)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strstr(e->d_name, ".tmp.") != NULL;
+    closedir(d);
+    return n;
+}
+
+/* ------------------------------------------------------------- output paths */
+
+/* Guards: a symlink at --output was replaced by a regular file. */
+static void test_output_follows_symlink(void **state)
+{
+    (void)state;
+    puts_file("target.csv", "old\n");
+    assert_int_equal(symlink("target.csv", at("link.csv")), 0);
+    assert_int_equal(run_v((const char *[]){"--format", "csv", "--output", at("link.csv"), "run",
+                                            QUICK, NULL}),
+                     0);
+    struct stat st;
+    assert_int_equal(lstat(at("link.csv"), &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_true(file_has("target.csv", "cpu-harvey"));
+    assert_int_equal(temporaries_left(), 0);
+}
+
+/* Guards: --output /dev/stdout printed nothing (a rename was attempted, and
+ * as root it replaced the system's /dev/stdout). As root the end-to-end check
+ * uses /proc/self/fd/1, where a faulty rename cannot land; /dev/stdout itself
+ * is then checked through its classification only. */
+static void test_output_dev_stdout_prints(void **state)
+{
+    (void)state;
+    const char *path = geteuid() == 0 ? "/proc/self/fd/1" : "/dev/stdout";
+    assert_int_equal(
+        run_v((const char *[]){"--format", "csv", "--output", path, "run", QUICK, NULL}), 0);
+    assert_true(file_has("out.txt", "tier,variant,backend"));
+    char resolved[PATH_MAX];
+    nb_output_kind k;
+    assert_int_equal(nb_output_classify("/dev/stdout", &k, resolved), NB_OK);
+    assert_int_equal(k, NB_OUTPUT_STDOUT);
+}
+
+/* Guards: a FIFO at --output was replaced by a regular file. */
+static void test_output_fifo_is_written_through(void **state)
+{
+    (void)state;
+    assert_int_equal(mkfifo(at("pipe"), 0600), 0);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "timeout 60 cat %s/pipe >%s/got.txt &", dir, dir);
+    assert_int_equal(system(cmd), 0);
+    int rc = run_v((const char *[]){"--format", "csv", "--output", at("pipe"), "run", QUICK, NULL});
+    struct stat st;
+    assert_int_equal(lstat(at("pipe"), &st), 0);
+    if (!S_ISFIFO(st.st_mode)) {
+        unlink(at("pipe"));
+        fail_msg("the FIFO was replaced (exit %d)", rc);
+    }
+    assert_int_equal(rc, 0);
+    for (int i = 0; i < 200 && !file_has("got.txt", "cpu-harvey"); i++)
+        usleep(50000); /* the reader flushes when the writer closes */
+    assert_true(file_has("got.txt", "cpu-harvey"));
+}
+
+/* Where each kind of path leads: devices (also behind a symlink) are written
+ * through, never replaced; regular files and new paths are replaced. */
+static void test_output_classification(void **state)
+{
+    (void)state;
+    char resolved[PATH_MAX];
+    nb_output_kind k;
+    assert_int_equal(nb_output_classify("/dev/null", &k, resolved), NB_OK);
+    assert_int_equal(k, NB_OUTPUT_STREAM);
+    assert_int_equal(symlink("/dev/null", at("null-link")), 0);
+    assert_int_equal(nb_output_classify(at("null-link"), &k, resolved), NB_OK);
+    assert_int_equal(k, NB_OUTPUT_STREAM);
+    assert_string_equal(resolved, "/dev/null");
+    assert_int_equal(nb_output_classify("-", &k, resolved), NB_OK);
+    assert_int_equal(k, NB_OUTPUT_STDOUT);
+    puts_file("plain.json", "{}\n");
+    assert_int_equal(nb_output_classify(at("plain.json"), &k, resolved), NB_OK);
+    assert_int_equal(k, NB_OUTPUT_REGULAR);
+    assert_int_equal(nb_output_classify(at("new.json"), &k, resolved), NB_OK);
+    assert_int_equal(k, NB_OUTPUT_NEW);
+    assert_int_equal(symlink("dangling-target.json", at("dangling")), 0);
+    assert_int_equal(nb_output_classify(at("dangling"), &k, resolved), NB_OK);
+    assert_int_equal(k, NB_OUTPUT_NEW);
+    assert_string_equal(resolved, at("dangling-target.json"));
+    assert_int_equal(nb_output_classify(dir, &k, resolved), NB_ERR_INVALID_ARG);
+    assert_int_equal(nb_output_classify(at("no-such-folder/r.json"), &k, resolved),
+                     NB_ERR_INVALID_ARG);
+    struct stat st;
+    assert_int_equal(stat("/dev/null", &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+}
+
+/* Guards: a directory at --output was found only after the whole sweep. */
+static void test_output_directory_is_refused(void **state)
+{
+    (void)state;
+    mkdir(at("folder"), 0700);
+    expect_error("a directory as --output",
+                 (const char *[]){"--output", at("folder"), "run", QUICK, NULL}, 2,
+                 "output 'DIR/folder' is a directory");
+    expect_error("--output in a folder that does not exist",
+                 (const char *[]){"--output", at("none/r.json"), "verify", NULL}, 2,
+                 "does not exist");
+}
+
+/* Guards: `check` ignored the global --output. */
+static void test_check_honours_output(void **state)
+{
+    (void)state;
+    puts_file("a.txt", "1\n2\n");
+    assert_int_equal(run_v((const char *[]){"--format", "json", "--output", at("c.json"), "check",
+                                            "--expected", at("a.txt"), "--actual", at("a.txt"),
+                                            NULL}),
+                     0);
+    json_t *j = load_json("c.json");
+    assert_true(json_is_true(json_object_get(j, "equal")));
+    json_decref(j);
+}
+
+/* ------------------------------------------------------------- interrupted sweeps */
+
+/* Starts a long sweep writing dir/NAME, waits until the first case is in the
+ * file, sends `sig` and returns the exit code. */
+static int interrupt_sweep(const char *name, int sig)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen(at("err.txt"), "w", stderr))
+            _exit(127);
+        setenv("OMP_NUM_THREADS", "1", 1);
+        execl(exe, exe, "--format", "json", "--output", at(name), "run", "--variant",
+              "cpu-harvey", "--tier", "warm", "--logn", "10:16", "--limbs", "1,2,4,8",
+              "--min-time", "0.3", (char *)NULL);
+        _exit(127);
+    }
+    struct stat st;
+    for (int i = 0; i < 1200 && stat(at(name), &st) != 0; i++)
+        usleep(50000);
+    kill(pid, sig);
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    if (!WIFEXITED(ws))
+        fail_msg("killed by signal %d instead of exiting", WTERMSIG(ws));
+    return WEXITSTATUS(ws);
+}
+
+/* Checks the interrupted report and records its row. */
+static void check_interrupted(const char *name, int rc, int want, const char *sig)
+{
+    char *e = slurp("err.txt");
+    hide_dir(e);
+    if (rc != want || !strstr(e, "nttbench: error: interrupted by "))
+        fail_msg("exit %d (want %d), stderr: %s", rc, want, e);
+    json_t *j = load_json(name);
+    assert_true(json_is_true(json_object_get(j, "interrupted")));
+    json_t *cases = json_object_get(j, "cases");
+    size_t i, ok = 0;
+    json_t *c;
+    json_array_foreach(cases, i, c) ok += !strcmp(json_string_value(json_object_get(c, "status")),
+                                                  "ok");
+    assert_true(ok >= 1);
+    assert_true(json_array_size(cases) < 28); /* cut short */
+    json_decref(j);
+    assert_int_equal(temporaries_left(), 0);
+    char *line = strstr(e, "nttbench: error: ");
+    line[strcspn(line, "\n")] = '\0';
+    char *count = strstr(line, "holds the "); /* how many finished depends on timing */
+    assert_non_null(count);
+    count += 10;
+    size_t digits = strspn(count, "0123456789");
+    assert_true(digits > 0);
+    *count = 'N';
+    memmove(count + 1, count + digits, strlen(count + digits) + 1);
+    if (table)
+        fprintf(table, "%s during a sweep\t--format json --output DIR/%s run --logn 10:16 ...\t"
+                       "%d\t%s\n",
+                sig, name, rc, line + 17);
+    free(e);
+}
+
+/* Guards: SIGINT lost every finished case (the report was written at the end). */
+static void test_sigint_keeps_finished_cases(void **state)
+{
+    (void)state;
+    check_interrupted("int.json", interrupt_sweep("int.json", SIGINT), 130, "SIGINT");
+}
+
+static void test_sigterm_keeps_finished_cases(void **state)
+{
+    (void)state;
+    check_interrupted("term.json", interrupt_sweep("term.json", SIGTERM), 143, "SIGTERM");
+}
+
+/* Guards: an out-of-memory case stopped the sweep and dropped the report.
+ * The case that cannot fit the address-space limit is now refused before it
+ * allocates (a size that cannot fit is bad input: exit 2); the sweep still
+ * records it and goes on to the next case. */
+static void test_failing_case_keeps_sweep_going(void **state)
+{
+    (void)state;
+#ifdef __SANITIZE_ADDRESS__
+    skip(); /* AddressSanitizer reserves more address space than the ulimit below allows */
+#endif
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "ulimit -v 1500000; OMP_NUM_THREADS=1 %s --format json --output %s/oom.json run "
+             "--variant cpu-harvey --tier warm --logn 16 --limbs 4096,1 --min-time 0.01 "
+             "--timeout 1 >/dev/null 2>%s/err.txt",
+             exe, dir, dir);
+    int st = system(cmd);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 2);
+    json_t *j = load_json("oom.json");
+    json_t *cases = json_object_get(j, "cases");
+    assert_int_equal(json_array_size(cases), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(cases, 0), "status")),
+                        "error");
+    assert_non_null(strstr(json_string_value(json_object_get(json_array_get(cases, 0), "message")),
+                           "of host memory"));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(cases, 1), "status")),
+                        "ok");
+    json_decref(j);
+    assert_int_equal(temporaries_left(), 0);
+}
+
+/* ------------------------------------------------------------- seeds */
+
+/* The "seed" of a JSON object as a string (the test fails when it is not one). */
+static const char *seed_of(json_t *o)
+{
+    json_t *s = json_object_get(o, "seed");
+    if (!json_is_string(s))
+        fail_msg("seed is not a decimal string");
+    return json_string_value(s);
+}
+
+/* Guards: the JSON cleared the seed's top bit (2^64 - 1 became 2^63 - 1). */
+static void test_seed_recorded_exactly(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){"--format", "json", "--output", at("v.json"),
+                                            "verify", "--variant", "cpu-harvey", "--logn", "10",
+                                            "--limbs", "1", "--bits", "36", "--seed", max_seed,
+                                            NULL}),
+                     0);
+    json_t *j = load_json("v.json");
+    assert_string_equal(seed_of(j), max_seed);
+    json_decref(j);
+    assert_int_equal(run_v((const char *[]){"--format", "json", "--output", at("r.json"), "run",
+                                            QUICK, "--seed", max_seed, NULL}),
+                     0);
+    j = load_json("r.json");
+    json_t *params = json_object_get(json_array_get(json_object_get(j, "cases"), 0), "params");
+    assert_string_equal(seed_of(params), max_seed);
+    json_decref(j);
+}
+
+/* Guards: the stage tier's derived seed (seed + k * 0x9E37) went negative. */
+static void test_stage_seed_stays_unsigned(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){"--format", "json", "--output", at("s.json"), "run",
+                                            "--tier", "stage", "--variant", "cpu-harvey",
+                                            "--preset", "test-tiny", "--stage", "rescale",
+                                            "--min-time", "0.01", "--timeout", "1", "--seed",
+                                            max_seed, NULL}),
+                     0);
+    json_t *j = load_json("s.json");
+    json_t *params = json_object_get(json_array_get(json_object_get(j, "cases"), 0), "params");
+    /* (2^64 - 1) + 0x9E37 * 4 wraps modulo 2^64 (rescale is the 4th stage) or
+     * the 1st of a one-stage list: either way a decimal without a sign */
+    const char *s = seed_of(params);
+    assert_true(s[0] >= '0' && s[0] <= '9');
+    assert_int_equal(strtoull(s, NULL, 10), 0x9E37ull - 1);
+    json_decref(j);
+}
+
+/* A time-based seed read back from the report reproduces the run: the same
+ * recorded seed, and the same verification outcome of the same inputs. */
+static void test_recorded_seed_reproduces_run(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){"--format", "json", "--output", at("t1.json"),
+                                            "verify", "--variant", "cpu-harvey", "--logn", "10",
+                                            "--limbs", "2", NULL}),
+                     0);
+    json_t *a = load_json("t1.json");
+    char seed[32];
+    snprintf(seed, sizeof seed, "%s", seed_of(a));
+    assert_int_equal(run_v((const char *[]){"--format", "json", "--output", at("t2.json"),
+                                            "verify", "--variant", "cpu-harvey", "--logn", "10",
+                                            "--limbs", "2", "--seed", seed, NULL}),
+                     0);
+    json_t *b = load_json("t2.json");
+    assert_string_equal(seed_of(b), seed);
+    assert_true(json_equal(json_object_get(a, "checks"), json_object_get(b, "checks")));
+    json_decref(a);
+    json_decref(b);
+}
+
+/* ------------------------------------------------------------- messages */
+
+/* Guards: `run` with a CPU + GPU list and no GPU said "gpu", not the variant. */
+static void test_run_mixed_list_names_gpu_variant(void **state)
+{
+    (void)state;
+    expect_gpu_variant_named("GPU variant in the list of run, no GPU", "run", "--logn");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s NTTBENCH [TABLE-FILE]\n", argv[0]);
+        return 2;
+    }
+    exe = argv[1];
+    if (argc > 2 && !(table = fopen(argv[2], "w"))) {
+        fprintf(stderr, "cannot write %s: %s\n", argv[2], strerror(errno));
+        return 2;
+    }
+    if (cli_scratch_create("nb-io-") != 0)
+        return 2;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_output_follows_symlink),
+        cmocka_unit_test(test_output_dev_stdout_prints),
+        cmocka_unit_test(test_output_fifo_is_written_through),
+        cmocka_unit_test(test_output_classification),
+        cmocka_unit_test(test_output_directory_is_refused),
+        cmocka_unit_test(test_check_honours_output),
+        cmocka_unit_test(test_sigint_keeps_finished_cases),
+        cmocka_unit_test(test_sigterm_keeps_finished_cases),
+        cmocka_unit_test(test_failing_case_keeps_sweep_going),
+        cmocka_unit_test(test_seed_recorded_exactly),
+        cmocka_unit_test(test_stage_seed_stays_unsigned),
+        cmocka_unit_test(test_recorded_seed_reproduces_run),
+        cmocka_unit_test(test_run_mixed_list_names_gpu_variant),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    if (table)
+        fclose(table);
+    cli_scratch_remove();
+    return rc;
+}
