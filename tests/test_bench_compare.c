@@ -143,7 +143,9 @@ static void test_two_percent_shift_is_detected(void **state)
     b.shift = 1.02;
     nb_compare_test t;
     assert_int_equal(verdict_of(&a, &b, &t), NB_VERDICT_SLOWER);
-    assert_true(t.lo < 1.02 && t.hi > 1.02 && t.lo > 1.01);
+    /* a 95 % interval misses the true ratio in 1 run of 20: assert only that it
+     * lies within 0.5 % of it (about 15 standard errors here) and excludes 1.01 */
+    assert_true(t.lo < 1.025 && t.hi > 1.015 && t.lo > 1.01);
     assert_true(t.p < 1e-6);
     b.shift = 1 / 1.02;
     assert_int_equal(verdict_of(&a, &b, &t), NB_VERDICT_FASTER);
