@@ -247,7 +247,10 @@ static void test_e2e_cpu_warm_cold_json(void **state)
         assert_string_equal(json_string_value(json_object_get(v, "after")), "pass");
         json_t *st = json_object_get(c, "stats");
         size_t n = (size_t)json_integer_value(json_object_get(st, "samples"));
-        assert_true(n >= 10);
+        /* min-samples (10) holds unless the timeout stopped the case first (a
+         * loaded host), which the report must then say */
+        const char *why = json_string_value(json_object_get(json_object_get(c, "stopping"), "reason"));
+        assert_true(n >= 10 || (n >= 1 && why && !strcmp(why, "timeout")));
         assert_int_equal(json_array_size(json_object_get(c, "samples_ns")), n);
         assert_int_equal(json_array_size(json_object_get(c, "sample_sm_clock_mhz")), n);
         double med = json_real_value(json_object_get(st, "median"));

@@ -228,7 +228,7 @@ static void assert_environment(const char *s)
 }
 
 static const char *const stage_args =
-    "run --tier stage --preset test-tiny --stage modup,rescale --rounding round "
+    "run --backend cpu --tier stage --preset test-tiny --stage modup,rescale --rounding round "
     "--min-samples 5 --min-time 0.005 --timeout 0.05 --max-noise 50 --progress";
 
 static void test_stage_run_outputs_carry_environment_and_ntt_table(void **state)

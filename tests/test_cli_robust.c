@@ -358,7 +358,7 @@ static void test_case_larger_than_memory_exits_2_at_once(void **state)
     table_mask_after = "of host memory, ";
     expect_error("case larger than memory",
                  (const char *[]){"run", "--variant", "cpu-harvey", "--tier", "warm", "--logn",
-                                  "17", "--limbs", "4096", NULL},
+                                  "17", "--limbs", "4096", "--no-progress", NULL},
                  2, "needs 28.0 GiB (30064771072 bytes) of host memory");
     table_mask_after = NULL;
     child_as_limit = 0;
