@@ -292,3 +292,16 @@ int nb_cli_fail_no_gpu(const nb_ntt_variant *const *vars, size_t nv)
         snprintf(msg, sizeof msg, "%.500s (--backend gpu)", nb_last_error());
     return nb_cli_fail(NB_ERR_NO_DEVICE, msg);
 }
+
+nb_status nb_cli_parse_backend(const char *v, nb_cli_backend *out)
+{
+    if (!strcmp(v, "cpu"))
+        *out = NB_CLI_CPU;
+    else if (!strcmp(v, "gpu"))
+        *out = NB_CLI_GPU;
+    else if (!strcmp(v, "auto"))
+        *out = NB_CLI_AUTO;
+    else
+        return nb_set_error(NB_ERR_INVALID_ARG, "--backend '%s': cpu, gpu or auto", v);
+    return NB_OK;
+}

@@ -69,6 +69,8 @@ void nb_cli_print_options(FILE *f, const nb_cli_option *table);
 /* ------------------------------------------------------------- the run */
 
 typedef enum nb_cli_backend { NB_CLI_AUTO = -1, NB_CLI_CPU = 0, NB_CLI_GPU = 1 } nb_cli_backend;
+/* --backend of every command: "cpu", "gpu" or "auto"; NB_ERR_INVALID_ARG naming the value otherwise. */
+nb_status nb_cli_parse_backend(const char *v, nb_cli_backend *out);
 
 /* One tier of a run and the cache states it runs in (bit (1 << state) each;
  * 0 = the states --cache names, else the tier's defaults). */

@@ -162,14 +162,10 @@ int nb_cmd_calibrate(int argc, char **argv, nb_format fmt, const char *output, i
         }
         nb_status st;
         if (!strcmp(n, "backend")) {
-            if (!strcmp(v, "cpu"))
-                backend = 0;
-            else if (!strcmp(v, "gpu"))
-                backend = 1;
-            else if (!strcmp(v, "auto"))
-                backend = -1;
-            else
-                return nb_cli_fail(NB_ERR_INVALID_ARG, "--backend: cpu, gpu or auto");
+            nb_cli_backend b;
+            if (nb_cli_parse_backend(v, &b) != NB_OK)
+                return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+            backend = (int)b;
         } else if (nb_cli_timing_set(&o, n, v, &st) && st != NB_OK) {
             return nb_cli_fail(st, nb_last_error());
         }

@@ -249,9 +249,10 @@ static nb_status set_verify_option(verify_args *a, const char *n, const char *v)
         return nb_cli_parse_words(v, n, &a->vstore, a->vnames, NB_CLI_MAX_LIST, &a->nvn);
     }
     if (!strcmp(n, "backend")) {
-        a->backend = !strcmp(v, "cpu") ? 0 : !strcmp(v, "gpu") ? 1 : !strcmp(v, "auto") ? -1 : -2;
-        return a->backend == -2 ? nb_set_error(NB_ERR_INVALID_ARG, "--backend: cpu, gpu or auto")
-                                : NB_OK;
+        nb_cli_backend b;
+        NB_TRY(nb_cli_parse_backend(v, &b));
+        a->backend = (int)b;
+        return NB_OK;
     }
     if (!strcmp(n, "logn"))
         return nb_cli_parse_ulist(v, n, NB_MIN_LOG_N, NB_MAX_LOG_N, a->logn, NB_CLI_MAX_LIST,

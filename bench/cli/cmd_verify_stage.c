@@ -155,9 +155,10 @@ static nb_status set_arg(stage_args *a, const char *name, const char *v)
                                   &a->n_variants);
     }
     if (!strcmp(name, "backend")) {
-        a->backend = !strcmp(v, "cpu") ? 0 : !strcmp(v, "gpu") ? 1 : !strcmp(v, "auto") ? -1 : -2;
-        return a->backend == -2 ? nb_set_error(NB_ERR_INVALID_ARG, "--backend: cpu, gpu or auto")
-                                : NB_OK;
+        nb_cli_backend b;
+        NB_TRY(nb_cli_parse_backend(v, &b));
+        a->backend = (int)b;
+        return NB_OK;
     }
     if (!strcmp(name, "level"))
         return nb_cli_parse_ulist(v, name, 0, 255, a->levels, NB_CLI_MAX_LIST, &a->n_levels);

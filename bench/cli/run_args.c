@@ -177,15 +177,7 @@ static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v
                                   &run->n_variants);
     }
     if (!strcmp(name, "backend")) {
-        if (!strcmp(v, "cpu"))
-            run->backend = NB_CLI_CPU;
-        else if (!strcmp(v, "gpu"))
-            run->backend = NB_CLI_GPU;
-        else if (!strcmp(v, "auto"))
-            run->backend = NB_CLI_AUTO;
-        else
-            return nb_set_error(NB_ERR_INVALID_ARG, "--backend '%s': cpu, gpu or auto", v);
-        return NB_OK;
+        return nb_cli_parse_backend(v, &run->backend);
     }
     if (!strcmp(name, "logn")) {
         run->given_logn = 1;

@@ -141,7 +141,7 @@ nb_status nb_mann_whitney(const double *x, size_t nx, const double *y, size_t ny
         return nb_set_error(NB_ERR_INVALID_ARG, "Mann-Whitney: NULL result");
     NB_TRY(check_sample(x, nx, "Mann-Whitney, first sample"));
     NB_TRY(check_sample(y, ny, "Mann-Whitney, second sample"));
-    double rx, ties;
+    double rx = 0.0, ties = 0.0; /* set by rank_sum on success */
     NB_TRY(rank_sum(x, nx, y, ny, &rx, &ties));
     const double m = (double)nx, n = (double)ny, big_n = m + n;
     memset(out, 0, sizeof *out);
