@@ -3,7 +3,8 @@
  * docs/variants.md and docs/tuning.md have the measured reasons).
  *
  *  - Every size runs as an N1 x N2 matrix (N1 = 2^k1 rows, N2 = 2^k2
- *    columns, k1 = floor(log N / 2)): a column kernel runs the k1 stages on
+ *    columns, k1 = floor(log N / 2), one less for small calls at
+ *    log N >= 16): a column kernel runs the k1 stages on
  *    the high index bits, a row kernel the k2 stages on the low bits
  *    (forward: columns then rows; inverse: rows then columns). log N <= 13
  *    is split too: gpu-regs' one block per limb leaves the device idle below
@@ -23,7 +24,10 @@
  *    nb_shoup_recover), XOR-swizzled against bank conflicts.
  *  - The second kernel is launched with programmatic dependent launch
  *    (sm_90): scheduled early, it stages its twiddles and waits for the
- *    first kernel's results.
+ *    first kernel's results. Small calls, and large forward calls from 2^21
+ *    coefficients, trigger it at the first kernel's start (one limb at
+ *    N = 2^16, forward, cold: 8.9 us against 10.2 triggered after the
+ *    butterflies).
  *  - Values stay lazy ([0, 4q) forward, [0, 2q) inverse) until the last
  *    stage: the forward row kernel reduces to [0, q) before its store, the
  *    inverse column kernel folds N^-1 into its top stage. */
@@ -47,18 +51,29 @@ constexpr int SHAPE_LARGE = 1, SHAPE_SMALL = 4; /* the two shapes choose_shape p
 constexpr int shape_threads(int s) { return s == 0 ? 32 : s == 1 ? 128 : s == 2 ? 256 : s == 3 ? 64 : 128; }
 constexpr int shape_rlog(int s) { return s == 3 ? 3 : s == 4 ? 2 : 4; }
 
+/* log2 of the column transform size (N1) the plan's column table holds. */
+constexpr unsigned cols_log(unsigned log_n) { return log_n / 2; }
+
+/* log2 of the column transform size of block shape S: the small shape at
+ * log N >= 16 uses 2^(k1-1)-point columns (a warp then reads 32-byte runs
+ * per row instead of 16; the row kernel keeps 128 blocks per limb). */
+constexpr int shape_cols_log(int log_n, int s)
+{
+    return (int)cols_log((unsigned)log_n) - (s == SHAPE_SMALL && log_n >= 16 ? 1 : 0);
+}
+
 /* The phase (K, ROWS) of a 2^LOGN-point transform in block shape S. */
 template <int LOGN, int K, bool ROWS, int S>
-using FastPhase = Phase<LOGN, K, ROWS, shape_rlog(S), shape_threads(S)>;
+using FastPhase = Phase<LOGN, K, ROWS, shape_rlog(S), shape_threads(S), (int)cols_log(LOGN)>;
 
 /* The phase kernel (phase_body in gpu_reg_passes.cuh has the contract). */
-template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND>
+template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND, bool EARLY>
 __global__ void __launch_bounds__(FastPhase<LOGN, K, ROWS, S>::THREADS,
                                   FastPhase<LOGN, K, ROWS, S>::MIN_BLOCKS)
 fast_phase(uint64_t *__restrict__ data, const typename FastPhase<LOGN, K, ROWS, S>::TT *__restrict__ tw,
            const nb_gpu_limb *__restrict__ limbs, size_t first)
 {
-    phase_body<FastPhase<LOGN, K, ROWS, S>, INV, FIRST, SECOND>(data, tw, limbs, first);
+    phase_body<FastPhase<LOGN, K, ROWS, S>, INV, FIRST, SECOND, EARLY>(data, tw, limbs, first);
 }
 
 /* What one launch of a phase needs to know about the call. */
@@ -85,52 +100,80 @@ int choose_shape(unsigned log_n, size_t count)
     return SHAPE_LARGE;
 }
 
+/* Whether the first kernel of a call triggers the second at its start
+ * (measured, docs/tuning.md): always in the small shape (the two grids fit
+ * the device side by side, and the second stages its twiddles meanwhile);
+ * in the large shape only forward from 2^21 coefficients (the column
+ * kernel's last wave then overlaps the row kernel's twiddle staging; below,
+ * and for the inverse's row kernel, the early blocks crowd the first grid). */
+bool early_trigger(const call_ctx &x, bool inverse)
+{
+    if (x.shape == SHAPE_SMALL)
+        return true;
+    return !inverse && (x.count << x.p->log_n) >= ((size_t)1 << 21);
+}
+
 /* Launches phase (K, ROWS, S) over the call's limbs; a SECOND kernel always
  * with programmatic dependent launch (measured: never slower than without,
  * up to 1.5 us faster; the blocks of the second kernel only stage twiddles
  * before they wait). */
-template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND>
+template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND, bool EARLY>
 nb_status launch_shape(const call_ctx &x)
 {
     return launch<FastPhase<LOGN, K, ROWS, S>, INV, SECOND>(
-        fast_phase<INV, LOGN, K, ROWS, S, FIRST, SECOND>, x.p, x.data, x.first, x.count, x.s,
-        x.configure, [](size_t, size_t) { return true; });
+        fast_phase<INV, LOGN, K, ROWS, S, FIRST, SECOND, EARLY>, x.p, x.data, x.first, x.count,
+        x.s, x.configure, [](size_t, size_t) { return true; });
 }
 
-/* One phase in the call's block shape (configure: both shapes the rule
- * uses; only those two are instantiated). */
-template <bool INV, int LOGN, int K, bool ROWS, bool FIRST, bool SECOND>
-nb_status launch_phase(const call_ctx &x)
+/* The first kernel of a call, with the trigger early_trigger chooses
+ * (configure: every version the rule can choose). */
+template <bool INV, int LOGN, int K, bool ROWS, int S>
+nb_status launch_first(const call_ctx &x)
 {
-    if (x.configure)
-        NB_TRY((launch_shape<INV, LOGN, K, ROWS, SHAPE_SMALL, FIRST, SECOND>(x)));
-    if (x.shape == SHAPE_SMALL && !x.configure)
-        return launch_shape<INV, LOGN, K, ROWS, SHAPE_SMALL, FIRST, SECOND>(x);
-    return launch_shape<INV, LOGN, K, ROWS, SHAPE_LARGE, FIRST, SECOND>(x);
+    constexpr bool ALWAYS = S == SHAPE_SMALL, NEVER = S == SHAPE_LARGE && INV;
+    if constexpr (ALWAYS || NEVER) {
+        return launch_shape<INV, LOGN, K, ROWS, S, true, false, ALWAYS>(x);
+    } else {
+        if (x.configure || early_trigger(x, INV))
+            NB_TRY((launch_shape<INV, LOGN, K, ROWS, S, true, false, true>(x)));
+        if (!x.configure && early_trigger(x, INV))
+            return NB_OK;
+        return launch_shape<INV, LOGN, K, ROWS, S, true, false, false>(x);
+    }
 }
 
-/* log2 of the column transform size (N1) for each log N. */
-constexpr unsigned cols_log(unsigned log_n) { return log_n / 2; }
-
-template <int LOGN> struct Size {
-    static constexpr int K1 = cols_log(LOGN), K2 = LOGN - K1;
+/* One call in block shape S: forward columns then rows, inverse rows then
+ * columns. */
+template <int LOGN, int S> struct Size {
+    static constexpr int K1 = shape_cols_log(LOGN, S), K2 = LOGN - K1;
     static nb_status forward(const call_ctx &x)
     {
-        NB_TRY((launch_phase<false, LOGN, K1, false, true, false>(x)));
-        return launch_phase<false, LOGN, K2, true, false, true>(x);
+        NB_TRY((launch_first<false, LOGN, K1, false, S>(x)));
+        return launch_shape<false, LOGN, K2, true, S, false, true, false>(x);
     }
     static nb_status inverse(const call_ctx &x)
     {
-        NB_TRY((launch_phase<true, LOGN, K2, true, true, false>(x)));
-        return launch_phase<true, LOGN, K1, false, false, true>(x);
+        NB_TRY((launch_first<true, LOGN, K2, true, S>(x)));
+        return launch_shape<true, LOGN, K1, false, S, false, true, false>(x);
     }
 };
+
+/* A call of size 2^LOGN in the call's shape (configure: both shapes). */
+template <int LOGN> nb_status run_size(const call_ctx &x, bool inverse)
+{
+    if (x.configure || x.shape == SHAPE_SMALL)
+        NB_TRY((inverse ? Size<LOGN, SHAPE_SMALL>::inverse(x)
+                        : Size<LOGN, SHAPE_SMALL>::forward(x)));
+    if (!x.configure && x.shape == SHAPE_SMALL)
+        return NB_OK;
+    return inverse ? Size<LOGN, SHAPE_LARGE>::inverse(x) : Size<LOGN, SHAPE_LARGE>::forward(x);
+}
 
 nb_status dispatch(const call_ctx &x, bool inverse)
 {
 #define NB_FAST_CASE(LOGN)                                                                     \
     case LOGN:                                                                                 \
-        return inverse ? Size<LOGN>::inverse(x) : Size<LOGN>::forward(x);
+        return run_size<LOGN>(x, inverse);
     switch (x.p->log_n) {
         NB_FAST_CASE(10)
         NB_FAST_CASE(11)
@@ -182,7 +225,8 @@ nb_status inverse(void *plan, uint64_t *data, size_t first, size_t count, void *
 extern "C" const nb_ntt_variant nb_variant_gpu_fast = {
     /* .name = */ NB_GPU_FAST_NAME,
     /* .description = */ "GPU register NTT, shape per call: column + row kernels with PDL; "
-                         "N*L <= 2^18 (2^20 at log N <= 14): 4 coefficients/thread; larger: 16; "
+                         "N*L <= 2^18 (2^20 at log N <= 14): 4 coefficients/thread, "
+                         "2^(logN/2-1)-point columns at log N >= 16; larger: 16; "
                          "128-thread blocks",
     /* .backend = */ NB_BACKEND_GPU,
     /* .min_log_n = */ FAST_MIN_LOG_N,

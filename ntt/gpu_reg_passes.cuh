@@ -26,9 +26,12 @@ constexpr int SM_THREADS = 768; /* resident threads per SM the register budget a
  * 2^(LOGN-K) x 2^K (rows) or 2^K x 2^(LOGN-K) (columns) matrix, 2^R
  * coefficients per thread, TILE transforms per block of about BLOCK threads
  * (fewer when a limb has fewer transforms, more when one transform needs
- * more). K == LOGN: one row kernel for the whole limb. */
-template <int LOGN, int K, bool ROWS, int R_, int BLOCK> struct Phase {
-    static constexpr int LOGN_ = LOGN, K_ = K;
+ * more). K == LOGN: one row kernel for the whole limb. KS (columns, K <= KS):
+ * log2 of the per-limb stride of the plan's column table, whose first 2^K
+ * entries are this phase's twiddles. */
+template <int LOGN, int K, bool ROWS, int R_, int BLOCK, int KS = K> struct Phase {
+    static_assert(ROWS || K <= KS, "a column phase reads a prefix of its limb's column table");
+    static constexpr int LOGN_ = LOGN, K_ = K, KS_ = KS;
     static constexpr bool ROWS_ = ROWS;
     static constexpr int R = R_, RV = 1 << R;       /* coefficients per thread */
     static constexpr int TPT = 1 << (K - R);        /* threads per transform */
@@ -210,9 +213,10 @@ __device__ __forceinline__ void rows_store_coalesced(const uint64_t (&v)[RV], ui
  * {w, w_shoup} pairs (the first 2^K entries of each limb). Forward output of
  * a row phase in [0, q), other forward phases [0, 4q); inverse [0, 2q) except
  * the INV_FINAL phase, which scales by N^-1 into [0, q). FIRST: another
- * kernel follows (PDL trigger); SECOND: waits on the previous kernel's
- * results. */
-template <class PH, bool INV, bool FIRST, bool SECOND>
+ * kernel follows (PDL trigger: at the start when EARLY, so that its blocks
+ * stage their twiddles while this kernel runs; else after the butterflies);
+ * SECOND: waits on the previous kernel's results. */
+template <class PH, bool INV, bool FIRST, bool SECOND, bool EARLY = false>
 __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data,
                                            const typename PH::TT *__restrict__ tw,
                                            const nb_gpu_limb *__restrict__ limbs, size_t first)
@@ -244,10 +248,12 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data,
                 nb_gpu_cp_async8(&stw[tw_slot(n + i)], &src[i]);
         }
     } else {
-        const TT *twl = tw + ((size_t)l << K);
+        const TT *twl = tw + ((size_t)l << PH::KS_);
         for (uint32_t i = tid; i < (1u << K); i += PH::THREADS)
             nb_gpu_cp_async16(&stw[i], &twl[i]);
     }
+    if constexpr (FIRST && EARLY)
+        nb_gpu_pdl_launch_dependents();
     if constexpr (SECOND)
         nb_gpu_pdl_wait();
     uint64_t *a = data + ((size_t)blockIdx.y << LOGN);
@@ -296,7 +302,7 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data,
         }
         run_pass<INV, K, PP::LO, PP::HI, PP::WL, SCALE>(v, elem_base<PP::WL, R>(t), twa, q, c);
     });
-    if constexpr (FIRST)
+    if constexpr (FIRST && !EARLY)
         nb_gpu_pdl_launch_dependents();
 
     if constexpr (!INV && ROWS) { /* forward output: [0, 4q) -> [0, q) */
