@@ -232,6 +232,8 @@ static void test_gpu_baseconv_matches_cpu(void **state)
     check_baseconv(10, 62, 100, 20); /* partial reductions in 128 bits */
     check_baseconv(8, 55, 200, 30);  /* 50 KiB of shared memory: above the 48 KiB default */
     check_baseconv(5, 40, 3, 7);     /* N below one tile */
+    check_baseconv(9, 45, 1, 37);    /* one source prime; a last group of one target */
+    check_baseconv(10, 62, 150, 45); /* table in global memory, partial reductions */
 }
 
 int main(void)
