@@ -14,11 +14,12 @@
  *    passes (Harvey lazy butterflies, Shoup twiddles from ntt/arith.h),
  *    exchanging through padded shared memory between passes. Calls of up to
  *    2^18 coefficients (one limb up to N = 2^17, ..., 64 limbs at N = 2^12;
- *    up to 2^20 at log N <= 14) are latency-bound and use R = 2 in 128-thread
- *    blocks: the shortest dependent chain per thread and the most threads
- *    per limb (one limb at N = 2^16, cold: 10.2 us, against 11.7 with R = 3
- *    and 14.3 to 15.3 with R = 4). Larger calls use R = 4 in 128-thread
- *    blocks (fewer exchanges; ~5 % faster than gpu-regs' 256 threads).
+ *    2^19 forward; up to 2^20 at log N <= 14) are latency-bound and use
+ *    R = 2 in 128-thread blocks: the shortest dependent chain per thread and
+ *    the most threads per limb (one limb at N = 2^16, cold: 10.2 us, against
+ *    11.7 with R = 3 and 14.3 to 15.3 with R = 4, before the early trigger).
+ *    Larger calls use R = 4 in 128-thread blocks (fewer exchanges; ~5 %
+ *    faster than gpu-regs' 256 threads).
  *  - Twiddles are staged in shared memory with cp.async at kernel start:
  *    columns as {w, w_shoup} pairs, rows as w_shoup only (w recovered with
  *    nb_shoup_recover), XOR-swizzled against bank conflicts.
@@ -87,15 +88,17 @@ typedef struct {
 } call_ctx;
 
 /* The block shape of a call of `count` limbs of size 2^log_n, measured
- * (docs/tuning.md): calls of up to 2^18 coefficients (and up to 2^20 at
+ * (docs/tuning.md): calls of up to 2^18 coefficients (2^19 forward, where
+ * the early trigger makes the small shape 5-7 % faster cold; up to 2^20 at
  * log N <= 14) are latency-bound and run 4 coefficients per thread in
  * 128-thread blocks (the shortest dependent chain per thread, the most
  * threads per limb); larger calls run 16 per thread in 128-thread blocks
  * (fewest exchanges; ~5 % faster than 256-thread blocks). */
-int choose_shape(unsigned log_n, size_t count)
+int choose_shape(unsigned log_n, size_t count, bool inverse)
 {
     const size_t coeffs = count << log_n;
-    if (coeffs <= (size_t)1 << 18 || (log_n <= 14 && coeffs <= (size_t)1 << 20))
+    const unsigned small_log = inverse ? 18 : 19;
+    if (coeffs <= (size_t)1 << small_log || (log_n <= 14 && coeffs <= (size_t)1 << 20))
         return SHAPE_SMALL;
     return SHAPE_LARGE;
 }
@@ -206,7 +209,7 @@ nb_status run(void *plan, bool inverse, uint64_t *data, size_t first, size_t cou
     NB_TRY(check_aligned(data, NB_GPU_FAST_NAME));
     const Plan *p = (const Plan *)plan;
     const call_ctx x = {p, data, first, count, (cudaStream_t)stream, false,
-                        choose_shape(p->log_n, count)};
+                        choose_shape(p->log_n, count, inverse)};
     return dispatch(x, inverse);
 }
 
@@ -225,7 +228,7 @@ nb_status inverse(void *plan, uint64_t *data, size_t first, size_t count, void *
 extern "C" const nb_ntt_variant nb_variant_gpu_fast = {
     /* .name = */ NB_GPU_FAST_NAME,
     /* .description = */ "GPU register NTT, shape per call: column + row kernels with PDL; "
-                         "N*L <= 2^18 (2^20 at log N <= 14): 4 coefficients/thread, "
+                         "N*L <= 2^18 (forward 2^19; 2^20 at log N <= 14): 4 coefficients/thread, "
                          "2^(logN/2-1)-point columns at log N >= 16; larger: 16; "
                          "128-thread blocks",
     /* .backend = */ NB_BACKEND_GPU,

@@ -11,6 +11,7 @@
 #   stage : the stage tier (modup, moddown, keyswitch, rescale) of ckks16-l30-d3
 #           for every GPU variant ($STAGE_VARIANTS), with breakdown and
 #           micro-benchmarks
+#   gpu   : the GPU tests and the sanitizer runs of `check`, without the CPU tests
 #   gpuntt: the GPU NTT test (bit-exact against cpu-harvey and GMP) alone
 #   results: the full table of docs/results.md: warm + cold of every GPU variant
 #           at log N 12..17 x L 1..64, forward and inverse -> $OUT/results.json,
@@ -109,6 +110,13 @@ if has stage; then
         --format json --output "$OUT/stage.json" > "$OUT/stage.txt" 2> "$OUT/stage.err"
     stamp "stage tier rc=$?"
     cat "$OUT/stage.txt" >> "$summary"
+fi
+if has gpu; then # the GPU tests and the sanitizers alone (after a GPU-only change)
+    meson test -C "$B" --no-rebuild --suite gpu --num-processes 4 --print-errorlogs > "$OUT/tests.log" 2>&1
+    stamp "meson test --suite gpu rc=$?"
+    grep -E "^ *[0-9]+/[0-9]+ |^Ok:|^Fail:|^Skipped:" "$OUT/tests.log" | tee -a "$summary"
+    sanitize_all
+    stamp "sanitizers done"
 fi
 if has gpuntt; then
     meson test -C "$B" --no-rebuild --print-errorlogs gpu_ntt > "$OUT/tests.log" 2>&1
