@@ -2,7 +2,7 @@
  *  - fused fast base conversion: one block stages [x_i * qhat_i^-1]_{q_i} of
  *    32 coefficients (and the conversion table when it fits) in shared
  *    memory (phase 1), then its threads accumulate sum_i y_i * (qhat_i mod
- *    b_j) for four targets at a time in 128 bits and reduce once per output
+ *    b_j) for two targets at a time in 128 bits and reduce once per output
  *    (phase 2; a partial reduction every `chunk` products only when more
  *    source primes than that could overflow 128 bits);
  *  - the key-switch inner product over all digits, 128-bit accumulation and
@@ -22,7 +22,7 @@
 
 #define CONV_TILE 32   /* coefficients per conversion block (one warp wide) */
 #define CONV_GROUPS 8  /* target groups per block (largest blockDim.y)      */
-#define CONV_TARGETS 4 /* targets per thread at a time                      */
+#define CONV_TARGETS 2 /* targets per thread at a time                      */
 #define EW_THREADS 256 /* elementwise kernels: threads per block             */
 
 namespace { /* kernels have internal linkage: no clash with other modules */
@@ -46,8 +46,11 @@ __device__ __forceinline__ void mac128(uint64_t &lo, uint64_t &hi, uint64_t a, u
  * sums with one reduction per output (and one every `chunk` products when
  * more source primes than that could overflow 128 bits). Measured on the
  * H100 (ckks16-l30-d3 key switch, 5 conversions of 11 -> 31 primes): the
- * table in shared memory instead of broadcast global loads takes the
- * conversions from 216 to 199 us. */
+ * table in shared memory instead of broadcast global loads took the
+ * conversions from 216 to 199 us; two targets per thread (48 registers,
+ * 5 blocks per SM) instead of four (74, 3 blocks) from 206 to 197 us. The
+ * kernel is not bound by the multiply-add chains: 2, 4 or 8 targets per
+ * thread with the table in global memory all took 213-220 us. */
 template <bool HS>
 __global__ void __launch_bounds__(CONV_TILE *CONV_GROUPS)
     conv_kernel(nb_conv_view v, uint64_t *__restrict__ out, const uint64_t *__restrict__ in,
