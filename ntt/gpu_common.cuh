@@ -187,6 +187,35 @@ static __device__ __forceinline__ void nb_gpu_cp_async8(void *smem_dst, const vo
     const unsigned s = (unsigned)__cvta_generic_to_shared(smem_dst);
     asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(s), "l"(src) : "memory");
 }
+/* L2 evict-first variants, for data the kernel reads once and that no later
+ * kernel of the same call rereads: a row phase's twiddles (8-byte copy), and
+ * coefficients the loading kernel overwrites in place (__ldcs). Their lines
+ * go first when L2 fills, so the other kernel's working set stays. */
+static __device__ __forceinline__ void nb_gpu_cp_async8_evict_first(void *smem_dst, const void *src)
+{
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem_dst);
+    uint64_t pol;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(pol));
+    asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 8, %2;\n" ::"r"(s), "l"(src),
+                 "l"(pol)
+                 : "memory");
+}
+template <bool EVICT_FIRST> static __device__ __forceinline__ uint64_t nb_gpu_ld(const uint64_t *p)
+{
+    if constexpr (EVICT_FIRST)
+        return __ldcs(reinterpret_cast<const unsigned long long *>(p));
+    else
+        return *p;
+}
+template <bool EVICT_FIRST>
+static __device__ __forceinline__ ulonglong2 nb_gpu_ld2(const uint64_t *p)
+{
+    if constexpr (EVICT_FIRST)
+        return __ldcs(reinterpret_cast<const ulonglong2 *>(p));
+    else
+        return *reinterpret_cast<const ulonglong2 *>(p);
+}
+
 static __device__ __forceinline__ void nb_gpu_cp_async_wait_all()
 {
     asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");

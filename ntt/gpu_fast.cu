@@ -15,11 +15,14 @@
  *    exchanging through padded shared memory between passes. Calls of up to
  *    2^18 coefficients (one limb up to N = 2^17, ..., 64 limbs at N = 2^12;
  *    2^19 forward; up to 2^20 at log N <= 14) are latency-bound and use
- *    R = 2 in 128-thread blocks: the shortest dependent chain per thread and
- *    the most threads per limb (one limb at N = 2^16, cold: 10.2 us, against
- *    11.7 with R = 3 and 14.3 to 15.3 with R = 4, before the early trigger).
+ *    R = 2 in 128-thread blocks: the shortest
+ *    dependent chain per thread and the most threads per limb (one limb at
+ *    N = 2^16, cold: 10.2 us, against 11.7 with R = 3 and 14.3 to 15.3 with
+ *    R = 4, before the early trigger).
  *    Larger calls use R = 4 in 128-thread blocks (fewer exchanges; ~5 %
- *    faster than gpu-regs' 256 threads).
+ *    faster than gpu-regs' 256 threads). Up to 2^22 coefficients their
+ *    coefficient loads and row twiddles are L2 evict-first, so that the
+ *    intermediate between the two kernels stays in L2 (log N 16, L = 64).
  *  - Twiddles are staged in shared memory with cp.async at kernel start:
  *    columns as {w, w_shoup} pairs, rows as w_shoup only (w recovered with
  *    nb_shoup_recover), XOR-swizzled against bank conflicts.
@@ -47,10 +50,16 @@ using namespace nb_regpass;
 
 /* Block shapes: threads per block and log2 of the coefficients per thread.
  * S 0..2: 16 coefficients in 32, 128, 256 threads; S 3: 8 coefficients in 64
- * threads; S 4: 4 coefficients in 128 threads. */
-constexpr int SHAPE_LARGE = 1, SHAPE_SMALL = 4; /* the two shapes choose_shape picks */
-constexpr int shape_threads(int s) { return s == 0 ? 32 : s == 1 ? 128 : s == 2 ? 256 : s == 3 ? 64 : 128; }
+ * threads; S 4: 4 coefficients in 128 threads; S 5: shape 1 without L2
+ * evict-first hints. */
+constexpr int SHAPE_LARGE = 1, SHAPE_SMALL = 4, SHAPE_HUGE = 5; /* what choose_shape picks */
+constexpr int shape_threads(int s) { return s == 0 ? 32 : s == 2 ? 256 : s == 3 ? 64 : 128; }
 constexpr int shape_rlog(int s) { return s == 3 ? 3 : s == 4 ? 2 : 4; }
+/* Whether shape S marks its coefficient loads and row twiddles L2
+ * evict-first (phase_body): measured in the large shape up to 2^22
+ * coefficients, where the intermediate then stays in L2 (log N 16, L = 64,
+ * forward, cold: 84.2 -> 79.1 us); neutral or up to 1 % slower elsewhere. */
+constexpr bool shape_evict_first(int s) { return s == SHAPE_LARGE; }
 
 /* log2 of the column transform size (N1) the plan's column table holds. */
 constexpr unsigned cols_log(unsigned log_n) { return log_n / 2; }
@@ -74,7 +83,8 @@ __global__ void __launch_bounds__(FastPhase<LOGN, K, ROWS, S>::THREADS,
 fast_phase(uint64_t *__restrict__ data, const typename FastPhase<LOGN, K, ROWS, S>::TT *__restrict__ tw,
            const nb_gpu_limb *__restrict__ limbs, size_t first)
 {
-    phase_body<FastPhase<LOGN, K, ROWS, S>, INV, FIRST, SECOND, EARLY>(data, tw, limbs, first);
+    phase_body<FastPhase<LOGN, K, ROWS, S>, INV, FIRST, SECOND, EARLY, shape_evict_first(S)>(
+        data, tw, limbs, first);
 }
 
 /* What one launch of a phase needs to know about the call. */
@@ -93,14 +103,15 @@ typedef struct {
  * log N <= 14) are latency-bound and run 4 coefficients per thread in
  * 128-thread blocks (the shortest dependent chain per thread, the most
  * threads per limb); larger calls run 16 per thread in 128-thread blocks
- * (fewest exchanges; ~5 % faster than 256-thread blocks). */
+ * (fewest exchanges; ~5 % faster than 256-thread blocks), with L2
+ * evict-first hints up to 2^22 coefficients. */
 int choose_shape(unsigned log_n, size_t count, bool inverse)
 {
     const size_t coeffs = count << log_n;
     const unsigned small_log = inverse ? 18 : 19;
     if (coeffs <= (size_t)1 << small_log || (log_n <= 14 && coeffs <= (size_t)1 << 20))
         return SHAPE_SMALL;
-    return SHAPE_LARGE;
+    return coeffs <= (size_t)1 << 22 ? SHAPE_LARGE : SHAPE_HUGE;
 }
 
 /* Whether the first kernel of a call triggers the second at its start
@@ -108,7 +119,8 @@ int choose_shape(unsigned log_n, size_t count, bool inverse)
  * the device side by side, and the second stages its twiddles meanwhile);
  * in the large shape only forward from 2^21 coefficients (the column
  * kernel's last wave then overlaps the row kernel's twiddle staging; below,
- * and for the inverse's row kernel, the early blocks crowd the first grid). */
+ * and for the inverse's row kernel, the early blocks crowd the first grid).
+ * launch_first settles every case but the large forward one at compile time. */
 bool early_trigger(const call_ctx &x, bool inverse)
 {
     if (x.shape == SHAPE_SMALL)
@@ -133,7 +145,9 @@ nb_status launch_shape(const call_ctx &x)
 template <bool INV, int LOGN, int K, bool ROWS, int S>
 nb_status launch_first(const call_ctx &x)
 {
-    constexpr bool ALWAYS = S == SHAPE_SMALL, NEVER = S == SHAPE_LARGE && INV;
+    /* above 2^22 coefficients a forward call always triggers early */
+    constexpr bool ALWAYS = S == SHAPE_SMALL || (S == SHAPE_HUGE && !INV);
+    constexpr bool NEVER = S != SHAPE_SMALL && INV;
     if constexpr (ALWAYS || NEVER) {
         return launch_shape<INV, LOGN, K, ROWS, S, true, false, ALWAYS>(x);
     } else {
@@ -161,15 +175,20 @@ template <int LOGN, int S> struct Size {
     }
 };
 
-/* A call of size 2^LOGN in the call's shape (configure: both shapes). */
+/* A call of size 2^LOGN in shape S, if it is the call's (configure: always). */
+template <int LOGN, int S> nb_status run_shape(const call_ctx &x, bool inverse)
+{
+    if (!x.configure && x.shape != S)
+        return NB_OK;
+    return inverse ? Size<LOGN, S>::inverse(x) : Size<LOGN, S>::forward(x);
+}
+
+/* A call of size 2^LOGN in the call's shape (configure: every shape). */
 template <int LOGN> nb_status run_size(const call_ctx &x, bool inverse)
 {
-    if (x.configure || x.shape == SHAPE_SMALL)
-        NB_TRY((inverse ? Size<LOGN, SHAPE_SMALL>::inverse(x)
-                        : Size<LOGN, SHAPE_SMALL>::forward(x)));
-    if (!x.configure && x.shape == SHAPE_SMALL)
-        return NB_OK;
-    return inverse ? Size<LOGN, SHAPE_LARGE>::inverse(x) : Size<LOGN, SHAPE_LARGE>::forward(x);
+    NB_TRY((run_shape<LOGN, SHAPE_SMALL>(x, inverse)));
+    NB_TRY((run_shape<LOGN, SHAPE_LARGE>(x, inverse)));
+    return run_shape<LOGN, SHAPE_HUGE>(x, inverse);
 }
 
 nb_status dispatch(const call_ctx &x, bool inverse)
@@ -228,9 +247,10 @@ nb_status inverse(void *plan, uint64_t *data, size_t first, size_t count, void *
 extern "C" const nb_ntt_variant nb_variant_gpu_fast = {
     /* .name = */ NB_GPU_FAST_NAME,
     /* .description = */ "GPU register NTT, shape per call: column + row kernels with PDL; "
-                         "N*L <= 2^18 (forward 2^19; 2^20 at log N <= 14): 4 coefficients/thread, "
-                         "2^(logN/2-1)-point columns at log N >= 16; larger: 16; "
-                         "128-thread blocks",
+                         "N*L <= 2^18 (forward 2^19; 2^20 at log N <= 14): "
+                         "4 coefficients/thread, "
+                         "2^(logN/2-1)-point columns at log N >= 16; larger: 16, with L2 "
+                         "evict-first loads up to 2^22; 128-thread blocks",
     /* .backend = */ NB_BACKEND_GPU,
     /* .min_log_n = */ FAST_MIN_LOG_N,
     /* .max_log_n = */ FAST_MAX_LOG_N,

@@ -167,7 +167,7 @@ template <class PH, bool ROWS> __device__ __forceinline__ uint32_t data_slot(uin
  * the 2^R-consecutive-per-thread layout and a coalesced one (each 16-byte
  * access of the warp covers 512 contiguous bytes) through the warp's own
  * shared-memory slots, so only __syncwarp is needed. */
-template <class PH, int K, int R = PH::R, int RV = PH::RV>
+template <class PH, int K, bool EVICT_FIRST, int R = PH::R, int RV = PH::RV>
 __device__ __forceinline__ void rows_load_coalesced(uint64_t (&v)[RV], const uint64_t *blk,
                                                     uint64_t *sdata, uint32_t tid)
 {
@@ -175,7 +175,7 @@ __device__ __forceinline__ void rows_load_coalesced(uint64_t (&v)[RV], const uin
 #pragma unroll
     for (int i = 0; i < RV / 2; i++) {
         const uint32_t f = f0 + i * 64 + 2 * lane, tb = f >> K, e = f & ((1u << K) - 1);
-        const ulonglong2 p = *reinterpret_cast<const ulonglong2 *>(blk + f);
+        const ulonglong2 p = nb_gpu_ld2<EVICT_FIRST>(blk + f);
         sdata[data_slot<PH, true>(tb, e)] = p.x;
         sdata[data_slot<PH, true>(tb, e + 1)] = p.y;
     }
@@ -215,8 +215,11 @@ __device__ __forceinline__ void rows_store_coalesced(const uint64_t (&v)[RV], ui
  * the INV_FINAL phase, which scales by N^-1 into [0, q). FIRST: another
  * kernel follows (PDL trigger: at the start when EARLY, so that its blocks
  * stage their twiddles while this kernel runs; else after the butterflies);
- * SECOND: waits on the previous kernel's results. */
-template <class PH, bool INV, bool FIRST, bool SECOND, bool EARLY = false>
+ * SECOND: waits on the previous kernel's results. EVICT_FIRST: the phase's
+ * coefficient loads and row twiddles are marked L2 evict-first (read once,
+ * and the coefficients are overwritten in place), so that the other kernel's
+ * data stays in L2. */
+template <class PH, bool INV, bool FIRST, bool SECOND, bool EARLY = false, bool EVICT_FIRST = false>
 __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data,
                                            const typename PH::TT *__restrict__ tw,
                                            const nb_gpu_limb *__restrict__ limbs, size_t first)
@@ -245,7 +248,10 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data,
             const uint32_t n = (uint32_t)PH::TILE << s;
             const TT *src = twl + (1u << (PH::KOFF + s)) + (row0 << s);
             for (uint32_t i = tid; i < n; i += PH::THREADS)
-                nb_gpu_cp_async8(&stw[tw_slot(n + i)], &src[i]);
+                if constexpr (EVICT_FIRST)
+                    nb_gpu_cp_async8_evict_first(&stw[tw_slot(n + i)], &src[i]);
+                else
+                    nb_gpu_cp_async8(&stw[tw_slot(n + i)], &src[i]);
         }
     } else {
         const TT *twl = tw + ((size_t)l << PH::KS_);
@@ -265,17 +271,17 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data,
         typedef Pass<INV, K, 0, R> P0;
         const uint32_t eb = elem_base<P0::WL, R>(t);
         if constexpr (ROWS && P0::WL == 0) {
-            rows_load_coalesced<PH, K>(v, a + ((size_t)blockIdx.x * PH::TILE << K), sdata, tid);
+            rows_load_coalesced<PH, K, EVICT_FIRST>(v, a + ((size_t)blockIdx.x * PH::TILE << K), sdata, tid);
         } else if constexpr (ROWS) {
             const uint64_t *src = a + ((size_t)tr << K) + eb;
 #pragma unroll
             for (int j = 0; j < RV; j++)
-                v[j] = src[j << P0::WL];
+                v[j] = nb_gpu_ld<EVICT_FIRST>(&src[j << P0::WL]);
         } else {
             const uint64_t *src = a + (size_t)eb * PH::N2 + tr;
 #pragma unroll
             for (int j = 0; j < RV; j++)
-                v[j] = src[(size_t)(j << P0::WL) * PH::N2];
+                v[j] = nb_gpu_ld<EVICT_FIRST>(&src[(size_t)(j << P0::WL) * PH::N2]);
         }
     }
     nb_gpu_cp_async_wait_all();

@@ -58,7 +58,7 @@ san_one() {
 }
 # Every GPU variant through `verify` (L = 2: sub-ranges too; gpu-fast at both of
 # its block shapes, L = 8 and 32 at log N 16 are its large one, 32 with the
-# early trigger) and the GPU CKKS stages
+# early trigger and L2 evict-first hints) and the GPU CKKS stages
 # through `verify --stage`, under memcheck, racecheck and initcheck, in parallel.
 sanitize_all() {
     local jobs=()
@@ -139,14 +139,16 @@ if has ncu; then # cold semantics: the suite flushes; ncu must neither flush nor
         timeout 120 ncu --cache-control none --clock-control none --replay-mode application \
             --section SpeedOfLight --section LaunchStats --section Occupancy \
             --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis \
-            --section MemoryWorkloadAnalysis --kernel-name regex:fast_phase --launch-skip 4 --launch-count 2 \
+            --section MemoryWorkloadAnalysis \
+            --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio|sm__inst_executed_pipe_.*\.avg\.pct_of_peak_sustained_active' \
+            --kernel-name regex:fast_phase --launch-skip 4 --launch-count 2 \
             "$NB" run --variant gpu-fast --tier cold --logn 16 --limbs $L --mode batch --batch 1 \
             --min-samples 3 --max-samples 3 --min-time 0 --warmup 1 --warmup-time 0 \
             --throttle-threshold 0 --seed 1 -q --direction forward \
             --format json --output "$OUT/ncu-run.json" > "$OUT/ncu-L$L.txt" 2>&1
         stamp "ncu L=$L rc=$?"
-        grep -E "fast_phase|Duration|DRAM Throughput|Issue Slots Busy|Issued Ipc|No Eligible|Achieved Occupancy|Registers Per|Block Size|Grid Size|Stall|Warp Cycles Per Issued" \
-            "$OUT/ncu-L$L.txt" | head -80
+        grep -E "fast_phase|Duration|DRAM Throughput|Issue Slots Busy|Issued Ipc|No Eligible|Achieved Occupancy|Registers Per|Block Size|Grid Size|Stall|stalled|pipe_|Warp Cycles Per Issued" \
+            "$OUT/ncu-L$L.txt" | grep -v "==PROF==" | head -120
     done
 fi
 stamp "done"
