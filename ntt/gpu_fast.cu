@@ -14,8 +14,8 @@
  *    passes (Harvey lazy butterflies, Shoup twiddles from ntt/arith.h),
  *    exchanging through padded shared memory between passes. Calls of up to
  *    2^18 coefficients (one limb up to N = 2^17, ..., 64 limbs at N = 2^12;
- *    2^19 forward; up to 2^20 at log N <= 14) are latency-bound and use
- *    R = 2 in 128-thread blocks: the shortest
+ *    2^19 forward; up to 2^20 at log N <= 14, forward at 15) are
+ *    latency-bound and use R = 2 in 128-thread blocks: the shortest
  *    dependent chain per thread and the most threads per limb (one limb at
  *    N = 2^16, cold: 10.2 us, against 11.7 with R = 3 and 14.3 to 15.3 with
  *    R = 4, before the early trigger).
@@ -100,7 +100,8 @@ typedef struct {
 /* The block shape of a call of `count` limbs of size 2^log_n, measured
  * (docs/tuning.md): calls of up to 2^18 coefficients (2^19 forward, where
  * the early trigger makes the small shape 5-7 % faster cold; up to 2^20 at
- * log N <= 14) are latency-bound and run 4 coefficients per thread in
+ * log N <= 14, and forward at log N 15, where it saves more cold than it
+ * costs warm) are latency-bound and run 4 coefficients per thread in
  * 128-thread blocks (the shortest dependent chain per thread, the most
  * threads per limb); larger calls run 16 per thread in 128-thread blocks
  * (fewest exchanges; ~5 % faster than 256-thread blocks), with L2
@@ -109,7 +110,8 @@ int choose_shape(unsigned log_n, size_t count, bool inverse)
 {
     const size_t coeffs = count << log_n;
     const unsigned small_log = inverse ? 18 : 19;
-    if (coeffs <= (size_t)1 << small_log || (log_n <= 14 && coeffs <= (size_t)1 << 20))
+    const unsigned mid_max_log_n = inverse ? 14 : 15; /* up to 2^20 coefficients */
+    if (coeffs <= (size_t)1 << small_log || (log_n <= mid_max_log_n && coeffs <= (size_t)1 << 20))
         return SHAPE_SMALL;
     return coeffs <= (size_t)1 << 22 ? SHAPE_LARGE : SHAPE_HUGE;
 }
@@ -247,7 +249,7 @@ nb_status inverse(void *plan, uint64_t *data, size_t first, size_t count, void *
 extern "C" const nb_ntt_variant nb_variant_gpu_fast = {
     /* .name = */ NB_GPU_FAST_NAME,
     /* .description = */ "GPU register NTT, shape per call: column + row kernels with PDL; "
-                         "N*L <= 2^18 (forward 2^19; 2^20 at log N <= 14): "
+                         "N*L <= 2^18 (forward 2^19; 2^20 at log N <= 14, forward 15): "
                          "4 coefficients/thread, "
                          "2^(logN/2-1)-point columns at log N >= 16; larger: 16, with L2 "
                          "evict-first loads up to 2^22; 128-thread blocks",
