@@ -206,6 +206,25 @@ static void test_reduce_2q_and_4q_equal_gmp_remainder(void **state)
     }
 }
 
+/* nb_csub over its whole domain x in [0, 2m), m <= 2^63: the moduli of the
+ * list, their doubles (the lazy butterflies' 2q) and 2^63 itself, at both
+ * ends of [0, m) and [m, 2m) and at random points. */
+static void test_csub_subtracts_exactly_when_x_reaches_m(void **state)
+{
+    (void)state;
+    for (size_t p = 0; p <= 2 * n_primes; p++) {
+        const uint64_t m = p == 2 * n_primes ? (uint64_t)1 << 63
+                           : p < n_primes    ? primes[p]
+                                             : 2 * primes[p - n_primes];
+        const uint64_t edges[] = {0, 1, m - 1, m, m + 1, 2 * m - 1};
+        for (int i = 0; i < SAMPLES + 6; i++) {
+            const uint64_t x = i < 6 ? edges[i] : 2 * m ? nb_test_rand_below(2 * m) : nb_test_rand();
+            const uint64_t want = x >= m ? x - m : x;
+            CHECK(nb_csub(x, m) == want, "nb_csub", m, x, 0);
+        }
+    }
+}
+
 static void test_barrett_constant_is_floor_2_128_over_q(void **state)
 {
     (void)state;
@@ -439,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_sub_mod_equals_gmp_and_is_reduced),
         cmocka_unit_test(test_neg_mod_equals_gmp_and_is_reduced),
         cmocka_unit_test(test_reduce_2q_and_4q_equal_gmp_remainder),
+        cmocka_unit_test(test_csub_subtracts_exactly_when_x_reaches_m),
         cmocka_unit_test(test_barrett_constant_is_floor_2_128_over_q),
         cmocka_unit_test(test_reduce_128_equals_gmp_for_any_128_bit_value),
         cmocka_unit_test(test_reduce_64_equals_gmp_for_any_64_bit_value),
