@@ -247,11 +247,12 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data,
         for (int s = 0; s < K; s++) {
             const uint32_t n = (uint32_t)PH::TILE << s;
             const TT *src = twl + (1u << (PH::KOFF + s)) + (row0 << s);
-            for (uint32_t i = tid; i < n; i += PH::THREADS)
+            for (uint32_t i = tid; i < n; i += PH::THREADS) {
                 if constexpr (EVICT_FIRST)
                     nb_gpu_cp_async8_evict_first(&stw[tw_slot(n + i)], &src[i]);
                 else
                     nb_gpu_cp_async8(&stw[tw_slot(n + i)], &src[i]);
+            }
         }
     } else {
         const TT *twl = tw + ((size_t)l << PH::KS_);
@@ -271,7 +272,8 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data,
         typedef Pass<INV, K, 0, R> P0;
         const uint32_t eb = elem_base<P0::WL, R>(t);
         if constexpr (ROWS && P0::WL == 0) {
-            rows_load_coalesced<PH, K, EVICT_FIRST>(v, a + ((size_t)blockIdx.x * PH::TILE << K), sdata, tid);
+            rows_load_coalesced<PH, K, EVICT_FIRST>(v, a + ((size_t)blockIdx.x * PH::TILE << K),
+                                                    sdata, tid);
         } else if constexpr (ROWS) {
             const uint64_t *src = a + ((size_t)tr << K) + eb;
 #pragma unroll

@@ -218,7 +218,9 @@ static void test_csub_subtracts_exactly_when_x_reaches_m(void **state)
                                              : 2 * primes[p - n_primes];
         const uint64_t edges[] = {0, 1, m - 1, m, m + 1, 2 * m - 1};
         for (int i = 0; i < SAMPLES + 6; i++) {
-            const uint64_t x = i < 6 ? edges[i] : 2 * m ? nb_test_rand_below(2 * m) : nb_test_rand();
+            const uint64_t x = i < 6    ? edges[i]
+                               : 2 * m ? nb_test_rand_below(2 * m)
+                                       : nb_test_rand(); /* 2m = 2^64 */
             const uint64_t want = x >= m ? x - m : x;
             CHECK(nb_csub(x, m) == want, "nb_csub", m, x, 0);
         }
