@@ -115,6 +115,28 @@ NB_HD uint64_t nb_mul_mod(uint64_t a, uint64_t b, uint64_t q, uint64_t mu_lo,
     return nb_reduce_128(lo, hi, q, mu_lo, mu_hi);
 }
 
+/* -q^-1 mod 2^64 for odd q (Newton's iteration doubles the correct low bits:
+ * q * q = 1 mod 8, then 6, 12, 24, 48, 96 bits). */
+NB_HD uint64_t nb_neg_inv_2_64(uint64_t q)
+{
+    uint64_t x = q;
+    for (int i = 0; i < 5; i++)
+        x *= 2 - q * x;
+    return 0 - x;
+}
+
+/* Montgomery reduction of a 128-bit S = hi 2^64 + lo by an odd q with
+ * q_neg_inv = -q^-1 mod 2^64: returns r = (S + m q) / 2^64 with
+ * m = lo q_neg_inv mod 2^64, so r = S 2^-64 (mod q) and r < S / 2^64 + q.
+ * Domain: S + (2^64 - 1) q < 2^128 (e.g. hi < 2^64 - q). Not reduced below
+ * q: the caller subtracts q as often as its bound on S needs. */
+NB_HD uint64_t nb_redc_128(uint64_t lo, uint64_t hi, uint64_t q, uint64_t q_neg_inv)
+{
+    const uint64_t m = lo * q_neg_inv;
+    /* lo + (m q mod 2^64) is 0 or 2^64: it carries exactly when lo != 0 */
+    return hi + nb_mulhi(m, q) + (lo != 0);
+}
+
 /* Shoup multiplication by a constant w in [0, q) with w' = floor(w 2^64 / q):
  * a * w mod q for any 64-bit a, result in [0, 2q) (lazy). */
 NB_HD uint64_t nb_mul_shoup_lazy(uint64_t a, uint64_t w, uint64_t w_shoup, uint64_t q)

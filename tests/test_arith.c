@@ -219,7 +219,7 @@ static void test_csub_subtracts_exactly_when_x_reaches_m(void **state)
         const uint64_t edges[] = {0, 1, m - 1, m, m + 1, 2 * m - 1};
         for (int i = 0; i < SAMPLES + 6; i++) {
             const uint64_t x = i < 6    ? edges[i]
-                               : 2 * m ? nb_test_rand_below(2 * m)
+                               : 2 * m != 0 ? nb_test_rand_below(2 * m)
                                        : nb_test_rand(); /* 2m = 2^64 */
             const uint64_t want = x >= m ? x - m : x;
             CHECK(nb_csub(x, m) == want, "nb_csub", m, x, 0);
@@ -278,6 +278,60 @@ static void test_reduce_128_equals_gmp_for_any_128_bit_value(void **state)
             CHECK(r == gmp_mod_u128(lo, hi, q), "nb_reduce_128", q, lo, hi);
         }
     }
+}
+
+static void test_neg_inv_2_64_inverts_odd_words(void **state)
+{
+    (void)state;
+    for (int i = 0; i < SAMPLES + (int)n_primes + 3; i++) {
+        const uint64_t q = i < (int)n_primes ? primes[i]
+                           : i == (int)n_primes       ? 1
+                           : i == (int)n_primes + 1   ? ~0ull
+                           : i == (int)n_primes + 2   ? 3
+                                                      : nb_test_rand() | 1;
+        CHECK(q * nb_neg_inv_2_64(q) == ~0ull, "nb_neg_inv_2_64", q, 0, 0);
+    }
+}
+
+/* (S + m q) / 2^64 against GMP: S 2^-64 mod q, exact, below S / 2^64 + q,
+ * over the whole domain S + (2^64 - 1) q < 2^128, its top edge included. */
+static void test_redc_128_is_exact_and_bounded(void **state)
+{
+    (void)state;
+    mpz_t s, w, r2, b;
+    mpz_inits(s, w, r2, b, NULL);
+    for (size_t p = 0; p < n_primes; p++) {
+        const uint64_t q = primes[p], qn = nb_neg_inv_2_64(q);
+        /* largest hi with every lo in the domain: hi <= 2^64 - 1 - q */
+        const uint64_t hi_max = ~0ull - q;
+        for (int i = 0; i < SAMPLES + 5; i++) {
+            uint64_t lo, hi;
+            switch (i) {
+            case 0: lo = 0, hi = 0; break;
+            case 1: lo = 1, hi = 0; break;
+            case 2: lo = ~0ull, hi = hi_max; break;
+            case 3: lo = 0, hi = hi_max; break;
+            case 4: lo = nb_mul_wide(q - 1, q - 1, &hi); break;
+            default:
+                lo = nb_test_rand();
+                hi = nb_test_rand_below(hi_max + 1) >> (nb_test_rand() % 64);
+            }
+            const uint64_t r = nb_redc_128(lo, hi, q, qn);
+            mpz_set_u128(s, lo, hi);
+            /* exact: r 2^64 = S + m q, m = lo * qn mod 2^64 */
+            mpz_set_ui(w, lo * qn);
+            mpz_mul_ui(w, w, q);
+            mpz_add(w, w, s);
+            mpz_set_ui(r2, r);
+            mpz_mul_2exp(r2, r2, 64);
+            CHECK(mpz_cmp(w, r2) == 0, "nb_redc_128 exact", q, lo, hi);
+            /* r < S / 2^64 + q, i.e. r - q < hi + (lo > 0) */
+            mpz_set_ui(b, hi);
+            mpz_add_ui(b, b, q + (lo != 0));
+            CHECK(mpz_cmp_ui(b, r) > 0, "nb_redc_128 bound", q, lo, hi);
+        }
+    }
+    mpz_clears(s, w, r2, b, NULL);
 }
 
 static void test_reduce_64_equals_gmp_for_any_64_bit_value(void **state)
@@ -463,6 +517,8 @@ int main(void)
         cmocka_unit_test(test_csub_subtracts_exactly_when_x_reaches_m),
         cmocka_unit_test(test_barrett_constant_is_floor_2_128_over_q),
         cmocka_unit_test(test_reduce_128_equals_gmp_for_any_128_bit_value),
+        cmocka_unit_test(test_neg_inv_2_64_inverts_odd_words),
+        cmocka_unit_test(test_redc_128_is_exact_and_bounded),
         cmocka_unit_test(test_reduce_64_equals_gmp_for_any_64_bit_value),
         cmocka_unit_test(test_mul_mod_equals_gmp_for_any_64_bit_operands),
         cmocka_unit_test(test_shoup_constant_is_floor_w_2_64_over_q),
