@@ -28,6 +28,13 @@ typedef struct nb_conv_desc {
     size_t to_mu_lo, to_mu_hi; /* [n_to] Barrett floor(2^128 / b_j)                  */
     size_t out_limb;         /* [n_to]   output limb index of target j               */
     size_t qhat_mod;         /* [n_to * n_from] (C/c_i) mod b_j at j*n_from + i      */
+    /* Montgomery form of the table (GPU kernel): one 128-bit sum per output
+     * reduced by nb_redc_128 to r < 2^redc_steps b_j, then brought below b_j
+     * by conditional subtractions of b_j 2^s, s = redc_steps - 1 .. 0;
+     * redc_steps = 0 when n_from products could leave nb_redc_128's domain. */
+    size_t qhat_mont;        /* [n_to * n_from] (C/c_i) 2^64 mod b_j                 */
+    size_t to_neg_inv;       /* [n_to]   -b_j^-1 mod 2^64                            */
+    uint32_t redc_steps;
 } nb_conv_desc;
 
 /* The same as pointers (host or device); passed to kernels by value. A view
@@ -37,6 +44,8 @@ typedef struct nb_conv_view {
     const uint64_t *from_q, *qhat_inv, *qhat_inv_shoup;
     const uint64_t *to_q, *to_mu_lo, *to_mu_hi, *out_limb;
     const uint64_t *qhat_mod;
+    const uint64_t *qhat_mont, *to_neg_inv;
+    uint32_t redc_steps;
 } nb_conv_view;
 
 typedef struct nb_ckks_consts {
@@ -67,6 +76,9 @@ static inline nb_conv_view nb_conv_view_at(const nb_conv_desc *d, const uint64_t
     v.to_mu_hi = base + d->to_mu_hi;
     v.out_limb = base + d->out_limb;
     v.qhat_mod = base + d->qhat_mod;
+    v.qhat_mont = base + d->qhat_mont;
+    v.to_neg_inv = base + d->to_neg_inv;
+    v.redc_steps = d->redc_steps;
     return v;
 }
 
@@ -79,6 +91,11 @@ nb_status nb_conv_desc_build(nb_ckks_consts *k, nb_conv_desc *d, const uint64_t 
 /* Largest number of products x*y (x < max_a, y < max_b) that can be added to
  * a value below max_b in 128 bits without overflow (at least 1). */
 uint32_t nb_conv_chunk(uint64_t max_a, uint64_t max_b);
+
+/* The least S with nb_redc_128 of any sum of `count` products x*y (x < max_a,
+ * y < b <= max_b) below 2^S b, if b 2^(S-1) <= 2^63; 0 when such a sum can
+ * leave nb_redc_128's domain or no such S exists. */
+uint32_t nb_conv_redc_steps(uint64_t max_a, uint64_t max_b, size_t count);
 
 /* ---- kernels (backend-specific; the pipelines dispatch on the backend) ---- */
 

@@ -3,8 +3,7 @@
  *    32 coefficients (and the conversion table when it fits) in shared
  *    memory (phase 1), then its threads accumulate sum_i y_i * (qhat_i mod
  *    b_j) for two targets at a time in 128 bits and reduce once per output
- *    (phase 2; a partial reduction every `chunk` products only when more
- *    source primes than that could overflow 128 bits);
+ *    (phase 2; unrolled with a Montgomery table for up to 16 source primes);
  *  - the key-switch inner product over all digits, 128-bit accumulation and
  *    one reduction per output;
  *  - the elementwise steps of modDown and rescale.
@@ -13,6 +12,7 @@
  * the CPU kernels use. */
 #include <atomic>
 #include <mutex>
+#include <utility>
 
 #include <cuda_runtime_api.h>
 
@@ -23,6 +23,7 @@
 #define CONV_TILE 32   /* coefficients per conversion block (one warp wide) */
 #define CONV_GROUPS 8  /* target groups per block (largest blockDim.y)      */
 #define CONV_TARGETS 2 /* targets per thread at a time                      */
+#define CONV_MAX_NF 16 /* source primes up to which the kernel is unrolled  */
 #define EW_THREADS 256 /* elementwise kernels: threads per block             */
 
 namespace { /* kernels have internal linkage: no clash with other modules */
@@ -37,21 +38,66 @@ __device__ __forceinline__ void mac128(uint64_t &lo, uint64_t &hi, uint64_t a, u
         : "l"(a), "l"(b));
 }
 
+/* A 128-bit sum of 64 x 64-bit products kept as (h:l) + (mc:m) * 2^32 in
+ * 32-bit words: each product a*b adds a0*b0 + a1*b1 * 2^64 to (h:l) and the
+ * cross terms a0*b1 + a1*b0 to (mc:m), so one product costs four 32 x 32 ->
+ * 64-bit multiply-adds and two carry adds, with no 64-bit high product.
+ * Every part is bounded by the whole sum, so no part overflows while the sum
+ * stays below 2^128 (the caller's `chunk`). */
+struct acc128 {
+    uint32_t l0, l1, h0, h1, m0, m1, mc;
+};
+
+__device__ __forceinline__ void acc_zero(acc128 &s)
+{
+    s.l0 = s.l1 = s.h0 = s.h1 = s.m0 = s.m1 = s.mc = 0;
+}
+
+__device__ __forceinline__ void acc_mac(acc128 &s, uint64_t a, uint64_t b)
+{
+    const uint32_t a0 = (uint32_t)a, a1 = (uint32_t)(a >> 32);
+    const uint32_t b0 = (uint32_t)b, b1 = (uint32_t)(b >> 32);
+    asm("mad.lo.cc.u32 %0, %7, %9, %0;\n\t"
+        "madc.hi.cc.u32 %1, %7, %9, %1;\n\t"
+        "madc.lo.cc.u32 %2, %8, %10, %2;\n\t"
+        "madc.hi.u32 %3, %8, %10, %3;\n\t"
+        "mad.lo.cc.u32 %4, %7, %10, %4;\n\t"
+        "madc.hi.cc.u32 %5, %7, %10, %5;\n\t"
+        "addc.u32 %6, %6, 0;\n\t"
+        "mad.lo.cc.u32 %4, %8, %9, %4;\n\t"
+        "madc.hi.cc.u32 %5, %8, %9, %5;\n\t"
+        "addc.u32 %6, %6, 0;"
+        : "+r"(s.l0), "+r"(s.l1), "+r"(s.h0), "+r"(s.h1), "+r"(s.m0), "+r"(s.m1), "+r"(s.mc)
+        : "r"(a0), "r"(a1), "r"(b0), "r"(b1));
+}
+
+/* The sum as (lo, hi). */
+__device__ __forceinline__ void acc_get(const acc128 &s, uint64_t &lo, uint64_t &hi)
+{
+    uint32_t l1, h0, h1;
+    asm("add.cc.u32 %0, %3, %6;\n\t"
+        "addc.cc.u32 %1, %4, %7;\n\t"
+        "addc.u32 %2, %5, %8;"
+        : "=r"(l1), "=r"(h0), "=r"(h1)
+        : "r"(s.l1), "r"(s.h0), "r"(s.h1), "r"(s.m0), "r"(s.m1), "r"(s.mc));
+    lo = ((uint64_t)l1 << 32) | s.l0;
+    hi = ((uint64_t)h1 << 32) | h0;
+}
+
 /* Fused Conv_{C->B}. Block: CONV_TILE coefficients x up to CONV_GROUPS
  * target groups. Phase 1 stages y_i = [x_i * qhat_i^-1]_{q_i} of the tile in
- * shared memory (coalesced along coefficients) and, when HS, the table
- * (C/c_i) mod b_j; phase 2: thread (x, g) accumulates CONV_TARGETS targets of
- * coefficient x at a time (targets g*T.., then every G*T further), each y_i
- * read once from shared memory serving all of them, in independent 128-bit
- * sums with one reduction per output (and one every `chunk` products when
- * more source primes than that could overflow 128 bits). Measured on the
- * H100 (ckks16-l30-d3 key switch, 5 conversions of 11 -> 31 primes): the
- * table in shared memory instead of broadcast global loads took the
- * conversions from 216 to 199 us; two targets per thread (48 registers,
- * 5 blocks per SM) instead of four (74, 3 blocks) from 206 to 197 us. The
- * kernel is not bound by the multiply-add chains: 2, 4 or 8 targets per
- * thread with the table in global memory all took 213-220 us. */
-template <bool HS>
+ * shared memory (coalesced along coefficients) and, when HS, the table;
+ * phase 2: thread (x, g) accumulates CONV_TARGETS targets of coefficient x
+ * at a time (targets g*T.., then every G*T further), each y_i read once from
+ * shared memory serving all of them, in independent 128-bit sums (acc128).
+ * NF > 0 (exactly NF source primes, v.redc_steps > 0): the loop over the
+ * primes is unrolled and the table is (C/c_i) 2^64 mod b_j, so each output
+ * is one nb_redc_128 and redc_steps conditional subtractions. NF = 0: any
+ * count, table (C/c_i) mod b_j, one Barrett reduction per output and one
+ * every `chunk` products when more source primes than that could overflow
+ * 128 bits. The kernel is bound by the multiply pipe (Nsight: math-pipe
+ * throttle is its top stall); docs/results.md has the measured steps. */
+template <bool HS, int NF>
 __global__ void __launch_bounds__(CONV_TILE *CONV_GROUPS)
     conv_kernel(nb_conv_view v, uint64_t *__restrict__ out, const uint64_t *__restrict__ in,
                 size_t n)
@@ -61,11 +107,12 @@ __global__ void __launch_bounds__(CONV_TILE *CONV_GROUPS)
     const size_t c0 = (size_t)blockIdx.x * CONV_TILE;
     const unsigned nthr = CONV_TILE * blockDim.y;
     const unsigned tid = threadIdx.y * CONV_TILE + threadIdx.x;
-    const unsigned nf = v.n_from, nt = v.n_to;
+    const unsigned nf = NF ? NF : v.n_from, nt = v.n_to;
     uint64_t *hs = y + nf * CONV_TILE;
+    const uint64_t *table = NF ? v.qhat_mont : v.qhat_mod;
     if (HS)
         for (unsigned idx = tid; idx < nt * nf; idx += nthr)
-            hs[idx] = v.qhat_mod[idx];
+            hs[idx] = table[idx];
     for (unsigned idx = tid; idx < nf * CONV_TILE; idx += nthr) {
         const unsigned i = idx / CONV_TILE, c = idx % CONV_TILE;
         const size_t col = c0 + c;
@@ -78,40 +125,80 @@ __global__ void __launch_bounds__(CONV_TILE *CONV_GROUPS)
     if (col >= n)
         return;
     const uint64_t *ys = y + threadIdx.x;
-    const uint64_t *hq = HS ? hs : v.qhat_mod;
+    const uint64_t *hq = HS ? hs : table;
     for (unsigned jb = threadIdx.y * T; jb < nt; jb += blockDim.y * T) {
-        uint64_t lo[T], hi[T];
+        acc128 acc[T];
         const uint64_t *row[T];
         unsigned j[T]; /* past the last target: repeats it, not stored */
 #pragma unroll
         for (int t = 0; t < T; t++) {
-            lo[t] = hi[t] = 0;
+            acc_zero(acc[t]);
             j[t] = jb + t < nt ? jb + t : nt - 1;
             row[t] = hq + (size_t)j[t] * nf;
         }
-        for (unsigned i0 = 0; i0 < nf; i0 += v.chunk) {
-            const unsigned i1 = i0 + v.chunk < nf ? i0 + v.chunk : nf;
-#pragma unroll 2
-            for (unsigned i = i0; i < i1; i++) {
+        if constexpr (NF > 0) { /* one sum in nb_redc_128's domain, unrolled */
+#pragma unroll
+            for (int i = 0; i < NF; i++) {
                 const uint64_t yi = ys[i * CONV_TILE];
 #pragma unroll
                 for (int t = 0; t < T; t++)
-                    mac128(lo[t], hi[t], yi, row[t][i]);
+                    acc_mac(acc[t], yi, row[t][i]);
             }
-            if (i1 < nf)
+        } else {
+            for (unsigned i0 = 0; i0 < nf; i0 += v.chunk) {
+                const unsigned i1 = i0 + v.chunk < nf ? i0 + v.chunk : nf;
+#pragma unroll 2
+                for (unsigned i = i0; i < i1; i++) {
+                    const uint64_t yi = ys[i * CONV_TILE];
 #pragma unroll
-                for (int t = 0; t < T; t++) {
-                    lo[t] = nb_reduce_128(lo[t], hi[t], v.to_q[j[t]], v.to_mu_lo[j[t]],
-                                          v.to_mu_hi[j[t]]);
-                    hi[t] = 0;
+                    for (int t = 0; t < T; t++)
+                        acc_mac(acc[t], yi, row[t][i]);
                 }
+                if (i1 < nf) {
+#pragma unroll
+                    for (int t = 0; t < T; t++) {
+                        uint64_t lo, hi;
+                        acc_get(acc[t], lo, hi);
+                        lo = nb_reduce_128(lo, hi, v.to_q[j[t]], v.to_mu_lo[j[t]],
+                                           v.to_mu_hi[j[t]]);
+                        acc_zero(acc[t]);
+                        acc[t].l0 = (uint32_t)lo;
+                        acc[t].l1 = (uint32_t)(lo >> 32);
+                    }
+                }
+            }
         }
 #pragma unroll
         for (int t = 0; t < T; t++)
-            if (jb + t < nt)
-                out[(size_t)v.out_limb[j[t]] * n + col] =
-                    nb_reduce_128(lo[t], hi[t], v.to_q[j[t]], v.to_mu_lo[j[t]], v.to_mu_hi[j[t]]);
+            if (jb + t < nt) {
+                uint64_t lo, hi, r;
+                acc_get(acc[t], lo, hi);
+                const uint64_t q = v.to_q[j[t]];
+                if constexpr (NF > 0) { /* Montgomery table: S 2^-64 = the sum */
+                    r = nb_redc_128(lo, hi, q, v.to_neg_inv[j[t]]);
+#pragma unroll 1
+                    for (int k = (int)v.redc_steps - 1; k >= 0; k--)
+                        r = nb_csub(r, q << k); /* r < 2^(k+1) q -> r < 2^k q */
+                } else {
+                    r = nb_reduce_128(lo, hi, q, v.to_mu_lo[j[t]], v.to_mu_hi[j[t]]);
+                }
+                out[(size_t)v.out_limb[j[t]] * n + col] = r;
+            }
     }
+}
+
+typedef void (*conv_kernel_fn)(nb_conv_view, uint64_t *, const uint64_t *, size_t);
+
+template <int... I> conv_kernel_fn conv_unrolled_at(unsigned nf, std::integer_sequence<int, I...>)
+{
+    static const conv_kernel_fn k[] = {conv_kernel<true, I + 1>...};
+    return k[nf - 1];
+}
+
+/* The conversion kernel unrolled for nf in [1, CONV_MAX_NF] source primes. */
+conv_kernel_fn conv_unrolled(unsigned nf)
+{
+    return conv_unrolled_at(nf, std::make_integer_sequence<int, CONV_MAX_NF>{});
 }
 
 } // namespace
@@ -138,7 +225,7 @@ extern "C" nb_status nb_gpu_conv_reserve(size_t n_from)
     std::lock_guard<std::mutex> lock(conv_smem_mutex); /* raise and record together */
     if (allowed && smem <= allowed->load(std::memory_order_relaxed))
         return NB_OK;
-    NB_CUDA_TRY(cudaFuncSetAttribute(conv_kernel<false>,
+    NB_CUDA_TRY(cudaFuncSetAttribute(conv_kernel<false, 0>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     if (allowed)
         allowed->store(smem, std::memory_order_release);
@@ -160,10 +247,12 @@ extern "C" nb_status nb_gpu_conv(const nb_conv_view *v, uint64_t *out, const uin
     const dim3 grid((unsigned)((n + CONV_TILE - 1) / CONV_TILE));
     cudaStream_t s = (cudaStream_t)stream;
     if (smem + table <= CONV_DEFAULT_SMEM) { /* the table fits beside the tile */
-        conv_kernel<true><<<grid, block, smem + table, s>>>(*v, out, in, n);
+        const bool unrolled = v->n_from <= CONV_MAX_NF && v->redc_steps > 0;
+        conv_kernel_fn k = unrolled ? conv_unrolled(v->n_from) : conv_kernel<true, 0>;
+        k<<<grid, block, smem + table, s>>>(*v, out, in, n);
     } else {
         NB_TRY(nb_gpu_conv_reserve(v->n_from)); /* no-op once reserved at plan creation */
-        conv_kernel<false><<<grid, block, smem, s>>>(*v, out, in, n);
+        conv_kernel<false, 0><<<grid, block, smem, s>>>(*v, out, in, n);
     }
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;

@@ -89,6 +89,25 @@ uint32_t nb_conv_chunk(uint64_t max_a, uint64_t max_b)
     return c ? (uint32_t)c : 1;
 }
 
+uint32_t nb_conv_redc_steps(uint64_t max_a, uint64_t max_b, size_t count)
+{
+    if (count == 0 || max_a == 0 || max_b < 3)
+        return 0;
+    /* S <= count (max_a - 1)(b - 1); domain: S + (2^64 - 1) b < 2^128 */
+    const unsigned __int128 prod = (unsigned __int128)(max_a - 1) * (max_b - 1);
+    const unsigned __int128 top = ~(unsigned __int128)0 - (unsigned __int128)(~0ull) * max_b;
+    if (prod && count > top / prod)
+        return 0;
+    /* r < S / 2^64 + b < (count (max_a - 1) / 2^64 + 1) b */
+    const uint64_t m = (uint64_t)(((unsigned __int128)count * (max_a - 1)) >> 64) + 2;
+    uint32_t steps = 1;
+    while (steps < 63 && ((uint64_t)1 << steps) < m)
+        steps++;
+    if (((uint64_t)1 << steps) < m)
+        return 0;
+    return (max_b >> (64 - steps)) ? 0 : steps; /* max_b 2^(steps-1) < 2^63 */
+}
+
 nb_status nb_conv_desc_build(nb_ckks_consts *k, nb_conv_desc *d, const uint64_t *c,
                              size_t n_from, const uint64_t *b, size_t n_to,
                              const uint32_t *out_limb)
@@ -103,6 +122,8 @@ nb_status nb_conv_desc_build(nb_ckks_consts *k, nb_conv_desc *d, const uint64_t 
     NB_TRY(reserve(k, n_to, &d->to_mu_hi));
     NB_TRY(reserve(k, n_to, &d->out_limb));
     NB_TRY(reserve(k, n_to * n_from, &d->qhat_mod));
+    NB_TRY(reserve(k, n_to * n_from, &d->qhat_mont));
+    NB_TRY(reserve(k, n_to, &d->to_neg_inv));
     uint64_t *B = k->blob; /* stable from here on: no more reserve() below */
     uint64_t max_c = 0, max_b = 0;
     for (size_t i = 0; i < n_from; i++) {
@@ -124,17 +145,25 @@ nb_status nb_conv_desc_build(nb_ckks_consts *k, nb_conv_desc *d, const uint64_t 
         B[d->to_mu_lo + j] = lo;
         B[d->to_mu_hi + j] = hi;
         B[d->out_limb + j] = out_limb ? out_limb[j] : j;
+        B[d->to_neg_inv + j] = nb_neg_inv_2_64(b[j]);
         if (b[j] > max_b)
             max_b = b[j];
+        const uint64_t r64 = (uint64_t)(((unsigned __int128)1 << 64) % b[j]); /* 2^64 mod b_j */
         for (size_t i = 0; i < n_from; i++) {
             uint64_t hat = 1;
             for (size_t m = 0; m < n_from; m++)
                 if (m != i)
                     hat = nb_mul_mod_host(hat, c[m] % b[j], b[j]);
             B[d->qhat_mod + j * n_from + i] = hat;
+            B[d->qhat_mont + j * n_from + i] = nb_mul_mod_host(hat, r64, b[j]);
         }
     }
     d->chunk = nb_conv_chunk(max_c, max_b);
+    /* odd targets only (Montgomery) */
+    int odd = 1;
+    for (size_t j = 0; j < n_to; j++)
+        odd &= (int)(b[j] & 1);
+    d->redc_steps = odd && n_to ? nb_conv_redc_steps(max_c, max_b, n_from) : 0;
     return NB_OK;
 }
 

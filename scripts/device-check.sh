@@ -17,6 +17,8 @@
 #           at log N 12..17 x L 1..64, forward and inverse -> $OUT/results.json,
 #           $OUT/results.md
 #   ncu   : Nsight Compute of gpu-fast, log N 16, L = 1 and 32, cold semantics
+#   ncuconv: Nsight Compute of one base conversion (11 -> 31 primes) inside the
+#           ckks16-l30-d3 key switch
 # Usage, from the repository root:  scripts/device-check.sh [check] [ntt] [stage] ...
 # Logs and JSON go to $OUT (default /tmp/nb-out); the last lines are a summary.
 # On the lent device machine, .devdeps/ holds the -dev packages (GMP, CMocka,
@@ -150,5 +152,18 @@ if has ncu; then # cold semantics: the suite flushes; ncu must neither flush nor
         grep -E "fast_phase|Duration|DRAM Throughput|Issue Slots Busy|Issued Ipc|No Eligible|Achieved Occupancy|Registers Per|Block Size|Grid Size|Stall|stalled|pipe_|Warp Cycles Per Issued" \
             "$OUT/ncu-L$L.txt" | grep -v "==PROF==" | head -120
     done
+fi
+if has ncuconv; then # batch mode: no blocking kernel, which ncu's serialization would stall
+    timeout 150 ncu --cache-control none --clock-control none --replay-mode application \
+        --section SpeedOfLight --section LaunchStats --section Occupancy \
+        --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis \
+        --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio|sm__inst_executed_pipe_.*\.avg\.pct_of_peak_sustained_active|smsp__inst_executed\.sum$' \
+        --kernel-name regex:conv_kernel --launch-skip 5 --launch-count 1 \
+        "$NB" run --tier stage --variant gpu-fast --preset ckks16-l30-d3 --stage keyswitch \
+        --no-micro --mode batch --batch 1 --min-samples 1 --max-samples 1 --min-time 0 \
+        --warmup 1 --warmup-time 0 --timeout 5 --no-progress -q > "$OUT/ncu-conv.txt" 2>&1
+    stamp "ncu conversion rc=$?"
+    grep -E "conv_kernel|Duration|DRAM Throughput|Issue Slots Busy|Registers Per|Achieved Occupancy|inst_executed\.sum |pipe_(alu|fmaheavy|lsu)\.avg|stalled_(math|not_sel|wait|long|barrier|dispatch)" \
+        "$OUT/ncu-conv.txt" | grep -v "==PROF==" | head -40
 fi
 stamp "done"

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "ckks/ckks.h"
+#include "ckks/consts.h"
+#include "ntt/arith.h"
 #include "testutil.h"
 
 static unsigned bitlen(uint64_t x)
@@ -169,6 +171,49 @@ static void test_bad_specs_are_rejected(void **state)
     nb_ckks_params_destroy(NULL);
 }
 
+/* The Montgomery path of the GPU base conversion: for sums of `count`
+ * products x*y (x < max_a, y < b), worst case and random, nb_redc_128 then
+ * the planned conditional subtractions give S 2^-64 mod b exactly; the plan
+ * refuses sums that can leave nb_redc_128's domain. */
+static void check_redc_plan(uint64_t max_a, uint64_t b, size_t count, uint32_t want_steps)
+{
+    const uint32_t steps = nb_conv_redc_steps(max_a, b, count);
+    assert_int_equal(steps, want_steps);
+    const uint64_t qn = nb_neg_inv_2_64(b);
+    for (int i = 0; i < 2000; i++) {
+        unsigned __int128 s = 0; /* i == 0: every x = max_a - 1, y = b - 1 */
+        for (size_t k = 0; k < count; k++) {
+            const uint64_t x = i ? nb_test_rand_below(max_a) : max_a - 1;
+            const uint64_t y = i ? nb_test_rand_below(b) : b - 1;
+            s += (unsigned __int128)x * y;
+        }
+        uint64_t r = nb_redc_128((uint64_t)s, (uint64_t)(s >> 64), b, qn);
+        for (int k = (int)steps - 1; k >= 0; k--) {
+            assert_true(r < (b << k) * 2); /* nb_csub's domain */
+            r = nb_csub(r, b << k);
+        }
+        /* r 2^64 = S (mod b), r < b */
+        assert_true(r < b);
+        assert_true(nb_mul_mod_host(r, (uint64_t)(((unsigned __int128)1 << 64) % b), b) ==
+                    (uint64_t)(s % b));
+    }
+}
+
+static void test_conv_redc_plan_is_exact_at_its_bounds(void **state)
+{
+    (void)state;
+    const uint64_t q62 = 4611686018427322369ull, q51 = 2251799813554177ull; /* 62, 51 bits */
+    check_redc_plan(q62, q51, 11, 2);        /* modUp/modDown of ckks16-l30-d3: < 2.75 b */
+    check_redc_plan(q62, q62, 11, 2);
+    check_redc_plan(q62, q62, 12, 2);        /* the most 62 x 62-bit products: r < 4 b */
+    check_redc_plan(q51, q62, 16, 1);        /* small sources: r < 2 b */
+    check_redc_plan(1ull << 40, 3, 1, 1);    /* the smallest odd modulus */
+    assert_int_equal(nb_conv_redc_steps(q62, q62, 0), 0);
+    assert_int_equal(nb_conv_redc_steps(~0ull, ~0ull, 2), 0); /* outside the domain */
+    assert_int_equal(nb_conv_redc_steps(q62, q62, 13), 0);
+    assert_int_equal(nb_conv_redc_steps(q62, q62, 1u << 20), 0);
+}
+
 int main(void)
 {
     nb_test_seed_init();
@@ -180,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_digits_partition_each_level),
         cmocka_unit_test(test_ntt_counts_follow_the_pipelines),
         cmocka_unit_test(test_bad_specs_are_rejected),
+        cmocka_unit_test(test_conv_redc_plan_is_exact_at_its_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -196,7 +196,10 @@ static void test_gpu_pipelines_match_cpu_paper_presets(void **state)
     check_preset("100x-16-d45", 0);
 }
 
-static void check_baseconv(unsigned log_n, unsigned bits, size_t n_from, size_t n_to)
+/* GPU against CPU base conversion; the GPU input starts `in_off` words into
+ * its buffer (1: only 8-byte aligned). */
+static void check_baseconv(unsigned log_n, unsigned bits, size_t n_from, size_t n_to,
+                           size_t in_off)
 {
     const size_t n = (size_t)1 << log_n;
     uint64_t from[256], to[256];
@@ -211,11 +214,15 @@ static void check_baseconv(unsigned log_n, unsigned bits, size_t n_from, size_t 
                                              stream),
                      NB_OK);
     assert_int_equal(nb_baseconv_apply(cp, want, in, NULL), NB_OK);
-    nb_buffer *din = dev_from(in, n_from * n), *dout = dev_alloc(n_to * n);
-    if (nb_baseconv_apply(gp, nb_buffer_ptr(dout), nb_buffer_ptr(din), stream) != NB_OK)
+    nb_buffer *din = dev_alloc(in_off + n_from * n), *dout = dev_alloc(n_to * n);
+    assert_int_equal(
+        nb_buffer_upload(din, in_off * sizeof *in, in, n_from * n * sizeof *in, stream), NB_OK);
+    const uint64_t *din_ptr = (const uint64_t *)nb_buffer_ptr(din) + in_off;
+    if (nb_baseconv_apply(gp, nb_buffer_ptr(dout), din_ptr, stream) != NB_OK)
         nb_test_fail("GPU baseconv: %s", nb_last_error());
-    char what[96];
-    snprintf(what, sizeof what, "baseconv logn=%u %u-bit %zu->%zu", log_n, bits, n_from, n_to);
+    char what[112];
+    snprintf(what, sizeof what, "baseconv logn=%u %u-bit %zu->%zu input offset %zu", log_n, bits,
+             n_from, n_to, in_off);
     expect_device_equals(what, want, dout, n_to, n);
     nb_buffer_destroy(din);
     nb_buffer_destroy(dout);
@@ -228,12 +235,16 @@ static void check_baseconv(unsigned log_n, unsigned bits, size_t n_from, size_t 
 static void test_gpu_baseconv_matches_cpu(void **state)
 {
     (void)state;
-    check_baseconv(12, 50, 12, 40);
-    check_baseconv(10, 62, 100, 20); /* partial reductions in 128 bits */
-    check_baseconv(8, 55, 200, 30);  /* 50 KiB of shared memory: above the 48 KiB default */
-    check_baseconv(5, 40, 3, 7);     /* N below one tile */
-    check_baseconv(9, 45, 1, 37);    /* one source prime; a last group of one target */
-    check_baseconv(10, 62, 150, 45); /* table in global memory, partial reductions */
+    check_baseconv(12, 50, 12, 40, 0);
+    check_baseconv(16, 62, 11, 31, 0);  /* the ckks16-l30-d3 shape (unrolled, Montgomery) */
+    check_baseconv(12, 50, 12, 40, 1);  /* input only 8-byte aligned */
+    check_baseconv(10, 62, 100, 20, 0); /* partial reductions in 128 bits */
+    check_baseconv(8, 55, 200, 30, 1);  /* 50 KiB of shared memory: above the 48 KiB default */
+    check_baseconv(11, 62, 16, 20, 0); /* the most source primes of the unrolled kernel */
+    check_baseconv(11, 62, 17, 9, 0);  /* one more: the general kernel */
+    check_baseconv(5, 40, 3, 7, 0);     /* N of one tile */
+    check_baseconv(9, 45, 1, 37, 0);    /* one source prime; a last group of one target */
+    check_baseconv(10, 62, 150, 45, 0); /* table in global memory, partial reductions */
 }
 
 int main(void)
