@@ -206,7 +206,23 @@ static void test_gpu_equals_cpu_every_size(void **state)
     }
 }
 
-/* The benchmark's size, N = 2^16, for every limb count of the issue. */
+/* One-limb calls at every size (CKKS rescale runs them; gpu-fast runs them
+ * in its small shape): alone in a plan, and the middle limb of three, so
+ * that the kernels' limb offset is used. */
+static void test_gpu_one_limb_calls_every_size(void **state)
+{
+    (void)state;
+    for (size_t v = 0; v < N_VARIANTS; v++) {
+        const nb_ntt_variant *gv = nb_ntt_variant_find(gpu_variants[v]);
+        assert_non_null(gv);
+        for (unsigned log_n = gv->min_log_n; log_n <= gv->max_log_n; log_n++) {
+            check_variant(gpu_variants[v], log_n, 1, 0, 1);
+            check_variant(gpu_variants[v], log_n, 3, 1, 1);
+        }
+    }
+}
+
+/* The benchmark's size, N = 2^16, at limb counts from one to 64. */
 static void test_gpu_equals_cpu_at_n_2_16_for_each_limb_count(void **state)
 {
     (void)state;
@@ -358,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_gpu_variants_are_registered_as_gpu),
         cmocka_unit_test(test_gpu_equals_gmp_reference_at_small_sizes),
         cmocka_unit_test(test_gpu_equals_cpu_every_size),
+        cmocka_unit_test(test_gpu_one_limb_calls_every_size),
         cmocka_unit_test(test_gpu_equals_cpu_at_n_2_16_for_each_limb_count),
         cmocka_unit_test(test_gpu_largest_size_with_many_limbs),
         cmocka_unit_test(test_gpu_sub_range_calls),
