@@ -95,8 +95,8 @@ __device__ __forceinline__ void acc_get(const acc128 &s, uint64_t &lo, uint64_t 
  * is one nb_redc_128 and redc_steps conditional subtractions. NF = 0: any
  * count, table (C/c_i) mod b_j, one Barrett reduction per output and one
  * every `chunk` products when more source primes than that could overflow
- * 128 bits. The kernel is bound by the multiply pipe (Nsight: math-pipe
- * throttle is its top stall); docs/results.md has the measured steps. */
+ * 128 bits. Math-pipe throttle is the top stall under Nsight Compute;
+ * docs/results.md has the profile and the measured steps. */
 template <bool HS, int NF>
 __global__ void __launch_bounds__(CONV_TILE *CONV_GROUPS)
     conv_kernel(nb_conv_view v, uint64_t *__restrict__ out, const uint64_t *__restrict__ in,
