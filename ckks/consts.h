@@ -126,9 +126,12 @@ nb_status nb_cpu_rescale_bring(uint64_t *t, const uint64_t *r, uint64_t q_l, uin
                                const uint64_t *q, const uint64_t *mu_lo, const uint64_t *mu_hi,
                                const uint64_t *h, size_t count, size_t n);
 /* acc_k[m] = sum_j E_j[m] * key[j][k][pm] with E_j[m] = in[m] for m inside digit
- * j when in != NULL, else ext[j][m]. */
+ * j when in != NULL, else ext[j][m]. acc0 holds its E limbs in order; acc1
+ * its l+1 Q limbs at acc1 and its alpha P limbs at acc1_p (acc1 + (l+1) N:
+ * in order). */
 nb_status nb_cpu_inner_product(const nb_ip_geom *g, uint64_t *acc0, uint64_t *acc1,
-                               const uint64_t *ext, const uint64_t *in, const uint64_t *key);
+                               uint64_t *acc1_p, const uint64_t *ext, const uint64_t *in,
+                               const uint64_t *key);
 
 #ifdef NB_HAVE_CUDA
 /* Raises the conversion kernel's shared-memory limit for n_from source primes
@@ -143,8 +146,8 @@ nb_status nb_gpu_rescale_bring(uint64_t *t, const uint64_t *r, uint64_t q_l, uin
                                const uint64_t *q, const uint64_t *mu_lo, const uint64_t *mu_hi,
                                const uint64_t *h, size_t count, size_t n, void *stream);
 nb_status nb_gpu_inner_product(const nb_ip_geom *g, uint64_t *acc0, uint64_t *acc1,
-                               const uint64_t *ext, const uint64_t *in, const uint64_t *key,
-                               void *stream);
+                               uint64_t *acc1_p, const uint64_t *ext, const uint64_t *in,
+                               const uint64_t *key, void *stream);
 nb_status nb_gpu_copy(uint64_t *dst, const uint64_t *src, size_t words, void *stream);
 #endif
 

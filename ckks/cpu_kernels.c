@@ -91,7 +91,8 @@ nb_status nb_cpu_rescale_bring(uint64_t *t, const uint64_t *r, uint64_t q_l, uin
 }
 
 nb_status nb_cpu_inner_product(const nb_ip_geom *g, uint64_t *acc0, uint64_t *acc1,
-                               const uint64_t *ext, const uint64_t *in, const uint64_t *key)
+                               uint64_t *acc1_p, const uint64_t *ext, const uint64_t *in,
+                               const uint64_t *key)
 {
     const size_t n = g->n, L1 = g->level + 1, E = g->ext_limbs;
     const size_t key_poly = g->q_count + g->alpha; /* limbs of one key component */
@@ -108,6 +109,7 @@ nb_status nb_cpu_inner_product(const nb_ip_geom *g, uint64_t *acc0, uint64_t *ac
             k0[j] = key + ((2 * j) * key_poly + pm) * n;
             k1[j] = key + ((2 * j + 1) * key_poly + pm) * n;
         }
+        uint64_t *d1 = m < L1 ? acc1 + m * n : acc1_p + (m - L1) * n;
         for (size_t c = 0; c < n; c++) {
             u128 s0 = 0, s1 = 0;
             uint32_t cnt = 0;
@@ -122,7 +124,7 @@ nb_status nb_cpu_inner_product(const nb_ip_geom *g, uint64_t *acc0, uint64_t *ac
                 }
             }
             acc0[m * n + c] = reduce_u128(s0, q, ml, mh);
-            acc1[m * n + c] = reduce_u128(s1, q, ml, mh);
+            d1[c] = reduce_u128(s1, q, ml, mh);
         }
     }
     return NB_OK;

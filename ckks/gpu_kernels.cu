@@ -326,7 +326,7 @@ extern "C" nb_status nb_gpu_rescale_bring(uint64_t *t, const uint64_t *r, uint64
 
 namespace {
 __global__ void inner_product_kernel(nb_ip_geom g, uint64_t *__restrict__ acc0,
-                                     uint64_t *__restrict__ acc1,
+                                     uint64_t *__restrict__ acc1, uint64_t *__restrict__ acc1_p,
                                      const uint64_t *__restrict__ ext,
                                      const uint64_t *__restrict__ in,
                                      const uint64_t *__restrict__ key)
@@ -354,18 +354,18 @@ __global__ void inner_product_kernel(nb_ip_geom g, uint64_t *__restrict__ acc0,
         }
     }
     acc0[m * n + c] = nb_reduce_128(lo0, hi0, q, ml, mh);
-    acc1[m * n + c] = nb_reduce_128(lo1, hi1, q, ml, mh);
+    (m < L1 ? acc1 + m * n : acc1_p + (m - L1) * n)[c] = nb_reduce_128(lo1, hi1, q, ml, mh);
 }
 
 } // namespace
 
 extern "C" nb_status nb_gpu_inner_product(const nb_ip_geom *g, uint64_t *acc0, uint64_t *acc1,
-                                          const uint64_t *ext, const uint64_t *in,
-                                          const uint64_t *key, void *stream)
+                                          uint64_t *acc1_p, const uint64_t *ext,
+                                          const uint64_t *in, const uint64_t *key, void *stream)
 {
     dim3 grid((unsigned)((g->n + EW_THREADS - 1) / EW_THREADS), (unsigned)g->ext_limbs);
-    inner_product_kernel<<<grid, EW_THREADS, 0, (cudaStream_t)stream>>>(*g, acc0, acc1, ext, in,
-                                                                         key);
+    inner_product_kernel<<<grid, EW_THREADS, 0, (cudaStream_t)stream>>>(*g, acc0, acc1, acc1_p,
+                                                                         ext, in, key);
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;
 }

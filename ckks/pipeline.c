@@ -15,6 +15,8 @@ struct nb_ckks {
     const nb_ckks_consts *k;
     nb_backend backend;
     nb_ntt *ntt;            /* over q_0..q_L, p_0..p_(alpha-1) */
+    nb_ntt *ntt_pp, *ntt_qq; /* p_0..p_(alpha-1) twice, q_0..q_L twice: the key
+                                switch's two modDowns as one call per NTT step */
     nb_buffer *dconsts;     /* GPU: device copy of the constants blob */
     const uint64_t *base;   /* the blob in the backend's memory */
     nb_buffer *scratch;
@@ -22,7 +24,8 @@ struct nb_ckks {
     uint64_t *s_ext;        /* dnum * (L+1+alpha) limbs: modUp outputs (key switch) */
     uint64_t *s_acc0, *s_acc1; /* L+1+alpha limbs each: inner-product outputs */
     uint64_t *s_p;          /* alpha limbs: P part in coefficient form (modDown, rescale) */
-    uint64_t *s_t;          /* L+1 limbs: converted limbs (modDown, rescale) */
+    uint64_t *s_t;          /* 2(L+1) limbs: converted limbs (modDown, rescale; key
+                               switch: both polynomials) */
 };
 
 static nb_status mark(const nb_ckks_hook *h, const char *step, int is_ntt, size_t limbs,
@@ -93,9 +96,10 @@ static nb_status rescale_bring(const nb_ckks *c, size_t level, int round, uint64
 #endif
 }
 
+/* acc1's P limbs at acc1_p (acc1 + (level+1) N: the natural layout). */
 static nb_status inner_product(const nb_ckks *c, size_t level, uint64_t *acc0, uint64_t *acc1,
-                               const uint64_t *ext, const uint64_t *in, const uint64_t *key,
-                               void *stream)
+                               uint64_t *acc1_p, const uint64_t *ext, const uint64_t *in,
+                               const uint64_t *key, void *stream)
 {
     const nb_ckks_params *p = c->p;
     nb_ip_geom g = {
@@ -112,9 +116,9 @@ static nb_status inner_product(const nb_ckks *c, size_t level, uint64_t *acc0, u
         .prime_mu_hi = c->base + c->k->prime_mu_hi,
     };
     if (c->backend == NB_BACKEND_CPU)
-        return nb_cpu_inner_product(&g, acc0, acc1, ext, in, key);
+        return nb_cpu_inner_product(&g, acc0, acc1, acc1_p, ext, in, key);
 #ifdef NB_HAVE_CUDA
-    return nb_gpu_inner_product(&g, acc0, acc1, ext, in, key, stream);
+    return nb_gpu_inner_product(&g, acc0, acc1, acc1_p, ext, in, key, stream);
 #else
     (void)stream;
     return nb_gpu_require();
@@ -123,11 +127,33 @@ static nb_status inner_product(const nb_ckks *c, size_t level, uint64_t *acc0, u
 
 /* ---- creation ---- */
 
+/* *out = an NTT over primes [first, first + count) of `ntt`, twice in a row,
+ * with the same roots (so that data in NTT form under `ntt` transforms back
+ * identically). */
+static nb_status create_twice(nb_ntt **out, const nb_ntt *ntt, size_t first, size_t count,
+                              const nb_ntt_variant *variant, void *stream)
+{
+    const nb_ntt_tables *t = nb_ntt_get_tables(ntt);
+    uint64_t *qp = malloc(4 * count * sizeof *qp);
+    if (!qp)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_create: out of host memory");
+    uint64_t *psi = qp + 2 * count;
+    for (size_t i = 0; i < 2 * count; i++) {
+        qp[i] = t->q[first + i % count];
+        psi[i] = t->psi[first + i % count];
+    }
+    nb_status s = nb_ntt_create(out, variant, t->log_n, qp, psi, 2 * count, stream);
+    free(qp);
+    return s;
+}
+
 void nb_ckks_destroy(nb_ckks *c)
 {
     if (!c)
         return;
     nb_ntt_destroy(c->ntt);
+    nb_ntt_destroy(c->ntt_pp);
+    nb_ntt_destroy(c->ntt_qq);
     nb_buffer_destroy(c->dconsts);
     nb_buffer_destroy(c->scratch);
     free(c);
@@ -149,6 +175,10 @@ nb_status nb_ckks_create(nb_ckks **out, const nb_ckks_params *params,
     const size_t n = params->n, Q = params->q_count, A = params->alpha;
     nb_status s = nb_ntt_create(&c->ntt, variant, params->log_n, params->primes, NULL, Q + A,
                                 stream);
+    if (s == NB_OK)
+        s = create_twice(&c->ntt_pp, c->ntt, Q, A, variant, stream);
+    if (s == NB_OK)
+        s = create_twice(&c->ntt_qq, c->ntt, 0, Q, variant, stream);
     if (s == NB_OK && c->backend == NB_BACKEND_GPU) {
         s = nb_buffer_create(&c->dconsts, NB_BACKEND_GPU, c->k->words * sizeof(uint64_t));
         if (s == NB_OK)
@@ -162,7 +192,7 @@ nb_status nb_ckks_create(nb_ckks **out, const nb_ckks_params *params,
     } else {
         c->base = c->k->blob;
     }
-    const size_t limbs = Q + params->dnum * (Q + A) + 2 * (Q + A) + A + Q;
+    const size_t limbs = Q + params->dnum * (Q + A) + 2 * (Q + A) + A + 2 * Q;
     if (s == NB_OK)
         s = nb_buffer_create(&c->scratch, c->backend, limbs * n * sizeof(uint64_t));
     if (s != NB_OK) {
@@ -304,20 +334,16 @@ nb_status nb_ckks_modup_all(nb_ckks *c, size_t level, uint64_t *out, const uint6
     return modup_all(c, level, out, in, 1, hook, stream);
 }
 
-/* modDown; in_mutable = 1 lets it transform the input's P limbs in place. */
-static nb_status moddown(nb_ckks *c, size_t level, uint64_t *out, uint64_t *in_mut,
-                         const uint64_t *in, const nb_ckks_hook *hook, void *stream)
+/* modDown of one polynomial; the input stays unchanged (its P limbs are
+ * transformed in a copy). */
+static nb_status moddown(nb_ckks *c, size_t level, uint64_t *out, const uint64_t *in,
+                         const nb_ckks_hook *hook, void *stream)
 {
     const nb_ckks_params *p = c->p;
     const size_t n = p->n, L1 = level + 1, Q = p->q_count, A = p->alpha;
-    uint64_t *pl;
-    if (in_mut) {
-        pl = in_mut + L1 * n;
-    } else {
-        NB_TRY(copy_words(c, c->s_p, in + L1 * n, A * n, stream));
-        NB_TRY(mark(hook, "copy", 0, 0, 0));
-        pl = c->s_p;
-    }
+    uint64_t *pl = c->s_p;
+    NB_TRY(copy_words(c, pl, in + L1 * n, A * n, stream));
+    NB_TRY(mark(hook, "copy", 0, 0, 0));
     NB_TRY(nb_ntt_inverse(c->ntt, pl, Q, A, stream));
     NB_TRY(mark(hook, "intt", 1, A, 1));
     nb_conv_view v = nb_conv_view_at(&c->k->moddown, c->base, (uint32_t)L1);
@@ -332,6 +358,37 @@ static nb_status moddown(nb_ckks *c, size_t level, uint64_t *out, uint64_t *in_m
     return NB_OK;
 }
 
+/* modDown of the key switch's two accumulators in place: acc0 (l+1+alpha
+ * limbs in order) and acc1 (its Q limbs at acc1_q, its P limbs right after
+ * acc0's), each NTT step one call over both polynomials. */
+static nb_status moddown_pair(nb_ckks *c, size_t level, uint64_t *out0, uint64_t *out1,
+                              uint64_t *acc0, const uint64_t *acc1_q,
+                              const nb_ckks_hook *hook, void *stream)
+{
+    const nb_ckks_params *p = c->p;
+    const size_t n = p->n, L1 = level + 1, Q = p->q_count, A = p->alpha;
+    uint64_t *pl = acc0 + L1 * n, *t0 = c->s_t, *t1 = c->s_t + Q * n;
+    NB_TRY(nb_ntt_inverse(c->ntt_pp, pl, 0, 2 * A, stream));
+    NB_TRY(mark(hook, "intt", 1, 2 * A, 1));
+    nb_conv_view v = nb_conv_view_at(&c->k->moddown, c->base, (uint32_t)L1);
+    NB_TRY(conv(c, &v, t0, pl, stream));
+    NB_TRY(conv(c, &v, t1, pl + A * n, stream));
+    NB_TRY(mark(hook, "conv", 0, 0, 0));
+    if (L1 == Q) { /* t0, t1 adjacent over q_0..q_L twice */
+        NB_TRY(nb_ntt_forward(c->ntt_qq, t0, 0, 2 * Q, stream));
+    } else {
+        NB_TRY(nb_ntt_forward(c->ntt_qq, t0, 0, L1, stream));
+        NB_TRY(nb_ntt_forward(c->ntt_qq, t1, Q, L1, stream));
+    }
+    NB_TRY(mark(hook, "ntt", 1, 2 * L1, 0));
+    nb_limb_consts k = {c->base + c->k->prime_q, c->base + c->k->p_inv,
+                        c->base + c->k->p_inv_shoup};
+    NB_TRY(sub_mul(c, &k, out0, acc0, t0, L1, stream));
+    NB_TRY(sub_mul(c, &k, out1, acc1_q, t1, L1, stream));
+    NB_TRY(mark(hook, "scalar", 0, 0, 0));
+    return NB_OK;
+}
+
 nb_status nb_ckks_moddown(nb_ckks *c, size_t level, uint64_t *out, const uint64_t *in,
                           const nb_ckks_hook *hook, void *stream)
 {
@@ -339,7 +396,7 @@ nb_status nb_ckks_moddown(nb_ckks *c, size_t level, uint64_t *out, const uint64_
     NB_TRY(check_ptrs("modDown", out, in, out, in));
     if ((const uint64_t *)out == in)
         return nb_set_error(NB_ERR_INVALID_ARG, "modDown: output aliases input");
-    return moddown(c, level, out, NULL, in, hook, stream);
+    return moddown(c, level, out, in, hook, stream);
 }
 
 nb_status nb_ckks_inner_product(nb_ckks *c, size_t level, uint64_t *acc0, uint64_t *acc1,
@@ -348,7 +405,8 @@ nb_status nb_ckks_inner_product(nb_ckks *c, size_t level, uint64_t *acc0, uint64
 {
     NB_TRY(check_level(c, level, 0, "inner product"));
     NB_TRY(check_ptrs("inner product", acc0, acc1, ext, key));
-    NB_TRY(inner_product(c, level, acc0, acc1, ext, NULL, key, stream));
+    NB_TRY(inner_product(c, level, acc0, acc1, acc1 + (level + 1) * c->p->n, ext, NULL, key,
+                         stream));
     return mark(hook, "inner-product", 0, 0, 0);
 }
 
@@ -361,11 +419,13 @@ nb_status nb_ckks_keyswitch(nb_ckks *c, size_t level, uint64_t *out0, uint64_t *
     if (out0 == out1 || (const uint64_t *)out0 == in || (const uint64_t *)out1 == in)
         return nb_set_error(NB_ERR_INVALID_ARG, "key switch: outputs alias each other or the input");
     NB_TRY(modup_all(c, level, c->s_ext, in, 0, hook, stream));
-    NB_TRY(inner_product(c, level, c->s_acc0, c->s_acc1, c->s_ext, in, key, stream));
+    /* acc1's P limbs right after acc0's (both inside the two accumulators'
+     * scratch), so that one NTT call serves both P parts */
+    const size_t n = c->p->n, E = level + 1 + c->p->alpha;
+    uint64_t *acc1_q = c->s_acc1 + c->p->alpha * n, *acc1_p = c->s_acc0 + E * n;
+    NB_TRY(inner_product(c, level, c->s_acc0, acc1_q, acc1_p, c->s_ext, in, key, stream));
     NB_TRY(mark(hook, "inner-product", 0, 0, 0));
-    NB_TRY(moddown(c, level, out0, c->s_acc0, c->s_acc0, hook, stream));
-    NB_TRY(moddown(c, level, out1, c->s_acc1, c->s_acc1, hook, stream));
-    return NB_OK;
+    return moddown_pair(c, level, out0, out1, c->s_acc0, acc1_q, hook, stream);
 }
 
 nb_status nb_ckks_rescale(nb_ckks *c, size_t level, nb_ckks_rounding rounding, uint64_t *out,
