@@ -281,3 +281,18 @@ nb_status nb_buffer_copy(nb_buffer *dst, size_t dst_off, const nb_buffer *src, s
     return nb_gpu_require();
 #endif
 }
+
+nb_status nb_mem_copy(nb_backend where, void *dst, const void *src, size_t bytes, void *stream)
+{
+    if (where == NB_BACKEND_CPU) {
+        memcpy(dst, src, bytes);
+        return NB_OK;
+    }
+#ifdef NB_HAVE_CUDA
+    NB_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream));
+    return NB_OK;
+#else
+    (void)stream;
+    return nb_gpu_require();
+#endif
+}

@@ -53,6 +53,9 @@ nb_status nb_buffer_fill(nb_buffer *b, int byte, void *stream);
 /* Device-to-device (or host-to-host) copy between buffers; async on stream. */
 nb_status nb_buffer_copy(nb_buffer *dst, size_t dst_off, const nb_buffer *src, size_t src_off,
                          size_t bytes, void *stream);
+/* Copies `bytes` between two non-overlapping regions of `where`'s memory
+ * (host: at once; GPU: async on stream). */
+nb_status nb_mem_copy(nb_backend where, void *dst, const void *src, size_t bytes, void *stream);
 
 #ifdef __cplusplus
 }

@@ -151,4 +151,6 @@ extern "C" const nb_ntt_variant nb_variant_gpu_radix2 = {
     /* .plan_destroy = */ plan_destroy,
     /* .forward = */ forward,
     /* .inverse = */ inverse,
+    /* .forward_to = */ NULL, /* out of place: a copy, then in place */
+    /* .inverse_to = */ NULL,
 };

@@ -218,9 +218,11 @@ __device__ __forceinline__ void rows_store_coalesced(const uint64_t (&v)[RV], ui
  * SECOND: waits on the previous kernel's results. EVICT_FIRST: the phase's
  * coefficient loads and row twiddles are marked L2 evict-first (read once,
  * and the coefficients are overwritten in place), so that the other kernel's
- * data stays in L2. */
+ * data stays in L2. The phase loads its limbs from `src` and stores them to
+ * `data` (src == data: in place; a FIRST kernel may read another buffer, the
+ * out-of-place call). */
 template <class PH, bool INV, bool FIRST, bool SECOND, bool EARLY = false, bool EVICT_FIRST = false>
-__device__ __forceinline__ void phase_body(uint64_t *__restrict__ data,
+__device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const uint64_t *src,
                                            const typename PH::TT *__restrict__ tw,
                                            const nb_gpu_limb *__restrict__ limbs, size_t first)
 {
@@ -264,6 +266,7 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data,
     if constexpr (SECOND)
         nb_gpu_pdl_wait();
     uint64_t *a = data + ((size_t)blockIdx.y << LOGN);
+    const uint64_t *ai = src + ((size_t)blockIdx.y << LOGN);
     const nb_gpu_limb *c = limbs + l;
     const uint64_t q = c->q;
 
@@ -272,18 +275,18 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data,
         typedef Pass<INV, K, 0, R> P0;
         const uint32_t eb = elem_base<P0::WL, R>(t);
         if constexpr (ROWS && P0::WL == 0) {
-            rows_load_coalesced<PH, K, EVICT_FIRST>(v, a + ((size_t)blockIdx.x * PH::TILE << K),
+            rows_load_coalesced<PH, K, EVICT_FIRST>(v, ai + ((size_t)blockIdx.x * PH::TILE << K),
                                                     sdata, tid);
         } else if constexpr (ROWS) {
-            const uint64_t *src = a + ((size_t)tr << K) + eb;
+            const uint64_t *from = ai + ((size_t)tr << K) + eb;
 #pragma unroll
             for (int j = 0; j < RV; j++)
-                v[j] = nb_gpu_ld<EVICT_FIRST>(&src[j << P0::WL]);
+                v[j] = nb_gpu_ld<EVICT_FIRST>(&from[j << P0::WL]);
         } else {
-            const uint64_t *src = a + (size_t)eb * PH::N2 + tr;
+            const uint64_t *from = ai + (size_t)eb * PH::N2 + tr;
 #pragma unroll
             for (int j = 0; j < RV; j++)
-                v[j] = nb_gpu_ld<EVICT_FIRST>(&src[(size_t)(j << P0::WL) * PH::N2]);
+                v[j] = nb_gpu_ld<EVICT_FIRST>(&from[(size_t)(j << P0::WL) * PH::N2]);
         }
     }
     nb_gpu_cp_async_wait_all();
@@ -443,14 +446,14 @@ inline nb_status check_aligned(const uint64_t *data, const char *name)
     return NB_OK;
 }
 
-/* Launches phase kernel `kern` of shape PH over limbs [first, first + count)
- * in chunks of at most 65535 limbs (the grid's y limit); configure: only
+/* Launches phase kernel `kern` of shape PH over limbs [first, first + count),
+ * reading `src` and writing `data` (phase_body), in chunks of at most 65535 limbs (the grid's y limit); configure: only
  * raise the kernel's shared-memory limit. A SECOND kernel gets the
  * programmatic-stream-serialization attribute when the plan has PDL and
  * use_pdl(blocks of the chunk's grid, chunk) says so. */
 template <class PH, bool INV, bool SECOND, class KERN, class USE_PDL>
-nb_status launch(KERN kern, const Plan *p, uint64_t *data, size_t first, size_t count,
-                 cudaStream_t s, bool configure, USE_PDL &&use_pdl)
+nb_status launch(KERN kern, const Plan *p, uint64_t *data, const uint64_t *src, size_t first,
+                 size_t count, cudaStream_t s, bool configure, USE_PDL &&use_pdl)
 {
     if (configure) {
         NB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -476,7 +479,8 @@ nb_status launch(KERN kern, const Plan *p, uint64_t *data, size_t first, size_t 
             cfg.attrs = attr;
             cfg.numAttrs = 1;
         }
-        NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, data + (done << PH::LOGN_), tw,
+        NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, data + (done << PH::LOGN_),
+                                       src + (done << PH::LOGN_), tw,
                                        (const nb_gpu_limb *)p->limbs_dev, first + done));
     }
     NB_CUDA_TRY(cudaGetLastError());

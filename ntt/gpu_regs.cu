@@ -57,10 +57,11 @@ template <int LOGN, int K, bool ROWS> using RegsPhase = Phase<LOGN, K, ROWS, RLO
 template <bool INV, int LOGN, int K, bool ROWS, bool FIRST, bool SECOND>
 __global__ void __launch_bounds__(RegsPhase<LOGN, K, ROWS>::THREADS,
                                   RegsPhase<LOGN, K, ROWS>::MIN_BLOCKS)
-regs_phase(uint64_t *__restrict__ data, const typename RegsPhase<LOGN, K, ROWS>::TT *__restrict__ tw,
+regs_phase(uint64_t *__restrict__ data, const uint64_t *src,
+           const typename RegsPhase<LOGN, K, ROWS>::TT *__restrict__ tw,
            const nb_gpu_limb *__restrict__ limbs, size_t first)
 {
-    phase_body<RegsPhase<LOGN, K, ROWS>, INV, FIRST, SECOND>(data, tw, limbs, first);
+    phase_body<RegsPhase<LOGN, K, ROWS>, INV, FIRST, SECOND>(data, src, tw, limbs, first);
 }
 
 /* Launches one phase over limbs [first, first + count) (configure: only
@@ -75,7 +76,7 @@ nb_status phase_launch(const Plan *p, uint64_t *data, size_t first, size_t count
 {
     typedef RegsPhase<LOGN, K, ROWS> PH;
     return launch<PH, INV, SECOND>(
-        regs_phase<INV, LOGN, K, ROWS, FIRST, SECOND>, p, data, first, count, s, configure,
+        regs_phase<INV, LOGN, K, ROWS, FIRST, SECOND>, p, data, data, first, count, s, configure,
         [p, prev_blocks_per_limb](size_t blocks, size_t chunk) {
             const size_t prev = (size_t)prev_blocks_per_limb * chunk;
             return blocks >= (size_t)p->sms * PH::MIN_BLOCKS || blocks + prev <= p->sms;
@@ -175,4 +176,6 @@ extern "C" const nb_ntt_variant nb_variant_gpu_regs = {
     /* .plan_destroy = */ plan_free,
     /* .forward = */ forward,
     /* .inverse = */ inverse,
+    /* .forward_to = */ NULL, /* out of place: a copy, then in place */
+    /* .inverse_to = */ NULL,
 };

@@ -127,5 +127,53 @@ nb_status nb_ntt_inverse(nb_ntt *ntt, uint64_t *data, size_t first, size_t count
     return ntt->variant->inverse(ntt->plan, data, first, count, stream);
 }
 
+/* dst and src of an out-of-place call: both valid for the call, and equal
+ * or apart. */
+static nb_status check_to(const nb_ntt *ntt, const uint64_t *dst, const uint64_t *src,
+                          size_t first, size_t count)
+{
+    NB_TRY(check_call(ntt, dst, first, count));
+    NB_TRY(check_call(ntt, src, first, count));
+    const size_t words = count << ntt->tables->log_n;
+    if (dst != src && dst < src + words && src < dst + words)
+        return nb_set_error(NB_ERR_INVALID_ARG, "NTT call: dst and src overlap");
+    return NB_OK;
+}
+
+/* An out-of-place call: the variant's own entry, else a copy and the
+ * in-place transform; dst == src is the in-place call. */
+static nb_status call_to(nb_ntt *ntt, int inverse, uint64_t *dst, const uint64_t *src,
+                         size_t first, size_t count, void *stream)
+{
+    NB_TRY(check_to(ntt, dst, src, first, count));
+    const nb_ntt_variant *v = ntt->variant;
+    if (dst != src) {
+        if (inverse && v->inverse_to)
+            return v->inverse_to(ntt->plan, dst, src, first, count, stream);
+        if (!inverse && v->forward_to)
+            return v->forward_to(ntt->plan, dst, src, first, count, stream);
+        NB_TRY(nb_mem_copy(v->backend, dst, src, (count << ntt->tables->log_n) * sizeof *dst,
+                           stream));
+    }
+    return (inverse ? v->inverse : v->forward)(ntt->plan, dst, first, count, stream);
+}
+
+nb_status nb_ntt_forward_to(nb_ntt *ntt, uint64_t *dst, const uint64_t *src, size_t first,
+                            size_t count, void *stream)
+{
+    return call_to(ntt, 0, dst, src, first, count, stream);
+}
+
+nb_status nb_ntt_inverse_to(nb_ntt *ntt, uint64_t *dst, const uint64_t *src, size_t first,
+                            size_t count, void *stream)
+{
+    return call_to(ntt, 1, dst, src, first, count, stream);
+}
+
+int nb_ntt_out_of_place(const nb_ntt *ntt)
+{
+    return ntt && ntt->variant->forward_to && ntt->variant->inverse_to;
+}
+
 const nb_ntt_tables *nb_ntt_get_tables(const nb_ntt *ntt) { return ntt ? ntt->tables : NULL; }
 const nb_ntt_variant *nb_ntt_get_variant(const nb_ntt *ntt) { return ntt ? ntt->variant : NULL; }

@@ -38,6 +38,17 @@ nb_status nb_ntt_forward(nb_ntt *ntt, uint64_t *data, size_t first, size_t count
                          void *stream);
 nb_status nb_ntt_inverse(nb_ntt *ntt, uint64_t *data, size_t first, size_t count,
                          void *stream);
+/* The same transforms out of place: limbs [first, first + count) read from
+ * src, written to dst (both at limb `first`), src unchanged. dst == src is the
+ * in-place call; otherwise the two ranges must not overlap. A variant without
+ * out-of-place entries gets a copy then its in-place transform (both on
+ * stream). */
+nb_status nb_ntt_forward_to(nb_ntt *ntt, uint64_t *dst, const uint64_t *src, size_t first,
+                            size_t count, void *stream);
+nb_status nb_ntt_inverse_to(nb_ntt *ntt, uint64_t *dst, const uint64_t *src, size_t first,
+                            size_t count, void *stream);
+/* 1 if the variant transforms out of place itself (no copy), else 0. */
+int nb_ntt_out_of_place(const nb_ntt *ntt);
 
 const nb_ntt_tables *nb_ntt_get_tables(const nb_ntt *ntt);
 const nb_ntt_variant *nb_ntt_get_variant(const nb_ntt *ntt);

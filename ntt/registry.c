@@ -21,6 +21,10 @@ static nb_status add(const nb_ntt_variant *v)
         return nb_set_error(NB_ERR_INVALID_ARG,
                             "variant '%s': name, description and all four functions are required",
                             v && v->name ? v->name : "(null)");
+    if (!v->forward_to != !v->inverse_to)
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "variant '%s': forward_to and inverse_to come together (or neither)",
+                            v->name);
     if (v->backend != NB_BACKEND_CPU && v->backend != NB_BACKEND_GPU)
         return nb_set_error(NB_ERR_INVALID_ARG, "variant '%s': unknown backend", v->name);
     if (v->min_log_n < NB_MIN_LOG_N || v->max_log_n > NB_MAX_LOG_N || v->min_log_n > v->max_log_n)

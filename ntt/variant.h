@@ -15,7 +15,8 @@
 extern "C" {
 #endif
 
-/* One NTT implementation. Every field is required.
+/* One NTT implementation. Every field is required but the out-of-place
+ * pair at the end (both or neither).
  *
  * Data layout: a batch of limbs, limb l holding N coefficients reduced mod
  * tables->q[l], limbs contiguous (limb l at data + l*N). Transforms are in
@@ -49,6 +50,15 @@ typedef struct nb_ntt_variant {
      * points at limb `first`. */
     nb_status (*forward)(void *plan, uint64_t *data, size_t first, size_t count, void *stream);
     nb_status (*inverse)(void *plan, uint64_t *data, size_t first, size_t count, void *stream);
+
+    /* Optional (NULL: nb_ntt_forward_to / nb_ntt_inverse_to copy src to dst
+     * on `stream`, then call the in-place entry): the same transforms read
+     * from `src` and written to `dst`, both at limb `first`, distinct and
+     * not overlapping (the wrapper checks); src is left unchanged. */
+    nb_status (*forward_to)(void *plan, uint64_t *dst, const uint64_t *src, size_t first,
+                            size_t count, void *stream);
+    nb_status (*inverse_to)(void *plan, uint64_t *dst, const uint64_t *src, size_t first,
+                            size_t count, void *stream);
 } nb_ntt_variant;
 
 /* Adds a variant to the registry (the pointer is kept: the struct must live

@@ -4,7 +4,7 @@
  * [0, q) on fresh random inputs, forward and inverse, inverse(forward) = id,
  * log N 10..17 (gpu-radix2 also 1..9), L in {1, 2, 7, 32, 64}, primes from
  * 30 to 62 bits (the largest NTT primes below 2^62 and 2^61 included),
- * sub-range calls (first > 0), guard zones around the device data (poisoned,
+ * sub-range calls (first > 0), out-of-place calls, guard zones around the device data (poisoned,
  * must stay untouched), and the size/prime limits of each variant.
  * Exits 77 (skip) without a CUDA device. */
 #include <string.h>
@@ -343,6 +343,79 @@ static void test_gpu_fast_every_block_shape(void **state)
     check_variant("gpu-fast", 13, 40, 5, 32);
 }
 
+/* Out-of-place calls: limbs [first, first + count) of a device source into a
+ * poisoned destination with guard limbs, forward and inverse, bit-exact with
+ * the CPU backend's in-place transform; the source comes back unchanged. */
+static void check_out_of_place(const char *name, unsigned log_n, size_t limbs, size_t first,
+                               size_t count)
+{
+    const size_t n = (size_t)1 << log_n, words = count * n, bytes = words * 8;
+    uint64_t *q = malloc(limbs * sizeof *q);
+    assert_non_null(q);
+    make_primes(q, log_n, limbs);
+    nb_ntt *g = NULL, *c = NULL;
+    if (nb_ntt_create(&g, nb_ntt_variant_find(name), log_n, q, NULL, limbs, stream) != NB_OK)
+        nb_test_fail("%s: nb_ntt_create(log_n=%u, L=%zu): %s", name, log_n, limbs,
+                     nb_last_error());
+    assert_int_equal(nb_ntt_create(&c, nb_ntt_variant_find("cpu-harvey"), log_n, q, NULL, limbs,
+                                   NULL),
+                     NB_OK);
+    nb_buffer *dsrc = NULL, *ddst = NULL;
+    assert_int_equal(nb_buffer_create(&dsrc, NB_BACKEND_GPU, bytes), NB_OK);
+    assert_int_equal(nb_buffer_create(&ddst, NB_BACKEND_GPU, bytes + 2 * n * 8), NB_OK);
+    uint64_t *a = malloc(bytes), *want = malloc(bytes), *got = malloc(bytes + 2 * n * 8);
+    assert_true(a && want && got);
+    for (int inv = 0; inv < 2; inv++) {
+        nb_test_fill_residues(a, n, q + first, count);
+        memcpy(want, a, bytes);
+        assert_int_equal((inv ? nb_ntt_inverse : nb_ntt_forward)(c, want, first, count, NULL),
+                         NB_OK);
+        assert_int_equal(nb_buffer_upload(dsrc, 0, a, bytes, stream), NB_OK);
+        assert_int_equal(nb_buffer_fill(ddst, 0xA5, stream), NB_OK);
+        uint64_t *dst = (uint64_t *)nb_buffer_ptr(ddst) + n;
+        const uint64_t *src = nb_buffer_ptr(dsrc);
+        nb_status st = (inv ? nb_ntt_inverse_to : nb_ntt_forward_to)(g, dst, src, first, count,
+                                                                     stream);
+        if (st == NB_OK)
+            st = nb_stream_sync(stream);
+        if (st != NB_OK)
+            nb_test_fail("%s out of place: %s", name, nb_last_error());
+        assert_int_equal(nb_buffer_download(ddst, 0, got, bytes + 2 * n * 8, stream), NB_OK);
+        for (size_t i = 0; i < n; i++)
+            if (got[i] != NB_TEST_POISON || got[n + words + i] != NB_TEST_POISON)
+                nb_test_fail("%s out of place log_n=%u: guard word overwritten", name, log_n);
+        if (memcmp(got + n, want, bytes) != 0)
+            nb_test_fail("%s out of place %s log_n=%u L=%zu [%zu,%zu): differs from cpu-harvey",
+                         name, inv ? "inverse" : "forward", log_n, limbs, first, first + count);
+        assert_int_equal(nb_buffer_download(dsrc, 0, got, bytes, stream), NB_OK);
+        if (memcmp(got, a, bytes) != 0)
+            nb_test_fail("%s out of place log_n=%u: source changed", name, log_n);
+    }
+    free(a);
+    free(want);
+    free(got);
+    nb_buffer_destroy(dsrc);
+    nb_buffer_destroy(ddst);
+    nb_ntt_destroy(g);
+    nb_ntt_destroy(c);
+    free(q);
+}
+
+/* gpu-fast's own out-of-place path in each of its block shapes (one limb,
+ * small, large, above 2^22 coefficients, a sub-range), and a variant
+ * without one (the wrapper's copy). */
+static void test_gpu_out_of_place_calls(void **state)
+{
+    (void)state;
+    check_out_of_place("gpu-fast", 12, 1, 0, 1);
+    check_out_of_place("gpu-fast", 16, 1, 0, 1);
+    check_out_of_place("gpu-fast", 16, 8, 0, 8);
+    check_out_of_place("gpu-fast", 16, 32, 0, 32);
+    check_out_of_place("gpu-fast", 17, 40, 3, 37);
+    check_out_of_place("gpu-fast", 13, 40, 5, 32);
+    check_out_of_place("gpu-regs", 16, 4, 1, 2);
+}
+
 /* radix2 covers the small sizes too. */
 static void test_gpu_radix2_small_sizes(void **state)
 {
@@ -380,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_gpu_sub_range_calls),
         cmocka_unit_test(test_gpu_repeated_runs_agree),
         cmocka_unit_test(test_gpu_out_of_range_requests_are_refused),
+        cmocka_unit_test(test_gpu_out_of_place_calls),
         cmocka_unit_test(test_gpu_radix2_small_sizes),
         cmocka_unit_test(test_gpu_fast_every_block_shape),
     };

@@ -140,15 +140,21 @@ static void test_create_rejects_bad_roots(void **state)
 
 /* ---- nb_ntt_forward / nb_ntt_inverse ---- */
 
+/* cpu-harvey over four fresh `bits`-bit primes q[0..4) of N = 64. */
+static nb_ntt *harvey_64x4(uint64_t q[4], unsigned bits)
+{
+    assert_int_equal(nb_primes_generate(6, bits, 4, NULL, 0, q), NB_OK);
+    nb_ntt *ntt = NULL;
+    assert_int_equal(nb_ntt_create(&ntt, harvey(), 6, q, NULL, 4, NULL), NB_OK);
+    return ntt;
+}
+
 static void test_transform_calls_reject_bad_ranges_and_leave_data(void **state)
 {
     (void)state;
-    const unsigned log_n = 6;
     const size_t n = 64, L = 4;
     uint64_t q[4];
-    assert_int_equal(nb_primes_generate(log_n, 40, L, NULL, 0, q), NB_OK);
-    nb_ntt *ntt;
-    assert_int_equal(nb_ntt_create(&ntt, harvey(), log_n, q, NULL, L, NULL), NB_OK);
+    nb_ntt *ntt = harvey_64x4(q, 40);
     uint64_t data[4 * 64], copy[4 * 64];
     nb_test_fill_residues(data, n, q, L);
     memcpy(copy, data, sizeof data);
@@ -169,6 +175,47 @@ static void test_transform_calls_reject_bad_ranges_and_leave_data(void **state)
     /* the boundary itself is fine */
     EXPECT_STATUS(nb_ntt_forward(ntt, data + 3 * n, 3, 1, NULL), NB_OK);
     EXPECT_STATUS(nb_ntt_forward(ntt, data, 0, 4, NULL), NB_OK);
+    nb_ntt_destroy(ntt);
+}
+
+/* Out-of-place calls (a variant without them: copy + in place) equal the
+ * in-place transform of a copy, leave src unchanged, write every word of the
+ * range in dst and nothing outside it; overlap and bad ranges are refused. */
+static void test_out_of_place_calls_match_in_place_and_leave_src(void **state)
+{
+    (void)state;
+    const size_t n = 64, L = 4;
+    uint64_t q[4];
+    nb_ntt *ntt = harvey_64x4(q, 50);
+    assert_int_equal(nb_ntt_out_of_place(ntt), 0);
+    static uint64_t src[4 * 64], keep[4 * 64], dst[4 * 64], want[4 * 64];
+    nb_status (*in_place[2])(nb_ntt *, uint64_t *, size_t, size_t, void *) = {nb_ntt_forward,
+                                                                              nb_ntt_inverse};
+    nb_status (*to[2])(nb_ntt *, uint64_t *, const uint64_t *, size_t, size_t, void *) = {
+        nb_ntt_forward_to, nb_ntt_inverse_to};
+    for (int d = 0; d < 2; d++) {
+        nb_test_fill_residues(src, n, q, L);
+        memcpy(keep, src, sizeof src);
+        memset(dst, 0xA5, sizeof dst);
+        memcpy(want, dst, sizeof dst);
+        memcpy(want + n, src + n, 2 * n * sizeof *src);
+        assert_int_equal(in_place[d](ntt, want + n, 1, 2, NULL), NB_OK);
+        assert_int_equal(to[d](ntt, dst + n, src + n, 1, 2, NULL), NB_OK);
+        assert_memory_equal(dst, want, sizeof dst); /* limbs 1, 2 written; 0, 3 poison */
+        assert_memory_equal(src, keep, sizeof src);
+        assert_int_equal(to[d](ntt, src, src, 0, L, NULL), NB_OK); /* dst == src: in place */
+        memcpy(want, keep, sizeof keep);
+        assert_int_equal(in_place[d](ntt, want, 0, L, NULL), NB_OK);
+        assert_memory_equal(src, want, sizeof src);
+        memcpy(keep, src, sizeof src);
+        EXPECT_STATUS(to[d](ntt, src + n, src, 0, 2, NULL), NB_ERR_INVALID_ARG); /* overlap */
+        EXPECT_STATUS(to[d](ntt, src, src + n, 0, 2, NULL), NB_ERR_INVALID_ARG);
+        EXPECT_STATUS(to[d](ntt, NULL, src, 0, 1, NULL), NB_ERR_INVALID_ARG);
+        EXPECT_STATUS(to[d](ntt, dst, NULL, 0, 1, NULL), NB_ERR_INVALID_ARG);
+        EXPECT_STATUS(to[d](ntt, dst, src, 3, 2, NULL), NB_ERR_INVALID_ARG);
+        EXPECT_STATUS(to[d](NULL, dst, src, 0, 1, NULL), NB_ERR_INVALID_ARG);
+        assert_memory_equal(src, keep, sizeof src);
+    }
     nb_ntt_destroy(ntt);
 }
 
@@ -264,14 +311,21 @@ static const nb_ntt_variant good_template = {
     .inverse = ref_inverse,
 };
 
+static nb_status unused_to(void *plan, uint64_t *dst, const uint64_t *src, size_t first,
+                          size_t count, void *stream)
+{
+    (void)plan, (void)dst, (void)src, (void)first, (void)count, (void)stream;
+    return NB_OK;
+}
+
 static void test_register_rejects_malformed_variants(void **state)
 {
     (void)state;
     const size_t before = nb_ntt_variant_count();
     /* each malformed copy must live for the program (the registry keeps
      * pointers to accepted ones); none of these is accepted */
-    static nb_ntt_variant v[16];
-    for (int i = 0; i < 16; i++) {
+    static nb_ntt_variant v[17];
+    for (int i = 0; i < 17; i++) {
         v[i] = good_template;
         v[i].name = "test-malformed";
     }
@@ -289,8 +343,11 @@ static void test_register_rejects_malformed_variants(void **state)
     v[11].max_prime_bits = 1;
     v[12].backend = (nb_backend)7;
     v[13].name = "cpu-harvey"; /* duplicate of a built-in */
-    for (int i = 0; i < 14; i++)
-        EXPECT_STATUS(nb_ntt_variant_register(&v[i]), NB_ERR_INVALID_ARG);
+    v[15].forward_to = unused_to; /* out-of-place entries: both or neither */
+    v[16].inverse_to = unused_to;
+    for (int i = 0; i < 17; i++)
+        if (i != 14)
+            EXPECT_STATUS(nb_ntt_variant_register(&v[i]), NB_ERR_INVALID_ARG);
     v[14].word_bits = 32;
     EXPECT_STATUS(nb_ntt_variant_register(&v[14]), NB_ERR_UNSUPPORTED);
     EXPECT_STATUS(nb_ntt_variant_register(NULL), NB_ERR_INVALID_ARG);
@@ -508,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_create_rejects_bad_primes),
         cmocka_unit_test(test_create_rejects_bad_roots),
         cmocka_unit_test(test_transform_calls_reject_bad_ranges_and_leave_data),
+        cmocka_unit_test(test_out_of_place_calls_match_in_place_and_leave_src),
         cmocka_unit_test(test_destroy_and_getters_accept_null),
         cmocka_unit_test(test_tables_create_rejects_bad_arguments),
         cmocka_unit_test(test_builtins_are_listed_and_well_formed),
