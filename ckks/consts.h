@@ -54,6 +54,7 @@ typedef struct nb_ckks_consts {
     /* every prime of the full layout q_0..q_L, p_0..p_(alpha-1) */
     size_t prime_q, prime_mu_lo, prime_mu_hi; /* [L+1+alpha] */
     uint32_t ip_chunk;      /* inner product: products per 128-bit partial sum */
+    size_t identity;        /* [L+1+alpha] 0, 1, 2, ...: out_limb of a packed modUp */
     nb_conv_desc *modup;    /* [(L+1) * dnum]: level l, digit j at l*dnum + j  */
     nb_conv_desc moddown;   /* P -> Q_L (level l uses targets 0..l)            */
     size_t p_inv, p_inv_shoup;   /* [L+1] P^-1 mod q_i                          */
@@ -110,6 +111,7 @@ typedef struct nb_ip_geom {
     size_t n, level, ext_limbs; /* ext_limbs = l+1+alpha */
     size_t q_count, alpha;      /* L+1, alpha */
     size_t digits, alpha_digit; /* digits at this level, alpha */
+    int packed;                 /* ext in the key switch's packed layout (needs in) */
     uint32_t chunk;
     const uint64_t *prime_q, *prime_mu_lo, *prime_mu_hi; /* full layout [L+1+alpha] */
 } nb_ip_geom;
@@ -126,7 +128,9 @@ nb_status nb_cpu_rescale_bring(uint64_t *t, const uint64_t *r, uint64_t q_l, uin
                                const uint64_t *q, const uint64_t *mu_lo, const uint64_t *mu_hi,
                                const uint64_t *h, size_t count, size_t n);
 /* acc_k[m] = sum_j E_j[m] * key[j][k][pm] with E_j[m] = in[m] for m inside digit
- * j when in != NULL, else ext[j][m]. acc0 holds its E limbs in order; acc1
+ * j when in != NULL, else ext[j][m]. ext[j][m] is at ext + (j E + m) N, or in
+ * the packed layout (g->packed) at ext + (j (l+1) + m') N, m' = m below the
+ * digit and m - count_j above it (count_j: the digit's limbs). acc0 holds its E limbs in order; acc1
  * its l+1 Q limbs at acc1 and its alpha P limbs at acc1_p (acc1 + (l+1) N:
  * in order). */
 nb_status nb_cpu_inner_product(const nb_ip_geom *g, uint64_t *acc0, uint64_t *acc1,

@@ -104,8 +104,11 @@ nb_status nb_cpu_inner_product(const nb_ip_geom *g, uint64_t *acc0, uint64_t *ac
         const uint64_t *k0[64], *k1[64];
         for (size_t j = 0; j < g->digits; j++) {
             const size_t first = j * g->alpha_digit;
-            const int in_digit = in && m < L1 && m >= first && m < first + g->alpha_digit;
-            src[j] = in_digit ? in + m * n : ext + (j * E + m) * n;
+            const size_t end = first + g->alpha_digit < L1 ? first + g->alpha_digit : L1;
+            const int in_digit = in && m >= first && m < end;
+            const size_t pos = !g->packed ? j * E + m
+                                          : j * L1 + (m < first ? m : m - (end - first));
+            src[j] = in_digit ? in + m * n : ext + pos * n;
             k0[j] = key + ((2 * j) * key_poly + pm) * n;
             k1[j] = key + ((2 * j + 1) * key_poly + pm) * n;
         }

@@ -342,8 +342,10 @@ __global__ void inner_product_kernel(nb_ip_geom g, uint64_t *__restrict__ acc0,
     unsigned k = 0;
     for (size_t j = 0; j < g.digits; j++) {
         const size_t first = j * g.alpha_digit;
-        const bool from_in = in && m < L1 && m >= first && m < first + g.alpha_digit;
-        const uint64_t x = from_in ? in[m * n + c] : ext[(j * E + m) * n + c];
+        const size_t end = first + g.alpha_digit < L1 ? first + g.alpha_digit : L1;
+        const bool from_in = in && m >= first && m < end;
+        const size_t pos = !g.packed ? j * E + m : j * L1 + (m < first ? m : m - (end - first));
+        const uint64_t x = from_in ? in[m * n + c] : ext[pos * n + c];
         mac128(lo0, hi0, x, key[((2 * j) * per + pm) * n + c]);
         mac128(lo1, hi1, x, key[((2 * j + 1) * per + pm) * n + c]);
         if (++k == g.chunk && j + 1 < g.digits) {

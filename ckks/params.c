@@ -295,6 +295,9 @@ static nb_status build_consts(nb_ckks_params *p)
             max_prime = p->primes[i];
     }
     k->ip_chunk = nb_conv_chunk(max_prime, max_prime);
+    NB_TRY(reserve(k, total, &k->identity));
+    for (size_t i = 0; i < total; i++)
+        k->blob[k->identity + i] = i;
 
     NB_TRY(build_modup(p, k));
 

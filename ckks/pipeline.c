@@ -17,6 +17,8 @@ struct nb_ckks {
     nb_ntt *ntt;            /* over q_0..q_L, p_0..p_(alpha-1) */
     nb_ntt *ntt_pp, *ntt_qq; /* p_0..p_(alpha-1) twice, q_0..q_L twice: the key
                                 switch's two modDowns as one call per NTT step */
+    nb_ntt *ntt_ext;        /* top level, digit after digit: the primes each digit's
+                               modUp extends to (the key switch's packed layout) */
     nb_buffer *dconsts;     /* GPU: device copy of the constants blob */
     const uint64_t *base;   /* the blob in the backend's memory */
     nb_buffer *scratch;
@@ -96,7 +98,8 @@ static nb_status rescale_bring(const nb_ckks *c, size_t level, int round, uint64
 #endif
 }
 
-/* acc1's P limbs at acc1_p (acc1 + (level+1) N: the natural layout). */
+/* acc1's P limbs at acc1_p (acc1 + (level+1) N: the natural layout); ext in
+ * the packed layout when `in` is given (the digits' own limbs read there). */
 static nb_status inner_product(const nb_ckks *c, size_t level, uint64_t *acc0, uint64_t *acc1,
                                uint64_t *acc1_p, const uint64_t *ext, const uint64_t *in,
                                const uint64_t *key, void *stream)
@@ -110,6 +113,7 @@ static nb_status inner_product(const nb_ckks *c, size_t level, uint64_t *acc0, u
         .alpha = p->alpha,
         .digits = nb_ckks_digits(p, level),
         .alpha_digit = p->alpha,
+        .packed = in != NULL,
         .chunk = c->k->ip_chunk,
         .prime_q = c->base + c->k->prime_q,
         .prime_mu_lo = c->base + c->k->prime_mu_lo,
@@ -127,23 +131,51 @@ static nb_status inner_product(const nb_ckks *c, size_t level, uint64_t *acc0, u
 
 /* ---- creation ---- */
 
-/* *out = an NTT over primes [first, first + count) of `ntt`, twice in a row,
- * with the same roots (so that data in NTT form under `ntt` transforms back
- * identically). */
-static nb_status create_twice(nb_ntt **out, const nb_ntt *ntt, size_t first, size_t count,
-                              const nb_ntt_variant *variant, void *stream)
+/* *out = an NTT over the primes idx[0..count) of `ntt`, with the same roots
+ * (so that data in NTT form under `ntt` transforms back identically). */
+static nb_status create_over(nb_ntt **out, const nb_ntt *ntt, const size_t *idx, size_t count,
+                             const nb_ntt_variant *variant, void *stream)
 {
     const nb_ntt_tables *t = nb_ntt_get_tables(ntt);
-    uint64_t *qp = malloc(4 * count * sizeof *qp);
+    uint64_t *qp = malloc(2 * count * sizeof *qp);
     if (!qp)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_create: out of host memory");
-    uint64_t *psi = qp + 2 * count;
-    for (size_t i = 0; i < 2 * count; i++) {
-        qp[i] = t->q[first + i % count];
-        psi[i] = t->psi[first + i % count];
+    uint64_t *psi = qp + count;
+    for (size_t i = 0; i < count; i++) {
+        qp[i] = t->q[idx[i]];
+        psi[i] = t->psi[idx[i]];
     }
-    nb_status s = nb_ntt_create(out, variant, t->log_n, qp, psi, 2 * count, stream);
+    nb_status s = nb_ntt_create(out, variant, t->log_n, qp, psi, count, stream);
     free(qp);
+    return s;
+}
+
+/* The extra plans: P primes twice, Q primes twice, and the top level's
+ * packed modUp targets (ntt_ext). */
+static nb_status create_extra_plans(nb_ckks *c, const nb_ntt_variant *variant, void *stream)
+{
+    const nb_ckks_params *p = c->p;
+    const size_t Q = p->q_count, A = p->alpha, E = Q + A, digits = nb_ckks_digits(p, Q - 1);
+    size_t *idx = malloc((digits + 2) * E * sizeof *idx), k = 0;
+    if (!idx)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_create: out of host memory");
+    for (size_t i = 0; i < 2 * A; i++)
+        idx[i] = Q + i % A;
+    nb_status s = create_over(&c->ntt_pp, c->ntt, idx, 2 * A, variant, stream);
+    for (size_t i = 0; i < 2 * Q; i++)
+        idx[i] = i % Q;
+    if (s == NB_OK)
+        s = create_over(&c->ntt_qq, c->ntt, idx, 2 * Q, variant, stream);
+    for (size_t j = 0; j < digits; j++) {
+        size_t first, count;
+        nb_ckks_digit_range(p, Q - 1, j, &first, &count);
+        for (size_t i = 0; i < E; i++)
+            if (i < first || i >= first + count)
+                idx[k++] = i;
+    }
+    if (s == NB_OK)
+        s = create_over(&c->ntt_ext, c->ntt, idx, k, variant, stream);
+    free(idx);
     return s;
 }
 
@@ -154,6 +186,7 @@ void nb_ckks_destroy(nb_ckks *c)
     nb_ntt_destroy(c->ntt);
     nb_ntt_destroy(c->ntt_pp);
     nb_ntt_destroy(c->ntt_qq);
+    nb_ntt_destroy(c->ntt_ext);
     nb_buffer_destroy(c->dconsts);
     nb_buffer_destroy(c->scratch);
     free(c);
@@ -176,9 +209,7 @@ nb_status nb_ckks_create(nb_ckks **out, const nb_ckks_params *params,
     nb_status s = nb_ntt_create(&c->ntt, variant, params->log_n, params->primes, NULL, Q + A,
                                 stream);
     if (s == NB_OK)
-        s = create_twice(&c->ntt_pp, c->ntt, Q, A, variant, stream);
-    if (s == NB_OK)
-        s = create_twice(&c->ntt_qq, c->ntt, 0, Q, variant, stream);
+        s = create_extra_plans(c, variant, stream);
     if (s == NB_OK && c->backend == NB_BACKEND_GPU) {
         s = nb_buffer_create(&c->dconsts, NB_BACKEND_GPU, c->k->words * sizeof(uint64_t));
         if (s == NB_OK)
@@ -241,23 +272,44 @@ static nb_status check_ptrs(const char *op, const void *a, const void *b, const 
 
 /* ---- pipelines ---- */
 
-/* Forward NTT of the limbs of `out` (a poly over B_l) outside the digit
- * [first, first + count): Q limbs before and after it and the P limbs, as few
- * variant calls as the prime indices allow (at the top level the limbs after
- * the digit and the P limbs are one contiguous range). */
+/* Forward NTT of the modUp output `out` of the digit [first, first + count)
+ * of level l: the Q limbs below and above the digit and the P limbs, as few
+ * variant calls as the prime indices allow (at the top level the limbs above
+ * the digit and the P limbs are one contiguous range). packed = 0: `out` is a
+ * poly over B_l (the digit's own limbs in place, untouched); packed = 1: the
+ * new limbs only, in prime order. */
 static nb_status forward_outside_digit(nb_ckks *c, size_t level, uint64_t *out, size_t first,
-                                       size_t count, void *stream)
+                                       size_t count, int packed, void *stream)
 {
     const nb_ckks_params *p = c->p;
     const size_t n = p->n, L1 = level + 1, Q = p->q_count, A = p->alpha;
+    const size_t after = first + count, skip = packed ? count : 0;
     if (first > 0)
         NB_TRY(nb_ntt_forward(c->ntt, out, 0, first, stream));
-    const size_t after = first + count;
     if (L1 == Q) /* q_after..q_L and p_0.. are consecutive primes of the plan */
-        return nb_ntt_forward(c->ntt, out + after * n, after, Q + A - after, stream);
+        return nb_ntt_forward(c->ntt, out + (after - skip) * n, after, Q + A - after, stream);
     if (after < L1)
-        NB_TRY(nb_ntt_forward(c->ntt, out + after * n, after, L1 - after, stream));
-    return nb_ntt_forward(c->ntt, out + L1 * n, Q, A, stream);
+        NB_TRY(nb_ntt_forward(c->ntt, out + (after - skip) * n, after, L1 - after, stream));
+    return nb_ntt_forward(c->ntt, out + (L1 - skip) * n, Q, A, stream);
+}
+
+/* dst = iNTT of limbs [first, first + count) of src (under the main plan):
+ * out of place when the variant can, else a copy and the in-place transform.
+ * A "copy" step is marked when this copies or the caller copied since its
+ * last mark (copied != 0); then the "intt" step. */
+static nb_status inverse_into(nb_ckks *c, uint64_t *dst, const uint64_t *src, size_t first,
+                              size_t count, int copied, const nb_ckks_hook *hook, void *stream)
+{
+    const int oop = nb_ntt_out_of_place(c->ntt);
+    if (!oop)
+        NB_TRY(copy_words(c, dst, src, count * c->p->n, stream));
+    if (!oop || copied)
+        NB_TRY(mark(hook, "copy", 0, 0, 0));
+    if (oop)
+        NB_TRY(nb_ntt_inverse_to(c->ntt, dst, src, first, count, stream));
+    else
+        NB_TRY(nb_ntt_inverse(c->ntt, dst, first, count, stream));
+    return mark(hook, "intt", 1, count, 1);
 }
 
 /* modUp of one digit into `out` (poly over B_l). */
@@ -269,48 +321,54 @@ static nb_status modup_digit(nb_ckks *c, size_t level, size_t digit, uint64_t *o
     size_t first, count;
     nb_ckks_digit_range(p, level, digit, &first, &count);
     NB_TRY(copy_words(c, out + first * n, in + first * n, count * n, stream));
-    NB_TRY(copy_words(c, c->s_coeff, in + first * n, count * n, stream));
-    NB_TRY(mark(hook, "copy", 0, 0, 0));
-    NB_TRY(nb_ntt_inverse(c->ntt, c->s_coeff, first, count, stream));
-    NB_TRY(mark(hook, "intt", 1, count, 1));
+    NB_TRY(inverse_into(c, c->s_coeff, in + first * n, first, count, 1, hook, stream));
     const nb_conv_desc *d = &c->k->modup[level * p->dnum + digit];
     nb_conv_view v = nb_conv_view_at(d, c->base, d->n_to);
     NB_TRY(conv(c, &v, out, c->s_coeff, stream));
     NB_TRY(mark(hook, "conv", 0, 0, 0));
-    NB_TRY(forward_outside_digit(c, level, out, first, count, stream));
+    NB_TRY(forward_outside_digit(c, level, out, first, count, 0, stream));
     NB_TRY(mark(hook, "ntt", 1, L1 + A - count, 0));
     return NB_OK;
 }
 
-/* modUp of every digit of level l: digit j into out + j*(l+1+alpha)*N. One
- * copy and one iNTT of all l+1 limbs serve every digit. write_digit = 0
- * leaves the digits' own limbs of the outputs unwritten (the key switch
- * reads them from `in`, where modUp would only have copied them from). */
+/* modUp of every digit of level l. One copy and one iNTT of all l+1 limbs
+ * serve every digit. packed = 0: digit j into out + j*(l+1+alpha)*N (a poly
+ * over B_l, the digit's own limbs copied from `in`). packed = 1 (the key
+ * switch's layout): digit j's targets only, in order, at out + j*(l+1)*N
+ * (digits of alpha limbs each but the last: every digit but the last takes
+ * l+1 limbs), and at the top level one NTT call over every digit's targets. */
 static nb_status modup_all(nb_ckks *c, size_t level, uint64_t *out, const uint64_t *in,
-                           int write_digit, const nb_ckks_hook *hook, void *stream)
+                           int packed, const nb_ckks_hook *hook, void *stream)
 {
     const nb_ckks_params *p = c->p;
     const size_t n = p->n, L1 = level + 1, E = L1 + p->alpha, digits = nb_ckks_digits(p, level);
-    if (write_digit)
+    const int one_call = packed && L1 == p->q_count;
+    if (!packed)
         for (size_t j = 0; j < digits; j++) {
             size_t first, count;
             nb_ckks_digit_range(p, level, j, &first, &count);
             NB_TRY(copy_words(c, out + (j * E + first) * n, in + first * n, count * n, stream));
         }
-    NB_TRY(copy_words(c, c->s_coeff, in, L1 * n, stream));
-    NB_TRY(mark(hook, "copy", 0, 0, 0));
-    NB_TRY(nb_ntt_inverse(c->ntt, c->s_coeff, 0, L1, stream));
-    NB_TRY(mark(hook, "intt", 1, L1, 1));
+    NB_TRY(inverse_into(c, c->s_coeff, in, 0, L1, !packed, hook, stream));
     for (size_t j = 0; j < digits; j++) {
         size_t first, count;
         nb_ckks_digit_range(p, level, j, &first, &count);
-        uint64_t *o = out + j * E * n;
+        uint64_t *o = out + j * (packed ? L1 : E) * n;
         const nb_conv_desc *d = &c->k->modup[level * p->dnum + j];
         nb_conv_view v = nb_conv_view_at(d, c->base, d->n_to);
+        if (packed)
+            v.out_limb = c->base + c->k->identity;
         NB_TRY(conv(c, &v, o, c->s_coeff + first * n, stream));
         NB_TRY(mark(hook, "conv", 0, 0, 0));
-        NB_TRY(forward_outside_digit(c, level, o, first, count, stream));
+        if (one_call)
+            continue;
+        NB_TRY(forward_outside_digit(c, level, o, first, count, packed, stream));
         NB_TRY(mark(hook, "ntt", 1, E - count, 0));
+    }
+    if (one_call) {
+        const size_t limbs = digits * E - L1;
+        NB_TRY(nb_ntt_forward(c->ntt_ext, out, 0, limbs, stream));
+        NB_TRY(mark(hook, "ntt", 1, limbs, 0));
     }
     return NB_OK;
 }
@@ -331,21 +389,18 @@ nb_status nb_ckks_modup_all(nb_ckks *c, size_t level, uint64_t *out, const uint6
 {
     NB_TRY(check_level(c, level, 0, "modUp"));
     NB_TRY(check_ptrs("modUp", out, in, out, in));
-    return modup_all(c, level, out, in, 1, hook, stream);
+    return modup_all(c, level, out, in, 0, hook, stream);
 }
 
 /* modDown of one polynomial; the input stays unchanged (its P limbs are
- * transformed in a copy). */
+ * transformed into scratch). */
 static nb_status moddown(nb_ckks *c, size_t level, uint64_t *out, const uint64_t *in,
                          const nb_ckks_hook *hook, void *stream)
 {
     const nb_ckks_params *p = c->p;
     const size_t n = p->n, L1 = level + 1, Q = p->q_count, A = p->alpha;
     uint64_t *pl = c->s_p;
-    NB_TRY(copy_words(c, pl, in + L1 * n, A * n, stream));
-    NB_TRY(mark(hook, "copy", 0, 0, 0));
-    NB_TRY(nb_ntt_inverse(c->ntt, pl, Q, A, stream));
-    NB_TRY(mark(hook, "intt", 1, A, 1));
+    NB_TRY(inverse_into(c, pl, in + L1 * n, Q, A, 0, hook, stream));
     nb_conv_view v = nb_conv_view_at(&c->k->moddown, c->base, (uint32_t)L1);
     NB_TRY(conv(c, &v, c->s_t, pl, stream));
     NB_TRY(mark(hook, "conv", 0, 0, 0));
@@ -418,7 +473,7 @@ nb_status nb_ckks_keyswitch(nb_ckks *c, size_t level, uint64_t *out0, uint64_t *
     NB_TRY(check_ptrs("key switch", out0, out1, in, key));
     if (out0 == out1 || (const uint64_t *)out0 == in || (const uint64_t *)out1 == in)
         return nb_set_error(NB_ERR_INVALID_ARG, "key switch: outputs alias each other or the input");
-    NB_TRY(modup_all(c, level, c->s_ext, in, 0, hook, stream));
+    NB_TRY(modup_all(c, level, c->s_ext, in, 1, hook, stream));
     /* acc1's P limbs right after acc0's (both inside the two accumulators'
      * scratch), so that one NTT call serves both P parts */
     const size_t n = c->p->n, E = level + 1 + c->p->alpha;
@@ -439,10 +494,7 @@ nb_status nb_ckks_rescale(nb_ckks *c, size_t level, nb_ckks_rounding rounding, u
         return nb_set_error(NB_ERR_INVALID_ARG, "rescale: output aliases input");
     const nb_ckks_params *p = c->p;
     const size_t n = p->n, Q = p->q_count;
-    NB_TRY(copy_words(c, c->s_p, in + level * n, n, stream));
-    NB_TRY(mark(hook, "copy", 0, 0, 0));
-    NB_TRY(nb_ntt_inverse(c->ntt, c->s_p, level, 1, stream));
-    NB_TRY(mark(hook, "intt", 1, 1, 1));
+    NB_TRY(inverse_into(c, c->s_p, in + level * n, level, 1, 0, hook, stream));
     NB_TRY(rescale_bring(c, level, rounding == NB_CKKS_RESCALE_ROUND, c->s_t, c->s_p, stream));
     NB_TRY(mark(hook, "conv", 0, 0, 0));
     NB_TRY(nb_ntt_forward(c->ntt, c->s_t, 0, level, stream));

@@ -443,7 +443,11 @@ static void check_keyswitch(const char *preset, const nb_ckks_spec *spec)
     const nb_ckks_params *p = f.p;
     const size_t n = p->n;
     uint64_t *key = random_key(p);
-    size_t lv[3], nl = pick_levels(p, lv, 0);
+    /* the top level (one NTT call for every digit) and below it (a digit
+     * between others: its targets below and above it in separate calls) */
+    size_t lv[4], nl = pick_levels(p, lv, 0);
+    if (p->max_level > 1)
+        lv[nl++] = p->max_level - 1;
     for (size_t li = 0; li < nl; li++) {
         const size_t l = lv[li];
         uint64_t *in = alloc_poison((l + 1) * n);
@@ -566,10 +570,15 @@ static void test_hook_counts_match_ntt_counts(void **state)
     nb_ckks_ntt_counts(p, NB_CKKS_STAGE_KEYSWITCH, L, &fw, &iv);
     assert_int_equal(h.fwd, fw);
     assert_int_equal(h.inv, iv);
+    /* at the top level every digit's conversion comes before one NTT call */
+    const size_t digits = nb_ckks_digits(p, L);
+    assert_true(digits > 1);
     assert_string_equal(h.names[0], "copy");
     assert_string_equal(h.names[1], "intt");
-    assert_string_equal(h.names[2], "conv");
-    assert_string_equal(h.names[3], "ntt");
+    for (size_t j = 0; j < digits; j++)
+        assert_string_equal(h.names[2 + j], "conv");
+    assert_string_equal(h.names[2 + digits], "ntt");
+    assert_string_equal(h.names[3 + digits], "inner-product");
     memset(&h, 0, sizeof h);
     assert_int_equal(nb_ckks_rescale(f.c, L, NB_CKKS_RESCALE_FLOOR, o0, in, &hook, NULL), NB_OK);
     nb_ckks_ntt_counts(p, NB_CKKS_STAGE_RESCALE, L, &fw, &iv);
