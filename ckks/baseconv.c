@@ -94,7 +94,8 @@ nb_status nb_baseconv_apply(const nb_baseconv_plan *plan, uint64_t *out, const u
     if (plan->backend == NB_BACKEND_CPU)
         return nb_cpu_conv(&plan->view, out, in, plan->n);
 #ifdef NB_HAVE_CUDA
-    return nb_gpu_conv(&plan->view, out, in, plan->n, stream);
+    const nb_polys io = {{out, NULL}, {in, NULL}, {NULL, NULL}, 1};
+    return nb_gpu_conv(&plan->view, &io, plan->n, stream);
 #else
     (void)stream;
     return nb_gpu_require();

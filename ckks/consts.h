@@ -100,6 +100,16 @@ uint32_t nb_conv_redc_steps(uint64_t max_a, uint64_t max_b, size_t count);
 
 /* ---- kernels (backend-specific; the pipelines dispatch on the backend) ---- */
 
+/* One or two polynomials of the same shape for one GPU launch (the key
+ * switch's pair): out[p] from a[p] (and b[p] where the kernel takes two
+ * inputs), p < count. */
+#define NB_POLYS 2
+typedef struct nb_polys {
+    uint64_t *out[NB_POLYS];
+    const uint64_t *a[NB_POLYS], *b[NB_POLYS];
+    unsigned count; /* 1..NB_POLYS */
+} nb_polys;
+
 /* Per-limb scalar data for elementwise kernels. */
 typedef struct nb_limb_consts {
     const uint64_t *q;              /* [count] modulus of each limb            */
@@ -142,10 +152,11 @@ nb_status nb_cpu_inner_product(const nb_ip_geom *g, uint64_t *acc0, uint64_t *ac
  * on the current device (host call; done at plan creation so no timed or
  * captured call makes it; remembered per device, thread-safe). */
 nb_status nb_gpu_conv_reserve(size_t n_from);
-nb_status nb_gpu_conv(const nb_conv_view *v, uint64_t *out, const uint64_t *in, size_t n,
-                      void *stream);
-nb_status nb_gpu_sub_mul(const nb_limb_consts *k, uint64_t *out, const uint64_t *a,
-                         const uint64_t *b, size_t count, size_t n, void *stream);
+/* nb_cpu_conv of io->a[p] into io->out[p] for each polynomial p. */
+nb_status nb_gpu_conv(const nb_conv_view *v, const nb_polys *io, size_t n, void *stream);
+/* nb_cpu_sub_mul of (io->out[p], io->a[p], io->b[p]) for each polynomial p. */
+nb_status nb_gpu_sub_mul(const nb_limb_consts *k, const nb_polys *io, size_t count, size_t n,
+                         void *stream);
 nb_status nb_gpu_rescale_bring(uint64_t *t, const uint64_t *r, uint64_t q_l, uint64_t h_l,
                                const uint64_t *q, const uint64_t *mu_lo, const uint64_t *mu_hi,
                                const uint64_t *h, size_t count, size_t n, void *stream);

@@ -8,8 +8,13 @@
  *    one reduction per output;
  *  - the elementwise steps of modDown and rescale.
  * Every launch is asynchronous on the caller's stream and checked; nothing
- * here allocates or synchronizes. The arithmetic is ntt/arith.h, the same
- * the CPU kernels use. */
+ * here allocates or synchronizes. On sm_90 and later every kernel here is
+ * launched with programmatic dependent launch: it lets its successor be
+ * scheduled once all its own blocks have started (griddepcontrol
+ * launch_dependents at its start) and waits for its predecessor's results
+ * (griddepcontrol wait) before reading them, so that a kernel's blocks take
+ * the SMs its predecessor's last wave leaves idle instead of starting after
+ * it drains. The arithmetic is ntt/arith.h, the same the CPU kernels use. */
 #include <atomic>
 #include <mutex>
 #include <utility>
@@ -17,14 +22,16 @@
 #include <cuda_runtime_api.h>
 
 #include "ckks/consts.h"
-#include "ntt/arith.h"
 #include "core/cuda_check.h"
+#include "ntt/arith.h"
+#include "ntt/gpu_common.cuh"
 
 #define CONV_TILE 32   /* coefficients per conversion block (one warp wide) */
 #define CONV_GROUPS 8  /* target groups per block (largest blockDim.y)      */
 #define CONV_TARGETS 2 /* targets per thread at a time                      */
 #define CONV_MAX_NF 16 /* source primes up to which the kernel is unrolled  */
 #define EW_THREADS 256 /* elementwise kernels: threads per block             */
+#define PDL_MAX_DEVICES 64 /* devices whose launch capability is remembered */
 
 namespace { /* kernels have internal linkage: no clash with other modules */
 
@@ -99,9 +106,11 @@ __device__ __forceinline__ void acc_get(const acc128 &s, uint64_t &lo, uint64_t 
  * docs/results.md has the profile and the measured steps. */
 template <bool HS, int NF>
 __global__ void __launch_bounds__(CONV_TILE *CONV_GROUPS)
-    conv_kernel(nb_conv_view v, uint64_t *__restrict__ out, const uint64_t *__restrict__ in,
-                size_t n)
+    conv_kernel(nb_conv_view v, nb_polys io, size_t n)
 {
+    const bool second = blockIdx.y; /* a select, not an index: io stays in parameter space */
+    uint64_t *__restrict__ out = second ? io.out[1] : io.out[0];
+    const uint64_t *__restrict__ in = second ? io.a[1] : io.a[0];
     extern __shared__ uint64_t y[]; /* [n_from][CONV_TILE], then (HS) [n_to][n_from] */
     constexpr int T = CONV_TARGETS;
     const size_t c0 = (size_t)blockIdx.x * CONV_TILE;
@@ -110,9 +119,11 @@ __global__ void __launch_bounds__(CONV_TILE *CONV_GROUPS)
     const unsigned nf = NF ? NF : v.n_from, nt = v.n_to;
     uint64_t *hs = y + nf * CONV_TILE;
     const uint64_t *table = NF ? v.qhat_mont : v.qhat_mod;
-    if (HS)
+    nb_gpu_pdl_launch_dependents();
+    if (HS) /* constants: written before any pipeline call */
         for (unsigned idx = tid; idx < nt * nf; idx += nthr)
             hs[idx] = table[idx];
+    nb_gpu_pdl_wait();
     for (unsigned idx = tid; idx < nf * CONV_TILE; idx += nthr) {
         const unsigned i = idx / CONV_TILE, c = idx % CONV_TILE;
         const size_t col = c0 + c;
@@ -187,7 +198,7 @@ __global__ void __launch_bounds__(CONV_TILE *CONV_GROUPS)
     }
 }
 
-typedef void (*conv_kernel_fn)(nb_conv_view, uint64_t *, const uint64_t *, size_t);
+typedef void (*conv_kernel_fn)(nb_conv_view, nb_polys, size_t);
 
 template <int... I> conv_kernel_fn conv_unrolled_at(unsigned nf, std::integer_sequence<int, I...>)
 {
@@ -202,6 +213,50 @@ conv_kernel_fn conv_unrolled(unsigned nf)
 }
 
 } // namespace
+
+/* Whether the current device has programmatic dependent launch (sm_90 and
+ * later), remembered per device (0 unknown, 1 no, 2 yes). */
+static std::atomic<int> pdl_known[PDL_MAX_DEVICES];
+
+static bool pdl_supported()
+{
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= PDL_MAX_DEVICES) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    int v = pdl_known[dev].load(std::memory_order_relaxed);
+    if (v == 0) {
+        int major = 0;
+        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
+            (void)cudaGetLastError();
+        v = major >= 9 ? 2 : 1;
+        pdl_known[dev].store(v, std::memory_order_relaxed);
+    }
+    return v == 2;
+}
+
+/* Launches `kern` on s, with programmatic dependent launch where the device
+ * has it (every kernel of this file waits before reading its inputs). */
+template <class... P, class... A>
+static nb_status launch_pdl(void (*kern)(P...), dim3 grid, dim3 block, size_t smem,
+                            cudaStream_t s, A &&...args)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    cudaLaunchAttribute attr[1];
+    if (pdl_supported()) {
+        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[0].val.programmaticStreamSerializationAllowed = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+    }
+    NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, std::forward<A>(args)...));
+    return NB_OK;
+}
 
 /* Largest dynamic shared memory the conversion kernel has been allowed, per
  * device (a function attribute holds for the device current when it is set);
@@ -232,27 +287,30 @@ extern "C" nb_status nb_gpu_conv_reserve(size_t n_from)
     return NB_OK;
 }
 
-extern "C" nb_status nb_gpu_conv(const nb_conv_view *v, uint64_t *out, const uint64_t *in,
-                                 size_t n, void *stream)
+extern "C" nb_status nb_gpu_conv(const nb_conv_view *v, const nb_polys *io, size_t n,
+                                 void *stream)
 {
     if (v->n_from == 0 || v->n_from > 256)
         return nb_set_error(NB_ERR_INVALID_ARG, "base conversion: %u source primes (1..256)",
                             v->n_from);
+    if (io->count < 1 || io->count > NB_POLYS)
+        return nb_set_error(NB_ERR_INVALID_ARG, "base conversion: %u polynomials (1..%d)",
+                            io->count, NB_POLYS);
     if (v->n_to == 0)
         return NB_OK;
     const size_t smem = (size_t)v->n_from * CONV_TILE * sizeof(uint64_t);
     const size_t table = (size_t)v->n_to * v->n_from * sizeof(uint64_t);
     const unsigned groups = (v->n_to + CONV_TARGETS - 1) / CONV_TARGETS;
     const dim3 block(CONV_TILE, groups < CONV_GROUPS ? groups : CONV_GROUPS);
-    const dim3 grid((unsigned)((n + CONV_TILE - 1) / CONV_TILE));
+    const dim3 grid((unsigned)((n + CONV_TILE - 1) / CONV_TILE), io->count);
     cudaStream_t s = (cudaStream_t)stream;
     if (smem + table <= CONV_DEFAULT_SMEM) { /* the table fits beside the tile */
         const bool unrolled = v->n_from <= CONV_MAX_NF && v->redc_steps > 0;
         conv_kernel_fn k = unrolled ? conv_unrolled(v->n_from) : conv_kernel<true, 0>;
-        k<<<grid, block, smem + table, s>>>(*v, out, in, n);
+        NB_TRY(launch_pdl(k, grid, block, smem + table, s, *v, *io, n));
     } else {
         NB_TRY(nb_gpu_conv_reserve(v->n_from)); /* no-op once reserved at plan creation */
-        conv_kernel<false, 0><<<grid, block, smem, s>>>(*v, out, in, n);
+        NB_TRY(launch_pdl(conv_kernel<false, 0>, grid, block, smem, s, *v, *io, n));
     }
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;
@@ -260,10 +318,14 @@ extern "C" nb_status nb_gpu_conv(const nb_conv_view *v, uint64_t *out, const uin
 
 namespace {
 __global__ void sub_mul_kernel(const uint64_t *__restrict__ q, const uint64_t *__restrict__ w,
-                               const uint64_t *__restrict__ ws, uint64_t *__restrict__ out,
-                               const uint64_t *__restrict__ a, const uint64_t *__restrict__ b,
-                               size_t n)
+                               const uint64_t *__restrict__ ws, nb_polys io, size_t n)
 {
+    const bool second = blockIdx.z; /* a select, not an index (see conv_kernel) */
+    uint64_t *__restrict__ out = second ? io.out[1] : io.out[0];
+    const uint64_t *__restrict__ a = second ? io.a[1] : io.a[0];
+    const uint64_t *__restrict__ b = second ? io.b[1] : io.b[0];
+    nb_gpu_pdl_launch_dependents();
+    nb_gpu_pdl_wait();
     const size_t limb = blockIdx.y;
     const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= n)
@@ -275,14 +337,17 @@ __global__ void sub_mul_kernel(const uint64_t *__restrict__ q, const uint64_t *_
 
 } // namespace
 
-extern "C" nb_status nb_gpu_sub_mul(const nb_limb_consts *k, uint64_t *out, const uint64_t *a,
-                                    const uint64_t *b, size_t count, size_t n, void *stream)
+extern "C" nb_status nb_gpu_sub_mul(const nb_limb_consts *k, const nb_polys *io, size_t count,
+                                    size_t n, void *stream)
 {
+    if (io->count < 1 || io->count > NB_POLYS)
+        return nb_set_error(NB_ERR_INVALID_ARG, "sub_mul: %u polynomials (1..%d)", io->count,
+                            NB_POLYS);
     if (count == 0)
         return NB_OK;
-    dim3 grid((unsigned)((n + EW_THREADS - 1) / EW_THREADS), (unsigned)count);
-    sub_mul_kernel<<<grid, EW_THREADS, 0, (cudaStream_t)stream>>>(k->q, k->w, k->w_shoup, out,
-                                                                   a, b, n);
+    dim3 grid((unsigned)((n + EW_THREADS - 1) / EW_THREADS), (unsigned)count, io->count);
+    NB_TRY(launch_pdl(sub_mul_kernel, grid, EW_THREADS, 0, (cudaStream_t)stream, k->q, k->w,
+                      k->w_shoup, *io, n));
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;
 }
@@ -294,6 +359,8 @@ __global__ void rescale_bring_kernel(uint64_t *__restrict__ t, const uint64_t *_
                                      const uint64_t *__restrict__ mu_hi,
                                      const uint64_t *__restrict__ h, size_t n)
 {
+    nb_gpu_pdl_launch_dependents();
+    nb_gpu_pdl_wait();
     const size_t i = blockIdx.y;
     const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= n)
@@ -318,8 +385,8 @@ extern "C" nb_status nb_gpu_rescale_bring(uint64_t *t, const uint64_t *r, uint64
     if (count == 0)
         return NB_OK;
     dim3 grid((unsigned)((n + EW_THREADS - 1) / EW_THREADS), (unsigned)count);
-    rescale_bring_kernel<<<grid, EW_THREADS, 0, (cudaStream_t)stream>>>(t, r, q_l, h_l, q, mu_lo,
-                                                                         mu_hi, h, n);
+    NB_TRY(launch_pdl(rescale_bring_kernel, grid, EW_THREADS, 0, (cudaStream_t)stream, t, r, q_l,
+                      h_l, q, mu_lo, mu_hi, h, n));
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;
 }
@@ -331,6 +398,8 @@ __global__ void inner_product_kernel(nb_ip_geom g, uint64_t *__restrict__ acc0,
                                      const uint64_t *__restrict__ in,
                                      const uint64_t *__restrict__ key)
 {
+    nb_gpu_pdl_launch_dependents();
+    nb_gpu_pdl_wait();
     const size_t m = blockIdx.y;
     const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= g.n)
@@ -366,8 +435,8 @@ extern "C" nb_status nb_gpu_inner_product(const nb_ip_geom *g, uint64_t *acc0, u
                                           const uint64_t *in, const uint64_t *key, void *stream)
 {
     dim3 grid((unsigned)((g->n + EW_THREADS - 1) / EW_THREADS), (unsigned)g->ext_limbs);
-    inner_product_kernel<<<grid, EW_THREADS, 0, (cudaStream_t)stream>>>(*g, acc0, acc1, acc1_p,
-                                                                         ext, in, key);
+    NB_TRY(launch_pdl(inner_product_kernel, grid, EW_THREADS, 0, (cudaStream_t)stream, *g, acc0,
+                      acc1, acc1_p, ext, in, key));
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;
 }

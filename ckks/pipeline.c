@@ -53,26 +53,40 @@ static nb_status copy_words(const nb_ckks *c, uint64_t *dst, const uint64_t *src
 #endif
 }
 
-static nb_status conv(const nb_ckks *c, const nb_conv_view *v, uint64_t *out, const uint64_t *in,
-                      void *stream)
+/* One polynomial for the kernels below: out from a (and b). */
+static nb_polys one(uint64_t *out, const uint64_t *a, const uint64_t *b)
 {
-    if (c->backend == NB_BACKEND_CPU)
-        return nb_cpu_conv(v, out, in, c->p->n);
+    const nb_polys io = {{out, NULL}, {a, NULL}, {b, NULL}, 1};
+    return io;
+}
+
+/* The conversion of each polynomial of io (GPU: one launch). */
+static nb_status conv(const nb_ckks *c, const nb_conv_view *v, const nb_polys *io, void *stream)
+{
+    if (c->backend == NB_BACKEND_CPU) {
+        for (unsigned p = 0; p < io->count; p++)
+            NB_TRY(nb_cpu_conv(v, io->out[p], io->a[p], c->p->n));
+        return NB_OK;
+    }
 #ifdef NB_HAVE_CUDA
-    return nb_gpu_conv(v, out, in, c->p->n, stream);
+    return nb_gpu_conv(v, io, c->p->n, stream);
 #else
     (void)stream;
     return nb_gpu_require();
 #endif
 }
 
-static nb_status sub_mul(const nb_ckks *c, const nb_limb_consts *k, uint64_t *out,
-                         const uint64_t *a, const uint64_t *b, size_t count, void *stream)
+/* out = (a - b) * w per limb, for each polynomial of io (GPU: one launch). */
+static nb_status sub_mul(const nb_ckks *c, const nb_limb_consts *k, const nb_polys *io,
+                         size_t count, void *stream)
 {
-    if (c->backend == NB_BACKEND_CPU)
-        return nb_cpu_sub_mul(k, out, a, b, count, c->p->n);
+    if (c->backend == NB_BACKEND_CPU) {
+        for (unsigned p = 0; p < io->count; p++)
+            NB_TRY(nb_cpu_sub_mul(k, io->out[p], io->a[p], io->b[p], count, c->p->n));
+        return NB_OK;
+    }
 #ifdef NB_HAVE_CUDA
-    return nb_gpu_sub_mul(k, out, a, b, count, c->p->n, stream);
+    return nb_gpu_sub_mul(k, io, count, c->p->n, stream);
 #else
     (void)stream;
     return nb_gpu_require();
@@ -324,15 +338,16 @@ static nb_status modup_digit(nb_ckks *c, size_t level, size_t digit, uint64_t *o
     NB_TRY(inverse_into(c, c->s_coeff, in + first * n, first, count, 1, hook, stream));
     const nb_conv_desc *d = &c->k->modup[level * p->dnum + digit];
     nb_conv_view v = nb_conv_view_at(d, c->base, d->n_to);
-    NB_TRY(conv(c, &v, out, c->s_coeff, stream));
+    const nb_polys io = one(out, c->s_coeff, NULL);
+    NB_TRY(conv(c, &v, &io, stream));
     NB_TRY(mark(hook, "conv", 0, 0, 0));
     NB_TRY(forward_outside_digit(c, level, out, first, count, 0, stream));
     NB_TRY(mark(hook, "ntt", 1, L1 + A - count, 0));
     return NB_OK;
 }
 
-/* modUp of every digit of level l. One copy and one iNTT of all l+1 limbs
- * serve every digit. packed = 0: digit j into out + j*(l+1+alpha)*N (a poly
+/* modUp of every digit of level l. One iNTT of all l+1 limbs serves every
+ * digit. packed = 0: digit j into out + j*(l+1+alpha)*N (a poly
  * over B_l, the digit's own limbs copied from `in`). packed = 1 (the key
  * switch's layout): digit j's targets only, in order, at out + j*(l+1)*N
  * (digits of alpha limbs each but the last: every digit but the last takes
@@ -358,7 +373,8 @@ static nb_status modup_all(nb_ckks *c, size_t level, uint64_t *out, const uint64
         nb_conv_view v = nb_conv_view_at(d, c->base, d->n_to);
         if (packed)
             v.out_limb = c->base + c->k->identity;
-        NB_TRY(conv(c, &v, o, c->s_coeff + first * n, stream));
+        const nb_polys io = one(o, c->s_coeff + first * n, NULL);
+        NB_TRY(conv(c, &v, &io, stream));
         NB_TRY(mark(hook, "conv", 0, 0, 0));
         if (one_call)
             continue;
@@ -402,13 +418,15 @@ static nb_status moddown(nb_ckks *c, size_t level, uint64_t *out, const uint64_t
     uint64_t *pl = c->s_p;
     NB_TRY(inverse_into(c, pl, in + L1 * n, Q, A, 0, hook, stream));
     nb_conv_view v = nb_conv_view_at(&c->k->moddown, c->base, (uint32_t)L1);
-    NB_TRY(conv(c, &v, c->s_t, pl, stream));
+    const nb_polys ci = one(c->s_t, pl, NULL);
+    NB_TRY(conv(c, &v, &ci, stream));
     NB_TRY(mark(hook, "conv", 0, 0, 0));
     NB_TRY(nb_ntt_forward(c->ntt, c->s_t, 0, L1, stream));
     NB_TRY(mark(hook, "ntt", 1, L1, 0));
     nb_limb_consts k = {c->base + c->k->prime_q, c->base + c->k->p_inv,
                         c->base + c->k->p_inv_shoup};
-    NB_TRY(sub_mul(c, &k, out, in, c->s_t, L1, stream));
+    const nb_polys si = one(out, in, c->s_t);
+    NB_TRY(sub_mul(c, &k, &si, L1, stream));
     NB_TRY(mark(hook, "scalar", 0, 0, 0));
     return NB_OK;
 }
@@ -426,8 +444,8 @@ static nb_status moddown_pair(nb_ckks *c, size_t level, uint64_t *out0, uint64_t
     NB_TRY(nb_ntt_inverse(c->ntt_pp, pl, 0, 2 * A, stream));
     NB_TRY(mark(hook, "intt", 1, 2 * A, 1));
     nb_conv_view v = nb_conv_view_at(&c->k->moddown, c->base, (uint32_t)L1);
-    NB_TRY(conv(c, &v, t0, pl, stream));
-    NB_TRY(conv(c, &v, t1, pl + A * n, stream));
+    const nb_polys ci = {{t0, t1}, {pl, pl + A * n}, {NULL, NULL}, 2};
+    NB_TRY(conv(c, &v, &ci, stream));
     NB_TRY(mark(hook, "conv", 0, 0, 0));
     if (L1 == Q) { /* t0, t1 adjacent over q_0..q_L twice */
         NB_TRY(nb_ntt_forward(c->ntt_qq, t0, 0, 2 * Q, stream));
@@ -438,8 +456,8 @@ static nb_status moddown_pair(nb_ckks *c, size_t level, uint64_t *out0, uint64_t
     NB_TRY(mark(hook, "ntt", 1, 2 * L1, 0));
     nb_limb_consts k = {c->base + c->k->prime_q, c->base + c->k->p_inv,
                         c->base + c->k->p_inv_shoup};
-    NB_TRY(sub_mul(c, &k, out0, acc0, t0, L1, stream));
-    NB_TRY(sub_mul(c, &k, out1, acc1_q, t1, L1, stream));
+    const nb_polys si = {{out0, out1}, {acc0, acc1_q}, {t0, t1}, 2};
+    NB_TRY(sub_mul(c, &k, &si, L1, stream));
     NB_TRY(mark(hook, "scalar", 0, 0, 0));
     return NB_OK;
 }
@@ -501,7 +519,8 @@ nb_status nb_ckks_rescale(nb_ckks *c, size_t level, nb_ckks_rounding rounding, u
     NB_TRY(mark(hook, "ntt", 1, level, 0));
     nb_limb_consts k = {c->base + c->k->prime_q, c->base + c->k->ql_inv + level * Q,
                         c->base + c->k->ql_inv_shoup + level * Q};
-    NB_TRY(sub_mul(c, &k, out, in, c->s_t, level, stream));
+    const nb_polys si = one(out, in, c->s_t);
+    NB_TRY(sub_mul(c, &k, &si, level, stream));
     NB_TRY(mark(hook, "scalar", 0, 0, 0));
     return NB_OK;
 }

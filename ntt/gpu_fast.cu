@@ -26,11 +26,14 @@
  *  - Twiddles are staged in shared memory with cp.async at kernel start:
  *    columns as {w, w_shoup} pairs, rows as w_shoup only (w recovered with
  *    nb_shoup_recover), XOR-swizzled against bank conflicts.
- *  - The second kernel is launched with programmatic dependent launch
- *    (sm_90): scheduled early, it stages its twiddles and waits for the
- *    first kernel's results. Small calls, and large forward calls from 2^21
- *    coefficients, trigger it at the first kernel's start (one limb at
- *    N = 2^16, forward, cold: 8.9 us against 10.2 triggered after the
+ *  - Both kernels are launched with programmatic dependent launch (sm_90):
+ *    scheduled early, each stages its twiddles, then waits for the previous
+ *    kernel's results (for the first kernel: whatever preceded the call,
+ *    e.g. a CKKS base conversion). Small calls, and large forward calls from
+ *    2^21 coefficients, trigger the second kernel at the first kernel's start
+ *    (one limb at N = 2^16, forward, cold: 8.9 us against 10.2 triggered
+ *    after the butterflies); the second kernel triggers whatever follows at
+ *    its start (ckks16-l30-d3 key switch: -2.5 us against after its
  *    butterflies).
  *  - Out of place (forward_to, inverse_to): the first kernel reads the
  *    source and writes the destination, where the second works in place, so
@@ -143,7 +146,7 @@ bool early_trigger(const call_ctx &x, bool inverse)
 template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND, bool EARLY>
 nb_status launch_shape(const call_ctx &x)
 {
-    return launch<FastPhase<LOGN, K, ROWS, S>, INV, SECOND>(
+    return launch<FastPhase<LOGN, K, ROWS, S>, INV, SECOND, true>(
         fast_phase<INV, LOGN, K, ROWS, S, FIRST, SECOND, EARLY>, x.p, x.data,
         FIRST ? x.src : x.data, x.first, x.count, x.s, x.configure, [](size_t, size_t) { return true; });
 }

@@ -212,10 +212,14 @@ __device__ __forceinline__ void rows_store_coalesced(const uint64_t (&v)[RV], ui
  * `tw`: rows [L*N] w_shoup (nb_ntt_tables indexing), columns [L << K]
  * {w, w_shoup} pairs (the first 2^K entries of each limb). Forward output of
  * a row phase in [0, q), other forward phases [0, 4q); inverse [0, 2q) except
- * the INV_FINAL phase, which scales by N^-1 into [0, q). FIRST: another
- * kernel follows (PDL trigger: at the start when EARLY, so that its blocks
- * stage their twiddles while this kernel runs; else after the butterflies);
- * SECOND: waits on the previous kernel's results. EVICT_FIRST: the phase's
+ * the INV_FINAL phase, which scales by N^-1 into [0, q). PDL trigger (lets
+ * the next kernel's blocks be scheduled once every block of this one has
+ * reached it): at the start for an EARLY FIRST phase (the second kernel
+ * stages its twiddles meanwhile) and for a SECOND phase (whatever follows the
+ * call, e.g. a CKKS kernel, takes the SMs of this one's last wave), else
+ * after the butterflies. Every phase waits for the previous kernel's results
+ * after staging its own twiddles (a no-op unless launched with the PDL
+ * attribute: always for SECOND, FIRST when the variant asks). EVICT_FIRST: the phase's
  * coefficient loads and row twiddles are marked L2 evict-first (read once,
  * and the coefficients are overwritten in place), so that the other kernel's
  * data stays in L2. The phase loads its limbs from `src` and stores them to
@@ -261,10 +265,9 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const ui
         for (uint32_t i = tid; i < (1u << K); i += PH::THREADS)
             nb_gpu_cp_async16(&stw[i], &twl[i]);
     }
-    if constexpr (FIRST && EARLY)
+    if constexpr ((FIRST && EARLY) || SECOND)
         nb_gpu_pdl_launch_dependents();
-    if constexpr (SECOND)
-        nb_gpu_pdl_wait();
+    nb_gpu_pdl_wait(); /* the previous kernel's results (no-op without the attribute) */
     uint64_t *a = data + ((size_t)blockIdx.y << LOGN);
     const uint64_t *ai = src + ((size_t)blockIdx.y << LOGN);
     const nb_gpu_limb *c = limbs + l;
@@ -313,7 +316,7 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const ui
         }
         run_pass<INV, K, PP::LO, PP::HI, PP::WL, SCALE>(v, elem_base<PP::WL, R>(t), twa, q, c);
     });
-    if constexpr (FIRST && !EARLY)
+    if constexpr (!(FIRST && EARLY) && !SECOND)
         nb_gpu_pdl_launch_dependents();
 
     if constexpr (!INV && ROWS) { /* forward output: [0, 4q) -> [0, q) */
@@ -447,11 +450,13 @@ inline nb_status check_aligned(const uint64_t *data, const char *name)
 }
 
 /* Launches phase kernel `kern` of shape PH over limbs [first, first + count),
- * reading `src` and writing `data` (phase_body), in chunks of at most 65535 limbs (the grid's y limit); configure: only
- * raise the kernel's shared-memory limit. A SECOND kernel gets the
- * programmatic-stream-serialization attribute when the plan has PDL and
- * use_pdl(blocks of the chunk's grid, chunk) says so. */
-template <class PH, bool INV, bool SECOND, class KERN, class USE_PDL>
+ * reading `src` and writing `data` (phase_body), in chunks of at most 65535
+ * limbs (the grid's y limit); configure: only raise the kernel's
+ * shared-memory limit. With PDL on the plan's device, a SECOND kernel gets
+ * the programmatic-stream-serialization attribute when use_pdl(blocks of the
+ * chunk's grid, chunk) says so, a first one when PDL_FIRST (it then waits in
+ * phase_body for whatever kernel precedes the call). */
+template <class PH, bool INV, bool SECOND, bool PDL_FIRST = false, class KERN, class USE_PDL>
 nb_status launch(KERN kern, const Plan *p, uint64_t *data, const uint64_t *src, size_t first,
                  size_t count, cudaStream_t s, bool configure, USE_PDL &&use_pdl)
 {
@@ -473,7 +478,9 @@ nb_status launch(KERN kern, const Plan *p, uint64_t *data, const uint64_t *src, 
         cfg.dynamicSmemBytes = PH::SMEM;
         cfg.stream = s;
         cudaLaunchAttribute attr[1];
-        if (SECOND && p->pdl && use_pdl((size_t)(PH::NT / PH::TILE) * chunk, (size_t)chunk)) {
+        const bool pdl = SECOND ? use_pdl((size_t)(PH::NT / PH::TILE) * chunk, (size_t)chunk)
+                                : PDL_FIRST;
+        if (p->pdl && pdl) {
             attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
             attr[0].val.programmaticStreamSerializationAllowed = 1;
             cfg.attrs = attr;
