@@ -18,7 +18,8 @@ struct nb_ckks {
     nb_ntt *ntt_pp, *ntt_qq; /* p_0..p_(alpha-1) twice, q_0..q_L twice: the key
                                 switch's two modDowns as one call per NTT step */
     nb_ntt *ntt_ext;        /* top level, digit after digit: the primes each digit's
-                               modUp extends to (the key switch's packed layout) */
+                               modUp extends to (the key switch's packed layout);
+                               NULL with many digits (create_extra_plans) */
     nb_buffer *dconsts;     /* GPU: device copy of the constants blob */
     const uint64_t *base;   /* the blob in the backend's memory */
     nb_buffer *scratch;
@@ -165,7 +166,11 @@ static nb_status create_over(nb_ntt **out, const nb_ntt *ntt, const size_t *idx,
 }
 
 /* The extra plans: P primes twice, Q primes twice, and the top level's
- * packed modUp targets (ntt_ext). */
+ * packed modUp targets (ntt_ext), the latter only while they are at most
+ * EXT_PLAN_MAX_FACTOR times the main plan's primes (about dnum <= 4; each
+ * plan holds its own twiddle tables, and with many digits each digit's own
+ * calls are large already). */
+#define EXT_PLAN_MAX_FACTOR 4
 static nb_status create_extra_plans(nb_ckks *c, const nb_ntt_variant *variant, void *stream)
 {
     const nb_ckks_params *p = c->p;
@@ -187,7 +192,7 @@ static nb_status create_extra_plans(nb_ckks *c, const nb_ntt_variant *variant, v
             if (i < first || i >= first + count)
                 idx[k++] = i;
     }
-    if (s == NB_OK)
+    if (s == NB_OK && k <= EXT_PLAN_MAX_FACTOR * E)
         s = create_over(&c->ntt_ext, c->ntt, idx, k, variant, stream);
     free(idx);
     return s;
@@ -347,17 +352,17 @@ static nb_status modup_digit(nb_ckks *c, size_t level, size_t digit, uint64_t *o
 }
 
 /* modUp of every digit of level l. One iNTT of all l+1 limbs serves every
- * digit. packed = 0: digit j into out + j*(l+1+alpha)*N (a poly
- * over B_l, the digit's own limbs copied from `in`). packed = 1 (the key
- * switch's layout): digit j's targets only, in order, at out + j*(l+1)*N
- * (digits of alpha limbs each but the last: every digit but the last takes
- * l+1 limbs), and at the top level one NTT call over every digit's targets. */
+ * digit. packed = 0: digit j into out + j*(l+1+alpha)*N (a poly over B_l, the
+ * digit's own limbs copied from `in`). packed = 1 (the key switch's layout):
+ * digit j's targets only, in order, at out + j*(l+1)*N (digits of alpha limbs
+ * each but the last: every digit but the last takes l+1 limbs), and at the
+ * top level one NTT call over every digit's targets when ntt_ext exists. */
 static nb_status modup_all(nb_ckks *c, size_t level, uint64_t *out, const uint64_t *in,
                            int packed, const nb_ckks_hook *hook, void *stream)
 {
     const nb_ckks_params *p = c->p;
     const size_t n = p->n, L1 = level + 1, E = L1 + p->alpha, digits = nb_ckks_digits(p, level);
-    const int one_call = packed && L1 == p->q_count;
+    const int one_call = packed && L1 == p->q_count && c->ntt_ext;
     if (!packed)
         for (size_t j = 0; j < digits; j++) {
             size_t first, count;
