@@ -140,9 +140,9 @@ nb_status nb_cpu_rescale_bring(uint64_t *t, const uint64_t *r, uint64_t q_l, uin
 /* acc_k[m] = sum_j E_j[m] * key[j][k][pm] with E_j[m] = in[m] for m inside digit
  * j when in != NULL, else ext[j][m]. ext[j][m] is at ext + (j E + m) N, or in
  * the packed layout (g->packed) at ext + (j (l+1) + m') N, m' = m below the
- * digit and m - count_j above it (count_j: the digit's limbs). acc0 holds its E limbs in order; acc1
- * its l+1 Q limbs at acc1 and its alpha P limbs at acc1_p (acc1 + (l+1) N:
- * in order). */
+ * digit and m - count_j above it (count_j: the digit's limbs). acc0 holds its
+ * E limbs in order; acc1 its l+1 Q limbs at acc1 and its alpha P limbs at
+ * acc1_p (acc1 + (l+1) N: in order). */
 nb_status nb_cpu_inner_product(const nb_ip_geom *g, uint64_t *acc0, uint64_t *acc1,
                                uint64_t *acc1_p, const uint64_t *ext, const uint64_t *in,
                                const uint64_t *key);

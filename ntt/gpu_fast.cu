@@ -148,7 +148,8 @@ nb_status launch_shape(const call_ctx &x)
 {
     return launch<FastPhase<LOGN, K, ROWS, S>, INV, SECOND, true>(
         fast_phase<INV, LOGN, K, ROWS, S, FIRST, SECOND, EARLY>, x.p, x.data,
-        FIRST ? x.src : x.data, x.first, x.count, x.s, x.configure, [](size_t, size_t) { return true; });
+        FIRST ? x.src : x.data, x.first, x.count, x.s, x.configure,
+        [](size_t, size_t) { return true; });
 }
 
 /* The first kernel of a call, with the trigger early_trigger chooses

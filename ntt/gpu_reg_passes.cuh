@@ -219,10 +219,10 @@ __device__ __forceinline__ void rows_store_coalesced(const uint64_t (&v)[RV], ui
  * call, e.g. a CKKS kernel, takes the SMs of this one's last wave), else
  * after the butterflies. Every phase waits for the previous kernel's results
  * after staging its own twiddles (a no-op unless launched with the PDL
- * attribute: always for SECOND, FIRST when the variant asks). EVICT_FIRST: the phase's
- * coefficient loads and row twiddles are marked L2 evict-first (read once,
- * and the coefficients are overwritten in place), so that the other kernel's
- * data stays in L2. The phase loads its limbs from `src` and stores them to
+ * attribute: always for SECOND, FIRST when the variant asks). EVICT_FIRST:
+ * the phase's coefficient loads and row twiddles are marked L2 evict-first
+ * (read once, and the coefficients are overwritten in place), so that the
+ * other kernel's data stays in L2. The phase loads its limbs from `src` and stores them to
  * `data` (src == data: in place; a FIRST kernel may read another buffer, the
  * out-of-place call). */
 template <class PH, bool INV, bool FIRST, bool SECOND, bool EARLY = false, bool EVICT_FIRST = false>
