@@ -24,6 +24,7 @@
 
 #define NB_MAX_PRIME_BITS 62u
 #define NB_MIN_PRIME_BITS 2u
+#define NB_LAZY8_PRIME_BITS 61u /* primes of at most this many bits: 8q < 2^64 */
 
 /* High 64 bits of the 128-bit product a*b. */
 NB_HD uint64_t nb_mulhi(uint64_t a, uint64_t b)
@@ -137,12 +138,47 @@ NB_HD uint64_t nb_redc_128(uint64_t lo, uint64_t hi, uint64_t q, uint64_t q_neg_
     return hi + nb_mulhi(m, q) + (lo != 0);
 }
 
+/* a * w - quot * q mod 2^64 for any 64-bit words, built from 32-bit halves:
+ * one 32 x 32 -> 64-bit product of the low halves, a second one accumulated
+ * into it (quot times -q), and the four cross terms that reach the high
+ * word. On sm_90 that is six multiply-adds, against ten for two 64-bit
+ * products and a subtraction. The GPU's Shoup product uses it. */
+NB_HD uint64_t nb_mul_sub_lo_w32(uint64_t a, uint64_t w, uint64_t quot, uint64_t q)
+{
+    const uint64_t nq = 0 - q;
+#if defined(__CUDA_ARCH__) /* the same six steps, kept in this order by PTX */
+    uint64_t r;
+    asm("{\n\t.reg .u32 a0, a1, w0, w1, c0, c1, n0, n1, tl, th;\n\t.reg .u64 t;\n\t"
+        "mov.b64 {a0, a1}, %1;\n\tmov.b64 {w0, w1}, %2;\n\t"
+        "mov.b64 {c0, c1}, %3;\n\tmov.b64 {n0, n1}, %4;\n\t"
+        "mul.wide.u32 t, a0, w0;\n\tmad.wide.u32 t, c0, n0, t;\n\t"
+        "mov.b64 {tl, th}, t;\n\tmad.lo.u32 th, a0, w1, th;\n\t"
+        "mad.lo.u32 th, a1, w0, th;\n\tmad.lo.u32 th, c0, n1, th;\n\t"
+        "mad.lo.u32 th, c1, n0, th;\n\tmov.b64 %0, {tl, th};\n\t}"
+        : "=l"(r)
+        : "l"(a), "l"(w), "l"(quot), "l"(nq));
+    return r;
+#else
+    const uint32_t a0 = (uint32_t)a, a1 = (uint32_t)(a >> 32);
+    const uint32_t w0 = (uint32_t)w, w1 = (uint32_t)(w >> 32);
+    const uint32_t c0 = (uint32_t)quot, c1 = (uint32_t)(quot >> 32);
+    const uint32_t n0 = (uint32_t)nq, n1 = (uint32_t)(nq >> 32);
+    const uint64_t lo = (uint64_t)c0 * n0 + (uint64_t)a0 * w0;
+    const uint32_t hi = (uint32_t)(lo >> 32) + a0 * w1 + a1 * w0 + c0 * n1 + c1 * n0;
+    return ((uint64_t)hi << 32) | (uint32_t)lo;
+#endif
+}
+
 /* Shoup multiplication by a constant w in [0, q) with w' = floor(w 2^64 / q):
  * a * w mod q for any 64-bit a, result in [0, 2q) (lazy). */
 NB_HD uint64_t nb_mul_shoup_lazy(uint64_t a, uint64_t w, uint64_t w_shoup, uint64_t q)
 {
     uint64_t quot = nb_mulhi(a, w_shoup);
+#if defined(__CUDA_ARCH__)
+    return nb_mul_sub_lo_w32(a, w, quot, q);
+#else
     return a * w - quot * q;
+#endif
 }
 
 /* Shoup multiplication, fully reduced: result in [0, q). */
@@ -170,6 +206,34 @@ NB_HD void nb_ct_butterfly(uint64_t *x, uint64_t *y, uint64_t w, uint64_t w_shou
     *x = u + t;
     *y = u - t + two_q;
 }
+
+/* Forward butterflies with one reduction every second stage, for q < 2^61
+ * (8q fits a 64-bit word): stages alternate between the first (no
+ * reduction) and the second (x reduced by 4q), so that half the stages skip
+ * the conditional subtraction of nb_ct_butterfly. Both compute
+ * x' = x + w y, y' = x - w y (mod q).
+ * No reduction: x, y in [0, 6q) -> x', y' in [0, 8q). */
+NB_HD void nb_ct_butterfly_6q(uint64_t *x, uint64_t *y, uint64_t w, uint64_t w_shoup,
+                              uint64_t q)
+{
+    uint64_t u = *x;
+    uint64_t t = nb_mul_shoup_lazy(*y, w, w_shoup, q);
+    *x = u + t;
+    *y = u - t + (q << 1);
+}
+
+/* x reduced by 4q: x, y in [0, 8q) -> x', y' in [0, 6q). */
+NB_HD void nb_ct_butterfly_8q(uint64_t *x, uint64_t *y, uint64_t w, uint64_t w_shoup,
+                              uint64_t q)
+{
+    uint64_t u = nb_csub(*x, q << 2);
+    uint64_t t = nb_mul_shoup_lazy(*y, w, w_shoup, q);
+    *x = u + t;
+    *y = u - t + (q << 1);
+}
+
+/* x in [0, 8q) -> x mod q, for q < 2^61. */
+NB_HD uint64_t nb_reduce_8q(uint64_t x, uint64_t q) { return nb_reduce_4q(nb_csub(x, q << 2), q); }
 
 /* Harvey inverse (Gentleman-Sande) butterfly, lazy.
  * In: x, y in [0, 2q). Out: x' = x + y, y' = (x - y) w (mod q), both in [0, 2q). */

@@ -40,7 +40,10 @@
  *    the call costs what an in-place one does (no copy).
  *  - Values stay lazy ([0, 4q) forward, [0, 2q) inverse) until the last
  *    stage: the forward row kernel reduces to [0, q) before its store, the
- *    inverse column kernel folds N^-1 into its top stage. */
+ *    inverse column kernel folds N^-1 into its top stage. A forward call
+ *    whose primes are all below 2^61 reduces only every second stage
+ *    (nb_ct_butterfly_6q / _8q, values up to 8q): about 2.5 instructions
+ *    fewer per butterfly. */
 #include "ntt/builtin.h"
 #include "ntt/gpu_common.cuh"
 #include "ntt/gpu_reg_passes.cuh"
@@ -83,14 +86,15 @@ template <int LOGN, int K, bool ROWS, int S>
 using FastPhase = Phase<LOGN, K, ROWS, shape_rlog(S), shape_threads(S), (int)cols_log(LOGN)>;
 
 /* The phase kernel (phase_body in gpu_reg_passes.cuh has the contract). */
-template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND, bool EARLY>
+template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND, bool EARLY,
+          bool LAZY>
 __global__ void __launch_bounds__(FastPhase<LOGN, K, ROWS, S>::THREADS,
                                   FastPhase<LOGN, K, ROWS, S>::MIN_BLOCKS)
 fast_phase(uint64_t *__restrict__ data, const uint64_t *src,
            const typename FastPhase<LOGN, K, ROWS, S>::TT *__restrict__ tw,
            const nb_gpu_limb *__restrict__ limbs, size_t first)
 {
-    phase_body<FastPhase<LOGN, K, ROWS, S>, INV, FIRST, SECOND, EARLY, shape_evict_first(S)>(
+    phase_body<FastPhase<LOGN, K, ROWS, S>, INV, FIRST, SECOND, EARLY, shape_evict_first(S), LAZY>(
         data, src, tw, limbs, first);
 }
 
@@ -103,6 +107,7 @@ typedef struct {
     cudaStream_t s;
     bool configure;    /* only raise the kernels' shared-memory limit */
     int shape;         /* block shape of both kernels (choose_shape) */
+    bool lazy;         /* forward, every prime below 2^61: reduce every second stage */
 } call_ctx;
 
 /* The block shape of a call of `count` limbs of size 2^log_n, measured
@@ -143,56 +148,63 @@ bool early_trigger(const call_ctx &x, bool inverse)
  * with programmatic dependent launch (measured: never slower than without,
  * up to 1.5 us faster; the blocks of the second kernel only stage twiddles
  * before they wait). */
-template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND, bool EARLY>
+template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND, bool EARLY,
+          bool LAZY>
 nb_status launch_shape(const call_ctx &x)
 {
     return launch<FastPhase<LOGN, K, ROWS, S>, INV, SECOND, true>(
-        fast_phase<INV, LOGN, K, ROWS, S, FIRST, SECOND, EARLY>, x.p, x.data,
+        fast_phase<INV, LOGN, K, ROWS, S, FIRST, SECOND, EARLY, LAZY>, x.p, x.data,
         FIRST ? x.src : x.data, x.first, x.count, x.s, x.configure,
         [](size_t, size_t) { return true; });
 }
 
 /* The first kernel of a call, with the trigger early_trigger chooses
  * (configure: every version the rule can choose). */
-template <bool INV, int LOGN, int K, bool ROWS, int S>
+template <bool INV, int LOGN, int K, bool ROWS, int S, bool LAZY = false>
 nb_status launch_first(const call_ctx &x)
 {
     /* above 2^22 coefficients a forward call always triggers early */
     constexpr bool ALWAYS = S == SHAPE_SMALL || (S == SHAPE_HUGE && !INV);
     constexpr bool NEVER = S != SHAPE_SMALL && INV;
     if constexpr (ALWAYS || NEVER) {
-        return launch_shape<INV, LOGN, K, ROWS, S, true, false, ALWAYS>(x);
+        return launch_shape<INV, LOGN, K, ROWS, S, true, false, ALWAYS, LAZY>(x);
     } else {
         if (x.configure || early_trigger(x, INV))
-            NB_TRY((launch_shape<INV, LOGN, K, ROWS, S, true, false, true>(x)));
+            NB_TRY((launch_shape<INV, LOGN, K, ROWS, S, true, false, true, LAZY>(x)));
         if (!x.configure && early_trigger(x, INV))
             return NB_OK;
-        return launch_shape<INV, LOGN, K, ROWS, S, true, false, false>(x);
+        return launch_shape<INV, LOGN, K, ROWS, S, true, false, false, LAZY>(x);
     }
 }
 
-/* One call in block shape S: forward columns then rows, inverse rows then
- * columns. */
+/* One call in block shape S: forward columns then rows (LAZY: reducing every
+ * second stage), inverse rows then columns. */
 template <int LOGN, int S> struct Size {
     static constexpr int K1 = shape_cols_log(LOGN, S), K2 = LOGN - K1;
-    static nb_status forward(const call_ctx &x)
+    template <bool LAZY> static nb_status forward(const call_ctx &x)
     {
-        NB_TRY((launch_first<false, LOGN, K1, false, S>(x)));
-        return launch_shape<false, LOGN, K2, true, S, false, true, false>(x);
+        NB_TRY((launch_first<false, LOGN, K1, false, S, LAZY>(x)));
+        return launch_shape<false, LOGN, K2, true, S, false, true, false, LAZY>(x);
     }
     static nb_status inverse(const call_ctx &x)
     {
         NB_TRY((launch_first<true, LOGN, K2, true, S>(x)));
-        return launch_shape<true, LOGN, K1, false, S, false, true, false>(x);
+        return launch_shape<true, LOGN, K1, false, S, false, true, false, false>(x);
     }
 };
 
-/* A call of size 2^LOGN in shape S, if it is the call's (configure: always). */
+/* A call of size 2^LOGN in shape S, if it is the call's (configure: always,
+ * both forward versions). */
 template <int LOGN, int S> nb_status run_shape(const call_ctx &x, bool inverse)
 {
     if (!x.configure && x.shape != S)
         return NB_OK;
-    return inverse ? Size<LOGN, S>::inverse(x) : Size<LOGN, S>::forward(x);
+    if (inverse)
+        return Size<LOGN, S>::inverse(x);
+    if (x.configure)
+        NB_TRY((Size<LOGN, S>::template forward<true>(x)));
+    return x.lazy ? Size<LOGN, S>::template forward<true>(x)
+                  : Size<LOGN, S>::template forward<false>(x);
 }
 
 /* A call of size 2^LOGN in the call's shape (configure: every shape). */
@@ -229,7 +241,7 @@ nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
     cudaStream_t s = (cudaStream_t)stream;
     return nb_regpass::plan_create(out, t, cols_log(t->log_n), NB_GPU_FAST_NAME, s,
                                    [s](const Plan *p) {
-                                       const call_ctx cfg = {p, NULL, NULL, 0, 0, s, true, 0};
+                                       const call_ctx cfg = {p, NULL, NULL, 0, 0, s, true, 0, false};
                                        NB_TRY(dispatch(cfg, false));
                                        return dispatch(cfg, true);
                                    });
@@ -244,7 +256,8 @@ nb_status run(void *plan, bool inverse, uint64_t *data, const uint64_t *src, siz
     NB_TRY(check_aligned(src, NB_GPU_FAST_NAME));
     const Plan *p = (const Plan *)plan;
     const call_ctx x = {p, data, src, first, count, (cudaStream_t)stream, false,
-                        choose_shape(p->log_n, count, inverse)};
+                        choose_shape(p->log_n, count, inverse),
+                        !inverse && plan_below_lazy8(p, first, count)};
     return dispatch(x, inverse);
 }
 
@@ -278,7 +291,8 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast = {
                          "N*L <= 2^18 (forward 2^19; 2^20 at log N <= 14, forward 15): "
                          "4 coefficients/thread, "
                          "2^(logN/2-1)-point columns at log N >= 16; larger: 16, with L2 "
-                         "evict-first loads up to 2^22; 128-thread blocks",
+                         "evict-first loads up to 2^22; 128-thread blocks; forward with "
+                         "every prime below 2^61: reduction every second stage",
     /* .backend = */ NB_BACKEND_GPU,
     /* .min_log_n = */ FAST_MIN_LOG_N,
     /* .max_log_n = */ FAST_MAX_LOG_N,

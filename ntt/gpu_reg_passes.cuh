@@ -109,9 +109,28 @@ template <class PH, bool ROWS> struct TwShared {
     }
 };
 
+/* The forward butterfly of the stage on in-transform bit B of a phase whose
+ * bit K-1 is stage KOFF of the transform: nb_ct_butterfly ([0, 4q)), or
+ * with LAZY (every prime below 2^61) the transform's stages alternate
+ * between nb_ct_butterfly_6q (even stages: no reduction) and
+ * nb_ct_butterfly_8q (odd stages), values in [0, 8q). */
+template <bool LAZY, int KOFF, int K, int B>
+__device__ __forceinline__ void ct_stage_butterfly(uint64_t *x, uint64_t *y, uint64_t w,
+                                                   uint64_t ws, uint64_t q)
+{
+    if constexpr (!LAZY)
+        nb_ct_butterfly(x, y, w, ws, q);
+    else if constexpr ((KOFF + K - 1 - B) % 2 == 0)
+        nb_ct_butterfly_6q(x, y, w, ws, q);
+    else
+        nb_ct_butterfly_8q(x, y, w, ws, q);
+}
+
 /* The stages of one pass on the thread's 2^R registers; SCALE_TOP: the top
- * inverse stage multiplies by N^-1 and inv[1] N^-1. */
-template <bool INV, int K, int LO, int HI, int WL, bool SCALE_TOP, int RV, class TWA>
+ * inverse stage multiplies by N^-1 and inv[1] N^-1; LAZY, KOFF: see
+ * ct_stage_butterfly (forward only). */
+template <bool INV, int K, int LO, int HI, int WL, bool SCALE_TOP, bool LAZY, int KOFF, int RV,
+          class TWA>
 __device__ __forceinline__ void run_pass(uint64_t (&v)[RV], uint32_t eb, const TWA &twa,
                                          uint64_t q, const nb_gpu_limb *c)
 {
@@ -144,7 +163,7 @@ __device__ __forceinline__ void run_pass(uint64_t (&v)[RV], uint32_t eb, const T
                     if constexpr (INV)
                         nb_gs_butterfly(&v[j0], &v[j1], w, ws, q);
                     else
-                        nb_ct_butterfly(&v[j0], &v[j1], w, ws, q);
+                        ct_stage_butterfly<LAZY, KOFF, K, B>(&v[j0], &v[j1], w, ws, q);
                 }
             }
         }
@@ -222,10 +241,14 @@ __device__ __forceinline__ void rows_store_coalesced(const uint64_t (&v)[RV], ui
  * attribute: always for SECOND, FIRST when the variant asks). EVICT_FIRST:
  * the phase's coefficient loads and row twiddles are marked L2 evict-first
  * (read once, and the coefficients are overwritten in place), so that the
- * other kernel's data stays in L2. The phase loads its limbs from `src` and stores them to
+ * other kernel's data stays in L2. LAZY (forward, every prime of the call
+ * below 2^61): half the stages skip their reduction (ct_stage_butterfly),
+ * so a forward phase other than the last leaves values in [0, 8q). The
+ * phase loads its limbs from `src` and stores them to
  * `data` (src == data: in place; a FIRST kernel may read another buffer, the
  * out-of-place call). */
-template <class PH, bool INV, bool FIRST, bool SECOND, bool EARLY = false, bool EVICT_FIRST = false>
+template <class PH, bool INV, bool FIRST, bool SECOND, bool EARLY = false, bool EVICT_FIRST = false,
+          bool LAZY = false>
 __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const uint64_t *src,
                                            const typename PH::TT *__restrict__ tw,
                                            const nb_gpu_limb *__restrict__ limbs, size_t first)
@@ -314,15 +337,16 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const ui
             for (int j = 0; j < RV; j++)
                 v[j] = sdata[data_slot<PH, ROWS>(tb, ebp | (j << PP::WL))];
         }
-        run_pass<INV, K, PP::LO, PP::HI, PP::WL, SCALE>(v, elem_base<PP::WL, R>(t), twa, q, c);
+        run_pass<INV, K, PP::LO, PP::HI, PP::WL, SCALE, LAZY, PH::KOFF>(v, elem_base<PP::WL, R>(t),
+                                                                        twa, q, c);
     });
     if constexpr (!(FIRST && EARLY) && !SECOND)
         nb_gpu_pdl_launch_dependents();
 
-    if constexpr (!INV && ROWS) { /* forward output: [0, 4q) -> [0, q) */
+    if constexpr (!INV && ROWS) { /* forward output: [0, 4q) ([0, 8q) LAZY) -> [0, q) */
 #pragma unroll
         for (int j = 0; j < RV; j++)
-            v[j] = nb_reduce_4q(v[j], q);
+            v[j] = LAZY ? nb_reduce_8q(v[j], q) : nb_reduce_4q(v[j], q);
     }
 
     { /* global store in the last pass's layout */
@@ -357,7 +381,15 @@ struct Plan {
     nb_gpu_limb *limbs_dev;
     bool pdl;     /* device >= sm_90: programmatic dependent launch */
     unsigned sms; /* multiprocessors of the device */
+    size_t *wide_before; /* host, [L + 1]: limbs below l with a prime of 2^61 or more */
 };
+
+/* Whether every prime of limbs [first, first + count) is below 2^61 (the
+ * forward butterflies that reduce every second stage may run). */
+inline bool plan_below_lazy8(const Plan *p, size_t first, size_t count)
+{
+    return p->wide_before[first + count] == p->wide_before[first];
+}
 
 /* Frees the plan's device tables and the plan; NULL does nothing. */
 inline void plan_free(void *plan)
@@ -370,6 +402,7 @@ inline void plan_free(void *plan)
     cudaFree(p->fwd_cols);
     cudaFree(p->inv_cols);
     cudaFree(p->limbs_dev);
+    free(p->wide_before);
     free(p);
 }
 
@@ -419,6 +452,14 @@ nb_status plan_create(void **out, const nb_ntt_tables *t, unsigned k1, const cha
     }
     p->pdl = major >= 9;
     p->sms = (unsigned)sms;
+    p->wide_before = (size_t *)malloc((t->limbs + 1) * sizeof *p->wide_before);
+    if (!p->wide_before) {
+        free(p);
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", name);
+    }
+    p->wide_before[0] = 0;
+    for (size_t l = 0; l < t->limbs; l++)
+        p->wide_before[l + 1] = p->wide_before[l] + (t->q[l] >> NB_LAZY8_PRIME_BITS != 0);
     const size_t count = t->limbs * t->n;
     nb_status st = nb_gpu_upload((void **)&p->fwd_rows, t->fwd_shoup, count * 8, s);
     if (st == NB_OK)

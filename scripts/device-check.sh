@@ -19,6 +19,11 @@
 #   ncu   : Nsight Compute of gpu-fast, log N 16, L = 1 and 32, cold semantics
 #   ncuconv: Nsight Compute of one base conversion (11 -> 31 primes) inside the
 #           ckks16-l30-d3 key switch
+#   ab    : this tree side by side with a baseline source tarball ($NB_BASE_TAR,
+#           e.g. `git archive -o .devdeps/base.tar HEAD` before the change):
+#           both built, then `nttbench run $AB_ARGS` with each build in turn,
+#           twice (base, new, base, new), and `nttbench compare` of each pair
+#           -> $OUT/ab-{base,new}-{1,2}.json, $OUT/ab-compare-{1,2}.txt
 # Usage, from the repository root:  scripts/device-check.sh [check] [ntt] [stage] ...
 # Logs and JSON go to $OUT (default /tmp/nb-out); the last lines are a summary.
 # On the lent device machine, .devdeps/ holds the -dev packages (GMP, CMocka,
@@ -165,5 +170,27 @@ if has ncuconv; then # batch mode: no blocking kernel, which ncu's serialization
     stamp "ncu conversion rc=$?"
     grep -E "conv_kernel|Duration|DRAM Throughput|Issue Slots Busy|Registers Per|Achieved Occupancy|inst_executed\.sum |pipe_(alu|fmaheavy|lsu)\.avg|stalled_(math|not_sel|wait|long|barrier|dispatch)" \
         "$OUT/ncu-conv.txt" | grep -v "==PROF==" | head -40
+fi
+if has ab; then
+    BB=/tmp/nb-base
+    if [ ! -f "$BB/build.ninja" ]; then
+        mkdir -p $BB-src && tar -xf "${NB_BASE_TAR:-.devdeps/base.tar}" -C $BB-src &&
+            meson setup "$BB" $BB-src -Dtests=disabled > "$OUT/build-base.log" 2>&1 ||
+            { tail -30 "$OUT/build-base.log"; exit 1; }
+    fi
+    ninja -C "$BB" >> "$OUT/build-base.log" 2>&1 || { grep -A8 -i error "$OUT/build-base.log" | head -40; exit 1; }
+    stamp "baseline build ok"
+    AB=${AB_ARGS:---tier warm,cold --variant gpu-fast --logn 16 --limbs 1,8,32 --bits 60 --direction forward,inverse --min-time 0.02 --timeout 0.3}
+    for pass in 1 2; do
+        for b in base new; do
+            bin=$NB; [ $b = base ] && bin=$BB/bench/cli/nttbench
+            $bin run $AB --no-progress --format json --output "$OUT/ab-$b-$pass.json" \
+                > "$OUT/ab-$b-$pass.txt" 2>&1
+            stamp "ab $b pass $pass rc=$?"
+        done
+        "$NB" compare "$OUT/ab-base-$pass.json" "$OUT/ab-new-$pass.json" --threshold 1 \
+            > "$OUT/ab-compare-$pass.txt" 2>&1
+        stamp "ab compare pass $pass rc=$?"
+    done
 fi
 stamp "done"

@@ -431,6 +431,22 @@ static void test_mul_shoup_equals_gmp_and_is_reduced(void **state)
     }
 }
 
+/* x' = x + w y and y' = x - w y mod q, checked with GMP */
+static void check_ct_congruent(uint64_t x, uint64_t y, uint64_t xo, uint64_t yo, uint64_t w,
+                               uint64_t q, const char *fn)
+{
+    mpz_t wy, s, d;
+    mpz_init_set_ui(wy, y);
+    mpz_mul_ui(wy, wy, w);
+    mpz_init_set_ui(s, x);
+    mpz_add(s, s, wy);
+    mpz_init_set_ui(d, x);
+    mpz_sub(d, d, wy);
+    CHECK(gmp_mod(xo, q) == mpz_fdiv_ui(s, q), fn, q, x, y);
+    CHECK(gmp_mod(yo, q) == mpz_fdiv_ui(d, q), fn, q, x, y);
+    mpz_clears(wy, s, d, NULL);
+}
+
 static void test_ct_butterfly_is_congruent_and_stays_below_4q(void **state)
 {
     (void)state;
@@ -444,16 +460,7 @@ static void test_ct_butterfly_is_congruent_and_stays_below_4q(void **state)
             uint64_t xo = x, yo = y;
             nb_ct_butterfly(&xo, &yo, w, ws, q);
             CHECK(xo < 4 * q && yo < 4 * q, "nb_ct_butterfly range", q, x, y);
-            mpz_t wy, s, d;
-            mpz_init_set_ui(wy, y);
-            mpz_mul_ui(wy, wy, w);
-            mpz_init_set_ui(s, x);
-            mpz_add(s, s, wy);
-            mpz_init_set_ui(d, x);
-            mpz_sub(d, d, wy);
-            CHECK(gmp_mod(xo, q) == mpz_fdiv_ui(s, q), "nb_ct_butterfly x'", q, x, y);
-            CHECK(gmp_mod(yo, q) == mpz_fdiv_ui(d, q), "nb_ct_butterfly y'", q, x, y);
-            mpz_clears(wy, s, d, NULL);
+            check_ct_congruent(x, y, xo, yo, w, q, "nb_ct_butterfly");
         }
     }
 }
@@ -480,6 +487,66 @@ static void test_gs_butterfly_is_congruent_and_stays_below_2q(void **state)
             CHECK(gmp_mod(xo, q) == mpz_fdiv_ui(s, q), "nb_gs_butterfly x'", q, x, y);
             CHECK(gmp_mod(yo, q) == mpz_fdiv_ui(d, q), "nb_gs_butterfly y'", q, x, y);
             mpz_clears(s, d, NULL);
+        }
+    }
+}
+
+static void test_mul_sub_lo_w32_equals_the_64_bit_formula_for_any_words(void **state)
+{
+    (void)state;
+    const uint64_t edge[] = {0, 1, 0xffffffffull, 0x100000000ull, ~0ull, 1ull << 63};
+    for (int i = 0; i < 64 * SAMPLES; i++) {
+        uint64_t v[4];
+        for (int k = 0; k < 4; k++) /* one word in four from the edges */
+            v[k] = (nb_test_rand() & 3) ? nb_test_rand() : edge[nb_test_rand_below(6)];
+        const uint64_t want = v[0] * v[1] - v[2] * v[3];
+        CHECK(nb_mul_sub_lo_w32(v[0], v[1], v[2], v[3]) == want, "nb_mul_sub_lo_w32", v[3], v[0],
+              v[1]);
+    }
+}
+
+static void test_ct_butterflies_6q_and_8q_are_congruent_and_keep_their_ranges(void **state)
+{
+    (void)state;
+    size_t tested = 0;
+    for (size_t p = 0; p < n_primes; p++) {
+        const uint64_t q = primes[p];
+        if (q >> NB_LAZY8_PRIME_BITS)
+            continue;
+        tested++;
+        for (int i = 0; i < SAMPLES; i++) {
+            const uint64_t w = i == 0 ? q - 1 : sample_below(q, q);
+            const uint64_t ws = nb_shoup_precompute(w, q);
+            /* the top of each domain first, then edges and uniform values */
+            uint64_t x = i == 0 ? 6 * q - 1 : sample_below(6 * q, q);
+            uint64_t y = i == 0 ? 6 * q - 1 : sample_below(6 * q, q);
+            uint64_t xo = x, yo = y;
+            nb_ct_butterfly_6q(&xo, &yo, w, ws, q);
+            CHECK(xo < 8 * q && yo < 8 * q, "nb_ct_butterfly_6q range", q, x, y);
+            check_ct_congruent(x, y, xo, yo, w, q, "nb_ct_butterfly_6q");
+            x = i == 0 ? 8 * q - 1 : sample_below(8 * q, q);
+            y = i == 0 ? 8 * q - 1 : sample_below(8 * q, q);
+            xo = x;
+            yo = y;
+            nb_ct_butterfly_8q(&xo, &yo, w, ws, q);
+            CHECK(xo < 6 * q && yo < 6 * q, "nb_ct_butterfly_8q range", q, x, y);
+            check_ct_congruent(x, y, xo, yo, w, q, "nb_ct_butterfly_8q");
+        }
+    }
+    assert_true(tested > 60); /* every size up to 61 bits */
+}
+
+static void test_reduce_8q_equals_gmp_remainder(void **state)
+{
+    (void)state;
+    for (size_t p = 0; p < n_primes; p++) {
+        const uint64_t q = primes[p];
+        if (q >> NB_LAZY8_PRIME_BITS)
+            continue;
+        for (int i = 0; i < SAMPLES; i++) {
+            const uint64_t x = i < 8 ? (uint64_t)i * q + (i & 1) : sample_below(8 * q, q);
+            CHECK(nb_reduce_8q(x, q) == gmp_mod(x, q), "nb_reduce_8q", q, x, 0);
+            CHECK(nb_reduce_8q(8 * q - 1, q) == q - 1, "nb_reduce_8q top", q, 8 * q - 1, 0);
         }
     }
 }
@@ -527,6 +594,9 @@ int main(void)
         cmocka_unit_test(test_mul_shoup_equals_gmp_and_is_reduced),
         cmocka_unit_test(test_ct_butterfly_is_congruent_and_stays_below_4q),
         cmocka_unit_test(test_gs_butterfly_is_congruent_and_stays_below_2q),
+        cmocka_unit_test(test_mul_sub_lo_w32_equals_the_64_bit_formula_for_any_words),
+        cmocka_unit_test(test_ct_butterflies_6q_and_8q_are_congruent_and_keep_their_ranges),
+        cmocka_unit_test(test_reduce_8q_equals_gmp_remainder),
     };
     return cmocka_run_group_tests(tests, setup_primes, NULL);
 }

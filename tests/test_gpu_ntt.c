@@ -4,7 +4,9 @@
  * [0, q) on fresh random inputs, forward and inverse, inverse(forward) = id,
  * log N 10..17 (gpu-radix2 also 1..9), L in {1, 2, 7, 32, 64}, primes from
  * 30 to 62 bits (the largest NTT primes below 2^62 and 2^61 included),
- * sub-range calls (first > 0), out-of-place calls, guard zones around the device data (poisoned,
+ * sub-range calls (first > 0), out-of-place calls, gpu-fast's two reduction schedules
+ * (every stage; every second stage when all primes are below 2^61), guard zones around the
+ * device data (poisoned,
  * must stay untouched), and the size/prime limits of each variant.
  * Exits 77 (skip) without a CUDA device. */
 #include <string.h>
@@ -22,19 +24,25 @@ static void *stream;
  * below 2^62 and 2^61. */
 static const unsigned bit_cycle[] = {62, 61, 60, 59, 55, 50, 45, 40, 36, 30};
 #define N_BITS (sizeof bit_cycle / sizeof bit_cycle[0])
+/* Where the cycle starts: 1 leaves out the 62-bit primes, so that every
+ * prime is below 2^61 (gpu-fast's forward then reduces every second stage). */
+static size_t cycle_start;
 
-/* limbs primes for size log_n: limb l gets the (l / N_BITS)-th largest NTT
- * prime below 2^bit_cycle[l % N_BITS] (all distinct). */
+/* limbs primes for size log_n: limb l gets the (l / n)-th largest NTT prime
+ * below 2^bit_cycle[cycle_start + l % n], n = N_BITS - cycle_start (all
+ * distinct). */
 static void make_primes(uint64_t *q, unsigned log_n, size_t limbs)
 {
     uint64_t buf[128];
-    const size_t per = (limbs + N_BITS - 1) / N_BITS;
+    const size_t nb = N_BITS - cycle_start;
+    const size_t per = (limbs + nb - 1) / nb;
     assert_true(per <= 128);
-    for (size_t b = 0; b < N_BITS && b < limbs; b++) {
-        if (nb_primes_generate(log_n, bit_cycle[b], per, NULL, 0, buf) != NB_OK)
-            nb_test_fail("nb_primes_generate(%u, %u, %zu): %s", log_n, bit_cycle[b], per,
+    for (size_t b = 0; b < nb && b < limbs; b++) {
+        const unsigned bits = bit_cycle[cycle_start + b];
+        if (nb_primes_generate(log_n, bits, per, NULL, 0, buf) != NB_OK)
+            nb_test_fail("nb_primes_generate(%u, %u, %zu): %s", log_n, bits, per,
                          nb_last_error());
-        for (size_t l = b, k = 0; l < limbs; l += N_BITS, k++)
+        for (size_t l = b, k = 0; l < limbs; l += nb, k++)
             q[l] = buf[k];
     }
 }
@@ -416,6 +424,29 @@ static void test_gpu_out_of_place_calls(void **state)
     check_out_of_place("gpu-regs", 16, 4, 1, 2);
 }
 
+/* gpu-fast's forward reduces every second stage when every prime of the call
+ * is below 2^61, and every stage otherwise: both, in each block shape (one
+ * limb, small, large, above 2^22 coefficients), in place and out of place,
+ * and sub-ranges of a plan whose 62-bit limbs are outside the call (reduced
+ * every second stage) or inside it (every stage). */
+static void test_gpu_fast_both_reduction_schedules(void **state)
+{
+    (void)state;
+    static const size_t limbs[] = {1, 3, 8, 32};
+    cycle_start = 1;
+    for (unsigned log_n = 10; log_n <= 17; log_n++)
+        for (size_t i = 0; i < sizeof limbs / sizeof limbs[0]; i++)
+            check_variant("gpu-fast", log_n, limbs[i], 0, limbs[i]);
+    check_variant("gpu-fast", 16, 64, 0, 64);
+    check_variant("gpu-fast", 17, 40, 0, 40);
+    check_out_of_place("gpu-fast", 16, 1, 0, 1);
+    check_out_of_place("gpu-fast", 16, 32, 0, 32);
+    cycle_start = 0;
+    check_variant("gpu-fast", 16, 12, 1, 9);  /* limbs 1..9: no 62-bit prime */
+    check_variant("gpu-fast", 16, 12, 2, 10); /* limb 10 has one */
+    check_variant("gpu-fast", 14, 1, 0, 1);   /* one 62-bit limb */
+}
+
 /* radix2 covers the small sizes too. */
 static void test_gpu_radix2_small_sizes(void **state)
 {
@@ -456,6 +487,7 @@ int main(void)
         cmocka_unit_test(test_gpu_out_of_place_calls),
         cmocka_unit_test(test_gpu_radix2_small_sizes),
         cmocka_unit_test(test_gpu_fast_every_block_shape),
+        cmocka_unit_test(test_gpu_fast_both_reduction_schedules),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
