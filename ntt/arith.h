@@ -246,6 +246,28 @@ NB_HD void nb_gs_butterfly(uint64_t *x, uint64_t *y, uint64_t w, uint64_t w_shou
     *y = nb_mul_shoup_lazy(u - v + two_q, w, w_shoup, q);
 }
 
+/* Inverse butterflies for q < 2^61 that reduce a sum only when it could
+ * reach 4q. At stage b, a pair's inputs are both sums of stage b-1 (bound
+ * 4q) or both products (bound 2q): the first butterfly takes products, the
+ * second anything below 4q. Both compute x' = x + y, y' = (x - y) w (mod q).
+ * x, y in [0, 2q) -> x' in [0, 4q) (not reduced), y' in [0, 2q). */
+NB_HD void nb_gs_butterfly_2q(uint64_t *x, uint64_t *y, uint64_t w, uint64_t w_shoup,
+                              uint64_t q)
+{
+    uint64_t u = *x, v = *y;
+    *x = u + v;
+    *y = nb_mul_shoup_lazy(u - v + (q << 1), w, w_shoup, q);
+}
+
+/* x, y in [0, 4q) -> x' in [0, 4q) (reduced by 4q), y' in [0, 2q). */
+NB_HD void nb_gs_butterfly_4q(uint64_t *x, uint64_t *y, uint64_t w, uint64_t w_shoup,
+                              uint64_t q)
+{
+    uint64_t u = *x, v = *y;
+    *x = nb_csub(u + v, q << 2);
+    *y = nb_mul_shoup_lazy(u - v + (q << 2), w, w_shoup, q);
+}
+
 /* ---- host-only helpers (128-bit division) ---- */
 #if !defined(__CUDA_ARCH__)
 /* floor(w * 2^64 / q) for w in [0, q). Host only. */

@@ -40,10 +40,10 @@
  *    the call costs what an in-place one does (no copy).
  *  - Values stay lazy ([0, 4q) forward, [0, 2q) inverse) until the last
  *    stage: the forward row kernel reduces to [0, q) before its store, the
- *    inverse column kernel folds N^-1 into its top stage. A forward call
- *    whose primes are all below 2^61 reduces only every second stage
- *    (nb_ct_butterfly_6q / _8q, values up to 8q): about 2.5 instructions
- *    fewer per butterfly. */
+ *    inverse column kernel folds N^-1 into its top stage. A call whose
+ *    primes are all below 2^61 reduces less: the forward every second stage
+ *    (nb_ct_butterfly_6q / _8q, values up to 8q), the inverse only sums of
+ *    sums (nb_gs_butterfly_2q / _4q, values up to 4q). */
 #include "ntt/builtin.h"
 #include "ntt/gpu_common.cuh"
 #include "ntt/gpu_reg_passes.cuh"
@@ -107,7 +107,7 @@ typedef struct {
     cudaStream_t s;
     bool configure;    /* only raise the kernels' shared-memory limit */
     int shape;         /* block shape of both kernels (choose_shape) */
-    bool lazy;         /* forward, every prime below 2^61: reduce every second stage */
+    bool lazy;         /* every prime below 2^61: fewer reductions (Size) */
 } call_ctx;
 
 /* The block shape of a call of `count` limbs of size 2^log_n, measured
@@ -177,8 +177,8 @@ nb_status launch_first(const call_ctx &x)
     }
 }
 
-/* One call in block shape S: forward columns then rows (LAZY: reducing every
- * second stage), inverse rows then columns. */
+/* One call in block shape S: forward columns then rows, inverse rows then
+ * columns (LAZY: every prime below 2^61, fewer reductions). */
 template <int LOGN, int S> struct Size {
     static constexpr int K1 = shape_cols_log(LOGN, S), K2 = LOGN - K1;
     template <bool LAZY> static nb_status forward(const call_ctx &x)
@@ -186,25 +186,25 @@ template <int LOGN, int S> struct Size {
         NB_TRY((launch_first<false, LOGN, K1, false, S, LAZY>(x)));
         return launch_shape<false, LOGN, K2, true, S, false, true, false, LAZY>(x);
     }
-    static nb_status inverse(const call_ctx &x)
+    template <bool LAZY> static nb_status inverse(const call_ctx &x)
     {
-        NB_TRY((launch_first<true, LOGN, K2, true, S>(x)));
-        return launch_shape<true, LOGN, K1, false, S, false, true, false, false>(x);
+        NB_TRY((launch_first<true, LOGN, K2, true, S, LAZY>(x)));
+        return launch_shape<true, LOGN, K1, false, S, false, true, false, LAZY>(x);
     }
 };
 
 /* A call of size 2^LOGN in shape S, if it is the call's (configure: always,
- * both forward versions). */
+ * with and without LAZY). */
 template <int LOGN, int S> nb_status run_shape(const call_ctx &x, bool inverse)
 {
+    typedef Size<LOGN, S> Z;
     if (!x.configure && x.shape != S)
         return NB_OK;
-    if (inverse)
-        return Size<LOGN, S>::inverse(x);
     if (x.configure)
-        NB_TRY((Size<LOGN, S>::template forward<true>(x)));
-    return x.lazy ? Size<LOGN, S>::template forward<true>(x)
-                  : Size<LOGN, S>::template forward<false>(x);
+        NB_TRY((inverse ? Z::template inverse<true>(x) : Z::template forward<true>(x)));
+    if (inverse)
+        return x.lazy ? Z::template inverse<true>(x) : Z::template inverse<false>(x);
+    return x.lazy ? Z::template forward<true>(x) : Z::template forward<false>(x);
 }
 
 /* A call of size 2^LOGN in the call's shape (configure: every shape). */
@@ -257,7 +257,7 @@ nb_status run(void *plan, bool inverse, uint64_t *data, const uint64_t *src, siz
     const Plan *p = (const Plan *)plan;
     const call_ctx x = {p, data, src, first, count, (cudaStream_t)stream, false,
                         choose_shape(p->log_n, count, inverse),
-                        !inverse && plan_below_lazy8(p, first, count)};
+                        plan_below_lazy8(p, first, count)};
     return dispatch(x, inverse);
 }
 
@@ -291,8 +291,8 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast = {
                          "N*L <= 2^18 (forward 2^19; 2^20 at log N <= 14, forward 15): "
                          "4 coefficients/thread, "
                          "2^(logN/2-1)-point columns at log N >= 16; larger: 16, with L2 "
-                         "evict-first loads up to 2^22; 128-thread blocks; forward with "
-                         "every prime below 2^61: reduction every second stage",
+                         "evict-first loads up to 2^22; 128-thread blocks; every prime below "
+                         "2^61: fewer reductions (forward every second stage)",
     /* .backend = */ NB_BACKEND_GPU,
     /* .min_log_n = */ FAST_MIN_LOG_N,
     /* .max_log_n = */ FAST_MAX_LOG_N,

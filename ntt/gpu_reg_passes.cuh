@@ -126,9 +126,28 @@ __device__ __forceinline__ void ct_stage_butterfly(uint64_t *x, uint64_t *y, uin
         nb_ct_butterfly_8q(x, y, w, ws, q);
 }
 
+/* The inverse butterfly on in-transform bit B of the pair whose lower
+ * element is register J0 of a thread owning register bits from WL: with
+ * LAZY (every prime below 2^61) values stay below 4q and a sum is reduced
+ * only when both inputs are sums of the previous stage, bit B-1 of the
+ * element 0 (register bit B-1-WL of J0); when that bit is the thread's or
+ * another kernel's, it is assumed 0 (nb_gs_butterfly_4q is right for any
+ * input below 4q). Without LAZY: nb_gs_butterfly ([0, 2q)). */
+template <bool LAZY, int B, int WL, int J0>
+__device__ __forceinline__ void gs_stage_butterfly(uint64_t *x, uint64_t *y, uint64_t w,
+                                                   uint64_t ws, uint64_t q)
+{
+    if constexpr (!LAZY)
+        nb_gs_butterfly(x, y, w, ws, q);
+    else if constexpr (B - 1 >= WL && ((J0 >> (B - 1 - WL)) & 1))
+        nb_gs_butterfly_2q(x, y, w, ws, q);
+    else
+        nb_gs_butterfly_4q(x, y, w, ws, q);
+}
+
 /* The stages of one pass on the thread's 2^R registers; SCALE_TOP: the top
  * inverse stage multiplies by N^-1 and inv[1] N^-1; LAZY, KOFF: see
- * ct_stage_butterfly (forward only). */
+ * ct_stage_butterfly and gs_stage_butterfly. */
 template <bool INV, int K, int LO, int HI, int WL, bool SCALE_TOP, bool LAZY, int KOFF, int RV,
           class TWA>
 __device__ __forceinline__ void run_pass(uint64_t (&v)[RV], uint32_t eb, const TWA &twa,
@@ -139,7 +158,7 @@ __device__ __forceinline__ void run_pass(uint64_t (&v)[RV], uint32_t eb, const T
         constexpr int JB = B - WL;
         constexpr int NH = RV >> (JB + 1);
         if constexpr (INV && SCALE_TOP && B == K - 1) {
-            const uint64_t two_q = q << 1;
+            const uint64_t two_q = q << (LAZY ? 2 : 1); /* at least the inputs' bound */
             const uint64_t ni = c->n_inv, nis = c->n_inv_shoup;
             const uint64_t lw = c->last_w, lws = c->last_w_shoup;
 #pragma unroll
@@ -157,14 +176,14 @@ __device__ __forceinline__ void run_pass(uint64_t (&v)[RV], uint32_t eb, const T
             for (int hj = 0; hj < NH; hj++) {
                 uint64_t w, ws;
                 twa.get(base + hj, q, w, ws);
-#pragma unroll
-                for (int jl = 0; jl < (1 << JB); jl++) {
+                static_for<0, (1 << JB), 1>([&](auto jc) {
+                    constexpr int jl = decltype(jc)::value;
                     const int j0 = (hj << (JB + 1)) | jl, j1 = j0 | (1 << JB);
                     if constexpr (INV)
-                        nb_gs_butterfly(&v[j0], &v[j1], w, ws, q);
+                        gs_stage_butterfly<LAZY, B, WL, jl>(&v[j0], &v[j1], w, ws, q);
                     else
                         ct_stage_butterfly<LAZY, KOFF, K, B>(&v[j0], &v[j1], w, ws, q);
-                }
+                });
             }
         }
     };
@@ -241,9 +260,10 @@ __device__ __forceinline__ void rows_store_coalesced(const uint64_t (&v)[RV], ui
  * attribute: always for SECOND, FIRST when the variant asks). EVICT_FIRST:
  * the phase's coefficient loads and row twiddles are marked L2 evict-first
  * (read once, and the coefficients are overwritten in place), so that the
- * other kernel's data stays in L2. LAZY (forward, every prime of the call
- * below 2^61): half the stages skip their reduction (ct_stage_butterfly),
- * so a forward phase other than the last leaves values in [0, 8q). The
+ * other kernel's data stays in L2. LAZY (every prime of the call below
+ * 2^61): fewer reductions (ct_stage_butterfly, gs_stage_butterfly), so a
+ * phase other than the last leaves forward values in [0, 8q), inverse
+ * values in [0, 4q). The
  * phase loads its limbs from `src` and stores them to
  * `data` (src == data: in place; a FIRST kernel may read another buffer, the
  * out-of-place call). */

@@ -431,64 +431,86 @@ static void test_mul_shoup_equals_gmp_and_is_reduced(void **state)
     }
 }
 
-/* x' = x + w y and y' = x - w y mod q, checked with GMP */
-static void check_ct_congruent(uint64_t x, uint64_t y, uint64_t xo, uint64_t yo, uint64_t w,
-                               uint64_t q, const char *fn)
+/* x' = x + w y, y' = x - w y (forward) or x' = x + y, y' = (x - y) w
+ * (inverse) mod q, checked with GMP */
+static void check_congruent(int inverse, uint64_t x, uint64_t y, uint64_t xo, uint64_t yo,
+                            uint64_t w, uint64_t q, const char *fn)
 {
-    mpz_t wy, s, d;
-    mpz_init_set_ui(wy, y);
-    mpz_mul_ui(wy, wy, w);
+    mpz_t s, d;
     mpz_init_set_ui(s, x);
-    mpz_add(s, s, wy);
     mpz_init_set_ui(d, x);
-    mpz_sub(d, d, wy);
+    if (inverse) {
+        mpz_add_ui(s, s, y);
+        mpz_sub_ui(d, d, y);
+        mpz_mul_ui(d, d, w);
+    } else {
+        mpz_t wy;
+        mpz_init_set_ui(wy, y);
+        mpz_mul_ui(wy, wy, w);
+        mpz_add(s, s, wy);
+        mpz_sub(d, d, wy);
+        mpz_clear(wy);
+    }
     CHECK(gmp_mod(xo, q) == mpz_fdiv_ui(s, q), fn, q, x, y);
     CHECK(gmp_mod(yo, q) == mpz_fdiv_ui(d, q), fn, q, x, y);
-    mpz_clears(wy, s, d, NULL);
+    mpz_clears(s, d, NULL);
+}
+
+typedef void (*butterfly_fn)(uint64_t *, uint64_t *, uint64_t, uint64_t, uint64_t);
+
+/* Butterfly `fn` on inputs x, y below in * q (the top of the domain and
+ * x = 0 first, then edges and uniform values): outputs below out_x * q and
+ * out_y * q, congruent to the definition. Primes of every size, or only
+ * those below 2^61 (lazy8: the butterflies whose values reach 8q). */
+static void check_butterfly(butterfly_fn fn, const char *name, int inverse, uint64_t in,
+                            uint64_t out_x, uint64_t out_y, int lazy8)
+{
+    size_t tested = 0;
+    for (size_t p = 0; p < n_primes; p++) {
+        const uint64_t q = primes[p];
+        if (lazy8 && (q >> NB_LAZY8_PRIME_BITS))
+            continue;
+        tested++;
+        for (int i = 0; i < SAMPLES; i++) {
+            const uint64_t w = i == 0 ? q - 1 : sample_below(q, q);
+            const uint64_t ws = nb_shoup_precompute(w, q);
+            const uint64_t x = i == 0 ? in * q - 1 : i == 1 ? 0 : sample_below(in * q, q);
+            const uint64_t y = i < 2 ? in * q - 1 : sample_below(in * q, q);
+            uint64_t xo = x, yo = y;
+            fn(&xo, &yo, w, ws, q);
+            CHECK(xo < out_x * q && yo < out_y * q, name, q, x, y);
+            check_congruent(inverse, x, y, xo, yo, w, q, name);
+        }
+    }
+    assert_true(tested > 60); /* every size up to 61 bits at least */
 }
 
 static void test_ct_butterfly_is_congruent_and_stays_below_4q(void **state)
 {
     (void)state;
-    for (size_t p = 0; p < n_primes; p++) {
-        const uint64_t q = primes[p];
-        for (int i = 0; i < SAMPLES; i++) {
-            const uint64_t w = i == 0 ? q - 1 : sample_below(q, q);
-            const uint64_t ws = nb_shoup_precompute(w, q);
-            const uint64_t x = i == 0 ? 4 * q - 1 : sample_below(4 * q, q);
-            const uint64_t y = i == 0 ? 4 * q - 1 : sample_below(4 * q, q);
-            uint64_t xo = x, yo = y;
-            nb_ct_butterfly(&xo, &yo, w, ws, q);
-            CHECK(xo < 4 * q && yo < 4 * q, "nb_ct_butterfly range", q, x, y);
-            check_ct_congruent(x, y, xo, yo, w, q, "nb_ct_butterfly");
-        }
-    }
+    check_butterfly(nb_ct_butterfly, "nb_ct_butterfly", 0, 4, 4, 4, 0);
 }
 
 static void test_gs_butterfly_is_congruent_and_stays_below_2q(void **state)
 {
     (void)state;
-    for (size_t p = 0; p < n_primes; p++) {
-        const uint64_t q = primes[p];
-        for (int i = 0; i < SAMPLES; i++) {
-            const uint64_t w = i == 0 ? q - 1 : sample_below(q, q);
-            const uint64_t ws = nb_shoup_precompute(w, q);
-            const uint64_t x = i == 0 ? 2 * q - 1 : i == 1 ? 0 : sample_below(2 * q, q);
-            const uint64_t y = i == 0 ? 2 * q - 1 : i == 1 ? 2 * q - 1 : sample_below(2 * q, q);
-            uint64_t xo = x, yo = y;
-            nb_gs_butterfly(&xo, &yo, w, ws, q);
-            CHECK(xo < 2 * q && yo < 2 * q, "nb_gs_butterfly range", q, x, y);
-            mpz_t s, d;
-            mpz_init_set_ui(s, x);
-            mpz_add_ui(s, s, y);
-            mpz_init_set_ui(d, x);
-            mpz_sub_ui(d, d, y);
-            mpz_mul_ui(d, d, w);
-            CHECK(gmp_mod(xo, q) == mpz_fdiv_ui(s, q), "nb_gs_butterfly x'", q, x, y);
-            CHECK(gmp_mod(yo, q) == mpz_fdiv_ui(d, q), "nb_gs_butterfly y'", q, x, y);
-            mpz_clears(s, d, NULL);
-        }
-    }
+    check_butterfly(nb_gs_butterfly, "nb_gs_butterfly", 1, 2, 2, 2, 0);
+}
+
+/* the forward pair that reduces every second stage: [0, 6q) -> [0, 8q) -> [0, 6q) */
+static void test_ct_butterflies_6q_and_8q_are_congruent_and_keep_their_ranges(void **state)
+{
+    (void)state;
+    check_butterfly(nb_ct_butterfly_6q, "nb_ct_butterfly_6q", 0, 6, 8, 8, 1);
+    check_butterfly(nb_ct_butterfly_8q, "nb_ct_butterfly_8q", 0, 8, 6, 6, 1);
+}
+
+/* the inverse pair: products [0, 2q) and sums [0, 4q) in, [0, 4q) / [0, 2q) out */
+static void test_gs_butterflies_2q_and_4q_are_congruent_and_keep_their_ranges(void **state)
+{
+    (void)state;
+    check_butterfly(nb_gs_butterfly_2q, "nb_gs_butterfly_2q", 1, 2, 4, 2, 1);
+    check_butterfly(nb_gs_butterfly_4q, "nb_gs_butterfly_4q", 1, 4, 4, 2, 1);
 }
 
 static void test_mul_sub_lo_w32_equals_the_64_bit_formula_for_any_words(void **state)
@@ -503,37 +525,6 @@ static void test_mul_sub_lo_w32_equals_the_64_bit_formula_for_any_words(void **s
         CHECK(nb_mul_sub_lo_w32(v[0], v[1], v[2], v[3]) == want, "nb_mul_sub_lo_w32", v[3], v[0],
               v[1]);
     }
-}
-
-static void test_ct_butterflies_6q_and_8q_are_congruent_and_keep_their_ranges(void **state)
-{
-    (void)state;
-    size_t tested = 0;
-    for (size_t p = 0; p < n_primes; p++) {
-        const uint64_t q = primes[p];
-        if (q >> NB_LAZY8_PRIME_BITS)
-            continue;
-        tested++;
-        for (int i = 0; i < SAMPLES; i++) {
-            const uint64_t w = i == 0 ? q - 1 : sample_below(q, q);
-            const uint64_t ws = nb_shoup_precompute(w, q);
-            /* the top of each domain first, then edges and uniform values */
-            uint64_t x = i == 0 ? 6 * q - 1 : sample_below(6 * q, q);
-            uint64_t y = i == 0 ? 6 * q - 1 : sample_below(6 * q, q);
-            uint64_t xo = x, yo = y;
-            nb_ct_butterfly_6q(&xo, &yo, w, ws, q);
-            CHECK(xo < 8 * q && yo < 8 * q, "nb_ct_butterfly_6q range", q, x, y);
-            check_ct_congruent(x, y, xo, yo, w, q, "nb_ct_butterfly_6q");
-            x = i == 0 ? 8 * q - 1 : sample_below(8 * q, q);
-            y = i == 0 ? 8 * q - 1 : sample_below(8 * q, q);
-            xo = x;
-            yo = y;
-            nb_ct_butterfly_8q(&xo, &yo, w, ws, q);
-            CHECK(xo < 6 * q && yo < 6 * q, "nb_ct_butterfly_8q range", q, x, y);
-            check_ct_congruent(x, y, xo, yo, w, q, "nb_ct_butterfly_8q");
-        }
-    }
-    assert_true(tested > 60); /* every size up to 61 bits */
 }
 
 static void test_reduce_8q_equals_gmp_remainder(void **state)
@@ -594,6 +585,7 @@ int main(void)
         cmocka_unit_test(test_mul_shoup_equals_gmp_and_is_reduced),
         cmocka_unit_test(test_ct_butterfly_is_congruent_and_stays_below_4q),
         cmocka_unit_test(test_gs_butterfly_is_congruent_and_stays_below_2q),
+        cmocka_unit_test(test_gs_butterflies_2q_and_4q_are_congruent_and_keep_their_ranges),
         cmocka_unit_test(test_mul_sub_lo_w32_equals_the_64_bit_formula_for_any_words),
         cmocka_unit_test(test_ct_butterflies_6q_and_8q_are_congruent_and_keep_their_ranges),
         cmocka_unit_test(test_reduce_8q_equals_gmp_remainder),
