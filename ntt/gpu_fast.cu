@@ -25,7 +25,9 @@
  *    intermediate between the two kernels stays in L2 (log N 16, L = 64).
  *  - Twiddles are staged in shared memory with cp.async at kernel start:
  *    columns as {w, w_shoup} pairs, rows as w_shoup only (w recovered with
- *    nb_shoup_recover), XOR-swizzled against bank conflicts.
+ *    nb_shoup_recover), XOR-swizzled against bank conflicts, except the
+ *    first pass's few per row, which every thread of the row reads: those
+ *    are recovered once per block and kept as pairs (shape_row_pairs).
  *  - Both kernels are launched with programmatic dependent launch (sm_90):
  *    scheduled early, each stages its twiddles, then waits for the previous
  *    kernel's results (for the first kernel: whatever preceded the call,
@@ -81,21 +83,27 @@ constexpr int shape_cols_log(int log_n, int s)
     return (int)cols_log((unsigned)log_n) - (s == SHAPE_SMALL && log_n >= 16 ? 1 : 0);
 }
 
+/* Whether a row phase keeps its first pass's twiddles as pairs (Phase's
+ * PAIRS), measured: 2-5 % faster from L = 8 in the large shapes and for the
+ * small shape's inverse, 1-3 % slower for the small shape's forward. */
+constexpr bool shape_row_pairs(int s, bool inv) { return s != SHAPE_SMALL || inv; }
+
 /* The phase (K, ROWS) of a 2^LOGN-point transform in block shape S. */
-template <int LOGN, int K, bool ROWS, int S>
-using FastPhase = Phase<LOGN, K, ROWS, shape_rlog(S), shape_threads(S), (int)cols_log(LOGN)>;
+template <int LOGN, int K, bool ROWS, int S, bool INV>
+using FastPhase = Phase<LOGN, K, ROWS, shape_rlog(S), shape_threads(S), (int)cols_log(LOGN),
+                        shape_row_pairs(S, INV)>;
 
 /* The phase kernel (phase_body in gpu_reg_passes.cuh has the contract). */
 template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND, bool EARLY,
           bool LAZY>
-__global__ void __launch_bounds__(FastPhase<LOGN, K, ROWS, S>::THREADS,
-                                  FastPhase<LOGN, K, ROWS, S>::MIN_BLOCKS)
+__global__ void __launch_bounds__(FastPhase<LOGN, K, ROWS, S, INV>::THREADS,
+                                  FastPhase<LOGN, K, ROWS, S, INV>::MIN_BLOCKS)
 fast_phase(uint64_t *__restrict__ data, const uint64_t *src,
-           const typename FastPhase<LOGN, K, ROWS, S>::TT *__restrict__ tw,
+           const typename FastPhase<LOGN, K, ROWS, S, INV>::TT *__restrict__ tw,
            const nb_gpu_limb *__restrict__ limbs, size_t first)
 {
-    phase_body<FastPhase<LOGN, K, ROWS, S>, INV, FIRST, SECOND, EARLY, shape_evict_first(S), LAZY>(
-        data, src, tw, limbs, first);
+    phase_body<FastPhase<LOGN, K, ROWS, S, INV>, INV, FIRST, SECOND, EARLY, shape_evict_first(S),
+               LAZY>(data, src, tw, limbs, first);
 }
 
 /* What one launch of a phase needs to know about the call. */
@@ -152,7 +160,7 @@ template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND, 
           bool LAZY>
 nb_status launch_shape(const call_ctx &x)
 {
-    return launch<FastPhase<LOGN, K, ROWS, S>, INV, SECOND, true>(
+    return launch<FastPhase<LOGN, K, ROWS, S, INV>, INV, SECOND, true>(
         fast_phase<INV, LOGN, K, ROWS, S, FIRST, SECOND, EARLY, LAZY>, x.p, x.data,
         FIRST ? x.src : x.data, x.first, x.count, x.s, x.configure,
         [](size_t, size_t) { return true; });
@@ -241,7 +249,10 @@ nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
     cudaStream_t s = (cudaStream_t)stream;
     return nb_regpass::plan_create(out, t, cols_log(t->log_n), NB_GPU_FAST_NAME, s,
                                    [s](const Plan *p) {
-                                       const call_ctx cfg = {p, NULL, NULL, 0, 0, s, true, 0, false};
+                                       call_ctx cfg = {};
+                                       cfg.p = p;
+                                       cfg.s = s;
+                                       cfg.configure = true;
                                        NB_TRY(dispatch(cfg, false));
                                        return dispatch(cfg, true);
                                    });

@@ -28,8 +28,12 @@ constexpr int SM_THREADS = 768; /* resident threads per SM the register budget a
  * (fewer when a limb has fewer transforms, more when one transform needs
  * more). K == LOGN: one row kernel for the whole limb. KS (columns, K <= KS):
  * log2 of the per-limb stride of the plan's column table, whose first 2^K
- * entries are this phase's twiddles. */
-template <int LOGN, int K, bool ROWS, int R_, int BLOCK, int KS = K> struct Phase {
+ * entries are this phase's twiddles. PAIRS (rows): the twiddles of stages
+ * s < R (one pass, the same for every thread of a row) are kept as
+ * {w, w_shoup} pairs, recovered once per block instead of once per thread,
+ * when that leaves the blocks per SM unchanged. */
+template <int LOGN, int K, bool ROWS, int R_, int BLOCK, int KS = K, bool PAIRS = false>
+struct Phase {
     static_assert(ROWS || K <= KS, "a column phase reads a prefix of its limb's column table");
     static constexpr int LOGN_ = LOGN, K_ = K, KS_ = KS;
     static constexpr bool ROWS_ = ROWS;
@@ -49,7 +53,12 @@ template <int LOGN, int K, bool ROWS, int R_, int BLOCK, int KS = K> struct Phas
     static constexpr size_t TW_BYTES = ROWS ? ((size_t)TILE << K) * sizeof(TT)
                                             : ((size_t)1 << K) * sizeof(TT);
     static constexpr size_t DATA_BYTES = ROWS ? (size_t)TILE * SROW * 8 : ((size_t)TILE << K) * 8;
-    static constexpr size_t SMEM = TW_BYTES + DATA_BYTES;
+    static constexpr int NPAIR_WANT = ROWS && PAIRS ? TILE * ((1 << R) - 1) : 0;
+    static constexpr bool PAIRS_FIT = /* 228 KiB per SM, 1 KiB reserved per block */
+        (TW_BYTES + NPAIR_WANT * 16 + DATA_BYTES + 1024) * MIN_BLOCKS <= 228 * 1024;
+    static constexpr int NPAIR = PAIRS_FIT ? NPAIR_WANT : 0; /* entries [TILE, TILE << R) */
+    static constexpr size_t TWP_BYTES = (size_t)NPAIR * 16;
+    static constexpr size_t SMEM = TW_BYTES + TWP_BYTES + DATA_BYTES;
     /* the last phase of the inverse folds N^-1 into its top stage */
     static constexpr bool INV_FINAL = !ROWS || K == LOGN;
 };
@@ -87,6 +96,7 @@ template <int WL, int R> __device__ __forceinline__ uint32_t elem_base(uint32_t 
  * ((TILE + r) << s) + (e >> (B+1)). */
 template <class PH, bool ROWS> struct TwShared {
     const typename PH::TT *s;
+    const ulonglong2 *sp; /* rows: entries [TILE, TILE + NPAIR) as pairs */
     uint32_t r;
     template <int B> __device__ __forceinline__ uint32_t base(uint32_t eb) const
     {
@@ -96,9 +106,14 @@ template <class PH, bool ROWS> struct TwShared {
         else
             return (1u << (K - 1 - B)) + (eb >> (B + 1));
     }
+    template <int B>
     __device__ __forceinline__ void get(uint32_t i, uint64_t q, uint64_t &w, uint64_t &ws) const
     {
-        if constexpr (ROWS) {
+        if constexpr (ROWS && PH::NPAIR > 0 && PH::K_ - 1 - B < PH::R) {
+            const ulonglong2 p = sp[i - PH::TILE];
+            w = p.x;
+            ws = p.y;
+        } else if constexpr (ROWS) {
             ws = s[tw_slot(i)];
             w = nb_shoup_recover(ws, q);
         } else {
@@ -175,7 +190,7 @@ __device__ __forceinline__ void run_pass(uint64_t (&v)[RV], uint32_t eb, const T
 #pragma unroll
             for (int hj = 0; hj < NH; hj++) {
                 uint64_t w, ws;
-                twa.get(base + hj, q, w, ws);
+                twa.template get<B>(base + hj, q, w, ws);
                 static_for<0, (1 << JB), 1>([&](auto jc) {
                     constexpr int jl = decltype(jc)::value;
                     const int j0 = (hj << (JB + 1)) | jl, j1 = j0 | (1 << JB);
@@ -244,6 +259,35 @@ __device__ __forceinline__ void rows_store_coalesced(const uint64_t (&v)[RV], ui
     }
 }
 
+/* Row phases with PH::NPAIR > 0: the w_shoup of row twiddle entries
+ * [TILE, TILE + NPAIR) (stages s < R of the block's rows) are loaded at the
+ * kernel's start (load) and kept as {w, w_shoup} pairs once q is known
+ * (store, before the barrier that publishes the staged twiddles). */
+template <class PH, bool EVICT_FIRST> struct PairStage {
+    static constexpr int IT = (PH::NPAIR + PH::THREADS - 1) / PH::THREADS;
+    uint64_t ws[IT > 0 ? IT : 1];
+    __device__ __forceinline__ void load(const uint64_t *twl, uint32_t row0, uint32_t tid)
+    {
+#pragma unroll
+        for (int k = 0; k < IT; k++) {
+            const uint32_t i = tid + k * PH::THREADS, m = PH::TILE + i;
+            const int s = (31 - __clz(m)) - (31 - __clz(PH::TILE)); /* m in stage s */
+            if (i < (uint32_t)PH::NPAIR)
+                ws[k] = nb_gpu_ld<EVICT_FIRST>(twl + (1u << (PH::KOFF + s)) + (row0 << s) +
+                                               (m - ((uint32_t)PH::TILE << s)));
+        }
+    }
+    __device__ __forceinline__ void store(ulonglong2 *sp, uint64_t q, uint32_t tid) const
+    {
+#pragma unroll
+        for (int k = 0; k < IT; k++) {
+            const uint32_t i = tid + k * PH::THREADS;
+            if (i < (uint32_t)PH::NPAIR)
+                sp[i] = make_ulonglong2(nb_shoup_recover(ws[k], q), ws[k]);
+        }
+    }
+};
+
 /* The body of a phase kernel (each variant names its own __global__ wrapper,
  * so that profilers tell them apart): block (blockIdx.x, limb first +
  * blockIdx.y) transforms PH::TILE rows or columns of its limb in place.
@@ -280,7 +324,8 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const ui
     static_assert(PH::THREADS % 32 == 0, "whole warps");
     extern __shared__ __align__(16) unsigned char smem[];
     TT *stw = reinterpret_cast<TT *>(smem);
-    uint64_t *sdata = reinterpret_cast<uint64_t *>(smem + PH::TW_BYTES);
+    ulonglong2 *spair = reinterpret_cast<ulonglong2 *>(smem + PH::TW_BYTES);
+    uint64_t *sdata = reinterpret_cast<uint64_t *>(smem + PH::TW_BYTES + PH::TWP_BYTES);
 
     const uint32_t tid = threadIdx.x;
     const size_t l = first + blockIdx.y;
@@ -289,11 +334,13 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const ui
     const uint32_t tr = blockIdx.x * PH::TILE + tb;            /* transform in the limb */
 
     /* twiddles -> shared memory (independent of the previous kernel's output) */
+    PairStage<PH, EVICT_FIRST> pairs;
     if constexpr (ROWS) { /* stage s of rows [row0, row0 + TILE) -> [TILE << s, 2 TILE << s) */
         const TT *twl = tw + ((size_t)l << LOGN);
         const uint32_t row0 = blockIdx.x * PH::TILE;
+        pairs.load(twl, row0, tid);
 #pragma unroll 1
-        for (int s = 0; s < K; s++) {
+        for (int s = PH::NPAIR > 0 ? R : 0; s < K; s++) {
             const uint32_t n = (uint32_t)PH::TILE << s;
             const TT *src = twl + (1u << (PH::KOFF + s)) + (row0 << s);
             for (uint32_t i = tid; i < n; i += PH::THREADS) {
@@ -335,11 +382,12 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const ui
                 v[j] = nb_gpu_ld<EVICT_FIRST>(&from[(size_t)(j << P0::WL) * PH::N2]);
         }
     }
+    pairs.store(spair, q, tid);
     nb_gpu_cp_async_wait_all();
     __syncthreads();
 
     constexpr bool SCALE = INV && PH::INV_FINAL;
-    const TwShared<PH, ROWS> twa{stw, tb};
+    const TwShared<PH, ROWS> twa{stw, spair, tb};
     static_for<0, PH::NP, 1>([&](auto pc) {
         constexpr int P = decltype(pc)::value;
         typedef Pass<INV, K, P, R> PP;

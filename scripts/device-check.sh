@@ -65,16 +65,18 @@ san_one() {
 }
 # Every GPU variant through `verify` (L = 2: sub-ranges too; gpu-fast at both of
 # its block shapes, L = 8 and 32 at log N 16 are its large one, 32 with the
-# early trigger and L2 evict-first hints, L = 1 its fused one-limb kernel) and the GPU CKKS stages
+# early trigger and L2 evict-first hints; 60-bit primes take its reduced-
+# reduction butterflies, 62-bit ones the others) and the GPU CKKS stages
 # through `verify --stage`, under memcheck, racecheck and initcheck, in parallel.
 sanitize_all() {
     local jobs=()
     for tool in memcheck racecheck initcheck; do
         for cfg in "gpu-radix2 16 2" "gpu-smem 16 2" "gpu-regs 12 2" "gpu-regs 16 2" "gpu-fast 16 1" \
-                   "gpu-regs 17 2" "gpu-fast 12 2" "gpu-fast 16 2" "gpu-fast 16 8" "gpu-fast 16 32" "gpu-fast 17 2"; do
+                   "gpu-regs 17 2" "gpu-fast 12 2" "gpu-fast 16 2" "gpu-fast 16 8" "gpu-fast 16 32" \
+                   "gpu-fast 17 2" "gpu-fast 16 32 62" "gpu-fast 16 1 62"; do
             set -- $cfg
-            san_one $tool "$1-$2-L$3" verify --variant "$1" --logn "$2" --limbs "$3" --bits 60 \
-                --direction forward,inverse &
+            san_one $tool "$1-$2-L$3-q${4:-60}" verify --variant "$1" --logn "$2" --limbs "$3" \
+                --bits "${4:-60}" --direction forward,inverse &
             jobs+=($!)
         done
         for v in gpu-regs gpu-fast; do
