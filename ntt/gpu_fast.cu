@@ -48,7 +48,7 @@
  *    sums (nb_gs_butterfly_2q / _4q, values up to 4q). */
 #include "ntt/builtin.h"
 #include "ntt/gpu_common.cuh"
-#include "ntt/gpu_reg_passes.cuh"
+#include "ntt/gpu_reg_plan.cuh"
 
 #define NB_GPU_FAST_NAME "gpu-fast"
 

@@ -37,7 +37,7 @@
  * The kernel machinery, shared with gpu-fast, is ntt/gpu_reg_passes.cuh. */
 #include "ntt/builtin.h"
 #include "ntt/gpu_common.cuh"
-#include "ntt/gpu_reg_passes.cuh"
+#include "ntt/gpu_reg_plan.cuh"
 
 #define REGS_NAME "gpu-regs"
 #define REGS_MIN_LOG_N 10

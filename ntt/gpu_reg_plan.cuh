@@ -1,0 +1,180 @@
+/* The host side of the register-resident GPU NTT that gpu-regs (gpu_regs.cu)
+ * and gpu-fast (gpu_fast.cu) share: the plan (twiddle tables in the layouts
+ * the phase kernels of ntt/gpu_reg_passes.cuh read, the per-limb constants,
+ * which limbs have a prime below 2^61), its creation and release, and the
+ * chunked launch of a phase kernel with or without programmatic dependent
+ * launch. */
+#ifndef NB_GPU_REG_PLAN_CUH
+#define NB_GPU_REG_PLAN_CUH
+
+#include "ntt/gpu_reg_passes.cuh"
+
+namespace nb_regpass {
+
+/* A register variant's plan: k1 = log2 of the column transform size (0: a
+ * single row kernel per limb, no column tables). */
+struct Plan {
+    size_t limbs;
+    unsigned log_n, k1;
+    uint64_t *fwd_rows, *inv_rows;   /* [L*N] w_shoup */
+    ulonglong2 *fwd_cols, *inv_cols; /* [L << k1] {w, w_shoup} pairs */
+    nb_gpu_limb *limbs_dev;
+    bool pdl;     /* device >= sm_90: programmatic dependent launch */
+    unsigned sms; /* multiprocessors of the device */
+    size_t *wide_before; /* host, [L + 1]: limbs before l with a prime of 2^61 or more */
+};
+
+/* Whether every prime of limbs [first, first + count) is below 2^61 (the
+ * butterflies that reduce less often may run). */
+inline bool plan_below_lazy8(const Plan *p, size_t first, size_t count)
+{
+    return p->wide_before[first + count] == p->wide_before[first];
+}
+
+/* Frees the plan's device tables and the plan; NULL does nothing. */
+inline void plan_free(void *plan)
+{
+    Plan *p = (Plan *)plan;
+    if (!p)
+        return;
+    cudaFree(p->fwd_rows);
+    cudaFree(p->inv_rows);
+    cudaFree(p->fwd_cols);
+    cudaFree(p->inv_cols);
+    cudaFree(p->limbs_dev);
+    free(p->wide_before);
+    free(p);
+}
+
+/* Column twiddle pairs: the first 2^k1 entries of every limb, packed. */
+inline nb_status upload_cols(ulonglong2 **dev, const nb_ntt_tables *t, const uint64_t *w,
+                             const uint64_t *ws, unsigned k1, cudaStream_t s, const char *name)
+{
+    const size_t m = (size_t)1 << k1;
+    uint64_t *hw = (uint64_t *)malloc(t->limbs * m * sizeof *hw);
+    uint64_t *hs = (uint64_t *)malloc(t->limbs * m * sizeof *hs);
+    nb_status st = NB_OK;
+    if (!hw || !hs) {
+        st = nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", name);
+    } else {
+        for (size_t l = 0; l < t->limbs; l++)
+            for (size_t i = 0; i < m; i++) {
+                hw[l * m + i] = w[l * t->n + i];
+                hs[l * m + i] = ws[l * t->n + i];
+            }
+        st = nb_gpu_upload_pairs(dev, hw, hs, t->limbs * m, s);
+    }
+    free(hw);
+    free(hs);
+    return st;
+}
+
+/* A variant's plan_create: *out = a plan for tables `t` with column phase
+ * size k1 (0: none), its tables uploaded on `s` (synchronized), then
+ * configure(plan) (raises the kernels' shared-memory limits). Fails with
+ * NB_ERR_NO_DEVICE without a device; frees everything on failure. */
+template <class CONFIGURE>
+nb_status plan_create(void **out, const nb_ntt_tables *t, unsigned k1, const char *name,
+                      cudaStream_t s, CONFIGURE &&configure)
+{
+    Plan *p;
+    NB_TRY(nb_gpu_plan_alloc((void **)&p, sizeof *p, name));
+    p->limbs = t->limbs;
+    p->log_n = t->log_n;
+    p->k1 = k1;
+    int dev = 0, major = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+        free(p);
+        return nb_set_error(NB_ERR_CUDA, "%s: cannot query the device: %s", name,
+                            cudaGetErrorString(cudaGetLastError()));
+    }
+    p->pdl = major >= 9;
+    p->sms = (unsigned)sms;
+    p->wide_before = (size_t *)malloc((t->limbs + 1) * sizeof *p->wide_before);
+    if (!p->wide_before) {
+        free(p);
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", name);
+    }
+    p->wide_before[0] = 0;
+    for (size_t l = 0; l < t->limbs; l++)
+        p->wide_before[l + 1] = p->wide_before[l] + (t->q[l] >> NB_LAZY8_PRIME_BITS != 0);
+    const size_t count = t->limbs * t->n;
+    nb_status st = nb_gpu_upload((void **)&p->fwd_rows, t->fwd_shoup, count * 8, s);
+    if (st == NB_OK)
+        st = nb_gpu_upload((void **)&p->inv_rows, t->inv_shoup, count * 8, s);
+    if (st == NB_OK && k1)
+        st = upload_cols(&p->fwd_cols, t, t->fwd, t->fwd_shoup, k1, s, name);
+    if (st == NB_OK && k1)
+        st = upload_cols(&p->inv_cols, t, t->inv, t->inv_shoup, k1, s, name);
+    if (st == NB_OK)
+        st = nb_gpu_upload_limbs(&p->limbs_dev, t, s); /* synchronizes the stream */
+    if (st == NB_OK)
+        st = configure((const Plan *)p);
+    if (st != NB_OK) {
+        plan_free(p);
+        return st;
+    }
+    *out = p;
+    return NB_OK;
+}
+
+/* NB_OK if `data` is 16-byte aligned (row phases move it with 16-byte loads). */
+inline nb_status check_aligned(const uint64_t *data, const char *name)
+{
+    if ((uintptr_t)data & 15)
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "%s: data must be 16-byte aligned (it is moved with 16-byte loads)",
+                            name);
+    return NB_OK;
+}
+
+/* Launches phase kernel `kern` of shape PH over limbs [first, first + count),
+ * reading `src` and writing `data` (phase_body), in chunks of at most 65535
+ * limbs (the grid's y limit); configure: only raise the kernel's
+ * shared-memory limit. With PDL on the plan's device, a SECOND kernel gets
+ * the programmatic-stream-serialization attribute when use_pdl(blocks of the
+ * chunk's grid, chunk) says so, a first one when PDL_FIRST (it then waits in
+ * phase_body for whatever kernel precedes the call). */
+template <class PH, bool INV, bool SECOND, bool PDL_FIRST = false, class KERN, class USE_PDL>
+nb_status launch(KERN kern, const Plan *p, uint64_t *data, const uint64_t *src, size_t first,
+                 size_t count, cudaStream_t s, bool configure, USE_PDL &&use_pdl)
+{
+    if (configure) {
+        NB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)PH::SMEM));
+        return NB_OK;
+    }
+    const typename PH::TT *tw;
+    if constexpr (PH::ROWS_)
+        tw = INV ? p->inv_rows : p->fwd_rows;
+    else
+        tw = INV ? p->inv_cols : p->fwd_cols;
+    for (size_t done = 0; done < count; done += 65535) {
+        const unsigned chunk = (unsigned)(count - done < 65535 ? count - done : 65535);
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(PH::NT / PH::TILE, chunk);
+        cfg.blockDim = dim3(PH::THREADS);
+        cfg.dynamicSmemBytes = PH::SMEM;
+        cfg.stream = s;
+        cudaLaunchAttribute attr[1];
+        const bool pdl = SECOND ? use_pdl((size_t)(PH::NT / PH::TILE) * chunk, (size_t)chunk)
+                                : PDL_FIRST;
+        if (p->pdl && pdl) {
+            attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+            attr[0].val.programmaticStreamSerializationAllowed = 1;
+            cfg.attrs = attr;
+            cfg.numAttrs = 1;
+        }
+        NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, data + (done << PH::LOGN_),
+                                       src + (done << PH::LOGN_), tw,
+                                       (const nb_gpu_limb *)p->limbs_dev, first + done));
+    }
+    NB_CUDA_TRY(cudaGetLastError());
+    return NB_OK;
+}
+
+} // namespace nb_regpass
+
+#endif
