@@ -34,7 +34,8 @@
  *    column kernel folds N^-1 into its last stage. Row kernels move their
  *    contiguous coefficients through a warp-local shared-memory transpose so
  *    that every 16-byte load/store of a warp covers 512 contiguous bytes.
- * The kernel machinery, shared with gpu-fast, is ntt/gpu_reg_passes.cuh. */
+ * The kernel machinery, shared with gpu-fast, is ntt/gpu_reg_passes.cuh
+ * (kernels) and ntt/gpu_reg_plan.cuh (plan, launch). */
 #include "ntt/builtin.h"
 #include "ntt/gpu_common.cuh"
 #include "ntt/gpu_reg_plan.cuh"
