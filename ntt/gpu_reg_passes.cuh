@@ -142,12 +142,13 @@ __device__ __forceinline__ void ct_stage_butterfly(uint64_t *x, uint64_t *y, uin
 }
 
 /* The inverse butterfly on in-transform bit B of the pair whose lower
- * element is register J0 of a thread owning register bits from WL: with
- * LAZY (every prime below 2^61) values stay below 4q and a sum is reduced
- * only when both inputs are sums of the previous stage, bit B-1 of the
- * element 0 (register bit B-1-WL of J0); when that bit is the thread's or
- * another kernel's, it is assumed 0 (nb_gs_butterfly_4q is right for any
- * input below 4q). Without LAZY: nb_gs_butterfly ([0, 2q)). */
+ * element is the thread's register J0 (only its bits below B - WL are read;
+ * the thread's registers hold index bits from WL up). With LAZY (every
+ * prime below 2^61) values stay below 4q, and the sum is reduced only when
+ * both inputs are sums of stage B - 1, i.e. when bit B - 1 of the lower
+ * element is 0: register bit B - 1 - WL of J0. A bit B - 1 that is the
+ * thread's, or another kernel's stage, counts as 0 (nb_gs_butterfly_4q is
+ * right for any input below 4q). Without LAZY: nb_gs_butterfly ([0, 2q)). */
 template <bool LAZY, int B, int WL, int J0>
 __device__ __forceinline__ void gs_stage_butterfly(uint64_t *x, uint64_t *y, uint64_t w,
                                                    uint64_t ws, uint64_t q)
@@ -307,10 +308,9 @@ template <class PH, bool EVICT_FIRST> struct PairStage {
  * other kernel's data stays in L2. LAZY (every prime of the call below
  * 2^61): fewer reductions (ct_stage_butterfly, gs_stage_butterfly), so a
  * phase other than the last leaves forward values in [0, 8q), inverse
- * values in [0, 4q). The
- * phase loads its limbs from `src` and stores them to
- * `data` (src == data: in place; a FIRST kernel may read another buffer, the
- * out-of-place call). */
+ * values in [0, 4q). The phase loads its limbs from `src` and stores them
+ * to `data` (src == data: in place; a FIRST kernel may read another buffer,
+ * the out-of-place call). */
 template <class PH, bool INV, bool FIRST, bool SECOND, bool EARLY = false, bool EVICT_FIRST = false,
           bool LAZY = false>
 __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const uint64_t *src,
