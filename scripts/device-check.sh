@@ -65,8 +65,8 @@ san_one() {
 }
 # Every GPU variant through `verify` (L = 2: sub-ranges too; gpu-fast at both of
 # its block shapes, L = 8 and 32 at log N 16 are its large one, 32 with the
-# early trigger and L2 evict-first hints; 60-bit primes take its reduced-
-# reduction butterflies, 62-bit ones the others) and the GPU CKKS stages
+# early trigger and L2 evict-first hints; with 60-bit primes it reduces less
+# often, with 62-bit ones as usual) and the GPU CKKS stages
 # through `verify --stage`, under memcheck, racecheck and initcheck, in parallel.
 sanitize_all() {
     local jobs=()

@@ -5,9 +5,9 @@
  * log N 10..17 (gpu-radix2 also 1..9), L in {1, 2, 7, 32, 64}, primes from
  * 30 to 62 bits (the largest NTT primes below 2^62 and 2^61 included),
  * sub-range calls (first > 0), out-of-place calls, gpu-fast's two reduction schedules
- * (every stage; every second stage when all primes are below 2^61), guard zones around the
- * device data (poisoned,
- * must stay untouched), and the size/prime limits of each variant.
+ * (the usual one, and fewer reductions when all primes of a call are below 2^61), guard
+ * zones around the device data (poisoned, must stay untouched), and the size/prime limits
+ * of each variant.
  * Exits 77 (skip) without a CUDA device. */
 #include <string.h>
 
@@ -25,7 +25,7 @@ static void *stream;
 static const unsigned bit_cycle[] = {62, 61, 60, 59, 55, 50, 45, 40, 36, 30};
 #define N_BITS (sizeof bit_cycle / sizeof bit_cycle[0])
 /* Where the cycle starts: 1 leaves out the 62-bit primes, so that every
- * prime is below 2^61 (gpu-fast's forward then reduces every second stage). */
+ * prime is below 2^61 (gpu-fast then reduces less often). */
 static size_t cycle_start;
 
 /* limbs primes for size log_n: limb l gets the (l / n)-th largest NTT prime
@@ -424,11 +424,12 @@ static void test_gpu_out_of_place_calls(void **state)
     check_out_of_place("gpu-regs", 16, 4, 1, 2);
 }
 
-/* gpu-fast's forward reduces every second stage when every prime of the call
- * is below 2^61, and every stage otherwise: both, in each block shape (one
- * limb, small, large, above 2^22 coefficients), in place and out of place,
- * and sub-ranges of a plan whose 62-bit limbs are outside the call (reduced
- * every second stage) or inside it (every stage). */
+/* gpu-fast reduces less often when every prime of the call is below 2^61
+ * (forward every second stage, inverse only sums of sums), as usual
+ * otherwise: both, in each block shape (one limb, small, large, above 2^22
+ * coefficients), forward and inverse, in place and out of place, and
+ * sub-ranges of a plan whose 62-bit limbs are outside the call (fewer
+ * reductions) or inside it (the usual ones). */
 static void test_gpu_fast_both_reduction_schedules(void **state)
 {
     (void)state;
