@@ -168,7 +168,7 @@ nb_status launch_shape(const call_ctx &x)
 
 /* The first kernel of a call, with the trigger early_trigger chooses
  * (configure: every version the rule can choose). */
-template <bool INV, int LOGN, int K, bool ROWS, int S, bool LAZY = false>
+template <bool INV, int LOGN, int K, bool ROWS, int S, bool LAZY>
 nb_status launch_first(const call_ctx &x)
 {
     /* above 2^22 coefficients a forward call always triggers early */
@@ -303,7 +303,8 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast = {
                          "4 coefficients/thread, "
                          "2^(logN/2-1)-point columns at log N >= 16; larger: 16, with L2 "
                          "evict-first loads up to 2^22; 128-thread blocks; every prime below "
-                         "2^61: fewer reductions (forward every second stage)",
+                         "2^61: fewer reductions (forward every second stage, inverse only sums "
+                         "of sums)",
     /* .backend = */ NB_BACKEND_GPU,
     /* .min_log_n = */ FAST_MIN_LOG_N,
     /* .max_log_n = */ FAST_MAX_LOG_N,
