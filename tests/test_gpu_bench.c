@@ -303,6 +303,41 @@ static void test_gpu_breakdown(void **state)
     nb_bench_result_free(&r);
 }
 
+/* The kernel-boundary and grid-barrier workloads: where the device runs
+ * them, the timing core times them like any workload (per launch, behind the
+ * blocking kernel); *unsupported_out tells which ran. */
+static void check_sync_workload(nb_status (*create)(nb_workload **, int *), int *unsupported_out)
+{
+    nb_workload *w = NULL;
+    int unsupported = -1;
+    assert_int_equal(create(&w, &unsupported), NB_OK);
+    assert_true(unsupported == 0 || unsupported == 1);
+    *unsupported_out = unsupported;
+    if (unsupported) {
+        assert_null(w);
+        return;
+    }
+    assert_non_null(w);
+    nb_bench_opts o = quick();
+    o.max_samples = 50;
+    nb_bench_result r;
+    assert_int_equal(nb_bench_run(w, stream, &o, &r), NB_OK);
+    check_result(&r);
+    nb_bench_result_free(&r);
+    nb_workload_destroy(w);
+}
+
+static void test_sync_workloads_gpu(void **state)
+{
+    (void)state;
+    int boundary_unsupported, barrier_unsupported;
+    check_sync_workload(nb_boundary_workload_create, &boundary_unsupported);
+    check_sync_workload(nb_grid_barrier_workload_create, &barrier_unsupported);
+    printf("# kernel boundary: %s, grid barrier: %s\n",
+           boundary_unsupported ? "not on this device" : "timed",
+           barrier_unsupported ? "not on this device" : "timed");
+}
+
 static void test_calibrate_gpu(void **state)
 {
     (void)state;
@@ -312,10 +347,17 @@ static void test_calibrate_gpu(void **state)
     assert_int_equal(nb_calibrate(NB_BACKEND_GPU, stream, &o, &c), NB_OK);
     assert_true(c.copy_Bps > 0 && c.cache_Bps > 0);
     assert_true(c.launch_batch_s > 0 && c.launch_device_s > 0 && c.launch_sync_s > 0);
+    int unsupported;
+    check_sync_workload(nb_boundary_workload_create, &unsupported);
+    assert_true(unsupported ? isnan(c.boundary_s) : c.boundary_s > 0);
+    check_sync_workload(nb_grid_barrier_workload_create, &unsupported);
+    assert_true(unsupported ? isnan(c.grid_barrier_s) : c.grid_barrier_s > 0);
     assert_int_equal(c.n_points, 7);
     printf("# copy %.0f GB/s, L2 copy %.0f GB/s, launch %.2f us (batch), %.2f us (device)\n",
            c.copy_Bps / 1e9, c.cache_Bps / 1e9, c.launch_batch_s * 1e6,
            c.launch_device_s * 1e6);
+    printf("# kernel boundary %.2f us, grid barrier %.2f us (device time)\n", c.boundary_s * 1e6,
+           c.grid_barrier_s * 1e6);
 }
 
 int main(void)
@@ -333,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_gpu_ntt_variants_warm_cold_graph),
         cmocka_unit_test(test_l2_persist_sets_and_restores),
         cmocka_unit_test(test_gpu_breakdown),
+        cmocka_unit_test(test_sync_workloads_gpu),
         cmocka_unit_test(test_calibrate_gpu),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

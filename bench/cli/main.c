@@ -23,7 +23,7 @@ static void usage(FILE *f)
             "  verify     check variants against the GMP reference, pass/fail table\n"
             "  list       variants (backend, sizes) and presets\n"
             "  env        the environment block of every report\n"
-            "  calibrate  copy / L2 bandwidth, launch overhead, hot-vs-cold copy experiment\n"
+            "  calibrate  copy / L2 bandwidth, launch and pass-boundary costs, hot-vs-cold copy\n"
             "  transform  apply a variant (or the reference) to a coefficient file\n"
             "  check      compare two coefficient files\n"
             "  compare    compare two run reports: ratios, significance, verdicts\n"
@@ -119,9 +119,10 @@ static void command_help(const char *cmd)
                "Exit 1 if any check fails.\n");
     else if (!strcmp(cmd, "calibrate"))
         printf("usage: nttbench calibrate [--backend cpu|gpu|auto] [timing options]\n\n"
-               "Measures copy bandwidth, cache-resident bandwidth and launch overhead, and\n"
-               "times a copy hot and after a cache flush over working sets from cache/16 to\n"
-               "4x cache. Defaults here: --min-time 0.1 --timeout 5.\n");
+               "Measures copy bandwidth, cache-resident bandwidth and launch overhead, on\n"
+               "the GPU what a kernel boundary (two dependent kernels) and a grid-wide\n"
+               "barrier cost, and times a copy hot and after a cache flush over working\n"
+               "sets from cache/16 to 4x cache. Defaults here: --min-time 0.1 --timeout 5.\n");
     else if (!strcmp(cmd, "transform"))
         printf("usage: nttbench transform --variant V|reference --direction forward|inverse\n"
                "         --logn n --primes q1,q2,... [--psi r1,r2,...] --in FILE --out FILE\n"

@@ -1,8 +1,10 @@
 // The timing core's own GPU kernels: the blocking kernel that holds a stream
 // while a sample is queued, the per-SM clock probe, the L2 flush, and the
-// copy / empty kernels of calibrate. C interface (bench/core/internal.h).
+// copy / empty / kernel-boundary / grid-barrier kernels of calibrate. C
+// interface (bench/core/internal.h).
 // Launch geometry is looked up per device (the current device of the calling
 // thread), so a process may time on any device.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include "bench/core/internal.h"
@@ -72,9 +74,34 @@ __global__ void copy_kernel(uint4 *__restrict__ dst, const uint4 *__restrict__ s
 
 __global__ void empty_kernel() {}
 
+// The first of two dependent empty kernels: lets the second be scheduled.
+__global__ void boundary_first_kernel()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// The second: waits for the first's completion and memory, as a second pass
+// of a two-kernel transform does before reading the first's output.
+__global__ void boundary_second_kernel()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+// One grid-wide barrier (a cooperative launch), as a one-kernel transform
+// would put between its passes.
+__global__ void grid_barrier_kernel() { cooperative_groups::this_grid().sync(); }
+
+constexpr unsigned sync_threads = 128; // per block of the boundary and barrier kernels
+
 struct dev_info {
     int ready;
     int sms;
+    int pdl;  // programmatic dependent launch (compute capability >= 9.0)
+    int coop; // cooperative launch
     size_t probe_smem;
 };
 
@@ -91,8 +118,10 @@ nb_status ensure_info(const dev_info **out)
                             max_devices);
     dev_info *info = &infos[dev];
     if (!info->ready) {
-        int sms = 0, per_sm = 0, optin = 0;
+        int sms = 0, per_sm = 0, optin = 0, major = 0, coop = 0;
         NB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        NB_CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+        NB_CUDA_TRY(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
         NB_CUDA_TRY(
             cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
         NB_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
@@ -102,6 +131,8 @@ nb_status ensure_info(const dev_info **out)
         NB_CUDA_TRY(cudaFuncSetAttribute(probe_kernel,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)want));
         info->sms = sms;
+        info->pdl = major >= 9;
+        info->coop = coop;
         info->probe_smem = want;
         info->ready = 1;
     }
@@ -165,4 +196,58 @@ extern "C" nb_status nb_gpu_empty_launch(void *stream)
     empty_kernel<<<1, 32, 0, (cudaStream_t)stream>>>();
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;
+}
+
+extern "C" nb_status nb_gpu_sync_features(int *boundary, int *grid_barrier)
+{
+    const dev_info *info = nullptr;
+    NB_TRY(ensure_info(&info));
+    *boundary = info->pdl;
+    *grid_barrier = info->coop;
+    return NB_OK;
+}
+
+// Launches kernel k (no arguments) as one 128-thread block per SM on `stream`
+// with the single launch attribute `attr`.
+static nb_status launch_per_sm(const dev_info *info, void (*k)(), const cudaLaunchAttribute &attr,
+                               void *stream)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)info->sms);
+    cfg.blockDim = dim3(sync_threads);
+    cfg.stream = (cudaStream_t)stream;
+    cudaLaunchAttribute a[1] = {attr};
+    cfg.attrs = a;
+    cfg.numAttrs = 1;
+    NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, k));
+    NB_CUDA_LAUNCH_CHECK();
+    return NB_OK;
+}
+
+extern "C" nb_status nb_gpu_boundary_launch(void *stream)
+{
+    const dev_info *info = nullptr;
+    NB_TRY(ensure_info(&info));
+    if (!info->pdl)
+        return nb_set_error(NB_ERR_UNSUPPORTED,
+                            "kernel boundary: programmatic dependent launch needs sm_90");
+    boundary_first_kernel<<<info->sms, sync_threads, 0, (cudaStream_t)stream>>>();
+    NB_CUDA_LAUNCH_CHECK();
+    cudaLaunchAttribute attr = {};
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    return launch_per_sm(info, boundary_second_kernel, attr, stream);
+}
+
+extern "C" nb_status nb_gpu_grid_barrier_launch(void *stream)
+{
+    const dev_info *info = nullptr;
+    NB_TRY(ensure_info(&info));
+    if (!info->coop)
+        return nb_set_error(NB_ERR_UNSUPPORTED,
+                            "grid barrier: no cooperative launch on this device");
+    cudaLaunchAttribute attr = {};
+    attr.id = cudaLaunchAttributeCooperative;
+    attr.val.cooperative = 1;
+    return launch_per_sm(info, grid_barrier_kernel, attr, stream);
 }

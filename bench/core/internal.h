@@ -53,6 +53,16 @@ nb_status nb_gpu_flush_launch(void *buf, size_t bytes, void *stream);
 nb_status nb_gpu_copy_launch(void *dst, const void *src, size_t bytes, void *stream);
 /* An empty kernel <<<1, 32>>>. */
 nb_status nb_gpu_empty_launch(void *stream);
+/* Whether the device runs the next two (1 = yes): the kernel boundary needs
+ * programmatic dependent launch (sm_90), the grid barrier cooperative launch. */
+nb_status nb_gpu_sync_features(int *boundary, int *grid_barrier);
+/* Two empty kernels of one 128-thread block per SM, the second launched with
+ * programmatic dependent launch and waiting for the first (the boundary
+ * between the two passes of a transform); NB_ERR_UNSUPPORTED below sm_90. */
+nb_status nb_gpu_boundary_launch(void *stream);
+/* One cooperative kernel of one 128-thread block per SM that passes one
+ * grid-wide barrier; NB_ERR_UNSUPPORTED without cooperative launch. */
+nb_status nb_gpu_grid_barrier_launch(void *stream);
 #endif
 
 /* ---- one timed pass ---- */

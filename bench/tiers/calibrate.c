@@ -1,5 +1,6 @@
 /* nttbench calibrate: the device's own ceilings measured with the sample loop
- * (copy bandwidth, cache-resident bandwidth, launch overhead) and the classic
+ * (copy bandwidth, cache-resident bandwidth, launch overhead, what a kernel
+ * boundary or a grid-wide barrier between two passes costs) and the classic
  * hot-versus-cold copy experiment over working-set sizes, which shows where a
  * warm measurement starts to flatter a kernel on this device. */
 #include <math.h>
@@ -43,6 +44,24 @@ static nb_status copy_point(nb_backend b, void *stream, const nb_bench_opts *o, 
 static nb_status hot_cold_points(nb_backend backend, void *stream, const nb_bench_opts *o,
                                  nb_calibration *out);
 
+#ifdef NB_HAVE_CUDA
+/* *median_s = the per-launch device time of the workload `create` makes, or
+ * NAN when the device cannot run it. */
+static nb_status sync_cost(nb_status (*create)(nb_workload **, int *), void *stream,
+                           const nb_bench_opts *o, double *median_s)
+{
+    nb_workload *w = NULL;
+    int unsupported = 1;
+    *median_s = NAN;
+    NB_TRY(create(&w, &unsupported));
+    if (unsupported)
+        return NB_OK;
+    nb_status s = measure(w, stream, o, NB_CACHE_WARM, NB_MODE_PER_LAUNCH, 1, median_s);
+    nb_workload_destroy(w);
+    return s;
+}
+#endif
+
 nb_status nb_calibrate(nb_backend backend, void *stream, const nb_bench_opts *o,
                        nb_calibration *out)
 {
@@ -58,6 +77,7 @@ nb_status nb_calibrate(nb_backend backend, void *stream, const nb_bench_opts *o,
     /* copy bandwidth: on the host the one method every report states; on the
      * GPU source and destination each 4x the cache, timed by the core */
     out->launch_batch_s = out->launch_device_s = out->launch_sync_s = NAN;
+    out->boundary_s = out->grid_barrier_s = NAN;
     if (backend == NB_BACKEND_CPU) {
         NB_TRY(nb_host_copy_bandwidth(&out->copy_Bps));
         return hot_cold_points(backend, stream, o, out);
@@ -89,6 +109,8 @@ nb_status nb_calibrate(nb_backend backend, void *stream, const nb_bench_opts *o,
             NB_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)stream));
         }
         out->launch_sync_s = (nb_now_s() - t0) / reps;
+        NB_TRY(sync_cost(nb_boundary_workload_create, stream, o, &out->boundary_s));
+        NB_TRY(sync_cost(nb_grid_barrier_workload_create, stream, o, &out->grid_barrier_s));
     }
 #endif
     return hot_cold_points(backend, stream, o, out);

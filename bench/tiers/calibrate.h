@@ -16,6 +16,15 @@ extern "C" {
 nb_status nb_copy_workload_create(nb_workload **out, nb_backend backend, size_t bytes);
 /* An empty kernel (GPU) / empty function (CPU): launch overhead. */
 nb_status nb_empty_workload_create(nb_workload **out, nb_backend backend);
+/* GPU only: two dependent empty kernels, the second launched with
+ * programmatic dependent launch (one 128-thread block per SM each): what a
+ * kernel boundary between two passes costs. *unsupported = 1 (and *out NULL)
+ * below sm_90. */
+nb_status nb_boundary_workload_create(nb_workload **out, int *unsupported);
+/* GPU only: one cooperative kernel (one 128-thread block per SM) with one
+ * grid-wide barrier: what a barrier between two passes of one kernel costs.
+ * *unsupported = 1 (and *out NULL) without cooperative launch. */
+nb_status nb_grid_barrier_workload_create(nb_workload **out, int *unsupported);
 
 #define NB_CALIB_MAX_POINTS 16
 
@@ -34,6 +43,8 @@ typedef struct nb_calibration {
     double launch_batch_s;      /* empty launch, back-to-back (batch mode) per launch */
     double launch_device_s;     /* empty kernel, device time behind the blocking kernel */
     double launch_sync_s;       /* host round trip: launch + stream synchronize */
+    double boundary_s;          /* two dependent empty kernels (PDL), device time; NAN: n/a */
+    double grid_barrier_s;      /* one cooperative kernel with one grid barrier; NAN: n/a */
     size_t n_points;
     nb_calib_point points[NB_CALIB_MAX_POINTS];
     double gap_threshold;       /* a point "shows the gap" when gap > this (0.10) */

@@ -1,5 +1,7 @@
 /* The workloads of calibrate: a memory copy (device copy kernel or memcpy,
- * verified by comparison) and an empty launch (launch overhead). */
+ * verified by comparison), an empty launch (launch overhead), and on the GPU
+ * the two ways a multi-pass kernel design synchronizes its passes: a kernel
+ * boundary (two dependent empty kernels) and a grid-wide barrier. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +13,14 @@
 #include "core/cuda_check.h"
 #endif
 
+/* What a simple workload launches; all but the copy move no data. */
+typedef enum { SIMPLE_COPY, SIMPLE_EMPTY, SIMPLE_BOUNDARY, SIMPLE_GRID_BARRIER } simple_kind;
+
 typedef struct simple_ctx {
     nb_workload w;
     char label[96];
-    int empty;
+    simple_kind kind;
+    int empty; /* kind != SIMPLE_COPY */
     size_t bytes;
     size_t sets;
     nb_buffer *src, *dst;
@@ -60,8 +66,12 @@ static nb_status simple_launch(void *ctx, size_t set, void *stream)
     simple_ctx *c = ctx;
     if (c->w.backend == NB_BACKEND_GPU) {
 #ifdef NB_HAVE_CUDA
-        if (c->empty)
+        if (c->kind == SIMPLE_EMPTY)
             return nb_gpu_empty_launch(stream);
+        if (c->kind == SIMPLE_BOUNDARY)
+            return nb_gpu_boundary_launch(stream);
+        if (c->kind == SIMPLE_GRID_BARRIER)
+            return nb_gpu_grid_barrier_launch(stream);
         return nb_gpu_copy_launch((char *)nb_buffer_ptr(c->dst) + set * c->bytes,
                                   (const char *)nb_buffer_ptr(c->src) + set * c->bytes, c->bytes,
                                   stream);
@@ -126,22 +136,27 @@ static const nb_workload_ops simple_ops = {
     .destroy = simple_destroy,
 };
 
-static nb_status simple_create(nb_workload **out, nb_backend backend, size_t bytes, int empty)
+static const char *const kind_label[] = {"", "empty %s launch", "%s kernel boundary",
+                                         "%s grid barrier"};
+
+static nb_status simple_create(nb_workload **out, nb_backend backend, size_t bytes,
+                               simple_kind kind)
 {
     if (!out)
         return nb_set_error(NB_ERR_INVALID_ARG, "NULL argument");
     *out = NULL;
     if (backend == NB_BACKEND_GPU)
         NB_TRY(nb_gpu_require());
-    if (!empty && (bytes < 16 || bytes % 16))
+    if (kind == SIMPLE_COPY && (bytes < 16 || bytes % 16))
         return nb_set_error(NB_ERR_INVALID_ARG, "copy of %zu bytes: need a multiple of 16", bytes);
     simple_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of host memory");
-    c->empty = empty;
+    c->kind = kind;
+    c->empty = kind != SIMPLE_COPY;
     c->bytes = bytes;
-    if (empty)
-        snprintf(c->label, sizeof c->label, "empty %s launch", nb_backend_name(backend));
+    if (c->empty)
+        snprintf(c->label, sizeof c->label, kind_label[kind], nb_backend_name(backend));
     else
         snprintf(c->label, sizeof c->label, "%s copy %.4g MB", nb_backend_name(backend),
                  bytes / 1e6);
@@ -155,10 +170,41 @@ static nb_status simple_create(nb_workload **out, nb_backend backend, size_t byt
 
 nb_status nb_copy_workload_create(nb_workload **out, nb_backend backend, size_t bytes)
 {
-    return simple_create(out, backend, bytes, 0);
+    return simple_create(out, backend, bytes, SIMPLE_COPY);
 }
 
 nb_status nb_empty_workload_create(nb_workload **out, nb_backend backend)
 {
-    return simple_create(out, backend, 0, 1);
+    return simple_create(out, backend, 0, SIMPLE_EMPTY);
+}
+
+/* kind on the GPU if the device runs it (supported), else unsupported = 1 and
+ * no workload. */
+static nb_status sync_create(nb_workload **out, simple_kind kind, int *unsupported)
+{
+    *unsupported = 1;
+    if (out)
+        *out = NULL;
+#ifdef NB_HAVE_CUDA
+    NB_TRY(nb_gpu_require());
+    int boundary = 0, barrier = 0;
+    NB_TRY(nb_gpu_sync_features(&boundary, &barrier));
+    if (!(kind == SIMPLE_BOUNDARY ? boundary : barrier))
+        return NB_OK;
+    *unsupported = 0;
+    return simple_create(out, NB_BACKEND_GPU, 0, kind);
+#else
+    (void)kind;
+    return nb_set_error(NB_ERR_NO_DEVICE, "built without CUDA");
+#endif
+}
+
+nb_status nb_boundary_workload_create(nb_workload **out, int *unsupported)
+{
+    return sync_create(out, SIMPLE_BOUNDARY, unsupported);
+}
+
+nb_status nb_grid_barrier_workload_create(nb_workload **out, int *unsupported)
+{
+    return sync_create(out, SIMPLE_GRID_BARRIER, unsupported);
 }

@@ -27,6 +27,8 @@ static nb_status write_json(const nb_calibration *c, const nb_env *e, FILE *f)
     json_object_set_new(j, "launch_back_to_back_ns", nb_json_real(c->launch_batch_s * 1e9));
     json_object_set_new(j, "launch_device_ns", nb_json_real(c->launch_device_s * 1e9));
     json_object_set_new(j, "launch_sync_roundtrip_ns", nb_json_real(c->launch_sync_s * 1e9));
+    json_object_set_new(j, "kernel_boundary_pdl_ns", nb_json_real(c->boundary_s * 1e9));
+    json_object_set_new(j, "grid_barrier_ns", nb_json_real(c->grid_barrier_s * 1e9));
     json_t *pts = json_array();
     for (size_t i = 0; i < c->n_points; i++) {
         const nb_calib_point *p = &c->points[i];
@@ -59,9 +61,11 @@ static nb_status write_csv(const nb_calibration *c, FILE *f)
         double s;
     } launch[] = {{"launch_back_to_back_ns", c->launch_batch_s},
                   {"launch_device_ns", c->launch_device_s},
-                  {"launch_sync_roundtrip_ns", c->launch_sync_s}};
+                  {"launch_sync_roundtrip_ns", c->launch_sync_s},
+                  {"kernel_boundary_pdl_ns", c->boundary_s},
+                  {"grid_barrier_ns", c->grid_barrier_s}};
     for (size_t i = 0; i < sizeof launch / sizeof launch[0]; i++)
-        if (isfinite(launch[i].s)) /* GPU only */
+        if (isfinite(launch[i].s)) /* GPU only (the last two: where the device runs them) */
             fprintf(f, "%s,%.1f\n", launch[i].name, launch[i].s * 1e9);
     fprintf(f, "\nworking_set_bytes,hot_ns,cold_ns,hot_GBps,cold_GBps,gap\n");
     for (size_t i = 0; i < c->n_points; i++) {
@@ -123,6 +127,14 @@ static nb_status write_text(const nb_calibration *c, const nb_env *e, nb_format 
     if (isfinite(c->launch_sync_s))
         fprintf(f, "%slaunch + synchronize round trip    %10.2f us\n", md ? "- " : "  ",
                 c->launch_sync_s * 1e6);
+    if (isfinite(c->boundary_s))
+        fprintf(f, "%stwo dependent kernels (PDL)        %10.2f us (device time; a kernel "
+                   "boundary)\n",
+                md ? "- " : "  ", c->boundary_s * 1e6);
+    if (isfinite(c->grid_barrier_s))
+        fprintf(f, "%sone grid-wide barrier (cooperative)%10.2f us (device time; one block "
+                   "per SM)\n",
+                md ? "- " : "  ", c->grid_barrier_s * 1e6);
     write_points(c, f, md, cache_name);
     if (c->gap_appears_below_bytes > 0) {
         mb(buf, sizeof buf, c->gap_appears_below_bytes);
