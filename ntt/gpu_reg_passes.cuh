@@ -269,22 +269,26 @@ template <class PH, bool EVICT_FIRST> struct PairStage {
     uint64_t ws[IT > 0 ? IT : 1];
     __device__ __forceinline__ void load(const uint64_t *twl, uint32_t row0, uint32_t tid)
     {
+        if constexpr (IT > 0) {
 #pragma unroll
-        for (int k = 0; k < IT; k++) {
-            const uint32_t i = tid + k * PH::THREADS, m = PH::TILE + i;
-            const int s = (31 - __clz(m)) - (31 - __clz(PH::TILE)); /* m in stage s */
-            if (i < (uint32_t)PH::NPAIR)
-                ws[k] = nb_gpu_ld<EVICT_FIRST>(twl + (1u << (PH::KOFF + s)) + (row0 << s) +
-                                               (m - ((uint32_t)PH::TILE << s)));
+            for (int k = 0; k < IT; k++) {
+                const uint32_t i = tid + k * PH::THREADS, m = PH::TILE + i;
+                const int s = (31 - __clz(m)) - (31 - __clz(PH::TILE)); /* m in stage s */
+                if (i < (uint32_t)PH::NPAIR)
+                    ws[k] = nb_gpu_ld<EVICT_FIRST>(twl + (1u << (PH::KOFF + s)) + (row0 << s) +
+                                                   (m - ((uint32_t)PH::TILE << s)));
+            }
         }
     }
     __device__ __forceinline__ void store(ulonglong2 *sp, uint64_t q, uint32_t tid) const
     {
+        if constexpr (IT > 0) {
 #pragma unroll
-        for (int k = 0; k < IT; k++) {
-            const uint32_t i = tid + k * PH::THREADS;
-            if (i < (uint32_t)PH::NPAIR)
-                sp[i] = make_ulonglong2(nb_shoup_recover(ws[k], q), ws[k]);
+            for (int k = 0; k < IT; k++) {
+                const uint32_t i = tid + k * PH::THREADS;
+                if (i < (uint32_t)PH::NPAIR)
+                    sp[i] = make_ulonglong2(nb_shoup_recover(ws[k], q), ws[k]);
+            }
         }
     }
 };
