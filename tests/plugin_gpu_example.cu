@@ -169,6 +169,8 @@ const nb_ntt_variant example_gpu_dft = {
     plan_destroy,
     forward,
     inverse,
+    NULL, /* no out-of-place forward: nb_ntt_forward_to copies, then transforms in place */
+    NULL, /* likewise for the inverse */
 };
 
 } // namespace
