@@ -182,9 +182,10 @@ nb_status nb_empty_workload_create(nb_workload **out, nb_backend backend)
  * no workload. */
 static nb_status sync_create(nb_workload **out, simple_kind kind, int *unsupported)
 {
+    if (!out || !unsupported)
+        return nb_set_error(NB_ERR_INVALID_ARG, "NULL argument");
     *unsupported = 1;
-    if (out)
-        *out = NULL;
+    *out = NULL;
 #ifdef NB_HAVE_CUDA
     NB_TRY(nb_gpu_require());
     int boundary = 0, barrier = 0;
