@@ -37,6 +37,13 @@
  *    after the butterflies); the second kernel triggers whatever follows at
  *    its start (ckks16-l30-d3 key switch: -2.5 us against after its
  *    butterflies).
+ *  - Large-shape inverse calls from 2^21 coefficients hand off per limb: the
+ *    first kernel triggers at its start and each of its blocks counts itself
+ *    done with its limb; a block of the second kernel waits only for its own
+ *    limb's count, not for the whole first grid, so that the column kernel
+ *    runs on finished limbs under the row kernel's last wave (log N 16,
+ *    L = 32, cold: 43.4 -> 41.1 us). The counters are the plan's scratch
+ *    (calls on one plan run one after another: ntt/variant.h).
  *  - Out of place (forward_to, inverse_to): the first kernel reads the
  *    source and writes the destination, where the second works in place, so
  *    the call costs what an in-place one does (no copy).
@@ -93,17 +100,29 @@ template <int LOGN, int K, bool ROWS, int S, bool INV>
 using FastPhase = Phase<LOGN, K, ROWS, shape_rlog(S), shape_threads(S), (int)cols_log(LOGN),
                         shape_row_pairs(S, INV)>;
 
-/* The phase kernel (phase_body in gpu_reg_passes.cuh has the contract). */
+/* Blocks per limb of the other phase of the call that phase (K, ROWS) of a
+ * 2^LOGN-point transform in shape S belongs to. */
+template <int LOGN, int K, bool ROWS, int S, bool INV>
+constexpr unsigned other_blocks_per_limb()
+{
+    typedef FastPhase<LOGN, LOGN - K, !ROWS, S, INV> O;
+    return (unsigned)(O::NT / O::TILE);
+}
+
+/* The phase kernel (phase_body in gpu_reg_passes.cuh has the contract);
+ * HANDOFF: the second kernel waits per limb (phase_body's SIGNAL, WAIT). */
 template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND, bool EARLY,
-          bool LAZY>
+          bool LAZY, bool HANDOFF>
 __global__ void __launch_bounds__(FastPhase<LOGN, K, ROWS, S, INV>::THREADS,
                                   FastPhase<LOGN, K, ROWS, S, INV>::MIN_BLOCKS)
 fast_phase(uint64_t *__restrict__ data, const uint64_t *src,
            const typename FastPhase<LOGN, K, ROWS, S, INV>::TT *__restrict__ tw,
-           const nb_gpu_limb *__restrict__ limbs, size_t first)
+           const nb_gpu_limb *__restrict__ limbs, size_t first, unsigned *sync)
 {
+    constexpr unsigned WAIT =
+        HANDOFF && SECOND ? other_blocks_per_limb<LOGN, K, ROWS, S, INV>() : 0u;
     phase_body<FastPhase<LOGN, K, ROWS, S, INV>, INV, FIRST, SECOND, EARLY, shape_evict_first(S),
-               LAZY>(data, src, tw, limbs, first);
+               LAZY, HANDOFF && FIRST, WAIT>(data, src, tw, limbs, first, sync);
 }
 
 /* What one launch of a phase needs to know about the call. */
@@ -116,6 +135,7 @@ typedef struct {
     bool configure;    /* only raise the kernels' shared-memory limit */
     int shape;         /* block shape of both kernels (choose_shape) */
     bool lazy;         /* every prime below 2^61: fewer reductions (Size) */
+    bool handoff;      /* the second kernel waits per limb (use_handoff) */
 } call_ctx;
 
 /* The block shape of a call of `count` limbs of size 2^log_n, measured
@@ -151,53 +171,94 @@ bool early_trigger(const call_ctx &x, bool inverse)
     return !inverse && (x.count << x.p->log_n) >= ((size_t)1 << 21);
 }
 
+/* Whether the second kernel of a call waits per limb (phase_body's SIGNAL
+ * and WAIT) instead of for the whole first grid, measured (docs/tuning.md):
+ * large-shape inverse calls from 2^21 coefficients, 4-8 % faster (the column
+ * kernel's blocks start on the limbs whose rows are done while the row
+ * kernel's last wave runs). Forward calls, the small shape and calls above
+ * 2^22 coefficients run 2-20 % slower with it. */
+bool use_handoff(const call_ctx &x, bool inverse)
+{
+    return inverse && x.shape == SHAPE_LARGE && (x.count << x.p->log_n) >= ((size_t)1 << 21);
+}
+
 /* Launches phase (K, ROWS, S) over the call's limbs (a FIRST kernel reads
  * x.src, the second reads what the first wrote); a SECOND kernel always
  * with programmatic dependent launch (measured: never slower than without,
  * up to 1.5 us faster; the blocks of the second kernel only stage twiddles
  * before they wait). */
 template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND, bool EARLY,
-          bool LAZY>
+          bool LAZY, bool HANDOFF>
 nb_status launch_shape(const call_ctx &x)
 {
     return launch<FastPhase<LOGN, K, ROWS, S, INV>, INV, SECOND, true>(
-        fast_phase<INV, LOGN, K, ROWS, S, FIRST, SECOND, EARLY, LAZY>, x.p, x.data,
+        fast_phase<INV, LOGN, K, ROWS, S, FIRST, SECOND, EARLY, LAZY, HANDOFF>, x.p, x.data,
         FIRST ? x.src : x.data, x.first, x.count, x.s, x.configure,
         [](size_t, size_t) { return true; });
 }
 
 /* The first kernel of a call, with the trigger early_trigger chooses
- * (configure: every version the rule can choose). */
-template <bool INV, int LOGN, int K, bool ROWS, int S, bool LAZY>
+ * (configure: every version the rule can choose); with HANDOFF always at
+ * its start, where the second kernel's blocks may start on finished limbs. */
+template <bool INV, int LOGN, int K, bool ROWS, int S, bool LAZY, bool HANDOFF>
 nb_status launch_first(const call_ctx &x)
 {
     /* above 2^22 coefficients a forward call always triggers early */
-    constexpr bool ALWAYS = S == SHAPE_SMALL || (S == SHAPE_HUGE && !INV);
-    constexpr bool NEVER = S != SHAPE_SMALL && INV;
+    constexpr bool ALWAYS = HANDOFF || S == SHAPE_SMALL || (S == SHAPE_HUGE && !INV);
+    constexpr bool NEVER = !HANDOFF && S != SHAPE_SMALL && INV;
     if constexpr (ALWAYS || NEVER) {
-        return launch_shape<INV, LOGN, K, ROWS, S, true, false, ALWAYS, LAZY>(x);
+        return launch_shape<INV, LOGN, K, ROWS, S, true, false, ALWAYS, LAZY, HANDOFF>(x);
     } else {
         if (x.configure || early_trigger(x, INV))
-            NB_TRY((launch_shape<INV, LOGN, K, ROWS, S, true, false, true, LAZY>(x)));
+            NB_TRY((launch_shape<INV, LOGN, K, ROWS, S, true, false, true, LAZY, HANDOFF>(x)));
         if (!x.configure && early_trigger(x, INV))
             return NB_OK;
-        return launch_shape<INV, LOGN, K, ROWS, S, true, false, false, LAZY>(x);
+        return launch_shape<INV, LOGN, K, ROWS, S, true, false, false, LAZY, HANDOFF>(x);
     }
 }
 
+/* The second kernel of a call; with HANDOFF, if it cannot be launched after
+ * the first was, the counters of the call's limbs are cleared again (the
+ * first kernel's arrivals would otherwise satisfy a later call's wait). */
+template <bool INV, int LOGN, int K, bool ROWS, int S, bool LAZY, bool HANDOFF>
+nb_status launch_second(const call_ctx &x)
+{
+    nb_status st = launch_shape<INV, LOGN, K, ROWS, S, false, true, false, LAZY, HANDOFF>(x);
+    if (HANDOFF && st != NB_OK && !x.configure)
+        (void)cudaMemsetAsync(x.p->sync_dev + 2 * x.first, 0, 2 * x.count * sizeof(unsigned),
+                              x.s);
+    return st;
+}
+
 /* One call in block shape S: forward columns then rows, inverse rows then
- * columns (LAZY: every prime below 2^61, fewer reductions). */
+ * columns (LAZY: every prime below 2^61, fewer reductions; HANDOFF: the
+ * second kernel waits per limb, inverse in the large shape only). */
 template <int LOGN, int S> struct Size {
     static constexpr int K1 = shape_cols_log(LOGN, S), K2 = LOGN - K1;
+    static constexpr bool CAN_HANDOFF = S == SHAPE_LARGE;
     template <bool LAZY> static nb_status forward(const call_ctx &x)
     {
-        NB_TRY((launch_first<false, LOGN, K1, false, S, LAZY>(x)));
-        return launch_shape<false, LOGN, K2, true, S, false, true, false, LAZY>(x);
+        NB_TRY((launch_first<false, LOGN, K1, false, S, LAZY, false>(x)));
+        return launch_second<false, LOGN, K2, true, S, LAZY, false>(x);
     }
-    template <bool LAZY> static nb_status inverse(const call_ctx &x)
+    template <bool LAZY, bool HANDOFF> static nb_status inverse(const call_ctx &x)
     {
-        NB_TRY((launch_first<true, LOGN, K2, true, S, LAZY>(x)));
-        return launch_shape<true, LOGN, K1, false, S, false, true, false, LAZY>(x);
+        NB_TRY((launch_first<true, LOGN, K2, true, S, LAZY, HANDOFF>(x)));
+        return launch_second<true, LOGN, K1, false, S, LAZY, HANDOFF>(x);
+    }
+    template <bool LAZY> static nb_status inverse_any(const call_ctx &x)
+    {
+        if constexpr (CAN_HANDOFF) {
+            if (x.configure)
+                NB_TRY((inverse<LAZY, true>(x)));
+            if (!x.configure && x.handoff)
+                return inverse<LAZY, true>(x);
+        }
+        return inverse<LAZY, false>(x);
+    }
+    template <bool LAZY> static nb_status run(const call_ctx &x, bool inv)
+    {
+        return inv ? inverse_any<LAZY>(x) : forward<LAZY>(x);
     }
 };
 
@@ -209,10 +270,8 @@ template <int LOGN, int S> nb_status run_shape(const call_ctx &x, bool inverse)
     if (!x.configure && x.shape != S)
         return NB_OK;
     if (x.configure)
-        NB_TRY((inverse ? Z::template inverse<true>(x) : Z::template forward<true>(x)));
-    if (inverse)
-        return x.lazy ? Z::template inverse<true>(x) : Z::template inverse<false>(x);
-    return x.lazy ? Z::template forward<true>(x) : Z::template forward<false>(x);
+        NB_TRY((Z::template run<true>(x, inverse)));
+    return x.lazy ? Z::template run<true>(x, inverse) : Z::template run<false>(x, inverse);
 }
 
 /* A call of size 2^LOGN in the call's shape (configure: every shape). */
@@ -266,9 +325,10 @@ nb_status run(void *plan, bool inverse, uint64_t *data, const uint64_t *src, siz
     NB_TRY(check_aligned(data, NB_GPU_FAST_NAME));
     NB_TRY(check_aligned(src, NB_GPU_FAST_NAME));
     const Plan *p = (const Plan *)plan;
-    const call_ctx x = {p, data, src, first, count, (cudaStream_t)stream, false,
-                        choose_shape(p->log_n, count, inverse),
-                        plan_below_lazy8(p, first, count)};
+    call_ctx x = {p, data, src, first, count, (cudaStream_t)stream, false,
+                  choose_shape(p->log_n, count, inverse), plan_below_lazy8(p, first, count),
+                  false};
+    x.handoff = use_handoff(x, inverse);
     return dispatch(x, inverse);
 }
 
@@ -304,7 +364,8 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast = {
                          "2^(logN/2-1)-point columns at log N >= 16; larger: 16, with L2 "
                          "evict-first loads up to 2^22; 128-thread blocks; every prime below "
                          "2^61: fewer reductions (forward every second stage, inverse only sums "
-                         "of sums)",
+                         "of sums); large inverse calls from 2^21: the second kernel "
+                         "starts each limb once the first has finished it",
     /* .backend = */ NB_BACKEND_GPU,
     /* .min_log_n = */ FAST_MIN_LOG_N,
     /* .max_log_n = */ FAST_MAX_LOG_N,

@@ -293,6 +293,47 @@ template <class PH, bool EVICT_FIRST> struct PairStage {
     }
 };
 
+/* Per-limb hand-off between the two kernels of a call (SIGNAL, WAIT in
+ * phase_body), through the plan's two counters per limb f[0] (blocks of the
+ * first kernel that stored their part of the limb) and f[1] (blocks of the
+ * second kernel that saw them all). Both are 0 between calls: the last
+ * second-kernel block of the limb to pass resets them. limb_signal: called
+ * by every thread of a first-kernel block after its stores. */
+__device__ __forceinline__ void limb_signal(unsigned *f, uint32_t tid)
+{
+    __syncthreads(); /* every thread's stores precede thread 0's release */
+    if (tid == 0) {
+        __threadfence();
+        atomicAdd(f, 1u);
+    }
+}
+
+/* Waits until NEED first-kernel blocks of the limb have signalled; the
+ * limb's last second-kernel block to pass clears both counters. */
+template <unsigned NEED> __device__ __forceinline__ void limb_wait(unsigned *f, uint32_t tid)
+{
+    if (tid == 0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+        for (;;) {
+            unsigned seen;
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(f) : "memory");
+            if (seen >= NEED)
+                break;
+            __nanosleep(100);
+        }
+#else
+        while (*(volatile unsigned *)f < NEED) {
+        }
+        __threadfence();
+#endif
+        if (atomicAdd(f + 1, 1u) == gridDim.x - 1) {
+            atomicExch(f, 0u);
+            atomicExch(f + 1, 0u);
+        }
+    }
+    __syncthreads(); /* the other threads' loads follow thread 0's acquire */
+}
+
 /* The body of a phase kernel (each variant names its own __global__ wrapper,
  * so that profilers tell them apart): block (blockIdx.x, limb first +
  * blockIdx.y) transforms PH::TILE rows or columns of its limb in place.
@@ -314,13 +355,22 @@ template <class PH, bool EVICT_FIRST> struct PairStage {
  * phase other than the last leaves forward values in [0, 8q), inverse
  * values in [0, 4q). The phase loads its limbs from `src` and stores them
  * to `data` (src == data: in place; a FIRST kernel may read another buffer,
- * the out-of-place call). */
+ * the out-of-place call). Per-limb hand-off (`sync`: the plan's counters,
+ * limb_signal / limb_wait): a FIRST phase with SIGNAL counts its block as
+ * done with its limb after its stores; a SECOND phase with WAIT > 0 waits
+ * for WAIT such blocks of its own limb instead of the whole first grid, so
+ * that its blocks transform the limbs the first kernel has finished while
+ * that kernel's last wave runs (the first kernel must then let the second
+ * be scheduled only once all its blocks run: any PDL trigger does). */
 template <class PH, bool INV, bool FIRST, bool SECOND, bool EARLY = false, bool EVICT_FIRST = false,
-          bool LAZY = false>
+          bool LAZY = false, bool SIGNAL = false, unsigned WAIT = 0>
 __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const uint64_t *src,
                                            const typename PH::TT *__restrict__ tw,
-                                           const nb_gpu_limb *__restrict__ limbs, size_t first)
+                                           const nb_gpu_limb *__restrict__ limbs, size_t first,
+                                           unsigned *sync = nullptr)
 {
+    static_assert(!SIGNAL || FIRST, "only a first kernel signals");
+    static_assert(WAIT == 0 || SECOND, "only a second kernel waits per limb");
     typedef typename PH::TT TT;
     constexpr int LOGN = PH::LOGN_, K = PH::K_, R = PH::R, RV = PH::RV;
     constexpr bool ROWS = PH::ROWS_;
@@ -361,7 +411,10 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const ui
     }
     if constexpr ((FIRST && EARLY) || SECOND)
         nb_gpu_pdl_launch_dependents();
-    nb_gpu_pdl_wait(); /* the previous kernel's results (no-op without the attribute) */
+    if constexpr (WAIT > 0)
+        limb_wait<WAIT>(sync + 2 * l, tid);
+    else
+        nb_gpu_pdl_wait(); /* the previous kernel's results (no-op without the attribute) */
     uint64_t *a = data + ((size_t)blockIdx.y << LOGN);
     const uint64_t *ai = src + ((size_t)blockIdx.y << LOGN);
     const nb_gpu_limb *c = limbs + l;
@@ -439,6 +492,8 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const ui
                 dst[(size_t)(j << PL::WL) * PH::N2] = v[j];
         }
     }
+    if constexpr (SIGNAL)
+        limb_signal(sync + 2 * l, tid);
 }
 
 } // namespace nb_regpass

@@ -22,6 +22,7 @@ struct Plan {
     bool pdl;     /* device >= sm_90: programmatic dependent launch */
     unsigned sms; /* multiprocessors of the device */
     size_t *wide_before; /* host, [L + 1]: limbs before l with a prime of 2^61 or more */
+    unsigned *sync_dev;  /* [2 L], zero between calls: the per-limb hand-off (limb_wait) */
 };
 
 /* Whether every prime of limbs [first, first + count) is below 2^61 (the
@@ -42,6 +43,7 @@ inline void plan_free(void *plan)
     cudaFree(p->fwd_cols);
     cudaFree(p->inv_cols);
     cudaFree(p->limbs_dev);
+    cudaFree(p->sync_dev);
     free(p->wide_before);
     free(p);
 }
@@ -109,6 +111,8 @@ nb_status plan_create(void **out, const nb_ntt_tables *t, unsigned k1, const cha
     if (st == NB_OK && k1)
         st = upload_cols(&p->inv_cols, t, t->inv, t->inv_shoup, k1, s, name);
     if (st == NB_OK)
+        st = nb_gpu_zeros((void **)&p->sync_dev, 2 * t->limbs * sizeof *p->sync_dev, s);
+    if (st == NB_OK)
         st = nb_gpu_upload_limbs(&p->limbs_dev, t, s); /* synchronizes the stream */
     if (st == NB_OK)
         st = configure((const Plan *)p);
@@ -169,7 +173,8 @@ nb_status launch(KERN kern, const Plan *p, uint64_t *data, const uint64_t *src, 
         }
         NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, data + (done << PH::LOGN_),
                                        src + (done << PH::LOGN_), tw,
-                                       (const nb_gpu_limb *)p->limbs_dev, first + done));
+                                       (const nb_gpu_limb *)p->limbs_dev, first + done,
+                                       p->sync_dev));
     }
     NB_CUDA_TRY(cudaGetLastError());
     return NB_OK;

@@ -42,7 +42,9 @@ typedef struct nb_ntt_variant {
     unsigned max_prime_bits;       /* largest supported q: q < 2^max_prime_bits */
 
     /* Builds a plan over the primes of `tables` (which outlive the plan):
-     * uploads twiddles, allocates any scratch for up to tables->limbs limbs. */
+     * uploads twiddles, allocates any scratch for up to tables->limbs limbs.
+     * Calls may use that scratch, so calls on one plan must not overlap:
+     * callers issue them on one stream, or order them across streams. */
     nb_status (*plan_create)(void **plan, const nb_ntt_tables *tables, void *stream);
     void (*plan_destroy)(void *plan); /* accepts NULL */
 

@@ -4,7 +4,8 @@
  * [0, q) on fresh random inputs, forward and inverse, inverse(forward) = id,
  * log N 10..17 (gpu-radix2 also 1..9), L in {1, 2, 7, 32, 64}, primes from
  * 30 to 62 bits (the largest NTT primes below 2^62 and 2^61 included),
- * sub-range calls (first > 0), out-of-place calls, gpu-fast's two reduction schedules
+ * sub-range calls (first > 0), out-of-place calls, gpu-fast's per-limb hand-off between
+ * its kernels, gpu-fast's two reduction schedules
  * (the usual one, and fewer reductions when all primes of a call are below 2^61), guard
  * zones around the device data (poisoned, must stay untouched), and the size/prime limits
  * of each variant.
@@ -340,6 +341,56 @@ static void test_gpu_out_of_range_requests_are_refused(void **state)
  * limbs (at N = 2^17 the first is below the switch, the others above; at
  * N = 2^16 1 and 4 below, 8 above), 1024 limbs at N = 2^10 (2^20 in all), and
  * a sub-range call whose count alone decides the shape. */
+/* gpu-fast's large inverse calls from 2^21 coefficients, whose second kernel
+ * takes each limb as soon as the first kernel has finished it: at log N
+ * 15..17, on sub-ranges, and three calls in a row on one plan with nothing
+ * between them (the per-limb counters must be clear again for each call),
+ * against the CPU backend making the same calls. */
+static void test_gpu_fast_per_limb_handoff(void **state)
+{
+    (void)state;
+    check_variant("gpu-fast", 15, 64, 0, 64);
+    check_variant("gpu-fast", 16, 40, 5, 32);
+    check_variant("gpu-fast", 17, 20, 3, 16);
+    check_variant("gpu-fast", 17, 32, 0, 32);
+
+    const unsigned log_n = 16;
+    const size_t limbs = 40, n = (size_t)1 << log_n, words = limbs * n;
+    static const size_t firsts[] = {0, 8, 4}, count = 32;
+    uint64_t q[40];
+    make_primes(q, log_n, limbs);
+    nb_ntt *g = NULL, *c = NULL;
+    assert_int_equal(nb_ntt_create(&g, nb_ntt_variant_find("gpu-fast"), log_n, q, NULL, limbs,
+                                   stream),
+                     NB_OK);
+    assert_int_equal(nb_ntt_create(&c, nb_ntt_variant_find("cpu-harvey"), log_n, q, NULL, limbs,
+                                   NULL),
+                     NB_OK);
+    uint64_t *want = malloc(words * 8), *got = malloc(words * 8);
+    assert_true(want && got);
+    nb_test_fill_residues(want, n, q, limbs);
+    nb_buffer *dev = NULL;
+    assert_int_equal(nb_buffer_create(&dev, NB_BACKEND_GPU, words * 8), NB_OK);
+    uint64_t *d = (uint64_t *)nb_buffer_ptr(dev);
+    assert_int_equal(nb_buffer_upload(dev, 0, want, words * 8, stream), NB_OK);
+    for (size_t k = 0; k < 3; k++) {
+        assert_int_equal(nb_ntt_inverse(c, want + firsts[k] * n, firsts[k], count, NULL), NB_OK);
+        assert_int_equal(nb_ntt_inverse(g, d + firsts[k] * n, firsts[k], count, stream), NB_OK);
+    }
+    assert_int_equal(nb_buffer_download(dev, 0, got, words * 8, stream), NB_OK);
+    size_t bad = 0;
+    for (size_t i = 0; i < words; i++)
+        bad += got[i] != want[i];
+    if (bad)
+        nb_test_fail("gpu-fast: three inverse calls in a row: %zu of %zu words differ", bad,
+                     words);
+    nb_buffer_destroy(dev);
+    nb_ntt_destroy(g);
+    nb_ntt_destroy(c);
+    free(want);
+    free(got);
+}
+
 static void test_gpu_fast_every_block_shape(void **state)
 {
     (void)state;
@@ -488,6 +539,7 @@ int main(void)
         cmocka_unit_test(test_gpu_out_of_place_calls),
         cmocka_unit_test(test_gpu_radix2_small_sizes),
         cmocka_unit_test(test_gpu_fast_every_block_shape),
+        cmocka_unit_test(test_gpu_fast_per_limb_handoff),
         cmocka_unit_test(test_gpu_fast_both_reduction_schedules),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
