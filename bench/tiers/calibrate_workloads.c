@@ -20,7 +20,6 @@ typedef struct simple_ctx {
     nb_workload w;
     char label[96];
     simple_kind kind;
-    int empty; /* kind != SIMPLE_COPY */
     size_t bytes;
     size_t sets;
     nb_buffer *src, *dst;
@@ -44,7 +43,7 @@ static nb_status simple_setup(void *ctx, size_t sets, void *stream)
     simple_ctx *c = ctx;
     simple_teardown(c);
     c->sets = sets;
-    if (c->empty)
+    if (c->kind != SIMPLE_COPY)
         return NB_OK;
     if (c->bytes > SIZE_MAX / sets)
         return nb_set_error(NB_ERR_INVALID_ARG, "copy: too many bytes");
@@ -58,7 +57,7 @@ static nb_status simple_setup(void *ctx, size_t sets, void *stream)
 static size_t simple_bytes(const void *ctx)
 {
     const simple_ctx *c = ctx;
-    return c->empty ? 1 : 2 * c->bytes;
+    return c->kind != SIMPLE_COPY ? 1 : 2 * c->bytes;
 }
 
 static nb_status simple_launch(void *ctx, size_t set, void *stream)
@@ -80,7 +79,7 @@ static nb_status simple_launch(void *ctx, size_t set, void *stream)
         return nb_set_error(NB_ERR_NO_DEVICE, "built without CUDA");
 #endif
     }
-    if (!c->empty)
+    if (c->kind == SIMPLE_COPY)
         memcpy((char *)nb_buffer_ptr(c->dst) + set * c->bytes,
                (const char *)nb_buffer_ptr(c->src) + set * c->bytes, c->bytes);
     return NB_OK;
@@ -90,7 +89,7 @@ static nb_status simple_prepare(void *ctx, size_t set, void *stream)
 {
     simple_ctx *c = ctx;
     (void)set;
-    if (c->empty)
+    if (c->kind != SIMPLE_COPY)
         return NB_OK;
     /* poison the destination so verify sees a fresh copy */
     NB_TRY(nb_buffer_fill(c->dst, 0xA5, stream));
@@ -100,7 +99,7 @@ static nb_status simple_prepare(void *ctx, size_t set, void *stream)
 static nb_status simple_verify(void *ctx, size_t set, void *stream)
 {
     simple_ctx *c = ctx;
-    if (c->empty)
+    if (c->kind != SIMPLE_COPY)
         return NB_OK;
     if (!c->h_src) {
         c->h_src = malloc(c->bytes);
@@ -153,9 +152,8 @@ static nb_status simple_create(nb_workload **out, nb_backend backend, size_t byt
     if (!c)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of host memory");
     c->kind = kind;
-    c->empty = kind != SIMPLE_COPY;
     c->bytes = bytes;
-    if (c->empty)
+    if (c->kind != SIMPLE_COPY)
         snprintf(c->label, sizeof c->label, kind_label[kind], nb_backend_name(backend));
     else
         snprintf(c->label, sizeof c->label, "%s copy %.4g MB", nb_backend_name(backend),
