@@ -37,13 +37,15 @@
  *    after the butterflies); the second kernel triggers whatever follows at
  *    its start (ckks16-l30-d3 key switch: -2.5 us against after its
  *    butterflies).
- *  - Large-shape inverse calls from 2^21 coefficients hand off per limb: the
- *    first kernel triggers at its start and each of its blocks counts itself
- *    done with its limb; a block of the second kernel waits only for its own
- *    limb's count, not for the whole first grid, so that the column kernel
- *    runs on finished limbs under the row kernel's last wave (log N 16,
- *    L = 32, cold: 43.4 -> 41.1 us). The counters are the plan's scratch
- *    (calls on one plan run one after another: ntt/variant.h).
+ *  - Large-shape inverse calls above 2^20 coefficients hand off per limb:
+ *    the first kernel triggers at its start and each of its blocks counts
+ *    itself done with its limb; a block of the second kernel waits only for
+ *    its own limb's count, not for the whole first grid, so that the column
+ *    kernel runs on finished limbs under the row kernel's last wave (log N
+ *    16, L = 32, cold: 43.7 -> 41.2 us), and triggers what follows after its
+ *    butterflies (at its start, the next CKKS kernels slowed the key switch
+ *    by 1.5-2 %). The counters are the plan's scratch (calls on one plan
+ *    run one after another: ntt/variant.h).
  *  - Out of place (forward_to, inverse_to): the first kernel reads the
  *    source and writes the destination, where the second works in place, so
  *    the call costs what an in-place one does (no copy).
@@ -173,13 +175,15 @@ bool early_trigger(const call_ctx &x, bool inverse)
 
 /* Whether the second kernel of a call waits per limb (phase_body's SIGNAL
  * and WAIT) instead of for the whole first grid, measured (docs/tuning.md):
- * large-shape inverse calls from 2^21 coefficients, 4-8 % faster (the column
- * kernel's blocks start on the limbs whose rows are done while the row
- * kernel's last wave runs). Forward calls, the small shape and calls above
- * 2^22 coefficients run 2-20 % slower with it. */
+ * large-shape inverse calls above 2^20 coefficients (the column kernel's
+ * blocks start on the limbs whose rows are done while the row kernel's
+ * last wave runs): 3-7 % faster cold at log N 16, L = 32 and 64, and the
+ * ckks16-l30-d3 key switch 475.6 -> 471.2 us (its 31- and 22-limb inverse
+ * calls). Forward calls, the small shape, calls of 2^20 coefficients and
+ * above 2^22 ran 1-20 % slower with it. */
 bool use_handoff(const call_ctx &x, bool inverse)
 {
-    return inverse && x.shape == SHAPE_LARGE && (x.count << x.p->log_n) >= ((size_t)1 << 21);
+    return inverse && x.shape == SHAPE_LARGE && (x.count << x.p->log_n) > ((size_t)1 << 20);
 }
 
 /* Launches phase (K, ROWS, S) over the call's limbs (a FIRST kernel reads
@@ -364,7 +368,7 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast = {
                          "2^(logN/2-1)-point columns at log N >= 16; larger: 16, with L2 "
                          "evict-first loads up to 2^22; 128-thread blocks; every prime below "
                          "2^61: fewer reductions (forward every second stage, inverse only sums "
-                         "of sums); large inverse calls from 2^21: the second kernel "
+                         "of sums); large inverse calls above 2^20: the second kernel "
                          "starts each limb once the first has finished it",
     /* .backend = */ NB_BACKEND_GPU,
     /* .min_log_n = */ FAST_MIN_LOG_N,

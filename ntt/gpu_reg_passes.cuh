@@ -343,9 +343,9 @@ template <unsigned NEED> __device__ __forceinline__ void limb_wait(unsigned *f, 
  * the INV_FINAL phase, which scales by N^-1 into [0, q). PDL trigger (lets
  * the next kernel's blocks be scheduled once every block of this one has
  * reached it): at the start for an EARLY FIRST phase (the second kernel
- * stages its twiddles meanwhile) and for a SECOND phase (whatever follows the
- * call, e.g. a CKKS kernel, takes the SMs of this one's last wave), else
- * after the butterflies. Every phase waits for the previous kernel's results
+ * stages its twiddles meanwhile) and for a SECOND phase without WAIT
+ * (whatever follows the call, e.g. a CKKS kernel, takes the SMs of this
+ * one's last wave), else after the butterflies. Every phase waits for the previous kernel's results
  * after staging its own twiddles (a no-op unless launched with the PDL
  * attribute: always for SECOND, FIRST when the variant asks). EVICT_FIRST:
  * the phase's coefficient loads and row twiddles are marked L2 evict-first
@@ -409,7 +409,7 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const ui
         for (uint32_t i = tid; i < (1u << K); i += PH::THREADS)
             nb_gpu_cp_async16(&stw[i], &twl[i]);
     }
-    if constexpr ((FIRST && EARLY) || SECOND)
+    if constexpr ((FIRST && EARLY) || (SECOND && WAIT == 0))
         nb_gpu_pdl_launch_dependents();
     if constexpr (WAIT > 0)
         limb_wait<WAIT>(sync + 2 * l, tid);
@@ -465,7 +465,7 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const ui
         run_pass<INV, K, PP::LO, PP::HI, PP::WL, SCALE, LAZY, PH::KOFF>(v, elem_base<PP::WL, R>(t),
                                                                         twa, q, c);
     });
-    if constexpr (!(FIRST && EARLY) && !SECOND)
+    if constexpr (!(FIRST && EARLY) && !(SECOND && WAIT == 0))
         nb_gpu_pdl_launch_dependents();
 
     if constexpr (!INV && ROWS) { /* forward output: [0, 4q) ([0, 8q) LAZY) -> [0, q) */
