@@ -341,7 +341,7 @@ static void test_gpu_out_of_range_requests_are_refused(void **state)
  * limbs (at N = 2^17 the first is below the switch, the others above; at
  * N = 2^16 1 and 4 below, 8 above), 1024 limbs at N = 2^10 (2^20 in all), and
  * a sub-range call whose count alone decides the shape. */
-/* gpu-fast's large inverse calls from 2^21 coefficients, whose second kernel
+/* gpu-fast's large inverse calls above 2^20 coefficients, whose second kernel
  * takes each limb as soon as the first kernel has finished it: at log N
  * 15..17, on sub-ranges, and three calls in a row on one plan with nothing
  * between them (the per-limb counters must be clear again for each call),
