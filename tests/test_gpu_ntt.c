@@ -335,12 +335,6 @@ static void test_gpu_out_of_range_requests_are_refused(void **state)
     }
 }
 
-/* gpu-fast picks its block shape per call from N * count (4 coefficients per
- * thread up to 2^18 coefficients, or 2^20 at log N <= 14; 16 above): both
- * shapes must be exact at every size, so every size runs with 1, 3, 4 and 8
- * limbs (at N = 2^17 the first is below the switch, the others above; at
- * N = 2^16 1 and 4 below, 8 above), 1024 limbs at N = 2^10 (2^20 in all), and
- * a sub-range call whose count alone decides the shape. */
 /* gpu-fast's large inverse calls above 2^20 coefficients, whose second kernel
  * takes each limb as soon as the first kernel has finished it: at log N
  * 15..17, on sub-ranges, and three calls in a row on one plan with nothing
@@ -391,6 +385,12 @@ static void test_gpu_fast_per_limb_handoff(void **state)
     free(got);
 }
 
+/* gpu-fast picks its block shape per call from N * count (4 coefficients per
+ * thread up to 2^18 coefficients, or 2^20 at log N <= 14; 16 above): both
+ * shapes must be exact at every size, so every size runs with 1, 3, 4 and 8
+ * limbs (at N = 2^17 the first is below the switch, the others above; at
+ * N = 2^16 1 and 4 below, 8 above), 1024 limbs at N = 2^10 (2^20 in all), and
+ * a sub-range call whose count alone decides the shape. */
 static void test_gpu_fast_every_block_shape(void **state)
 {
     (void)state;
