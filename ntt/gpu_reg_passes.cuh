@@ -313,19 +313,13 @@ __device__ __forceinline__ void limb_signal(unsigned *f, uint32_t tid)
 template <unsigned NEED> __device__ __forceinline__ void limb_wait(unsigned *f, uint32_t tid)
 {
     if (tid == 0) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-        for (;;) {
+        for (;;) { /* sm_70+, like the cp.async staging (sm_80) these kernels need */
             unsigned seen;
             asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(f) : "memory");
             if (seen >= NEED)
                 break;
             __nanosleep(100);
         }
-#else
-        while (*(volatile unsigned *)f < NEED) {
-        }
-        __threadfence();
-#endif
         if (atomicAdd(f + 1, 1u) == gridDim.x - 1) {
             atomicExch(f, 0u);
             atomicExch(f + 1, 0u);
