@@ -6,8 +6,8 @@ was timed: build,pass,variant,log_n,limbs,direction,tier,median_us (two
 decimals). The docs/data/tune-*.csv files of docs/tuning.md are made with it.
 
 Usage: scripts/tune_medians.py BUILD:PASS=report.json [...] > medians.csv
-Exit: 0 written; 2 bad argument or a file that is not an nttbench run report
-(one line on stderr). Cases that failed or were skipped are not rows; each is
+Exit: 0 written; 2 bad argument, or a file that is not an nttbench run report
+or holds a malformed case (one line on stderr). Cases that failed or were skipped are not rows; each is
 named on stderr."""
 import json
 import sys
@@ -50,9 +50,12 @@ def rows_of(build, pas, path):
                 path, c.get("tier"), c.get("variant"), c.get("label"), c.get("status")),
                 file=sys.stderr)
             continue
-        out.append("%s,%s,%s,%d,%d,%s,%s,%.2f" % (
-            build, pas, c["variant"], p["log_n"], p["limbs"], p["direction"], c["tier"],
-            st["median"] / 1e3))
+        try:
+            out.append("%s,%s,%s,%d,%d,%s,%s,%.2f" % (
+                build, pas, c["variant"], p["log_n"], p["limbs"], p["direction"], c["tier"],
+                st["median"] / 1e3))
+        except (KeyError, TypeError, ValueError):
+            fail("%s: malformed case %r" % (path, c.get("label")))
     return out
 
 

@@ -1,7 +1,7 @@
 """Test of scripts/tune_medians.py: its rows equal the medians of a real run
 report (tests/data), recomputed here independently; a failed case gives no row
-and is named on stderr; bad arguments and files exit 2 with one line on stderr
-and nothing on stdout.
+and is named on stderr; bad arguments, files and malformed cases exit 2 with
+one line on stderr and nothing on stdout.
 usage: test_tune_medians.py SCRIPT DATA_DIR"""
 import json
 import os
@@ -69,8 +69,14 @@ def main(script, data):
         notrep = os.path.join(tmp, "other.json")
         with open(notrep, "w") as f:
             json.dump({"cases": []}, f)
+        broken = json.loads(json.dumps(rep))
+        next(c for c in broken["cases"] if "log_n" in c["params"])["params"]["limbs"] = "x"
+        malformed = os.path.join(tmp, "malformed.json")
+        with open(malformed, "w") as f:
+            json.dump(broken, f)
         for args in (["b:1"], ["b=" + src], [":1=" + src], ["b,x:1=" + src],
-                     ["b:1=" + notrep], ["b:1=" + os.path.join(tmp, "missing.json")],
+                     ["b:1=" + notrep], ["b:1=" + malformed],
+                     ["b:1=" + os.path.join(tmp, "missing.json")],
                      ["b:1=" + script], []):
             rc, out, err = run(script, *args)
             check(rc == 2 and out == "" and len(err.strip().splitlines()) >= 1,
