@@ -42,30 +42,17 @@ static inline nb_status nb_gpu_check_device(const char *variant)
     return nb_set_error(NB_ERR_NO_DEVICE, "variant '%s': %s", variant, why);
 }
 
-/* Allocates `bytes` of device memory at *dev, zeroed on `stream` (complete
- * when the stream is synchronized). On failure *dev is NULL. */
-static inline nb_status nb_gpu_zeros(void **dev, size_t bytes, cudaStream_t stream)
-{
-    *dev = NULL;
-    NB_CUDA_TRY(cudaMalloc(dev, bytes));
-    cudaError_t e = cudaMemsetAsync(*dev, 0, bytes, stream);
-    if (e != cudaSuccess) {
-        cudaFree(*dev);
-        *dev = NULL;
-        NB_CUDA_TRY(e);
-    }
-    return NB_OK;
-}
-
 /* Allocates `bytes` of device memory at *dev and copies `host` into it on
- * `stream` (the copy is complete when the stream is synchronized; the host
- * buffer may be freed on return). On failure *dev is NULL. */
+ * `stream`, or zeroes it there when `host` is NULL (complete when the stream
+ * is synchronized; the host buffer may be freed on return). On failure *dev
+ * is NULL. */
 static inline nb_status nb_gpu_upload(void **dev, const void *host, size_t bytes,
                                       cudaStream_t stream)
 {
     *dev = NULL;
     NB_CUDA_TRY(cudaMalloc(dev, bytes));
-    cudaError_t e = cudaMemcpyAsync(*dev, host, bytes, cudaMemcpyHostToDevice, stream);
+    cudaError_t e = host ? cudaMemcpyAsync(*dev, host, bytes, cudaMemcpyHostToDevice, stream)
+                         : cudaMemsetAsync(*dev, 0, bytes, stream);
     if (e != cudaSuccess) {
         cudaFree(*dev);
         *dev = NULL;

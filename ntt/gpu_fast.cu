@@ -310,7 +310,7 @@ nb_status dispatch(const call_ctx &x, bool inverse)
 nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
-    return nb_regpass::plan_create(out, t, cols_log(t->log_n), NB_GPU_FAST_NAME, s,
+    return nb_regpass::plan_create(out, t, cols_log(t->log_n), true, NB_GPU_FAST_NAME, s,
                                    [s](const Plan *p) {
                                        call_ctx cfg = {};
                                        cfg.p = p;

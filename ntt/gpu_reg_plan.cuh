@@ -22,7 +22,8 @@ struct Plan {
     bool pdl;     /* device >= sm_90: programmatic dependent launch */
     unsigned sms; /* multiprocessors of the device */
     size_t *wide_before; /* host, [L + 1]: limbs before l with a prime of 2^61 or more */
-    unsigned *sync_dev;  /* [2 L], zero between calls: the per-limb hand-off (limb_wait) */
+    unsigned *sync_dev;  /* [2 L], zero between calls: the per-limb hand-off (limb_wait);
+                            NULL for a variant without it */
 };
 
 /* Whether every prime of limbs [first, first + count) is below 2^61 (the
@@ -72,12 +73,13 @@ inline nb_status upload_cols(ulonglong2 **dev, const nb_ntt_tables *t, const uin
 }
 
 /* A variant's plan_create: *out = a plan for tables `t` with column phase
- * size k1 (0: none), its tables uploaded on `s` (synchronized), then
- * configure(plan) (raises the kernels' shared-memory limits). Fails with
- * NB_ERR_NO_DEVICE without a device; frees everything on failure. */
+ * size k1 (0: none), its tables (and with `handoff` the per-limb hand-off
+ * counters) uploaded on `s` (synchronized), then configure(plan) (raises the
+ * kernels' shared-memory limits). Fails with NB_ERR_NO_DEVICE without a
+ * device; frees everything on failure. */
 template <class CONFIGURE>
-nb_status plan_create(void **out, const nb_ntt_tables *t, unsigned k1, const char *name,
-                      cudaStream_t s, CONFIGURE &&configure)
+nb_status plan_create(void **out, const nb_ntt_tables *t, unsigned k1, bool handoff,
+                      const char *name, cudaStream_t s, CONFIGURE &&configure)
 {
     Plan *p;
     NB_TRY(nb_gpu_plan_alloc((void **)&p, sizeof *p, name));
@@ -110,8 +112,8 @@ nb_status plan_create(void **out, const nb_ntt_tables *t, unsigned k1, const cha
         st = upload_cols(&p->fwd_cols, t, t->fwd, t->fwd_shoup, k1, s, name);
     if (st == NB_OK && k1)
         st = upload_cols(&p->inv_cols, t, t->inv, t->inv_shoup, k1, s, name);
-    if (st == NB_OK)
-        st = nb_gpu_zeros((void **)&p->sync_dev, 2 * t->limbs * sizeof *p->sync_dev, s);
+    if (st == NB_OK && handoff)
+        st = nb_gpu_upload((void **)&p->sync_dev, NULL, 2 * t->limbs * sizeof *p->sync_dev, s);
     if (st == NB_OK)
         st = nb_gpu_upload_limbs(&p->limbs_dev, t, s); /* synchronizes the stream */
     if (st == NB_OK)
