@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "bench/core/internal.h"
 #include "testutil.h"
 
 static void *stream;
@@ -360,6 +361,44 @@ static void test_calibrate_gpu(void **state)
            c.grid_barrier_s * 1e6);
 }
 
+/* A device that refuses the grid barrier's cooperative launch although it
+ * has the feature (an MPS partition of fewer SMs than the device reports;
+ * here forced by asking for more blocks per SM than can be resident): the
+ * launch is NB_ERR_UNSUPPORTED and leaves no CUDA error behind, the workload
+ * says unsupported, and calibrate completes with that row n/a and the others
+ * measured. Afterwards the barrier runs again. */
+static void test_refused_grid_barrier(void **state)
+{
+    (void)state;
+#ifdef NB_HAVE_CUDA
+    nb_gpu_barrier_blocks_per_sm = 4096;
+    assert_int_equal(nb_gpu_grid_barrier_launch(stream), NB_ERR_UNSUPPORTED);
+    assert_non_null(strstr(nb_last_error(), "grid barrier"));
+    assert_int_equal(nb_gpu_empty_launch(stream), NB_OK); /* the last-error check passes */
+    assert_int_equal(nb_stream_sync(stream), NB_OK);
+    nb_workload *w = (nb_workload *)&w;
+    int unsupported = -1;
+    assert_int_equal(nb_grid_barrier_workload_create(&w, &unsupported), NB_OK);
+    assert_int_equal(unsupported, 1);
+    assert_null(w);
+    nb_bench_opts o = quick();
+    o.max_samples = 50;
+    nb_calibration c;
+    const nb_status st = nb_calibrate(NB_BACKEND_GPU, stream, &o, &c);
+    nb_gpu_barrier_blocks_per_sm = 1;
+    assert_int_equal(st, NB_OK);
+    assert_true(isnan(c.grid_barrier_s));
+    assert_true(c.copy_Bps > 0 && c.cache_Bps > 0 && c.launch_device_s > 0);
+    assert_int_equal(c.n_points, 7);
+    int boundary = 0, barrier = 0;
+    assert_int_equal(nb_gpu_sync_features(&boundary, &barrier), NB_OK);
+    assert_true(boundary ? c.boundary_s > 0 : isnan(c.boundary_s));
+    if (barrier)
+        assert_int_equal(nb_gpu_grid_barrier_launch(stream), NB_OK);
+    assert_int_equal(nb_stream_sync(stream), NB_OK);
+#endif
+}
+
 int main(void)
 {
     nb_test_require_gpu_or_skip();
@@ -377,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_gpu_breakdown),
         cmocka_unit_test(test_sync_workloads_gpu),
         cmocka_unit_test(test_calibrate_gpu),
+        cmocka_unit_test(test_refused_grid_barrier),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     nb_stream_destroy(stream);

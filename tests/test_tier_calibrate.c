@@ -1,6 +1,9 @@
-/* Tests of the calibrate tier's workloads on the CPU backend: the copy and
- * empty workloads timed by the core (per-launch and batch modes). */
+/* Tests of the calibrate tier on the CPU: the copy and empty workloads timed
+ * by the core (per-launch and batch modes), and how the text report shows a
+ * GPU calibration whose kernel-boundary or grid-barrier row could not run. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/bench.h"
@@ -28,11 +31,62 @@ static void test_copy_and_empty_workloads_cpu(void **state)
     nb_workload_destroy(w);
 }
 
+/* The text report of calibration c (no environment block), malloc'd. */
+static char *text_of(const nb_calibration *c, nb_format fmt)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(nb_calibration_write(c, NULL, fmt, f), NB_OK);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
+/* A row per GPU sync cost: its time when measured, "n/a" with the reason when
+ * the device could not run it; a CPU report shows neither row. */
+static void test_sync_rows_show_na(void **state)
+{
+    (void)state;
+    nb_calibration c;
+    memset(&c, 0, sizeof c);
+    c.backend = NB_BACKEND_GPU;
+    c.cache_bytes = 50u << 20;
+    c.copy_Bps = 2.7e12;
+    c.cache_Bps = 7e12;
+    c.launch_batch_s = c.launch_device_s = c.launch_sync_s = 3e-6;
+    c.gap_threshold = 0.10;
+    c.boundary_s = 3.9e-6;
+    c.grid_barrier_s = NAN;
+    static const nb_format fmts[] = {NB_FORMAT_TABLE, NB_FORMAT_MD};
+    for (size_t i = 0; i < 2; i++) {
+        char *t = text_of(&c, fmts[i]);
+        assert_non_null(strstr(t, "two dependent kernels (PDL)              3.90 us"));
+        assert_non_null(strstr(t, "one grid-wide barrier (cooperative)       n/a (the device, "
+                                  "or its MPS partition, refused"));
+        assert_null(strstr(t, "(PDL)               n/a"));
+        free(t);
+    }
+    c.boundary_s = NAN;
+    c.grid_barrier_s = 4.2e-6;
+    char *t = text_of(&c, NB_FORMAT_TABLE);
+    assert_non_null(strstr(t, "two dependent kernels (PDL)               n/a (needs programmatic"));
+    assert_non_null(strstr(t, "one grid-wide barrier (cooperative)      4.20 us"));
+    free(t);
+    c.backend = NB_BACKEND_CPU;
+    c.boundary_s = c.grid_barrier_s = NAN;
+    t = text_of(&c, NB_FORMAT_TABLE);
+    assert_null(strstr(t, "n/a"));
+    assert_null(strstr(t, "grid-wide barrier"));
+    free(t);
+}
+
 int main(void)
 {
     nb_test_seed_init();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copy_and_empty_workloads_cpu),
+        cmocka_unit_test(test_sync_rows_show_na),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -198,30 +198,71 @@ extern "C" nb_status nb_gpu_empty_launch(void *stream)
     return NB_OK;
 }
 
-extern "C" nb_status nb_gpu_sync_features(int *boundary, int *grid_barrier)
-{
-    const dev_info *info = nullptr;
-    NB_TRY(ensure_info(&info));
-    *boundary = info->pdl;
-    *grid_barrier = info->coop;
-    return NB_OK;
-}
+extern "C" unsigned nb_gpu_barrier_blocks_per_sm = 1;
 
-// Launches kernel k (no arguments) as one 128-thread block per SM on `stream`
-// with the single launch attribute `attr`.
+// Launches kernel k (no arguments) as `per_sm` 128-thread blocks per SM on
+// `stream` with the single launch attribute `attr`. A launch the device
+// refuses for its size (a cooperative grid larger than what is resident at
+// once, e.g. in an MPS partition of fewer SMs) is NB_ERR_UNSUPPORTED, and
+// CUDA's last error is cleared so that the next check does not see it.
 static nb_status launch_per_sm(const dev_info *info, void (*k)(), const cudaLaunchAttribute &attr,
-                               void *stream)
+                               unsigned per_sm, void *stream)
 {
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)info->sms);
+    cfg.gridDim = dim3((unsigned)info->sms * per_sm);
     cfg.blockDim = dim3(sync_threads);
     cfg.stream = (cudaStream_t)stream;
     cudaLaunchAttribute a[1] = {attr};
     cfg.attrs = a;
     cfg.numAttrs = 1;
-    NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, k));
+    const cudaError_t e = cudaLaunchKernelEx(&cfg, k);
+    if (e == cudaErrorCooperativeLaunchTooLarge) {
+        (void)cudaGetLastError();
+        return nb_set_error(NB_ERR_UNSUPPORTED,
+                            "grid barrier: the device refused a cooperative launch of %u "
+                            "blocks (%s)",
+                            cfg.gridDim.x, cudaGetErrorString(e));
+    }
+    NB_CUDA_TRY(e);
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;
+}
+
+static nb_status grid_barrier_launch(const dev_info *info, void *stream)
+{
+    if (!info->coop)
+        return nb_set_error(NB_ERR_UNSUPPORTED,
+                            "grid barrier: no cooperative launch on this device");
+    cudaLaunchAttribute attr = {};
+    attr.id = cudaLaunchAttributeCooperative;
+    attr.val.cooperative = 1;
+    return launch_per_sm(info, grid_barrier_kernel, attr, nb_gpu_barrier_blocks_per_sm, stream);
+}
+
+// *runs = 1 if one grid-barrier launch, on a stream of its own, ran to
+// completion; 0 if the device refused it (NB_ERR_UNSUPPORTED).
+static nb_status grid_barrier_runs(const dev_info *info, int *runs)
+{
+    *runs = 0;
+    cudaStream_t s;
+    NB_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    nb_status st = grid_barrier_launch(info, s);
+    const cudaError_t e = st == NB_OK ? cudaStreamSynchronize(s) : cudaSuccess;
+    cudaStreamDestroy(s);
+    if (st == NB_ERR_UNSUPPORTED)
+        return NB_OK;
+    NB_TRY(st);
+    NB_CUDA_TRY(e);
+    *runs = 1;
+    return NB_OK;
+}
+
+extern "C" nb_status nb_gpu_sync_features(int *boundary, int *grid_barrier)
+{
+    const dev_info *info = nullptr;
+    NB_TRY(ensure_info(&info));
+    *boundary = info->pdl;
+    return grid_barrier_runs(info, grid_barrier);
 }
 
 extern "C" nb_status nb_gpu_boundary_launch(void *stream)
@@ -236,18 +277,12 @@ extern "C" nb_status nb_gpu_boundary_launch(void *stream)
     cudaLaunchAttribute attr = {};
     attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr.val.programmaticStreamSerializationAllowed = 1;
-    return launch_per_sm(info, boundary_second_kernel, attr, stream);
+    return launch_per_sm(info, boundary_second_kernel, attr, 1, stream);
 }
 
 extern "C" nb_status nb_gpu_grid_barrier_launch(void *stream)
 {
     const dev_info *info = nullptr;
     NB_TRY(ensure_info(&info));
-    if (!info->coop)
-        return nb_set_error(NB_ERR_UNSUPPORTED,
-                            "grid barrier: no cooperative launch on this device");
-    cudaLaunchAttribute attr = {};
-    attr.id = cudaLaunchAttributeCooperative;
-    attr.val.cooperative = 1;
-    return launch_per_sm(info, grid_barrier_kernel, attr, stream);
+    return grid_barrier_launch(info, stream);
 }

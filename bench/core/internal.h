@@ -54,15 +54,21 @@ nb_status nb_gpu_copy_launch(void *dst, const void *src, size_t bytes, void *str
 /* An empty kernel <<<1, 32>>>. */
 nb_status nb_gpu_empty_launch(void *stream);
 /* Whether the device runs the next two (1 = yes): the kernel boundary needs
- * programmatic dependent launch (sm_90), the grid barrier cooperative launch. */
+ * programmatic dependent launch (sm_90); the grid barrier needs cooperative
+ * launch and is tried once (a device may refuse it although it has the
+ * feature, e.g. an MPS partition of fewer SMs than the device reports). */
 nb_status nb_gpu_sync_features(int *boundary, int *grid_barrier);
 /* Two empty kernels of one 128-thread block per SM, the second launched with
  * programmatic dependent launch and waiting for the first (the boundary
  * between the two passes of a transform); NB_ERR_UNSUPPORTED below sm_90. */
 nb_status nb_gpu_boundary_launch(void *stream);
 /* One cooperative kernel of one 128-thread block per SM that passes one
- * grid-wide barrier; NB_ERR_UNSUPPORTED without cooperative launch. */
+ * grid-wide barrier; NB_ERR_UNSUPPORTED without cooperative launch or when
+ * the device refuses the launch (CUDA's error state is then clean). */
 nb_status nb_gpu_grid_barrier_launch(void *stream);
+/* Blocks per SM of the grid-barrier kernel: 1. Tests set more to make the
+ * device refuse the launch the way a smaller partition does. */
+extern unsigned nb_gpu_barrier_blocks_per_sm;
 #endif
 
 /* ---- one timed pass ---- */

@@ -23,7 +23,8 @@ nb_status nb_empty_workload_create(nb_workload **out, nb_backend backend);
 nb_status nb_boundary_workload_create(nb_workload **out, int *unsupported);
 /* GPU only: one cooperative kernel (one 128-thread block per SM) with one
  * grid-wide barrier: what a barrier between two passes of one kernel costs.
- * *unsupported = 1 (and *out NULL) without cooperative launch. */
+ * *unsupported = 1 (and *out NULL) when the device has no cooperative launch
+ * or refuses one trial launch (e.g. an MPS partition of fewer SMs). */
 nb_status nb_grid_barrier_workload_create(nb_workload **out, int *unsupported);
 
 #define NB_CALIB_MAX_POINTS 16

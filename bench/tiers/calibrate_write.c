@@ -127,14 +127,23 @@ static nb_status write_text(const nb_calibration *c, const nb_env *e, nb_format 
     if (isfinite(c->launch_sync_s))
         fprintf(f, "%slaunch + synchronize round trip    %10.2f us\n", md ? "- " : "  ",
                 c->launch_sync_s * 1e6);
+    const int gpu = c->backend == NB_BACKEND_GPU;
     if (isfinite(c->boundary_s))
         fprintf(f, "%stwo dependent kernels (PDL)        %10.2f us (device time; a kernel "
                    "boundary)\n",
                 md ? "- " : "  ", c->boundary_s * 1e6);
+    else if (gpu)
+        fprintf(f, "%stwo dependent kernels (PDL)               n/a (needs programmatic "
+                   "dependent launch, sm_90)\n",
+                md ? "- " : "  ");
     if (isfinite(c->grid_barrier_s))
         fprintf(f, "%sone grid-wide barrier (cooperative)%10.2f us (device time; one block "
                    "per SM)\n",
                 md ? "- " : "  ", c->grid_barrier_s * 1e6);
+    else if (gpu)
+        fprintf(f, "%sone grid-wide barrier (cooperative)       n/a (the device, or its MPS "
+                   "partition, refused a cooperative launch of one block per SM)\n",
+                md ? "- " : "  ");
     write_points(c, f, md, cache_name);
     if (c->gap_appears_below_bytes > 0) {
         mb(buf, sizeof buf, c->gap_appears_below_bytes);
