@@ -44,7 +44,8 @@ static char *text_of(const nb_calibration *c, nb_format fmt)
 }
 
 /* A row per GPU sync cost: its time when measured, "n/a" with the reason when
- * the device could not run it; a CPU report shows neither row. */
+ * the device could not run it; the butterfly ceiling when measured; a CPU
+ * report shows none of these rows. */
 static void test_sync_rows_show_na(void **state)
 {
     (void)state;
@@ -58,6 +59,7 @@ static void test_sync_rows_show_na(void **state)
     c.gap_threshold = 0.10;
     c.boundary_s = 3.9e-6;
     c.grid_barrier_s = NAN;
+    c.butterflies_per_s = 8.765e11;
     static const nb_format fmts[] = {NB_FORMAT_TABLE, NB_FORMAT_MD};
     for (size_t i = 0; i < 2; i++) {
         char *t = text_of(&c, fmts[i]);
@@ -65,6 +67,7 @@ static void test_sync_rows_show_na(void **state)
         assert_non_null(strstr(t, "one grid-wide barrier (cooperative)       n/a (the device, "
                                   "or its MPS partition, refused"));
         assert_null(strstr(t, "(PDL)               n/a"));
+        assert_non_null(strstr(t, "forward butterflies from registers      876.5 G/s"));
         free(t);
     }
     c.boundary_s = NAN;
@@ -74,10 +77,11 @@ static void test_sync_rows_show_na(void **state)
     assert_non_null(strstr(t, "one grid-wide barrier (cooperative)      4.20 us"));
     free(t);
     c.backend = NB_BACKEND_CPU;
-    c.boundary_s = c.grid_barrier_s = NAN;
+    c.boundary_s = c.grid_barrier_s = c.butterflies_per_s = NAN;
     t = text_of(&c, NB_FORMAT_TABLE);
     assert_null(strstr(t, "n/a"));
     assert_null(strstr(t, "grid-wide barrier"));
+    assert_null(strstr(t, "butterflies"));
     free(t);
 }
 

@@ -1,6 +1,7 @@
 // The timing core's own GPU kernels: the blocking kernel that holds a stream
 // while a sample is queued, the per-SM clock probe, the L2 flush, and the
-// copy / empty / kernel-boundary / grid-barrier kernels of calibrate. C
+// copy / empty / kernel-boundary / grid-barrier / butterfly kernels of
+// calibrate. C
 // interface (bench/core/internal.h).
 // Launch geometry is looked up per device (the current device of the calling
 // thread), so a process may time on any device.
@@ -9,6 +10,7 @@
 
 #include "bench/core/internal.h"
 #include "core/cuda_check.h"
+#include "ntt/arith.h"
 
 namespace {
 
@@ -96,6 +98,36 @@ __global__ void boundary_second_kernel()
 __global__ void grid_barrier_kernel() { cooperative_groups::this_grid().sync(); }
 
 constexpr unsigned sync_threads = 128; // per block of the boundary and barrier kernels
+
+// The butterfly ceiling (nb_gpu_butterfly_launch): blocks of 128 threads, six
+// per SM (the residency of the NTT kernels' large shape, 80 registers).
+constexpr unsigned bfly_threads = 128, bfly_blocks_per_sm = 6;
+static_assert(NB_BFLY_PAIRS % 2 == 0, "pairs alternate between the two twiddles");
+
+__global__ void __launch_bounds__(bfly_threads, bfly_blocks_per_sm)
+butterfly_kernel(uint64_t *__restrict__ out, const uint64_t *__restrict__ in,
+                 const uint64_t *__restrict__ tw, uint64_t q, unsigned rounds)
+{
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    uint64_t x[NB_BFLY_PAIRS], y[NB_BFLY_PAIRS];
+    for (int i = 0; i < NB_BFLY_PAIRS; i++) {
+        x[i] = in[(t * NB_BFLY_PAIRS + i) * 2];
+        y[i] = in[(t * NB_BFLY_PAIRS + i) * 2 + 1];
+    }
+    const uint64_t w0 = tw[0], s0 = tw[1], w1 = tw[2], s1 = tw[3];
+#pragma unroll 1
+    for (unsigned r = 0; r < rounds; r++) {
+#pragma unroll
+        for (int i = 0; i < NB_BFLY_PAIRS; i++) {
+            nb_ct_butterfly_6q(&x[i], &y[i], i & 1 ? w1 : w0, i & 1 ? s1 : s0, q);
+            nb_ct_butterfly_8q(&x[i], &y[i], i & 1 ? w1 : w0, i & 1 ? s1 : s0, q);
+        }
+    }
+    for (int i = 0; i < NB_BFLY_PAIRS; i++) {
+        out[(t * NB_BFLY_PAIRS + i) * 2] = x[i];
+        out[(t * NB_BFLY_PAIRS + i) * 2 + 1] = y[i];
+    }
+}
 
 struct dev_info {
     int ready;
@@ -194,6 +226,26 @@ extern "C" nb_status nb_gpu_copy_launch(void *dst, const void *src, size_t bytes
 extern "C" nb_status nb_gpu_empty_launch(void *stream)
 {
     empty_kernel<<<1, 32, 0, (cudaStream_t)stream>>>();
+    NB_CUDA_LAUNCH_CHECK();
+    return NB_OK;
+}
+
+extern "C" nb_status nb_gpu_butterfly_threads(size_t *threads)
+{
+    const dev_info *info = nullptr;
+    NB_TRY(ensure_info(&info));
+    *threads = (size_t)info->sms * bfly_blocks_per_sm * bfly_threads;
+    return NB_OK;
+}
+
+extern "C" nb_status nb_gpu_butterfly_launch(uint64_t *out, const uint64_t *in,
+                                             const uint64_t *tw, uint64_t q, unsigned rounds,
+                                             void *stream)
+{
+    const dev_info *info = nullptr;
+    NB_TRY(ensure_info(&info));
+    butterfly_kernel<<<info->sms * bfly_blocks_per_sm, bfly_threads, 0, (cudaStream_t)stream>>>(
+        out, in, tw, q, rounds);
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;
 }

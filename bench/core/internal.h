@@ -66,6 +66,17 @@ nb_status nb_gpu_boundary_launch(void *stream);
  * grid-wide barrier; NB_ERR_UNSUPPORTED without cooperative launch or when
  * the device refuses the launch (CUDA's error state is then clean). */
 nb_status nb_gpu_grid_barrier_launch(void *stream);
+/* The butterfly ceiling: how fast the device runs the NTT's forward
+ * butterflies with nothing else to do. Each of *threads (six 128-thread
+ * blocks per SM: the large NTT shape's residency) holds NB_BFLY_PAIRS pairs
+ * (x, y) = in[2 (t P + i)], in[2 (t P + i) + 1] in registers, pairs of even
+ * i use twiddle tw[0] (Shoup value tw[1]), odd ones tw[2] (tw[3]), and runs
+ * `rounds` rounds of nb_ct_butterfly_6q then nb_ct_butterfly_8q on each
+ * (inputs in [0, 6q), q < 2^61); the pairs go to `out` in the same layout. */
+#define NB_BFLY_PAIRS 8
+nb_status nb_gpu_butterfly_threads(size_t *threads);
+nb_status nb_gpu_butterfly_launch(uint64_t *out, const uint64_t *in, const uint64_t *tw,
+                                  uint64_t q, unsigned rounds, void *stream);
 /* Blocks per SM of the grid-barrier kernel: 1. Tests set more to make the
  * device refuse the launch the way a smaller partition does. */
 extern unsigned nb_gpu_barrier_blocks_per_sm;

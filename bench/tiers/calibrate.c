@@ -60,6 +60,19 @@ static nb_status sync_cost(nb_status (*create)(nb_workload **, int *), void *str
     nb_workload_destroy(w);
     return s;
 }
+
+/* *per_s = forward butterflies per second from registers (the median
+ * launch of the butterfly-ceiling workload, verified before and after). */
+static nb_status butterfly_rate(void *stream, const nb_bench_opts *o, double *per_s)
+{
+    nb_workload *w = NULL;
+    double per_launch = 0, t = NAN;
+    NB_TRY(nb_butterfly_workload_create(&w, &per_launch));
+    nb_status s = measure(w, stream, o, NB_CACHE_WARM, NB_MODE_PER_LAUNCH, 1, &t);
+    nb_workload_destroy(w);
+    *per_s = per_launch / t;
+    return s;
+}
 #endif
 
 nb_status nb_calibrate(nb_backend backend, void *stream, const nb_bench_opts *o,
@@ -77,7 +90,7 @@ nb_status nb_calibrate(nb_backend backend, void *stream, const nb_bench_opts *o,
     /* copy bandwidth: on the host the one method every report states; on the
      * GPU source and destination each 4x the cache, timed by the core */
     out->launch_batch_s = out->launch_device_s = out->launch_sync_s = NAN;
-    out->boundary_s = out->grid_barrier_s = NAN;
+    out->boundary_s = out->grid_barrier_s = out->butterflies_per_s = NAN;
     if (backend == NB_BACKEND_CPU) {
         NB_TRY(nb_host_copy_bandwidth(&out->copy_Bps));
         return hot_cold_points(backend, stream, o, out);
@@ -111,6 +124,7 @@ nb_status nb_calibrate(nb_backend backend, void *stream, const nb_bench_opts *o,
         out->launch_sync_s = (nb_now_s() - t0) / reps;
         NB_TRY(sync_cost(nb_boundary_workload_create, stream, o, &out->boundary_s));
         NB_TRY(sync_cost(nb_grid_barrier_workload_create, stream, o, &out->grid_barrier_s));
+        NB_TRY(butterfly_rate(stream, o, &out->butterflies_per_s));
     }
 #endif
     return hot_cold_points(backend, stream, o, out);

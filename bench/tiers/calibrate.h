@@ -26,6 +26,10 @@ nb_status nb_boundary_workload_create(nb_workload **out, int *unsupported);
  * *unsupported = 1 (and *out NULL) when the device has no cooperative launch
  * or refuses one trial launch (e.g. an MPS partition of fewer SMs). */
 nb_status nb_grid_barrier_workload_create(nb_workload **out, int *unsupported);
+/* GPU only: the butterfly ceiling (calibrate_butterfly.c), the forward NTT
+ * butterflies of ntt/arith.h run from registers with nothing in between;
+ * *per_launch = butterflies per launch. NB_ERR_NO_DEVICE without a GPU. */
+nb_status nb_butterfly_workload_create(nb_workload **out, double *per_launch);
 
 #define NB_CALIB_MAX_POINTS 16
 
@@ -46,6 +50,7 @@ typedef struct nb_calibration {
     double launch_sync_s;       /* host round trip: launch + stream synchronize */
     double boundary_s;          /* two dependent empty kernels (PDL), device time; NAN: n/a */
     double grid_barrier_s;      /* one cooperative kernel with one grid barrier; NAN: n/a */
+    double butterflies_per_s;   /* GPU: forward butterflies from registers; NAN: CPU */
     size_t n_points;
     nb_calib_point points[NB_CALIB_MAX_POINTS];
     double gap_threshold;       /* a point "shows the gap" when gap > this (0.10) */

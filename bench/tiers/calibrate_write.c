@@ -29,6 +29,7 @@ static nb_status write_json(const nb_calibration *c, const nb_env *e, FILE *f)
     json_object_set_new(j, "launch_sync_roundtrip_ns", nb_json_real(c->launch_sync_s * 1e9));
     json_object_set_new(j, "kernel_boundary_pdl_ns", nb_json_real(c->boundary_s * 1e9));
     json_object_set_new(j, "grid_barrier_ns", nb_json_real(c->grid_barrier_s * 1e9));
+    json_object_set_new(j, "butterflies_per_s", nb_json_real(c->butterflies_per_s));
     json_t *pts = json_array();
     for (size_t i = 0; i < c->n_points; i++) {
         const nb_calib_point *p = &c->points[i];
@@ -67,6 +68,8 @@ static nb_status write_csv(const nb_calibration *c, FILE *f)
     for (size_t i = 0; i < sizeof launch / sizeof launch[0]; i++)
         if (isfinite(launch[i].s)) /* GPU only (the last two: where the device runs them) */
             fprintf(f, "%s,%.1f\n", launch[i].name, launch[i].s * 1e9);
+    if (isfinite(c->butterflies_per_s))
+        fprintf(f, "butterflies_per_s,%.4g\n", c->butterflies_per_s);
     fprintf(f, "\nworking_set_bytes,hot_ns,cold_ns,hot_GBps,cold_GBps,gap\n");
     for (size_t i = 0; i < c->n_points; i++) {
         const nb_calib_point *p = &c->points[i];
@@ -144,6 +147,10 @@ static nb_status write_text(const nb_calibration *c, const nb_env *e, nb_format 
         fprintf(f, "%sone grid-wide barrier (cooperative)       n/a (the device, or its MPS "
                    "partition, refused a cooperative launch of one block per SM)\n",
                 md ? "- " : "  ");
+    if (isfinite(c->butterflies_per_s))
+        fprintf(f, "%sforward butterflies from registers %10.1f G/s (lazy Shoup, 60-bit prime; "
+                   "no NTT kernel with this arithmetic runs its butterflies faster)\n",
+                md ? "- " : "  ", c->butterflies_per_s / 1e9);
     write_points(c, f, md, cache_name);
     if (c->gap_appears_below_bytes > 0) {
         mb(buf, sizeof buf, c->gap_appears_below_bytes);

@@ -1,0 +1,180 @@
+/* The butterfly-ceiling workload of calibrate (GPU only): how many forward
+ * NTT butterflies per second the device runs when they are all it does.
+ * Every thread keeps its pairs in registers through `BFLY_ROUNDS` rounds of
+ * the lazy forward butterflies of ntt/arith.h (nb_gpu_butterfly_launch), so
+ * no load, exchange or store stands between them: no NTT kernel built on
+ * this arithmetic runs its butterflies faster on the same device. A launch
+ * reads its inputs and writes fresh outputs; verify checks that every output
+ * was written and in range, and recomputes a sample of threads on the host
+ * with the same arithmetic. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/core/internal.h"
+#include "bench/tiers/calibrate.h"
+#include "core/rng.h"
+#include "ntt/arith.h"
+#include "ntt/primes.h"
+
+#ifdef NB_HAVE_CUDA
+#define BFLY_ROUNDS 256u   /* rounds of two butterflies per pair and launch */
+#define BFLY_LOG_N 16u     /* the prime is an NTT prime for this size */
+#define BFLY_BITS 60u      /* ... of this many bits */
+#define BFLY_SAMPLE 509u   /* verify recomputes every 509th thread and the last */
+
+typedef struct bfly_ctx {
+    nb_workload w;
+    uint64_t q, tw[4];
+    size_t threads, words; /* words = threads * NB_BFLY_PAIRS * 2 */
+    nb_buffer *in, *out, *twb;
+    uint64_t *h_in, *h_out;
+} bfly_ctx;
+
+static void bfly_teardown(void *ctx)
+{
+    bfly_ctx *c = ctx;
+    nb_buffer_destroy(c->in);
+    nb_buffer_destroy(c->out);
+    nb_buffer_destroy(c->twb);
+    free(c->h_in);
+    free(c->h_out);
+    c->in = c->out = c->twb = NULL;
+    c->h_in = c->h_out = NULL;
+}
+
+/* One set whatever `sets` is: a launch's inputs are a few MB and are never
+ * overwritten. Inputs uniform in [0, q), two random twiddles. */
+static nb_status bfly_setup(void *ctx, size_t sets, void *stream)
+{
+    bfly_ctx *c = ctx;
+    (void)sets;
+    bfly_teardown(c);
+    const size_t bytes = c->words * sizeof(uint64_t);
+    c->h_in = malloc(bytes);
+    c->h_out = malloc(bytes);
+    if (!c->h_in || !c->h_out)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", c->w.label);
+    nb_rng r;
+    nb_rng_seed(&r, (uint64_t)time(NULL) ^ 0x6a09e667f3bcc909ull);
+    nb_rng_fill_residues(&r, c->h_in, c->words, c->q);
+    for (int i = 0; i < 2; i++) {
+        c->tw[2 * i] = 1 + nb_rng_below(&r, c->q - 1);
+        c->tw[2 * i + 1] = nb_shoup_precompute(c->tw[2 * i], c->q);
+    }
+    NB_TRY(nb_buffer_create(&c->in, NB_BACKEND_GPU, bytes));
+    NB_TRY(nb_buffer_create(&c->out, NB_BACKEND_GPU, bytes));
+    NB_TRY(nb_buffer_create(&c->twb, NB_BACKEND_GPU, sizeof c->tw));
+    NB_TRY(nb_buffer_upload(c->in, 0, c->h_in, bytes, stream));
+    NB_TRY(nb_buffer_upload(c->twb, 0, c->tw, sizeof c->tw, stream));
+    return nb_stream_sync(stream);
+}
+
+static size_t bfly_bytes(const void *ctx)
+{
+    const bfly_ctx *c = ctx;
+    return 2 * c->words * sizeof(uint64_t);
+}
+
+static nb_status bfly_prepare(void *ctx, size_t set, void *stream)
+{
+    bfly_ctx *c = ctx;
+    (void)set;
+    return nb_buffer_fill(c->out, 0xA5, stream);
+}
+
+static nb_status bfly_launch(void *ctx, size_t set, void *stream)
+{
+    bfly_ctx *c = ctx;
+    (void)set;
+    return nb_gpu_butterfly_launch(nb_buffer_ptr(c->out), nb_buffer_ptr(c->in),
+                                   nb_buffer_ptr(c->twb), c->q, BFLY_ROUNDS, stream);
+}
+
+/* Thread t's pairs after BFLY_ROUNDS rounds, on the host, into h[2 P]. */
+static void bfly_expect(const bfly_ctx *c, size_t t, uint64_t *h)
+{
+    memcpy(h, c->h_in + t * NB_BFLY_PAIRS * 2, NB_BFLY_PAIRS * 2 * sizeof *h);
+    for (unsigned r = 0; r < BFLY_ROUNDS; r++)
+        for (int i = 0; i < NB_BFLY_PAIRS; i++) {
+            const uint64_t w = c->tw[2 * (i & 1)], ws = c->tw[2 * (i & 1) + 1];
+            nb_ct_butterfly_6q(&h[2 * i], &h[2 * i + 1], w, ws, c->q);
+            nb_ct_butterfly_8q(&h[2 * i], &h[2 * i + 1], w, ws, c->q);
+        }
+}
+
+/* NB_OK if thread t's outputs are what the host computes from its inputs. */
+static nb_status bfly_check_thread(const bfly_ctx *c, size_t t)
+{
+    uint64_t h[NB_BFLY_PAIRS * 2];
+    bfly_expect(c, t, h);
+    const uint64_t *got = c->h_out + t * NB_BFLY_PAIRS * 2;
+    for (int i = 0; i < NB_BFLY_PAIRS * 2; i++)
+        if (h[i] != got[i])
+            return nb_set_error(NB_ERR_VERIFY, "%s: thread %zu word %d: got %llu, expected %llu",
+                                c->w.label, t, i, (unsigned long long)got[i],
+                                (unsigned long long)h[i]);
+    return NB_OK;
+}
+
+static nb_status bfly_verify(void *ctx, size_t set, void *stream)
+{
+    bfly_ctx *c = ctx;
+    (void)set;
+    NB_TRY(nb_buffer_download(c->out, 0, c->h_out, c->words * sizeof(uint64_t), stream));
+    for (size_t i = 0; i < c->words; i++) /* the poison is above the range */
+        if (c->h_out[i] >= 6 * c->q)
+            return nb_set_error(NB_ERR_VERIFY, "%s: word %zu is %llu, not below 6q (unwritten?)",
+                                c->w.label, i, (unsigned long long)c->h_out[i]);
+    for (size_t t = 0; t < c->threads; t += BFLY_SAMPLE)
+        NB_TRY(bfly_check_thread(c, t));
+    return bfly_check_thread(c, c->threads - 1);
+}
+
+static void bfly_destroy(void *ctx)
+{
+    bfly_teardown(ctx);
+    free(ctx);
+}
+
+static const nb_workload_ops bfly_ops = {
+    .setup = bfly_setup,
+    .bytes_per_launch = bfly_bytes,
+    .prepare = bfly_prepare,
+    .launch = bfly_launch,
+    .verify = bfly_verify,
+    .teardown = bfly_teardown,
+    .destroy = bfly_destroy,
+};
+
+#endif
+
+nb_status nb_butterfly_workload_create(nb_workload **out, double *per_launch)
+{
+    if (!out || !per_launch)
+        return nb_set_error(NB_ERR_INVALID_ARG, "NULL argument");
+    *out = NULL;
+#ifndef NB_HAVE_CUDA
+    return nb_set_error(NB_ERR_NO_DEVICE, "built without CUDA");
+#else
+    NB_TRY(nb_gpu_require());
+    bfly_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of host memory");
+    nb_status s = nb_primes_generate(BFLY_LOG_N, BFLY_BITS, 1, NULL, 0, &c->q);
+    if (s == NB_OK)
+        s = nb_gpu_butterfly_threads(&c->threads);
+    if (s != NB_OK) {
+        free(c);
+        return s;
+    }
+    c->words = c->threads * NB_BFLY_PAIRS * 2;
+    c->w.label = "gpu butterfly ceiling";
+    c->w.backend = NB_BACKEND_GPU;
+    c->w.ops = &bfly_ops;
+    c->w.ctx = c;
+    *per_launch = (double)c->threads * NB_BFLY_PAIRS * 2 * BFLY_ROUNDS;
+    *out = &c->w;
+    return NB_OK;
+#endif
+}
