@@ -1,8 +1,7 @@
 // The timing core's own GPU kernels: the blocking kernel that holds a stream
 // while a sample is queued, the per-SM clock probe, the L2 flush, and the
 // copy / empty / kernel-boundary / grid-barrier / butterfly kernels of
-// calibrate. C
-// interface (bench/core/internal.h).
+// calibrate. C interface (bench/core/internal.h).
 // Launch geometry is looked up per device (the current device of the calling
 // thread), so a process may time on any device.
 #include <cooperative_groups.h>
