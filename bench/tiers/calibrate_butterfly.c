@@ -26,6 +26,7 @@
 typedef struct bfly_ctx {
     nb_workload w;
     uint64_t q, tw[4];
+    uint64_t seed;         /* of the inputs and twiddles, named in a failure */
     size_t threads, words; /* words = threads * NB_BFLY_PAIRS * 2 */
     nb_buffer *in, *out, *twb;
     uint64_t *h_in, *h_out;
@@ -56,7 +57,8 @@ static nb_status bfly_setup(void *ctx, size_t sets, void *stream)
     if (!c->h_in || !c->h_out)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", c->w.label);
     nb_rng r;
-    nb_rng_seed(&r, (uint64_t)time(NULL) ^ 0x6a09e667f3bcc909ull);
+    c->seed = (uint64_t)time(NULL) ^ 0x6a09e667f3bcc909ull;
+    nb_rng_seed(&r, c->seed);
     nb_rng_fill_residues(&r, c->h_in, c->words, c->q);
     for (int i = 0; i < 2; i++) {
         c->tw[2 * i] = 1 + nb_rng_below(&r, c->q - 1);
@@ -111,9 +113,12 @@ static nb_status bfly_check_thread(const bfly_ctx *c, size_t t)
     const uint64_t *got = c->h_out + t * NB_BFLY_PAIRS * 2;
     for (int i = 0; i < NB_BFLY_PAIRS * 2; i++)
         if (h[i] != got[i])
-            return nb_set_error(NB_ERR_VERIFY, "%s: thread %zu word %d: got %llu, expected %llu",
+            return nb_set_error(NB_ERR_VERIFY,
+                                "%s: thread %zu word %d: got %llu, expected %llu (q %llu, "
+                                "seed %llu)",
                                 c->w.label, t, i, (unsigned long long)got[i],
-                                (unsigned long long)h[i]);
+                                (unsigned long long)h[i], (unsigned long long)c->q,
+                                (unsigned long long)c->seed);
     return NB_OK;
 }
 
