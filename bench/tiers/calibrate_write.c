@@ -121,36 +121,33 @@ static nb_status write_text(const nb_calibration *c, const nb_env *e, nb_format 
                 md ? "- " : "  ", cache_name, c->copy_Bps / 1e9);
     fprintf(f, "%s%s-resident copy bandwidth         %10.1f GB/s (best hot copy <= %s/2)\n",
             md ? "- " : "  ", cache_name, c->cache_Bps / 1e9, cache_name);
-    if (isfinite(c->launch_batch_s))
-        fprintf(f, "%slaunch, back-to-back (batch x100)  %10.2f us\n", md ? "- " : "  ",
-                c->launch_batch_s * 1e6);
-    if (isfinite(c->launch_device_s))
-        fprintf(f, "%sempty kernel, device time          %10.2f us\n", md ? "- " : "  ",
-                c->launch_device_s * 1e6);
-    if (isfinite(c->launch_sync_s))
-        fprintf(f, "%slaunch + synchronize round trip    %10.2f us\n", md ? "- " : "  ",
-                c->launch_sync_s * 1e6);
-    const int gpu = c->backend == NB_BACKEND_GPU;
-    if (isfinite(c->boundary_s))
-        fprintf(f, "%stwo dependent kernels (PDL)        %10.2f us (device time; a kernel "
-                   "boundary)\n",
-                md ? "- " : "  ", c->boundary_s * 1e6);
-    else if (gpu)
-        fprintf(f, "%stwo dependent kernels (PDL)               n/a (needs programmatic "
-                   "dependent launch, sm_90)\n",
-                md ? "- " : "  ");
-    if (isfinite(c->grid_barrier_s))
-        fprintf(f, "%sone grid-wide barrier (cooperative)%10.2f us (device time; one block "
-                   "per SM)\n",
-                md ? "- " : "  ", c->grid_barrier_s * 1e6);
-    else if (gpu)
-        fprintf(f, "%sone grid-wide barrier (cooperative)       n/a (the device, or its MPS "
-                   "partition, refused a cooperative launch of one block per SM)\n",
-                md ? "- " : "  ");
-    if (isfinite(c->butterflies_per_s))
-        fprintf(f, "%sforward butterflies from registers %10.1f G/s (lazy Shoup, 60-bit prime; "
-                   "no NTT kernel with this arithmetic runs its butterflies faster)\n",
-                md ? "- " : "  ", c->butterflies_per_s / 1e9);
+    const struct {
+        const char *label; /* padded to 35 columns */
+        double value;      /* in the unit below; NAN: not measured */
+        int decimals;
+        const char *rest;  /* unit and note after the value */
+        const char *na;    /* GPU only: why a row can be missing (NULL: never shown) */
+    } rows[] = {
+        {"launch, back-to-back (batch x100)", c->launch_batch_s * 1e6, 2, " us", NULL},
+        {"empty kernel, device time", c->launch_device_s * 1e6, 2, " us", NULL},
+        {"launch + synchronize round trip", c->launch_sync_s * 1e6, 2, " us", NULL},
+        {"two dependent kernels (PDL)", c->boundary_s * 1e6, 2,
+         " us (device time; a kernel boundary)", "needs programmatic dependent launch, sm_90"},
+        {"one grid-wide barrier (cooperative)", c->grid_barrier_s * 1e6, 2,
+         " us (device time; one block per SM)",
+         "the device, or its MPS partition, refused a cooperative launch of one block per SM"},
+        {"forward butterflies from registers", c->butterflies_per_s / 1e9, 1,
+         " G/s (lazy Shoup, 60-bit prime; no NTT kernel with this arithmetic runs its "
+         "butterflies faster)",
+         NULL},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        if (isfinite(rows[i].value))
+            fprintf(f, "%s%-35s%10.*f%s\n", md ? "- " : "  ", rows[i].label, rows[i].decimals,
+                    rows[i].value, rows[i].rest);
+        else if (rows[i].na && c->backend == NB_BACKEND_GPU)
+            fprintf(f, "%s%-35s%10s (%s)\n", md ? "- " : "  ", rows[i].label, "n/a", rows[i].na);
+    }
     write_points(c, f, md, cache_name);
     if (c->gap_appears_below_bytes > 0) {
         mb(buf, sizeof buf, c->gap_appears_below_bytes);
