@@ -1,6 +1,7 @@
 /* Tests of the calibrate tier on the CPU: the copy and empty workloads timed
  * by the core (per-launch and batch modes), and how the text report shows a
- * GPU calibration whose kernel-boundary or grid-barrier row could not run. */
+ * GPU calibration: its butterfly ceiling, and kernel-boundary or grid-barrier
+ * rows that could not run. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
