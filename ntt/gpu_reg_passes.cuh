@@ -339,9 +339,10 @@ template <unsigned NEED> __device__ __forceinline__ void limb_wait(unsigned *f, 
  * reached it): at the start for an EARLY FIRST phase (the second kernel
  * stages its twiddles meanwhile) and for a SECOND phase without WAIT
  * (whatever follows the call, e.g. a CKKS kernel, takes the SMs of this
- * one's last wave), else after the butterflies. Every phase waits for the previous kernel's results
- * after staging its own twiddles (a no-op unless launched with the PDL
- * attribute: always for SECOND, FIRST when the variant asks). EVICT_FIRST:
+ * one's last wave), else after the butterflies. Every phase waits for the
+ * previous kernel's results after staging its own twiddles (a no-op unless
+ * launched with the PDL attribute: always for SECOND, FIRST when the variant
+ * asks). EVICT_FIRST:
  * the phase's coefficient loads and row twiddles are marked L2 evict-first
  * (read once, and the coefficients are overwritten in place), so that the
  * other kernel's data stays in L2. LAZY (every prime of the call below
