@@ -1,7 +1,9 @@
-/* 64-bit modular arithmetic shared by the CPU backend, the GPU kernels and the
- * tests, so that CPU tests exercise exactly the arithmetic the kernels run.
+/* Modular arithmetic on 64-bit and 32-bit words, shared by the CPU backend,
+ * the GPU kernels and the tests, so that CPU tests exercise exactly the
+ * arithmetic the kernels run. The 32-bit word functions (suffix 32) are at
+ * the end.
  *
- * Supported moduli: odd primes q with 2 < q < 2^62 (NB_MAX_PRIME_BITS = 62).
+ * 64-bit words: odd primes q with 2 < q < 2^62 (NB_MAX_PRIME_BITS = 62).
  * The bound is the one the lazy (Harvey) butterflies need: the forward
  * butterfly keeps values in [0, 4q), so 4q must fit a 64-bit word, i.e.
  * q < 2^62. Shoup products are in [0, 2q) for any 64-bit multiplicand.
@@ -268,6 +270,105 @@ NB_HD void nb_gs_butterfly_4q(uint64_t *x, uint64_t *y, uint64_t w, uint64_t w_s
     *y = nb_mul_shoup_lazy(u - v + (q << 2), w, w_shoup, q);
 }
 
+/* ---- 32-bit words ----
+ * Odd primes q < 2^31 (NB_MAX_PRIME_BITS_32 = 31), so that 2q fits a word.
+ * Two butterfly families: the Harvey ones (nb_ct_butterfly32,
+ * nb_gs_butterfly32) keep values in [0, 4q) and so need q < 2^30
+ * (NB_LAZY4_PRIME_BITS_32); the _q31 ones keep values in [0, 2q) and serve
+ * every q < 2^31 at the cost of one more conditional subtraction per
+ * butterfly. A 32-bit Shoup companion is ws32 = floor(w 2^32 / q), which is
+ * the high word of the 64-bit one in nb_ntt_tables (nb_shoup32_from64). */
+#define NB_MAX_PRIME_BITS_32 31u
+#define NB_LAZY4_PRIME_BITS_32 30u /* primes of at most this many bits: 4q < 2^32 */
+
+/* High 32 bits of the 64-bit product a*b. */
+NB_HD uint32_t nb_mulhi32(uint32_t a, uint32_t b)
+{
+#if defined(__CUDA_ARCH__)
+    return __umulhi(a, b);
+#else
+    return (uint32_t)(((uint64_t)a * b) >> 32);
+#endif
+}
+
+/* x - m if x >= m, else x; for x in [0, 2m) with m <= 2^31. x - m wraps
+ * above x exactly when x < m, so the minimum is the answer: two instructions
+ * (add, min) on the GPU. */
+NB_HD uint32_t nb_csub32(uint32_t x, uint32_t m)
+{
+    const uint32_t d = x - m;
+    return d < x ? d : x;
+}
+
+/* x in [0, 2q) -> x mod q. */
+NB_HD uint32_t nb_reduce32_2q(uint32_t x, uint32_t q) { return nb_csub32(x, q); }
+
+/* x in [0, 4q) -> x mod q, for q < 2^30. */
+NB_HD uint32_t nb_reduce32_4q(uint32_t x, uint32_t q) { return nb_csub32(nb_csub32(x, q << 1), q); }
+
+/* The 32-bit Shoup companion floor(w 2^32 / q) from the 64-bit one
+ * floor(w 2^64 / q): its high word (floor(floor(x) / 2^32) = floor(x / 2^32)). */
+NB_HD uint32_t nb_shoup32_from64(uint64_t ws64) { return (uint32_t)(ws64 >> 32); }
+
+/* Shoup multiplication by a constant w in [0, q) with ws = floor(w 2^32 / q):
+ * a * w mod q for any 32-bit a, result in [0, 2q) (lazy). The true product
+ * minus the estimated quotient times q lies in [0, 2q), below 2^32, so the
+ * wrapped 32-bit difference is exact. */
+NB_HD uint32_t nb_mul_shoup32_lazy(uint32_t a, uint32_t w, uint32_t ws, uint32_t q)
+{
+    return a * w - nb_mulhi32(a, ws) * q;
+}
+
+/* Shoup multiplication, fully reduced: result in [0, q). */
+NB_HD uint32_t nb_mul_shoup32(uint32_t a, uint32_t w, uint32_t ws, uint32_t q)
+{
+    return nb_csub32(nb_mul_shoup32_lazy(a, w, ws, q), q);
+}
+
+/* w in [1, q) from ws = floor(w 2^32 / q): floor(ws q / 2^32) + 1 (the proof
+ * of nb_shoup_recover, with 2^32). Not valid for w = 0. */
+NB_HD uint32_t nb_shoup32_recover(uint32_t ws, uint32_t q) { return nb_mulhi32(ws, q) + 1; }
+
+/* Harvey forward butterfly for q < 2^30.
+ * In: x, y in [0, 4q). Out: x' = x + w y, y' = x - w y (mod q), both in [0, 4q). */
+NB_HD void nb_ct_butterfly32(uint32_t *x, uint32_t *y, uint32_t w, uint32_t ws, uint32_t q)
+{
+    const uint32_t two_q = q << 1;
+    const uint32_t u = nb_csub32(*x, two_q);
+    const uint32_t t = nb_mul_shoup32_lazy(*y, w, ws, q);
+    *x = u + t;
+    *y = u - t + two_q;
+}
+
+/* Forward butterfly for q < 2^31.
+ * In: x, y in [0, 2q). Out: x' = x + w y, y' = x - w y (mod q), both in [0, 2q). */
+NB_HD void nb_ct_butterfly32_q31(uint32_t *x, uint32_t *y, uint32_t w, uint32_t ws, uint32_t q)
+{
+    const uint32_t u = nb_csub32(*x, q);
+    const uint32_t t = nb_csub32(nb_mul_shoup32_lazy(*y, w, ws, q), q);
+    *x = u + t;
+    *y = u - t + q;
+}
+
+/* Harvey inverse butterfly for q < 2^30.
+ * In: x, y in [0, 2q). Out: x' = x + y, y' = (x - y) w (mod q), both in [0, 2q). */
+NB_HD void nb_gs_butterfly32(uint32_t *x, uint32_t *y, uint32_t w, uint32_t ws, uint32_t q)
+{
+    const uint32_t two_q = q << 1;
+    const uint32_t u = *x, v = *y;
+    *x = nb_csub32(u + v, two_q);
+    *y = nb_mul_shoup32_lazy(u - v + two_q, w, ws, q);
+}
+
+/* Inverse butterfly for q < 2^31.
+ * In: x, y in [0, 2q). Out: x' = x + y, y' = (x - y) w (mod q), both in [0, 2q). */
+NB_HD void nb_gs_butterfly32_q31(uint32_t *x, uint32_t *y, uint32_t w, uint32_t ws, uint32_t q)
+{
+    const uint32_t u = nb_csub32(*x, q), v = nb_csub32(*y, q);
+    *x = u + v;
+    *y = nb_mul_shoup32_lazy(u - v + q, w, ws, q);
+}
+
 /* ---- host-only helpers (128-bit division) ---- */
 #if !defined(__CUDA_ARCH__)
 /* floor(w * 2^64 / q) for w in [0, q). Host only. */
@@ -290,6 +391,12 @@ NB_HOST void nb_barrett_precompute(uint64_t q, uint64_t *mu_lo, uint64_t *mu_hi)
     unsigned __int128 m = ~(unsigned __int128)0 / q; /* == floor(2^128/q) for odd q */
     *mu_lo = (uint64_t)m;
     *mu_hi = (uint64_t)(m >> 64);
+}
+
+/* floor(w * 2^32 / q) for w in [0, q), q < 2^32. Host only. */
+NB_HOST uint32_t nb_shoup32_precompute(uint32_t w, uint32_t q)
+{
+    return (uint32_t)(((uint64_t)w << 32) / q);
 }
 #endif
 

@@ -168,8 +168,9 @@ static void inverse_limb(uint64_t *restrict a, const uint64_t *restrict w,
     }
 }
 
-static nb_status forward(void *plan, uint64_t *data, size_t first, size_t count, void *stream)
+static nb_status forward(void *plan, void *words, size_t first, size_t count, void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     (void)stream;
     const harvey_plan *p = plan;
     const nb_ntt_tables *t = p->t;
@@ -182,8 +183,9 @@ static nb_status forward(void *plan, uint64_t *data, size_t first, size_t count,
     return NB_OK;
 }
 
-static nb_status inverse(void *plan, uint64_t *data, size_t first, size_t count, void *stream)
+static nb_status inverse(void *plan, void *words, size_t first, size_t count, void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     (void)stream;
     const harvey_plan *p = plan;
     const nb_ntt_tables *t = p->t;

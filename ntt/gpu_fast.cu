@@ -336,25 +336,31 @@ nb_status run(void *plan, bool inverse, uint64_t *data, const uint64_t *src, siz
     return dispatch(x, inverse);
 }
 
-nb_status forward(void *plan, uint64_t *data, size_t first, size_t count, void *stream)
+nb_status forward(void *plan, void *words, size_t first, size_t count, void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     return run(plan, false, data, data, first, count, stream);
 }
 
-nb_status inverse(void *plan, uint64_t *data, size_t first, size_t count, void *stream)
+nb_status inverse(void *plan, void *words, size_t first, size_t count, void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     return run(plan, true, data, data, first, count, stream);
 }
 
-nb_status forward_to(void *plan, uint64_t *dst, const uint64_t *src, size_t first, size_t count,
+nb_status forward_to(void *plan, void *dst_words, const void *src_words, size_t first, size_t count,
                      void *stream)
 {
+    uint64_t *dst = (uint64_t *)dst_words;
+    const uint64_t *src = (const uint64_t *)src_words;
     return run(plan, false, dst, src, first, count, stream);
 }
 
-nb_status inverse_to(void *plan, uint64_t *dst, const uint64_t *src, size_t first, size_t count,
+nb_status inverse_to(void *plan, void *dst_words, const void *src_words, size_t first, size_t count,
                      void *stream)
 {
+    uint64_t *dst = (uint64_t *)dst_words;
+    const uint64_t *src = (const uint64_t *)src_words;
     return run(plan, true, dst, src, first, count, stream);
 }
 

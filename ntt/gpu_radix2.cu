@@ -114,8 +114,9 @@ static unsigned grid_for(size_t count, unsigned log_n)
     return (unsigned)((butterflies + RADIX2_THREADS - 1) / RADIX2_THREADS);
 }
 
-static nb_status forward(void *plan, uint64_t *data, size_t first, size_t count, void *stream)
+static nb_status forward(void *plan, void *words, size_t first, size_t count, void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     const radix2_plan *p = (const radix2_plan *)plan;
     cudaStream_t s = (cudaStream_t)stream;
     for (unsigned log_m = 0; log_m < p->log_n; log_m++) {
@@ -126,8 +127,9 @@ static nb_status forward(void *plan, uint64_t *data, size_t first, size_t count,
     return NB_OK;
 }
 
-static nb_status inverse(void *plan, uint64_t *data, size_t first, size_t count, void *stream)
+static nb_status inverse(void *plan, void *words, size_t first, size_t count, void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     const radix2_plan *p = (const radix2_plan *)plan;
     cudaStream_t s = (cudaStream_t)stream;
     for (unsigned log_h = p->log_n; log_h-- > 0;) {

@@ -148,15 +148,17 @@ nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
     });
 }
 
-nb_status forward(void *plan, uint64_t *data, size_t first, size_t count, void *stream)
+nb_status forward(void *plan, void *words, size_t first, size_t count, void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     NB_TRY(check_aligned(data, REGS_NAME));
     return dispatch((const Plan *)plan, false, data, first, count, (cudaStream_t)stream,
                     false);
 }
 
-nb_status inverse(void *plan, uint64_t *data, size_t first, size_t count, void *stream)
+nb_status inverse(void *plan, void *words, size_t first, size_t count, void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     NB_TRY(check_aligned(data, REGS_NAME));
     return dispatch((const Plan *)plan, true, data, first, count, (cudaStream_t)stream,
                     false);

@@ -182,16 +182,18 @@ static nb_status launch(const smem_plan *p, bool columns, bool inverse, uint64_t
     return NB_OK;
 }
 
-static nb_status forward(void *plan, uint64_t *data, size_t first, size_t count, void *stream)
+static nb_status forward(void *plan, void *words, size_t first, size_t count, void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     const smem_plan *p = (const smem_plan *)plan;
     cudaStream_t s = (cudaStream_t)stream;
     NB_TRY(launch(p, true, false, data, first, count, s));
     return launch(p, false, false, data, first, count, s);
 }
 
-static nb_status inverse(void *plan, uint64_t *data, size_t first, size_t count, void *stream)
+static nb_status inverse(void *plan, void *words, size_t first, size_t count, void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     const smem_plan *p = (const smem_plan *)plan;
     cudaStream_t s = (cudaStream_t)stream;
     NB_TRY(launch(p, false, true, data, first, count, s));

@@ -102,7 +102,7 @@ void nb_ntt_destroy(nb_ntt *ntt)
     free(ntt);
 }
 
-static nb_status check_call(const nb_ntt *ntt, const uint64_t *data, size_t first, size_t count)
+static nb_status check_call(const nb_ntt *ntt, const void *data, size_t first, size_t count)
 {
     if (!ntt || !data)
         return nb_set_error(NB_ERR_INVALID_ARG, "NTT call: NULL argument");
@@ -115,35 +115,42 @@ static nb_status check_call(const nb_ntt *ntt, const uint64_t *data, size_t firs
     return NB_OK;
 }
 
-nb_status nb_ntt_forward(nb_ntt *ntt, uint64_t *data, size_t first, size_t count, void *stream)
+nb_status nb_ntt_forward(nb_ntt *ntt, void *data, size_t first, size_t count, void *stream)
 {
     NB_TRY(check_call(ntt, data, first, count));
     return ntt->variant->forward(ntt->plan, data, first, count, stream);
 }
 
-nb_status nb_ntt_inverse(nb_ntt *ntt, uint64_t *data, size_t first, size_t count, void *stream)
+nb_status nb_ntt_inverse(nb_ntt *ntt, void *data, size_t first, size_t count, void *stream)
 {
     NB_TRY(check_call(ntt, data, first, count));
     return ntt->variant->inverse(ntt->plan, data, first, count, stream);
 }
 
+/* Bytes of `count` limbs in the plan's word size. */
+static size_t call_bytes(const nb_ntt *ntt, size_t count)
+{
+    return (count << ntt->tables->log_n) * (ntt->variant->word_bits / 8);
+}
+
 /* dst and src of an out-of-place call: both valid for the call, and equal
  * or apart. */
-static nb_status check_to(const nb_ntt *ntt, const uint64_t *dst, const uint64_t *src,
-                          size_t first, size_t count)
+static nb_status check_to(const nb_ntt *ntt, const void *dst, const void *src, size_t first,
+                          size_t count)
 {
     NB_TRY(check_call(ntt, dst, first, count));
     NB_TRY(check_call(ntt, src, first, count));
-    const size_t words = count << ntt->tables->log_n;
-    if (dst != src && dst < src + words && src < dst + words)
+    const size_t bytes = call_bytes(ntt, count);
+    const char *d = dst, *s = src;
+    if (d != s && d < s + bytes && s < d + bytes)
         return nb_set_error(NB_ERR_INVALID_ARG, "NTT call: dst and src overlap");
     return NB_OK;
 }
 
 /* An out-of-place call: the variant's own entry, else a copy and the
  * in-place transform; dst == src is the in-place call. */
-static nb_status call_to(nb_ntt *ntt, int inverse, uint64_t *dst, const uint64_t *src,
-                         size_t first, size_t count, void *stream)
+static nb_status call_to(nb_ntt *ntt, int inverse, void *dst, const void *src, size_t first,
+                         size_t count, void *stream)
 {
     NB_TRY(check_to(ntt, dst, src, first, count));
     const nb_ntt_variant *v = ntt->variant;
@@ -152,19 +159,18 @@ static nb_status call_to(nb_ntt *ntt, int inverse, uint64_t *dst, const uint64_t
             return v->inverse_to(ntt->plan, dst, src, first, count, stream);
         if (!inverse && v->forward_to)
             return v->forward_to(ntt->plan, dst, src, first, count, stream);
-        NB_TRY(nb_mem_copy(v->backend, dst, src, (count << ntt->tables->log_n) * sizeof *dst,
-                           stream));
+        NB_TRY(nb_mem_copy(v->backend, dst, src, call_bytes(ntt, count), stream));
     }
     return (inverse ? v->inverse : v->forward)(ntt->plan, dst, first, count, stream);
 }
 
-nb_status nb_ntt_forward_to(nb_ntt *ntt, uint64_t *dst, const uint64_t *src, size_t first,
+nb_status nb_ntt_forward_to(nb_ntt *ntt, void *dst, const void *src, size_t first,
                             size_t count, void *stream)
 {
     return call_to(ntt, 0, dst, src, first, count, stream);
 }
 
-nb_status nb_ntt_inverse_to(nb_ntt *ntt, uint64_t *dst, const uint64_t *src, size_t first,
+nb_status nb_ntt_inverse_to(nb_ntt *ntt, void *dst, const void *src, size_t first,
                             size_t count, void *stream)
 {
     return call_to(ntt, 1, dst, src, first, count, stream);
@@ -174,6 +180,8 @@ int nb_ntt_out_of_place(const nb_ntt *ntt)
 {
     return ntt && ntt->variant->forward_to && ntt->variant->inverse_to;
 }
+
+unsigned nb_ntt_word_bits(const nb_ntt *ntt) { return ntt ? ntt->variant->word_bits : 0; }
 
 const nb_ntt_tables *nb_ntt_get_tables(const nb_ntt *ntt) { return ntt ? ntt->tables : NULL; }
 const nb_ntt_variant *nb_ntt_get_variant(const nb_ntt *ntt) { return ntt ? ntt->variant : NULL; }

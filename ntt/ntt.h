@@ -33,22 +33,24 @@ nb_status nb_ntt_create_on_tables(nb_ntt **out, const nb_ntt_variant *variant,
 void nb_ntt_destroy(nb_ntt *ntt);
 
 /* In-place forward/inverse transform of limbs [first, first + count); data
- * points at limb `first` (host or device memory, per the variant's backend). */
-nb_status nb_ntt_forward(nb_ntt *ntt, uint64_t *data, size_t first, size_t count,
-                         void *stream);
-nb_status nb_ntt_inverse(nb_ntt *ntt, uint64_t *data, size_t first, size_t count,
-                         void *stream);
+ * points at limb `first` (host or device memory, per the variant's backend)
+ * and holds words of nb_ntt_word_bits(ntt) bits: uint64_t for a 64-bit
+ * variant, uint32_t for a 32-bit one, each in [0, q) on input and output. */
+nb_status nb_ntt_forward(nb_ntt *ntt, void *data, size_t first, size_t count, void *stream);
+nb_status nb_ntt_inverse(nb_ntt *ntt, void *data, size_t first, size_t count, void *stream);
 /* The same transforms out of place: limbs [first, first + count) read from
  * src, written to dst (both at limb `first`), src unchanged. dst == src is the
  * in-place call; otherwise the two ranges must not overlap. A variant without
  * out-of-place entries gets a copy then its in-place transform (both on
  * stream). */
-nb_status nb_ntt_forward_to(nb_ntt *ntt, uint64_t *dst, const uint64_t *src, size_t first,
+nb_status nb_ntt_forward_to(nb_ntt *ntt, void *dst, const void *src, size_t first,
                             size_t count, void *stream);
-nb_status nb_ntt_inverse_to(nb_ntt *ntt, uint64_t *dst, const uint64_t *src, size_t first,
+nb_status nb_ntt_inverse_to(nb_ntt *ntt, void *dst, const void *src, size_t first,
                             size_t count, void *stream);
 /* 1 if the variant transforms out of place itself (no copy), else 0. */
 int nb_ntt_out_of_place(const nb_ntt *ntt);
+/* The word size of the data the transforms take: 64 or 32 (0 for NULL). */
+unsigned nb_ntt_word_bits(const nb_ntt *ntt);
 
 const nb_ntt_tables *nb_ntt_get_tables(const nb_ntt *ntt);
 const nb_ntt_variant *nb_ntt_get_variant(const nb_ntt *ntt);

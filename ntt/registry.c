@@ -31,12 +31,14 @@ static nb_status add(const nb_ntt_variant *v)
         return nb_set_error(NB_ERR_INVALID_ARG,
                             "variant '%s': log_n range [%u, %u] not inside [%u, %u]", v->name,
                             v->min_log_n, v->max_log_n, NB_MIN_LOG_N, NB_MAX_LOG_N);
-    if (v->word_bits != 64)
-        return nb_set_error(NB_ERR_UNSUPPORTED, "variant '%s': word_bits=%u (only 64 supported)",
+    if (v->word_bits != 64 && v->word_bits != 32)
+        return nb_set_error(NB_ERR_UNSUPPORTED, "variant '%s': word_bits=%u (64 or 32 supported)",
                             v->name, v->word_bits);
-    if (v->max_prime_bits < NB_MIN_PRIME_BITS || v->max_prime_bits > NB_MAX_PRIME_BITS)
-        return nb_set_error(NB_ERR_INVALID_ARG, "variant '%s': max_prime_bits=%u outside [%u, %u]",
-                            v->name, v->max_prime_bits, NB_MIN_PRIME_BITS, NB_MAX_PRIME_BITS);
+    const unsigned max_bits = v->word_bits == 32 ? NB_MAX_PRIME_BITS_32 : NB_MAX_PRIME_BITS;
+    if (v->max_prime_bits < NB_MIN_PRIME_BITS || v->max_prime_bits > max_bits)
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "variant '%s': max_prime_bits=%u outside [%u, %u] for %u-bit words",
+                            v->name, v->max_prime_bits, NB_MIN_PRIME_BITS, max_bits, v->word_bits);
     for (size_t i = 0; i < registry_count; i++)
         if (strcmp(registry[i]->name, v->name) == 0)
             return nb_set_error(NB_ERR_INVALID_ARG, "variant '%s' is already registered", v->name);

@@ -18,8 +18,14 @@ extern "C" {
 /* One NTT implementation. Every field is required but the out-of-place
  * pair at the end (both or neither).
  *
+ * Word size: `word_bits` is 64 or 32. Data is an array of words of that size
+ * (uint64_t or uint32_t), passed as void *; a 32-bit variant serves primes
+ * below 2^31 at most (max_prime_bits <= NB_MAX_PRIME_BITS_32), a 64-bit one
+ * below 2^62. Both read the same nb_ntt_tables (a 32-bit Shoup companion is
+ * the high word of the table's 64-bit one: nb_shoup32_from64).
+ *
  * Data layout: a batch of limbs, limb l holding N coefficients reduced mod
- * tables->q[l], limbs contiguous (limb l at data + l*N). Transforms are in
+ * tables->q[l], limbs contiguous (limb l at word l*N of data). Transforms are in
  * place; inputs are in [0, q) and outputs must be in [0, q). Ordering follows
  * nb_ntt_tables (forward: natural in, bit-reversed out; inverse: the reverse,
  * scaled by N^-1).
@@ -38,7 +44,7 @@ typedef struct nb_ntt_variant {
     const char *description; /* one line */
     nb_backend backend;
     unsigned min_log_n, max_log_n; /* supported transform sizes */
-    unsigned word_bits;            /* storage word: 64 */
+    unsigned word_bits;            /* storage word: 64 or 32 */
     unsigned max_prime_bits;       /* largest supported q: q < 2^max_prime_bits */
 
     /* Builds a plan over the primes of `tables` (which outlive the plan):
@@ -49,17 +55,17 @@ typedef struct nb_ntt_variant {
     void (*plan_destroy)(void *plan); /* accepts NULL */
 
     /* Transform limbs [first, first + count) of the plan's primes; `data`
-     * points at limb `first`. */
-    nb_status (*forward)(void *plan, uint64_t *data, size_t first, size_t count, void *stream);
-    nb_status (*inverse)(void *plan, uint64_t *data, size_t first, size_t count, void *stream);
+     * (words of word_bits bits) points at limb `first`. */
+    nb_status (*forward)(void *plan, void *data, size_t first, size_t count, void *stream);
+    nb_status (*inverse)(void *plan, void *data, size_t first, size_t count, void *stream);
 
     /* Optional (NULL: nb_ntt_forward_to / nb_ntt_inverse_to copy src to dst
      * on `stream`, then call the in-place entry): the same transforms read
      * from `src` and written to `dst`, both at limb `first`, distinct and
      * not overlapping (the wrapper checks); src is left unchanged. */
-    nb_status (*forward_to)(void *plan, uint64_t *dst, const uint64_t *src, size_t first,
+    nb_status (*forward_to)(void *plan, void *dst, const void *src, size_t first,
                             size_t count, void *stream);
-    nb_status (*inverse_to)(void *plan, uint64_t *dst, const uint64_t *src, size_t first,
+    nb_status (*inverse_to)(void *plan, void *dst, const void *src, size_t first,
                             size_t count, void *stream);
 } nb_ntt_variant;
 

@@ -63,8 +63,9 @@ static void inv_limb(uint64_t *a, const nb_ntt_tables *t, size_t l)
         a[j] = nb_mul_mod(a[j], t->n_inv[l], q, mlo, mhi);
 }
 
-static nb_status forward(void *plan, uint64_t *data, size_t first, size_t count, void *stream)
+static nb_status forward(void *plan, void *words, size_t first, size_t count, void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     (void)stream;
     const nb_ntt_tables *t = ((naive_plan *)plan)->t;
     for (size_t k = 0; k < count; k++)
@@ -72,8 +73,9 @@ static nb_status forward(void *plan, uint64_t *data, size_t first, size_t count,
     return NB_OK;
 }
 
-static nb_status inverse(void *plan, uint64_t *data, size_t first, size_t count, void *stream)
+static nb_status inverse(void *plan, void *words, size_t first, size_t count, void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     (void)stream;
     const nb_ntt_tables *t = ((naive_plan *)plan)->t;
     for (size_t k = 0; k < count; k++)
@@ -81,9 +83,10 @@ static nb_status inverse(void *plan, uint64_t *data, size_t first, size_t count,
     return NB_OK;
 }
 
-static nb_status forward_broken(void *plan, uint64_t *data, size_t first, size_t count,
+static nb_status forward_broken(void *plan, void *words, size_t first, size_t count,
                                 void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     NB_TRY(forward(plan, data, first, count, stream));
     const nb_ntt_tables *t = ((naive_plan *)plan)->t;
     for (size_t k = 0; k < count; k++)

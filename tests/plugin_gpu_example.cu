@@ -129,9 +129,10 @@ nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
     return NB_OK;
 }
 
-nb_status transform(void *plan, uint64_t *data, size_t first, size_t count, void *stream,
+nb_status transform(void *plan, void *words, size_t first, size_t count, void *stream,
                     int inverse)
 {
+    uint64_t *data = (uint64_t *)words;
     const dft_plan *p = (const dft_plan *)plan;
     const size_t n = (size_t)1 << p->log_n;
     cudaStream_t s = (cudaStream_t)stream;
@@ -147,13 +148,15 @@ nb_status transform(void *plan, uint64_t *data, size_t first, size_t count, void
     return NB_OK;
 }
 
-nb_status forward(void *plan, uint64_t *data, size_t first, size_t count, void *stream)
+nb_status forward(void *plan, void *words, size_t first, size_t count, void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     return transform(plan, data, first, count, stream, 0);
 }
 
-nb_status inverse(void *plan, uint64_t *data, size_t first, size_t count, void *stream)
+nb_status inverse(void *plan, void *words, size_t first, size_t count, void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     return transform(plan, data, first, count, stream, 1);
 }
 

@@ -42,25 +42,28 @@ static void plan_destroy(void *plan)
     free(p);
 }
 
-static nb_status fwd_ignores_first(void *plan, uint64_t *data, size_t first, size_t count,
+static nb_status fwd_ignores_first(void *plan, void *words, size_t first, size_t count,
                                    void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     (void)first;
     wrap_plan *p = plan;
     return p->base->forward(p->plan, data, 0, count, stream);
 }
 
-static nb_status inv_ignores_first(void *plan, uint64_t *data, size_t first, size_t count,
+static nb_status inv_ignores_first(void *plan, void *words, size_t first, size_t count,
                                    void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     (void)first;
     wrap_plan *p = plan;
     return p->base->inverse(p->plan, data, 0, count, stream);
 }
 
-static nb_status fwd_writes_outside(void *plan, uint64_t *data, size_t first, size_t count,
+static nb_status fwd_writes_outside(void *plan, void *words, size_t first, size_t count,
                                     void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     wrap_plan *p = plan;
     NB_TRY(p->base->forward(p->plan, data, first, count, stream));
     if (first + count < p->limbs)
@@ -68,9 +71,10 @@ static nb_status fwd_writes_outside(void *plan, uint64_t *data, size_t first, si
     return NB_OK;
 }
 
-static nb_status inv_writes_outside(void *plan, uint64_t *data, size_t first, size_t count,
+static nb_status inv_writes_outside(void *plan, void *words, size_t first, size_t count,
                                     void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     wrap_plan *p = plan;
     NB_TRY(p->base->inverse(p->plan, data, first, count, stream));
     if (first + count < p->limbs)

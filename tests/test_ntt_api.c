@@ -158,7 +158,7 @@ static void test_transform_calls_reject_bad_ranges_and_leave_data(void **state)
     uint64_t data[4 * 64], copy[4 * 64];
     nb_test_fill_residues(data, n, q, L);
     memcpy(copy, data, sizeof data);
-    nb_status (*fn[2])(nb_ntt *, uint64_t *, size_t, size_t, void *) = {nb_ntt_forward,
+    nb_status (*fn[2])(nb_ntt *, void *, size_t, size_t, void *) = {nb_ntt_forward,
                                                                          nb_ntt_inverse};
     for (int d = 0; d < 2; d++) {
         EXPECT_STATUS(fn[d](NULL, data, 0, 1, NULL), NB_ERR_INVALID_ARG);
@@ -189,9 +189,9 @@ static void test_out_of_place_calls_match_in_place_and_leave_src(void **state)
     nb_ntt *ntt = harvey_64x4(q, 50);
     assert_int_equal(nb_ntt_out_of_place(ntt), 0);
     static uint64_t src[4 * 64], keep[4 * 64], dst[4 * 64], want[4 * 64];
-    nb_status (*in_place[2])(nb_ntt *, uint64_t *, size_t, size_t, void *) = {nb_ntt_forward,
+    nb_status (*in_place[2])(nb_ntt *, void *, size_t, size_t, void *) = {nb_ntt_forward,
                                                                               nb_ntt_inverse};
-    nb_status (*to[2])(nb_ntt *, uint64_t *, const uint64_t *, size_t, size_t, void *) = {
+    nb_status (*to[2])(nb_ntt *, void *, const void *, size_t, size_t, void *) = {
         nb_ntt_forward_to, nb_ntt_inverse_to};
     for (int d = 0; d < 2; d++) {
         nb_test_fill_residues(src, n, q, L);
@@ -268,8 +268,9 @@ static void ok_plan_destroy(void *plan) { (void)plan; }
 
 /* A plug-in variant built on the reference: per-limb GMP transforms. It also
  * asserts the guarantees the wrapper promises to variants. */
-static nb_status ref_forward(void *plan, uint64_t *data, size_t first, size_t count, void *s)
+static nb_status ref_forward(void *plan, void *words, size_t first, size_t count, void *s)
 {
+    uint64_t *data = (uint64_t *)words;
     (void)s;
     const nb_ntt_tables *t = plan;
     assert_non_null(data);
@@ -279,8 +280,9 @@ static nb_status ref_forward(void *plan, uint64_t *data, size_t first, size_t co
         NB_TRY(nb_ref_ntt_forward(data + k * t->n, t->log_n, t->q[first + k], t->psi[first + k]));
     return NB_OK;
 }
-static nb_status ref_inverse(void *plan, uint64_t *data, size_t first, size_t count, void *s)
+static nb_status ref_inverse(void *plan, void *words, size_t first, size_t count, void *s)
 {
+    uint64_t *data = (uint64_t *)words;
     (void)s;
     const nb_ntt_tables *t = plan;
     assert_non_null(data);
@@ -311,9 +313,11 @@ static const nb_ntt_variant good_template = {
     .inverse = ref_inverse,
 };
 
-static nb_status unused_to(void *plan, uint64_t *dst, const uint64_t *src, size_t first,
+static nb_status unused_to(void *plan, void *dst_words, const void *src_words, size_t first,
                           size_t count, void *stream)
 {
+    uint64_t *dst = (uint64_t *)dst_words;
+    const uint64_t *src = (const uint64_t *)src_words;
     (void)plan, (void)dst, (void)src, (void)first, (void)count, (void)stream;
     return NB_OK;
 }
@@ -348,8 +352,11 @@ static void test_register_rejects_malformed_variants(void **state)
     for (int i = 0; i < 17; i++)
         if (i != 14)
             EXPECT_STATUS(nb_ntt_variant_register(&v[i]), NB_ERR_INVALID_ARG);
-    v[14].word_bits = 32;
+    v[14].word_bits = 16; /* 64 and 32 are the word sizes */
     EXPECT_STATUS(nb_ntt_variant_register(&v[14]), NB_ERR_UNSUPPORTED);
+    v[14].word_bits = 32; /* 32-bit words serve primes below 2^31 at most */
+    v[14].max_prime_bits = 32;
+    EXPECT_STATUS(nb_ntt_variant_register(&v[14]), NB_ERR_INVALID_ARG);
     EXPECT_STATUS(nb_ntt_variant_register(NULL), NB_ERR_INVALID_ARG);
     assert_int_equal(nb_ntt_variant_count(), before);
     assert_null(nb_ntt_variant_find("test-malformed"));
@@ -384,7 +391,9 @@ static void test_builtins_are_listed_and_well_formed(void **state)
         assert_ptr_equal(nb_ntt_variant_find(v->name), v);
         assert_true(v->min_log_n >= NB_MIN_LOG_N && v->max_log_n <= NB_MAX_LOG_N);
         assert_true(v->min_log_n <= v->max_log_n);
-        assert_int_equal(v->word_bits, 64);
+        assert_true(v->word_bits == 64 || v->word_bits == 32);
+        assert_true(v->max_prime_bits <=
+                    (v->word_bits == 32 ? NB_MAX_PRIME_BITS_32 : NB_MAX_PRIME_BITS));
         assert_true(strlen(v->description) > 0);
         assert_non_null(nb_backend_name(v->backend));
         for (size_t j = 0; j < i; j++)

@@ -157,16 +157,18 @@ static nb_status broken_plan_create(void **plan, const nb_ntt_tables *t, void *s
     return harvey->plan_create(plan, t, stream);
 }
 static void broken_plan_destroy(void *plan) { harvey->plan_destroy(plan); }
-static nb_status broken_forward(void *plan, uint64_t *data, size_t first, size_t count,
+static nb_status broken_forward(void *plan, void *words, size_t first, size_t count,
                                 void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     NB_TRY(harvey->forward(plan, data, first, count, stream));
     data[3] = data[3] ? data[3] - 1 : 1;
     return NB_OK;
 }
-static nb_status broken_inverse(void *plan, uint64_t *data, size_t first, size_t count,
+static nb_status broken_inverse(void *plan, void *words, size_t first, size_t count,
                                 void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     return harvey->inverse(plan, data, first, count, stream);
 }
 static const nb_ntt_variant broken = {

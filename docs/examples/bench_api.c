@@ -59,8 +59,9 @@ static void inverse_one(uint64_t *a, const nb_ntt_tables *t, size_t l)
         a[j] = nb_mul_mod(a[j], t->n_inv[l], q, t->mu_lo[l], t->mu_hi[l]);
 }
 
-static nb_status forward(void *plan, uint64_t *data, size_t first, size_t count, void *stream)
+static nb_status forward(void *plan, void *words, size_t first, size_t count, void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     (void)stream;
     const nb_ntt_tables *t = plan;
     for (size_t k = 0; k < count; k++)
@@ -68,8 +69,9 @@ static nb_status forward(void *plan, uint64_t *data, size_t first, size_t count,
     return NB_OK;
 }
 
-static nb_status inverse(void *plan, uint64_t *data, size_t first, size_t count, void *stream)
+static nb_status inverse(void *plan, void *words, size_t first, size_t count, void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     (void)stream;
     const nb_ntt_tables *t = plan;
     for (size_t k = 0; k < count; k++)

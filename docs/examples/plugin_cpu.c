@@ -58,9 +58,10 @@ static void inverse_limb(uint64_t *a, const nb_ntt_tables *t, size_t l)
 
 /* Limbs [first, first + count); data points at limb `first`, which uses the
  * tables of prime `first`. */
-static nb_status my_forward(void *plan, uint64_t *data, size_t first, size_t count,
+static nb_status my_forward(void *plan, void *words, size_t first, size_t count,
                             void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     (void)stream;
     const nb_ntt_tables *t = *(const nb_ntt_tables **)plan;
     for (size_t k = 0; k < count; k++)
@@ -68,9 +69,10 @@ static nb_status my_forward(void *plan, uint64_t *data, size_t first, size_t cou
     return NB_OK;
 }
 
-static nb_status my_inverse(void *plan, uint64_t *data, size_t first, size_t count,
+static nb_status my_inverse(void *plan, void *words, size_t first, size_t count,
                             void *stream)
 {
+    uint64_t *data = (uint64_t *)words;
     (void)stream;
     const nb_ntt_tables *t = *(const nb_ntt_tables **)plan;
     for (size_t k = 0; k < count; k++)
