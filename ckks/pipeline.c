@@ -218,6 +218,10 @@ nb_status nb_ckks_create(nb_ckks **out, const nb_ckks_params *params,
         *out = NULL;
     if (!out || !params || !variant)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_ckks_create: NULL argument");
+    if (variant->word_bits != 64)
+        return nb_set_error(NB_ERR_UNSUPPORTED,
+                            "variant '%s' works on %u-bit words; the CKKS stages take 64-bit ones",
+                            variant->name, variant->word_bits);
     nb_ckks *c = calloc(1, sizeof *c);
     if (!c)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_create: out of host memory");

@@ -1,4 +1,4 @@
-/* Every registered CPU NTT variant, bit-exact against the GMP reference:
+/* Every registered 64-bit CPU NTT variant, bit-exact against the GMP reference:
  * forward and inverse for log N = 1..17 (within the variant's range), batches
  * of L = 1, 3 and 32 limbs with primes of 20 to 62 bits mixed inside a batch,
  * minimal and random user-chosen roots; inverse(forward(a)) = a; the
@@ -120,7 +120,11 @@ static void reference_batch(const setup *s, uint64_t *a, int inverse)
 
 static const size_t batch_sizes[] = {1, 3, 32};
 
-static int variant_is_cpu(size_t i) { return nb_ntt_variant_at(i)->backend == NB_BACKEND_CPU; }
+/* 64-bit CPU variants (32-bit ones: test_ntt_cpu32.c) */
+static int variant_is_cpu(size_t i)
+{
+    return nb_ntt_variant_at(i)->backend == NB_BACKEND_CPU && nb_ntt_variant_at(i)->word_bits == 64;
+}
 
 static unsigned lo_log(const nb_ntt_variant *v) { return v->min_log_n; }
 static unsigned hi_log(const nb_ntt_variant *v) { return v->max_log_n < 17 ? v->max_log_n : 17; }

@@ -46,7 +46,7 @@ nb_status nb_cli_run_variants(const nb_cli_run *run, const nb_ntt_variant **out,
     }
     for (size_t i = 0; i < nb_ntt_variant_count() && *n < max; i++) {
         const nb_ntt_variant *v = nb_ntt_variant_at(i);
-        if ((int)v->backend == (int)b)
+        if ((int)v->backend == (int)b && v->word_bits == 64) /* 32-bit words: by name */
             out[(*n)++] = v;
     }
     if (*n == 0)

@@ -307,8 +307,8 @@ static nb_status verify_variants(const verify_args *a, const nb_ntt_variant **va
     }
     for (size_t i = 0; i < nb_ntt_variant_count() && *nv < NB_CLI_MAX_LIST; i++) {
         const nb_ntt_variant *v = nb_ntt_variant_at(i);
-        if (a->backend < 0 || (int)v->backend == a->backend)
-            vars[(*nv)++] = v;
+        if ((a->backend < 0 || (int)v->backend == a->backend) && v->word_bits == 64)
+            vars[(*nv)++] = v; /* 32-bit words: by name */
     }
     return NB_OK;
 }

@@ -193,8 +193,8 @@ static nb_status pick_variants(const stage_args *a, const nb_ntt_variant **out, 
     for (size_t i = 0; i < nb_ntt_variant_count() && *n < NB_CLI_MAX_LIST; i++) {
         const nb_ntt_variant *v = nb_ntt_variant_at(i);
         int b = (int)v->backend;
-        if ((a->backend < 0 && (b == 0 || gpu)) || a->backend == b)
-            out[(*n)++] = v;
+        if (((a->backend < 0 && (b == 0 || gpu)) || a->backend == b) && v->word_bits == 64)
+            out[(*n)++] = v; /* the CKKS stages run on 64-bit words */
     }
     return NB_OK;
 }
