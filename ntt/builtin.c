@@ -4,6 +4,7 @@
 static const nb_ntt_variant *const builtins[] = {
     &nb_variant_cpu_harvey,
     &nb_variant_cpu_harvey32,
+    &nb_variant_cpu_harvey32_scalar,
 #ifdef NB_HAVE_CUDA
     &nb_variant_gpu_radix2,
     &nb_variant_gpu_smem,

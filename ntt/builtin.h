@@ -14,6 +14,7 @@ const nb_ntt_variant *nb_builtin_variant(size_t i);
 
 extern const nb_ntt_variant nb_variant_cpu_harvey;
 extern const nb_ntt_variant nb_variant_cpu_harvey32;
+extern const nb_ntt_variant nb_variant_cpu_harvey32_scalar;
 #ifdef NB_HAVE_CUDA
 extern const nb_ntt_variant nb_variant_gpu_radix2;
 extern const nb_ntt_variant nb_variant_gpu_smem;
