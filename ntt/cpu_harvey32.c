@@ -11,8 +11,7 @@
  * (ntt/cpu_harvey32_avx2.c) where __builtin_cpu_supports("avx2"), else the
  * scalar ones below; the scalar variant always runs the scalar ones, so that
  * both paths can be checked and timed by name on one machine. The AVX2
- * passes cover the strides of eight words and more; the narrow passes
- * (the last forward one, the first inverse ones) are scalar on both paths.
+ * passes serve N >= 32; smaller transforms run the scalar ones on both.
  * Limbs are independent and run in parallel under OpenMP. */
 #include <stdlib.h>
 
@@ -20,13 +19,13 @@
 #include "ntt/builtin.h"
 #include "ntt/cpu_harvey32.h"
 
-/* A pass set: the wide passes and the stride from which they apply (0: all). */
+/* A pass set and the smallest transform it serves. */
 typedef struct {
     const char *name;
     nb_harvey32_fwd_pass *fwd2, *fwd4;
-    nb_harvey32_inv_pass *inv4;
+    nb_harvey32_inv_pass *inv2, *inv4;
     nb_harvey32_inv_last *inv_last;
-    size_t min_t_fwd, min_t_inv, min_t_last;
+    unsigned min_log_n;
 } pass_set;
 
 typedef struct {
@@ -169,7 +168,7 @@ static void inverse_last(uint32_t *restrict a, uint32_t q, size_t t, uint32_t ni
 }
 
 static const pass_set scalar_passes = {
-    "scalar", forward_radix2, forward_radix4, inverse_radix4, inverse_last, 0, 0, 0,
+    "scalar", forward_radix2, forward_radix4, inverse_radix2, inverse_radix4, inverse_last, 0,
 };
 
 #if NB_HARVEY32_HAVE_AVX2
@@ -177,11 +176,10 @@ static const pass_set avx2_passes = {
     "avx2",
     nb_harvey32_avx2_forward_radix2,
     nb_harvey32_avx2_forward_radix4,
+    nb_harvey32_avx2_inverse_radix2,
     nb_harvey32_avx2_inverse_radix4,
     nb_harvey32_avx2_inverse_last,
-    NB_HARVEY32_AVX2_MIN_T_FWD,
-    NB_HARVEY32_AVX2_MIN_T_INV,
-    NB_HARVEY32_AVX2_MIN_T_LAST,
+    NB_HARVEY32_AVX2_MIN_LOG_N,
 };
 #endif
 
@@ -202,34 +200,36 @@ const char *nb_cpu_harvey32_plan_kernels(const void *plan)
 }
 
 /* Forward transform of one limb: natural in, bit-reversed out, [0, q). */
-static void forward_limb(const pass_set *k, uint32_t *a, const uint32_t *w, const uint32_t *ws,
+static void forward_limb(const pass_set *best, uint32_t *a, const uint32_t *w, const uint32_t *ws,
                          uint32_t q, size_t n, unsigned log_n)
 {
+    const pass_set *k = log_n >= best->min_log_n ? best : &scalar_passes;
     size_t m = 1, t = n >> 1;
     if (log_n & 1) { /* one radix-2 stage first; it is also the last if log_n = 1 */
-        (t >= k->min_t_fwd ? k->fwd2 : forward_radix2)(a, w, ws, q, m, t, log_n == 1);
+        k->fwd2(a, w, ws, q, m, t, log_n == 1);
         m <<= 1;
         t >>= 1;
     }
     for (; m < n; m <<= 2, t >>= 2) /* the last pass (t = 2) reduces to [0, q) */
-        (t >= k->min_t_fwd ? k->fwd4 : forward_radix4)(a, w, ws, q, m, t, t == 2);
+        k->fwd4(a, w, ws, q, m, t, t == 2);
 }
 
 /* Inverse transform of one limb: bit-reversed in, natural out, scaled by
  * N^-1, [0, q). */
-static void inverse_limb(const pass_set *k, uint32_t *a, const uint32_t *w, const uint32_t *ws,
+static void inverse_limb(const pass_set *best, uint32_t *a, const uint32_t *w, const uint32_t *ws,
                          uint32_t q, size_t n, unsigned log_n, uint32_t ninv, uint32_t ninv_s,
                          uint32_t ninv_w, uint32_t ninv_ws)
 {
+    const pass_set *k = log_n >= best->min_log_n ? best : &scalar_passes;
     size_t t = 1, h = n >> 1;
     if ((log_n - 1) & 1) { /* odd number of stages before the last: one radix-2 */
-        inverse_radix2(a, w, ws, q, h, t);
+        k->inv2(a, w, ws, q, h, t);
         h >>= 1;
         t <<= 1;
     }
     for (; h > 1; h >>= 2, t <<= 2)
-        (t >= k->min_t_inv ? k->inv4 : inverse_radix4)(a, w, ws, q, h, t);
-    (t >= k->min_t_last ? k->inv_last : inverse_last)(a, q, t, ninv, ninv_s, ninv_w, ninv_ws);
+        k->inv4(a, w, ws, q, h, t);
+    k->inv_last(a, q, t, ninv, ninv_s, ninv_w, ninv_ws);
 }
 
 static void plan_destroy(void *plan)

@@ -10,7 +10,9 @@
  * family of ntt/arith.h by q: the Harvey butterflies below 2^30 (forward
  * values in [0, 4q), inverse in [0, 2q)), the _q31 ones above ([0, 2q) both
  * ways). The AVX2 versions compute exactly what the scalar ones do, eight
- * words at a time, for the strides t >= the NB_HARVEY32_AVX2_MIN_T_* below. */
+ * words at a time, and take every pass the limb drivers issue for
+ * N >= 2^NB_HARVEY32_AVX2_MIN_LOG_N (the transforms below that run the scalar
+ * passes only). */
 #ifndef NB_CPU_HARVEY32_H
 #define NB_CPU_HARVEY32_H
 
@@ -22,9 +24,10 @@
  * in the family's lazy range; outputs too, or in [0, q) when `last`. */
 typedef void nb_harvey32_fwd_pass(uint32_t *a, const uint32_t *w, const uint32_t *ws,
                                   uint32_t q, size_t m, size_t t, int last);
-/* Two inverse (Gentleman-Sande) stages: stage h (pairs t apart, twiddles
- * w[h + 2i], w[h + 2i + 1]) then stage h/2 (pairs 2t apart, w[h/2 + i]).
- * Inputs and outputs in [0, 2q). */
+/* One inverse (Gentleman-Sande) stage, h groups with pairs t apart (twiddle
+ * w[h + i]; the drivers issue it with t = 1 only), or two: stage h then
+ * stage h/2 (pairs 2t apart, twiddles w[h + 2i], w[h + 2i + 1], then
+ * w[h/2 + i]). Inputs and outputs in [0, 2q). */
 typedef void nb_harvey32_inv_pass(uint32_t *a, const uint32_t *w, const uint32_t *ws,
                                   uint32_t q, size_t h, size_t t);
 /* The last inverse stage (pairs t = N/2 apart) with the N^-1 scaling fused:
@@ -35,12 +38,10 @@ typedef void nb_harvey32_inv_last(uint32_t *a, uint32_t q, size_t t, uint32_t ni
 
 #if defined(__x86_64__) || defined(__i386__)
 #define NB_HARVEY32_HAVE_AVX2 1
-/* Smallest strides the AVX2 passes take (below them the scalar ones run). */
-#define NB_HARVEY32_AVX2_MIN_T_FWD 8u
-#define NB_HARVEY32_AVX2_MIN_T_INV 4u
-#define NB_HARVEY32_AVX2_MIN_T_LAST 8u
+#define NB_HARVEY32_AVX2_MIN_LOG_N 5u /* eight groups of four words */
 nb_harvey32_fwd_pass nb_harvey32_avx2_forward_radix2;
 nb_harvey32_fwd_pass nb_harvey32_avx2_forward_radix4;
+nb_harvey32_inv_pass nb_harvey32_avx2_inverse_radix2;
 nb_harvey32_inv_pass nb_harvey32_avx2_inverse_radix4;
 nb_harvey32_inv_last nb_harvey32_avx2_inverse_last;
 #else

@@ -11,9 +11,12 @@
  * x - m if x >= m is _mm256_min_epu32(x, x - m), nb_csub32's trick.
  *
  * Wide strides (eight words or more between the two halves of a butterfly)
- * load whole vectors; the radix-4 pass whose inner stage pairs words four
- * apart keeps one group in two vectors and swaps 128-bit halves between its
- * stages, with a twiddle vector of two broadcast halves. */
+ * load whole vectors. The narrow passes keep a few groups in four vectors
+ * and move words between lanes instead: 128-bit halves swapped (pairs four
+ * apart), a 4x4 transpose of 64-bit pairs (pairs two apart) or of words
+ * inside each 128-bit half (adjacent words), with the twiddles permuted into
+ * the same lane order; the single inverse stage on adjacent words splits
+ * even from odd words. */
 #include "ntt/cpu_harvey32.h"
 
 #if NB_HARVEY32_HAVE_AVX2
@@ -101,6 +104,62 @@ INLINE __m256i halves(uint32_t lo, uint32_t hi)
 INLINE __m256i lows(__m256i a, __m256i b) { return _mm256_permute2x128_si256(a, b, 0x20); }
 INLINE __m256i highs(__m256i a, __m256i b) { return _mm256_permute2x128_si256(a, b, 0x31); }
 
+/* Lanes permuted by idx (eight word indices). */
+INLINE __m256i perm(__m256i x, int i0, int i1, int i2, int i3, int i4, int i5, int i6, int i7)
+{
+    return _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(i0, i1, i2, i3, i4, i5, i6, i7));
+}
+
+/* Four-word groups: v[k] holds groups 2k and 2k+1 of eight, one per 128-bit
+ * half. After the transpose, v[j] holds word j of every group, groups in the
+ * lane order 0 2 4 6 1 3 5 7 ("group order"). Its own inverse. */
+INLINE void transpose_groups4(__m256i v[4])
+{
+    const __m256i t0 = _mm256_unpacklo_epi32(v[0], v[1]), t1 = _mm256_unpackhi_epi32(v[0], v[1]);
+    const __m256i t2 = _mm256_unpacklo_epi32(v[2], v[3]), t3 = _mm256_unpackhi_epi32(v[2], v[3]);
+    v[0] = _mm256_unpacklo_epi64(t0, t2);
+    v[1] = _mm256_unpackhi_epi64(t0, t2);
+    v[2] = _mm256_unpacklo_epi64(t1, t3);
+    v[3] = _mm256_unpackhi_epi64(t1, t3);
+}
+
+/* Eight-word groups of four word pairs: v[k] holds group k. After the
+ * transpose, v[j] holds pair j of groups 0 1 2 3 in order. Its own inverse. */
+INLINE void transpose_groups8(__m256i v[4])
+{
+    const __m256i t0 = _mm256_unpacklo_epi64(v[0], v[1]), t1 = _mm256_unpackhi_epi64(v[0], v[1]);
+    const __m256i t2 = _mm256_unpacklo_epi64(v[2], v[3]), t3 = _mm256_unpackhi_epi64(v[2], v[3]);
+    v[0] = lows(t0, t2);
+    v[1] = lows(t1, t3);
+    v[2] = highs(t0, t2);
+    v[3] = highs(t1, t3);
+}
+
+/* p[0..8), one twiddle per group of eight, in group order. */
+INLINE __m256i group_order(const uint32_t *p) { return perm(load(p), 0, 2, 4, 6, 1, 3, 5, 7); }
+
+/* p[0..16), two twiddles per group of eight (p[2g], p[2g+1]), in group
+ * order: the first ones in *even, the second ones in *odd. */
+INLINE void group_order_pairs(const uint32_t *p, __m256i *even, __m256i *odd)
+{
+    const __m256i p0 = perm(load(p), 0, 4, 1, 5, 2, 6, 3, 7);
+    const __m256i p1 = perm(load(p + 8), 0, 4, 1, 5, 2, 6, 3, 7);
+    *even = _mm256_unpacklo_epi64(p0, p1);
+    *odd = _mm256_unpackhi_epi64(p0, p1);
+}
+
+INLINE void load4(__m256i v[4], const uint32_t *p)
+{
+    for (int k = 0; k < 4; k++)
+        v[k] = load(p + 8 * k);
+}
+
+INLINE void store4(uint32_t *p, const __m256i v[4])
+{
+    for (int k = 0; k < 4; k++)
+        store(p + 8 * k, v[k]);
+}
+
 INLINE void forward_radix2_body(uint32_t *a, const uint32_t *w, const uint32_t *ws,
                                             mod md, size_t m, size_t t, int last)
 {
@@ -153,10 +212,38 @@ INLINE void forward_radix4_t8(uint32_t *a, const uint32_t *w, const uint32_t *ws
     }
 }
 
+/* The radix-4 pass with t = 2 (group i is the four words a[4i ..]), eight
+ * groups at a time, transposed so that each vector holds one word of each. */
+INLINE void forward_radix4_t2(uint32_t *a, const uint32_t *w, const uint32_t *ws, mod md,
+                              size_t m, int last)
+{
+    for (size_t i = 0; i < m; i += 8) {
+        const __m256i W1 = group_order(w + m + i), W1s = group_order(ws + m + i);
+        __m256i W2, W3, W2s, W3s, v[4];
+        group_order_pairs(w + 2 * m + 2 * i, &W2, &W3);
+        group_order_pairs(ws + 2 * m + 2 * i, &W2s, &W3s);
+        load4(v, a + 4 * i);
+        transpose_groups4(v);
+        ct(&v[0], &v[2], W1, W1s, md);
+        ct(&v[1], &v[3], W1, W1s, md);
+        ct(&v[0], &v[1], W2, W2s, md);
+        ct(&v[2], &v[3], W3, W3s, md);
+        if (last)
+            for (int k = 0; k < 4; k++)
+                v[k] = reduce(v[k], md);
+        transpose_groups4(v);
+        store4(a + 4 * i, v);
+    }
+}
+
 INLINE void forward_radix4_body(uint32_t *a, const uint32_t *w, const uint32_t *ws,
                                             mod md, size_t m, size_t t, int last)
 {
     const size_t h = t >> 1;
+    if (h == 1) {
+        forward_radix4_t2(a, w, ws, md, m, last);
+        return;
+    }
     if (h == 4) {
         forward_radix4_t8(a, w, ws, md, m, last);
         return;
@@ -196,6 +283,53 @@ AVX2 void nb_harvey32_avx2_forward_radix4(uint32_t *a, const uint32_t *w, const 
         forward_radix4_body(a, w, ws, (mod){md.q, md.q2, 0}, m, t, last);
 }
 
+/* The radix-4 pass with t = 1 (group i is the four words a[4i ..]), eight
+ * groups at a time, transposed as in forward_radix4_t2. */
+INLINE void inverse_radix4_t1(uint32_t *a, const uint32_t *w, const uint32_t *ws, mod md,
+                              size_t h)
+{
+    for (size_t i = 0; i < (h >> 1); i += 8) {
+        const __m256i W3 = group_order(w + (h >> 1) + i), W3s = group_order(ws + (h >> 1) + i);
+        __m256i W1, W2, W1s, W2s, v[4];
+        group_order_pairs(w + h + 2 * i, &W1, &W2);
+        group_order_pairs(ws + h + 2 * i, &W1s, &W2s);
+        load4(v, a + 4 * i);
+        transpose_groups4(v);
+        gs(&v[0], &v[1], W1, W1s, md);
+        gs(&v[2], &v[3], W2, W2s, md);
+        gs(&v[0], &v[2], W3, W3s, md);
+        gs(&v[1], &v[3], W3, W3s, md);
+        transpose_groups4(v);
+        store4(a + 4 * i, v);
+    }
+}
+
+/* The radix-4 pass with t = 2 (group i is the eight words a[8i ..]), four
+ * groups at a time, transposed so that each vector holds one pair of each;
+ * every twiddle fills the two lanes of its group's pair. */
+INLINE void inverse_radix4_t2(uint32_t *a, const uint32_t *w, const uint32_t *ws, mod md,
+                              size_t h)
+{
+    for (size_t i = 0; i < (h >> 1); i += 4) {
+        const __m256i p = load(w + h + 2 * i), ps = load(ws + h + 2 * i);
+        const __m256i W1 = perm(p, 0, 0, 2, 2, 4, 4, 6, 6), W1s = perm(ps, 0, 0, 2, 2, 4, 4, 6, 6);
+        const __m256i W2 = perm(p, 1, 1, 3, 3, 5, 5, 7, 7), W2s = perm(ps, 1, 1, 3, 3, 5, 5, 7, 7);
+        const __m256i p3 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(w + (h >> 1) + i)));
+        const __m256i p3s =
+            _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(ws + (h >> 1) + i)));
+        const __m256i W3 = perm(p3, 0, 0, 1, 1, 2, 2, 3, 3), W3s = perm(p3s, 0, 0, 1, 1, 2, 2, 3, 3);
+        __m256i v[4];
+        load4(v, a + 8 * i);
+        transpose_groups8(v);
+        gs(&v[0], &v[1], W1, W1s, md);
+        gs(&v[2], &v[3], W2, W2s, md);
+        gs(&v[0], &v[2], W3, W3s, md);
+        gs(&v[1], &v[3], W3, W3s, md);
+        transpose_groups8(v);
+        store4(a + 8 * i, v);
+    }
+}
+
 /* The radix-4 pass with t = 4: group i is the 16 words a[16i ..], x0 x1 in
  * one vector, x2 x3 in the next. */
 INLINE void inverse_radix4_t4(uint32_t *a, const uint32_t *w, const uint32_t *ws,
@@ -219,6 +353,14 @@ INLINE void inverse_radix4_t4(uint32_t *a, const uint32_t *w, const uint32_t *ws
 INLINE void inverse_radix4_body(uint32_t *a, const uint32_t *w, const uint32_t *ws,
                                             mod md, size_t h, size_t t)
 {
+    if (t == 1) {
+        inverse_radix4_t1(a, w, ws, md, h);
+        return;
+    }
+    if (t == 2) {
+        inverse_radix4_t2(a, w, ws, md, h);
+        return;
+    }
     if (t == 4) {
         inverse_radix4_t4(a, w, ws, md, h);
         return;
@@ -250,6 +392,32 @@ AVX2 void nb_harvey32_avx2_inverse_radix4(uint32_t *a, const uint32_t *w, const 
         inverse_radix4_body(a, w, ws, (mod){md.q, md.q2, 1}, h, t);
     else
         inverse_radix4_body(a, w, ws, (mod){md.q, md.q2, 0}, h, t);
+}
+
+/* The first inverse stage when it is a single one (t = 1: pairs of adjacent
+ * words, h of them): sixteen words split into their even and odd words. */
+INLINE void inverse_radix2_body(uint32_t *a, const uint32_t *w, const uint32_t *ws, mod md,
+                                size_t h)
+{
+    for (size_t i = 0; i < h; i += 8) {
+        const __m256i p0 = perm(load(a + 2 * i), 0, 2, 4, 6, 1, 3, 5, 7);
+        const __m256i p1 = perm(load(a + 2 * i + 8), 0, 2, 4, 6, 1, 3, 5, 7);
+        __m256i x = lows(p0, p1), y = highs(p0, p1);
+        gs(&x, &y, load(w + h + i), load(ws + h + i), md);
+        store(a + 2 * i, perm(lows(x, y), 0, 4, 1, 5, 2, 6, 3, 7));
+        store(a + 2 * i + 8, perm(highs(x, y), 0, 4, 1, 5, 2, 6, 3, 7));
+    }
+}
+
+AVX2 void nb_harvey32_avx2_inverse_radix2(uint32_t *a, const uint32_t *w, const uint32_t *ws,
+                                          uint32_t q, size_t h, size_t t)
+{
+    const mod md = mod_of(q);
+    (void)t;
+    if (md.q31)
+        inverse_radix2_body(a, w, ws, (mod){md.q, md.q2, 1}, h);
+    else
+        inverse_radix2_body(a, w, ws, (mod){md.q, md.q2, 0}, h);
 }
 
 /* The same arithmetic as the scalar inverse_last: inputs reduced below q
