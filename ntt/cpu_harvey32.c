@@ -40,6 +40,11 @@ typedef struct {
 
 static inline int is_q31(uint32_t q) { return (q >> NB_LAZY4_PRIME_BITS_32) != 0; }
 
+/* Pass bodies are inlined into one copy per family (q31 a constant), so that
+ * the family's branches leave the inner loops. */
+#define BODY static inline __attribute__((always_inline)) void
+#define BY_FAMILY(body, q, ...) (is_q31(q) ? body(__VA_ARGS__, 1) : body(__VA_ARGS__, 0))
+
 static inline void ct(uint32_t *x, uint32_t *y, uint32_t w, uint32_t ws, uint32_t q, int q31)
 {
     if (q31)
@@ -62,10 +67,10 @@ static inline uint32_t reduce(uint32_t x, uint32_t q, int q31)
     return q31 ? nb_reduce32_2q(x, q) : nb_reduce32_4q(x, q);
 }
 
-static void forward_radix2(uint32_t *restrict a, const uint32_t *restrict w,
-                           const uint32_t *restrict ws, uint32_t q, size_t m, size_t t, int last)
+BODY forward_radix2_body(uint32_t *restrict a, const uint32_t *restrict w,
+                         const uint32_t *restrict ws, uint32_t q, size_t m,
+                         size_t t, int last, int q31)
 {
-    const int q31 = is_q31(q);
     for (size_t i = 0; i < m; i++) {
         const uint32_t W = w[m + i], Ws = ws[m + i];
         uint32_t *restrict x = a + 2 * i * t;
@@ -80,10 +85,16 @@ static void forward_radix2(uint32_t *restrict a, const uint32_t *restrict w,
     }
 }
 
-static void forward_radix4(uint32_t *restrict a, const uint32_t *restrict w,
+static void forward_radix2(uint32_t *restrict a, const uint32_t *restrict w,
                            const uint32_t *restrict ws, uint32_t q, size_t m, size_t t, int last)
 {
-    const int q31 = is_q31(q);
+    BY_FAMILY(forward_radix2_body, q, a, w, ws, q, m, t, last);
+}
+
+BODY forward_radix4_body(uint32_t *restrict a, const uint32_t *restrict w,
+                         const uint32_t *restrict ws, uint32_t q, size_t m,
+                         size_t t, int last, int q31)
+{
     const size_t h = t >> 1;
     for (size_t i = 0; i < m; i++) {
         const uint32_t W1 = w[m + i], W1s = ws[m + i];
@@ -113,12 +124,18 @@ static void forward_radix4(uint32_t *restrict a, const uint32_t *restrict w,
     }
 }
 
+static void forward_radix4(uint32_t *restrict a, const uint32_t *restrict w,
+                           const uint32_t *restrict ws, uint32_t q, size_t m, size_t t, int last)
+{
+    BY_FAMILY(forward_radix4_body, q, a, w, ws, q, m, t, last);
+}
+
 /* One inverse stage of h groups, pairs t apart (the first stage, when the
  * number of stages before the last is odd). */
-static void inverse_radix2(uint32_t *restrict a, const uint32_t *restrict w,
-                           const uint32_t *restrict ws, uint32_t q, size_t h, size_t t)
+BODY inverse_radix2_body(uint32_t *restrict a, const uint32_t *restrict w,
+                         const uint32_t *restrict ws, uint32_t q, size_t h,
+                         size_t t, int q31)
 {
-    const int q31 = is_q31(q);
     for (size_t i = 0; i < h; i++) {
         const uint32_t W = w[h + i], Ws = ws[h + i];
         uint32_t *restrict x = a + 2 * i * t;
@@ -128,10 +145,16 @@ static void inverse_radix2(uint32_t *restrict a, const uint32_t *restrict w,
     }
 }
 
-static void inverse_radix4(uint32_t *restrict a, const uint32_t *restrict w,
+static void inverse_radix2(uint32_t *restrict a, const uint32_t *restrict w,
                            const uint32_t *restrict ws, uint32_t q, size_t h, size_t t)
 {
-    const int q31 = is_q31(q);
+    BY_FAMILY(inverse_radix2_body, q, a, w, ws, q, h, t);
+}
+
+BODY inverse_radix4_body(uint32_t *restrict a, const uint32_t *restrict w,
+                         const uint32_t *restrict ws, uint32_t q, size_t h,
+                         size_t t, int q31)
+{
     for (size_t i = 0; i < (h >> 1); i++) {
         const uint32_t W1 = w[h + 2 * i], W1s = ws[h + 2 * i];
         const uint32_t W2 = w[h + 2 * i + 1], W2s = ws[h + 2 * i + 1];
@@ -152,6 +175,12 @@ static void inverse_radix4(uint32_t *restrict a, const uint32_t *restrict w,
             x3[j] = a3;
         }
     }
+}
+
+static void inverse_radix4(uint32_t *restrict a, const uint32_t *restrict w,
+                           const uint32_t *restrict ws, uint32_t q, size_t h, size_t t)
+{
+    BY_FAMILY(inverse_radix4_body, q, a, w, ws, q, h, t);
 }
 
 /* The sum and the difference are formed from values reduced below q, so

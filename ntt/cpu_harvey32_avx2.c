@@ -93,12 +93,18 @@ INLINE __m256i reduce(__m256i x, mod m)
 }
 
 INLINE __m256i load(const uint32_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
+/* p[0..4) in the low four lanes (the high four undefined) */
+INLINE __m256i load4words(const uint32_t *p)
+{
+    return _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)p));
+}
 INLINE void store(uint32_t *p, __m256i v) { _mm256_storeu_si256((__m256i *)p, v); }
 INLINE __m256i bcast(uint32_t x) { return _mm256_set1_epi32((int)x); }
 /* lo in the low four lanes, hi in the high four */
 INLINE __m256i halves(uint32_t lo, uint32_t hi)
 {
-    return _mm256_setr_epi32((int)lo, (int)lo, (int)lo, (int)lo, (int)hi, (int)hi, (int)hi, (int)hi);
+    const int l = (int)lo, h = (int)hi;
+    return _mm256_setr_epi32(l, l, l, l, h, h, h, h);
 }
 /* [a.low | b.low] and [a.high | b.high] */
 INLINE __m256i lows(__m256i a, __m256i b) { return _mm256_permute2x128_si256(a, b, 0x20); }
@@ -314,10 +320,9 @@ INLINE void inverse_radix4_t2(uint32_t *a, const uint32_t *w, const uint32_t *ws
         const __m256i p = load(w + h + 2 * i), ps = load(ws + h + 2 * i);
         const __m256i W1 = perm(p, 0, 0, 2, 2, 4, 4, 6, 6), W1s = perm(ps, 0, 0, 2, 2, 4, 4, 6, 6);
         const __m256i W2 = perm(p, 1, 1, 3, 3, 5, 5, 7, 7), W2s = perm(ps, 1, 1, 3, 3, 5, 5, 7, 7);
-        const __m256i p3 = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(w + (h >> 1) + i)));
-        const __m256i p3s =
-            _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(ws + (h >> 1) + i)));
-        const __m256i W3 = perm(p3, 0, 0, 1, 1, 2, 2, 3, 3), W3s = perm(p3s, 0, 0, 1, 1, 2, 2, 3, 3);
+        const __m256i p3 = load4words(w + (h >> 1) + i), p3s = load4words(ws + (h >> 1) + i);
+        const __m256i W3 = perm(p3, 0, 0, 1, 1, 2, 2, 3, 3);
+        const __m256i W3s = perm(p3s, 0, 0, 1, 1, 2, 2, 3, 3);
         __m256i v[4];
         load4(v, a + 8 * i);
         transpose_groups8(v);
