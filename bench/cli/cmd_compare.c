@@ -41,7 +41,15 @@ static nb_status write_cb(void *ctx, FILE *f)
     return nb_comparison_write(w->c, w->fmt, f);
 }
 
-int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output)
+void nb_cli_warn_incomplete(const nb_result_file *f, int quiet)
+{
+    char why[1024];
+    nb_rf_completeness c = nb_result_file_completeness(f, why, sizeof why);
+    if (!quiet && (c == NB_RF_INCOMPLETE || c == NB_RF_INTERRUPTED))
+        fprintf(stderr, "nttbench: warning: %s\n", why);
+}
+
+int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int quiet)
 {
     nb_compare_opts o;
     nb_compare_opts_default(&o);
@@ -77,8 +85,11 @@ int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output)
     nb_status s = nb_result_file_load(&a, paths[0]);
     if (s == NB_OK)
         s = nb_result_file_load(&b, paths[1]);
-    if (s == NB_OK)
+    if (s == NB_OK) {
+        nb_cli_warn_incomplete(a, quiet);
+        nb_cli_warn_incomplete(b, quiet);
         s = nb_compare(a, b, &o, &c);
+    }
     int rc;
     if (s != NB_OK) {
         rc = nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error()); /* bad input: exit 2 */

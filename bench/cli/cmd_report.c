@@ -318,7 +318,7 @@ static nb_status write_report(void *ctx, FILE *f)
     return NB_OK;
 }
 
-int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output)
+int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output, int quiet)
 {
     if (argc != 1 || argv[0][0] == '-')
         return nb_cli_fail(NB_ERR_INVALID_ARG, "report needs one result file: nttbench report "
@@ -327,8 +327,13 @@ int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output)
         return nb_cli_fail(NB_ERR_INVALID_ARG, "report writes text or markdown (--format md)");
     nb_result_file *rf = NULL;
     nb_status s = nb_result_file_load(&rf, argv[0]);
-    if (s != NB_OK)
+    if (s == NB_OK && nb_result_file_case_count(rf) == 0)
+        s = nb_set_error(NB_ERR_INVALID_ARG, "%s: no cases: nothing to report", argv[0]);
+    if (s != NB_OK) {
+        nb_result_file_destroy(rf);
         return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+    }
+    nb_cli_warn_incomplete(rf, quiet);
     report_ctx c = {rf, fmt == NB_FORMAT_MD};
     s = nb_write_file_atomic(output ? output : "-", write_report, &c);
     nb_result_file_destroy(rf);

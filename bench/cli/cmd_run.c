@@ -159,6 +159,7 @@ static nb_status run_tiers(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_varian
         for (int c = NB_CACHE_WARM; c <= NB_CACHE_COLD; c++)
             if (nb_cli_tier_states(run, &run->tiers[i]) & NB_CLI_STATE(c))
                 ctx->case_total += planned_cases(run, run->tiers[i].tier, nv);
+    nb_report_set_planned(ctx->report, ctx->case_total);
     for (size_t i = 0; i < run->n_tiers; i++) {
         const nb_tier *t = run->tiers[i].tier;
         const unsigned states = nb_cli_tier_states(run, &run->tiers[i]);
@@ -225,6 +226,7 @@ static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *o
         snprintf(err, sizeof err, "%s", nb_last_error());
     const int sig = interrupt_signal;
     nb_report_set_interrupted(ctx->report, sig != 0);
+    nb_report_set_complete(ctx->report, s == NB_OK && !sig); /* the sweep reached its end */
     nb_status ws = ctx->report && (s == NB_OK || nb_report_case_count(ctx->report))
                        ? nb_report_write_file(ctx->report, fmt, output ? output : "-")
                        : NB_OK;

@@ -89,9 +89,9 @@ static int dispatch(int nrest, char **rest, int argc, char **argv, nb_format fmt
     if (!strcmp(cmd, "check"))
         return nb_cmd_check(sub_argc, sub, fmt, output);
     if (!strcmp(cmd, "compare"))
-        return nb_cmd_compare(sub_argc, sub, fmt, output);
+        return nb_cmd_compare(sub_argc, sub, fmt, output, quiet);
     if (!strcmp(cmd, "report"))
-        return nb_cmd_report(sub_argc, sub, fmt, output);
+        return nb_cmd_report(sub_argc, sub, fmt, output, quiet);
     if (!strcmp(cmd, "primes"))
         return nb_cmd_primes(sub_argc, sub, fmt, output);
     char msg[300];

@@ -53,6 +53,8 @@ struct nb_report {
     nb_case **cases;
     size_t n, cap;
     int interrupted; /* the sweep stopped early on a signal */
+    int complete;    /* -1 unknown (not written), 0 the sweep is still running, 1 done */
+    size_t cases_planned; /* 0 = unknown */
 };
 
 /* json.c */

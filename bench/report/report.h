@@ -93,6 +93,12 @@ void nb_report_destroy(nb_report *r);
 nb_status nb_report_set_argv(nb_report *r, int argc, char *const *argv);
 /* Marks the report as cut short (a signal stopped the sweep). */
 void nb_report_set_interrupted(nb_report *r, int interrupted);
+/* A sweep written as it runs: `cases_planned` cases are planned (0 =
+ * unknown), and from now on the JSON says "complete": false (its last key)
+ * until nb_report_set_complete(r, 1) after the sweep's last case. A report
+ * that never calls either has neither field ("completeness unknown"). */
+void nb_report_set_planned(nb_report *r, size_t cases_planned);
+void nb_report_set_complete(nb_report *r, int complete);
 void nb_report_set_env(nb_report *r, const nb_env *e);
 void nb_report_set_options(nb_report *r, const nb_bench_opts *o);
 /* Takes ownership of c (also on failure). */

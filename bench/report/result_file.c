@@ -251,7 +251,47 @@ static nb_status parse(nb_result_file *f)
     const json_t *env = json_object_get(f->root, "environment");
     if (env && !json_is_null(env) && !json_is_object(env))
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: 'environment' is not an object", p);
+    static const char *const flags[] = {"complete", "interrupted"};
+    for (int i = 0; i < 2; i++) {
+        const json_t *v = json_object_get(f->root, flags[i]);
+        if (v && !json_is_boolean(v))
+            return nb_set_error(NB_ERR_INVALID_ARG, "%s: '%s' is not true or false", p,
+                                flags[i]);
+    }
+    const json_t *planned = json_object_get(f->root, "cases_planned");
+    if (planned && !json_is_null(planned) &&
+        (!json_is_integer(planned) || json_integer_value(planned) < 0))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: 'cases_planned' is not a count", p);
     return NB_OK;
+}
+
+nb_rf_completeness nb_result_file_completeness(const nb_result_file *f, char *why, size_t n)
+{
+    if (why && n)
+        why[0] = '\0';
+    if (!f)
+        return NB_RF_UNKNOWN;
+    const json_t *complete = json_object_get(f->root, "complete");
+    const json_t *planned = json_object_get(f->root, "cases_planned");
+    nb_rf_completeness c = json_is_true(json_object_get(f->root, "interrupted"))
+                               ? NB_RF_INTERRUPTED
+                           : json_is_false(complete) ? NB_RF_INCOMPLETE
+                           : json_is_true(complete)  ? NB_RF_COMPLETE
+                                                     : NB_RF_UNKNOWN;
+    if (!why || !n || (c != NB_RF_INTERRUPTED && c != NB_RF_INCOMPLETE))
+        return c;
+    char count[64];
+    if (json_is_integer(planned))
+        snprintf(count, sizeof count, "%zu of %lld planned cases", f->n,
+                 (long long)json_integer_value(planned));
+    else
+        snprintf(count, sizeof count, "%zu case%s", f->n, f->n == 1 ? "" : "s");
+    if (c == NB_RF_INTERRUPTED)
+        snprintf(why, n, "%s: the run was interrupted; the file holds %s", f->path, count);
+    else
+        snprintf(why, n, "%s: incomplete: its run had not finished when it was written "
+                 "(%s; still running, or killed)", f->path, count);
+    return c;
 }
 
 nb_status nb_result_file_load(nb_result_file **out, const char *path)

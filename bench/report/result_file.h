@@ -69,6 +69,20 @@ const json_t *nb_result_file_json(const nb_result_file *f);
 const json_t *nb_result_file_env(const nb_result_file *f);
 const json_t *nb_result_file_options(const nb_result_file *f);
 
+/* Whether a file holds every case its run planned. */
+typedef enum nb_rf_completeness {
+    NB_RF_COMPLETE = 0, /* "complete": true, not interrupted */
+    NB_RF_UNKNOWN,      /* no "complete" field (files from before it), not interrupted */
+    NB_RF_INCOMPLETE,   /* "complete": false: written while its run was still going
+                         * (still running, or killed) */
+    NB_RF_INTERRUPTED   /* "interrupted": true: a signal stopped the sweep early */
+} nb_rf_completeness;
+
+/* The file's completeness; for NB_RF_INCOMPLETE and NB_RF_INTERRUPTED `why`
+ * (n bytes) gets one line naming the file, what happened and the case counts
+ * ("" otherwise). */
+nb_rf_completeness nb_result_file_completeness(const nb_result_file *f, char *why, size_t n);
+
 /* Value at a dotted path ("gpu.name", "host.cpu") under obj, or NULL. */
 const json_t *nb_json_path(const json_t *obj, const char *path);
 
