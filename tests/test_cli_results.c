@@ -5,6 +5,7 @@
  * no cases. Rejected inputs and warnings are rows of the bad-input table
  * (clirows.h). argv: NTTBENCH TABLE-FILE. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,23 +106,32 @@ static void test_finished_run_is_marked_complete(void **state)
     free(s);
 }
 
+/* Starts `nttbench -q --format json --output DIR/OUTPUT run` of cpu-harvey,
+ * warm, L 1, --logn LOGN, 0.3 s per case, in the background, and waits until
+ * dir/WAIT_FOR exists (at most 12 s); the child's pid. */
+static pid_t start_run(const char *output, const char *logn, const char *wait_for)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv("OMP_NUM_THREADS", "1", 1);
+        execl(exe, exe, "-q", "--format", "json", "--output", at(output), "run", "--variant",
+              "cpu-harvey", "--tier", "warm", "--logn", logn, "--limbs", "1", "--min-time",
+              "0.3", "--timeout", "2", (char *)NULL);
+        _exit(127);
+    }
+    struct stat st;
+    for (int i = 0; i < 600 && stat(at(wait_for), &st) != 0; i++)
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
+    return pid;
+}
+
 /* Guards: a run killed by SIGKILL left a file that said "interrupted": false
  * and nothing else, so it passed as complete. */
 static void test_killed_run_reads_incomplete(void **state)
 {
     (void)state;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        setenv("OMP_NUM_THREADS", "1", 1);
-        execl(exe, exe, "-q", "--format", "json", "--output", at("killed.json"), "run",
-              "--variant", "cpu-harvey", "--tier", "warm", "--logn", "10:16", "--limbs", "1",
-              "--min-time", "0.3", "--timeout", "2", (char *)NULL);
-        _exit(127);
-    }
-    struct stat st;
-    for (int i = 0; i < 600 && stat(at("killed.json"), &st) != 0; i++)
-        nanosleep(&(struct timespec){0, 20000000}, NULL);
+    pid_t pid = start_run("killed.json", "10:16", "killed.json");
     assert_int_equal(kill(pid, SIGKILL), 0);
     int ws;
     assert_int_equal(waitpid(pid, &ws, 0), pid);
@@ -194,6 +204,107 @@ static void test_malformed_completion_mark_is_refused(void **state)
                  NULL}, 2, "DIR/badmark.json: 'complete' is not true or false");
 }
 
+/* ------------------------------------------------------------- lost results */
+
+/* Runs `sh -c CMD` (stdout and stderr to dir/out.txt, dir/err.txt); exit code. */
+static int run_sh(const char *cmd)
+{
+    char full[2048];
+    snprintf(full, sizeof full, "(%s) >%s/out.txt 2>%s/err.txt", cmd, dir, dir);
+    int st = system(full);
+    assert_true(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+/* Asserts one "nttbench: error:" line containing needle in dir/err.txt. */
+static void expect_error_line(const char *needle)
+{
+    char *e = slurp("err.txt");
+    if (strncmp(e, "nttbench: error: ", 17) != 0 || count_lines(e) != 1 || !strstr(e, needle))
+        fail_msg("stderr:\n%s(want one error line containing '%s')", e, needle);
+    free(e);
+}
+
+/* Guards: an unwritable --output folder was found only after the whole sweep
+ * had run, and every result was lost. */
+static void test_unwritable_folder_is_found_before_timing(void **state)
+{
+    (void)state;
+    const char *sys = "/sys/kernel/nttbench-test.json"; /* no one may create files there */
+    int fd = open(sys, O_WRONLY | O_CREAT, 0644);
+    if (fd >= 0) {
+        close(fd);
+        unlink(sys);
+        skip();
+    }
+    const double t0 = nb_now_s();
+    table_mask_after = "cannot create files in '/sys/kernel': ";
+    expect_error("--output in a folder that cannot be written",
+                 (const char *[]){"--output", sys, "run", "--variant", "cpu-harvey", "--tier",
+                                  "warm", "--logn", "10:12", "--limbs", "1", "--min-time", "5",
+                                  NULL},
+                 3, "cannot write the output '/sys/kernel/nttbench-test.json': cannot create "
+                    "files in '/sys/kernel': ");
+    table_mask_after = NULL;
+    assert_true(nb_now_s() - t0 < 5.0); /* refused before the first case */
+    if (getuid() != 0) { /* a read-only folder stops anyone but root */
+        assert_int_equal(mkdir(at("ro"), 0555), 0);
+        assert_int_equal(run_v((const char *[]){"--output", at("ro/x.json"), "run", QUICK, NULL}),
+                         3);
+        expect_error_line("cannot create files in");
+    }
+}
+
+/* Guards: two runs writing the same --output both exited 0 and the second
+ * silently replaced the first one's cases. */
+static void test_second_writer_is_refused(void **state)
+{
+    (void)state;
+    pid_t pid = start_run("shared.json", "10:12", "shared.json.lock");
+    struct stat st;
+    table_mask_after = "held by process ";
+    expect_error("a second run writing the same --output",
+                 (const char *[]){"--output", at("shared.json"), "run", QUICK, NULL}, 3,
+                 "output 'DIR/shared.json' is being written by another nttbench: wait for it or "
+                 "choose another --output (lock file 'DIR/shared.json.lock' held by process ");
+    table_mask_after = NULL;
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    json_t *j = load_json("shared.json"); /* the first run's file, whole */
+    assert_int_equal(json_array_size(json_object_get(j, "cases")), 3);
+    assert_true(json_is_true(json_object_get(j, "complete")));
+    json_decref(j);
+    assert_int_not_equal(stat(at("shared.json.lock"), &st), 0); /* removed at the end */
+    assert_int_equal(run_v((const char *[]){"-q", "--output", at("shared.json"), "run", QUICK,
+                                            NULL}),
+                     0); /* and the path is free again */
+}
+
+/* Guards: beyond the file-size limit the process was killed by SIGXFSZ
+ * (exit 153, no message) and left FILE.tmp.PID behind. */
+static void test_file_size_limit_is_one_line(void **state)
+{
+    (void)state;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "ulimit -f 4; OMP_NUM_THREADS=1 exec %s -q --format json --output "
+             "%s/big.json run --variant cpu-harvey --tier warm --logn 10:12 --limbs 1 "
+             "--min-time 0.01 --timeout 1", exe, dir);
+    assert_int_equal(run_sh(cmd), 3);
+    expect_error_line("cannot write '");
+    char *e = slurp("err.txt");
+    hide_dir(e);
+    assert_non_null(strstr(e, "cannot write 'DIR/big.json': File too large"));
+    e[strlen(e) - 1] = '\0';
+    if (table)
+        fprintf(table, "%s\t%s\t%d\t%s\n", "run report larger than the file size limit",
+                "(ulimit -f 4) -q --format json --output DIR/big.json run ...", 3, e + 17);
+    free(e);
+    char probe[1024];
+    snprintf(probe, sizeof probe, "ls %s | grep -c '\\.tmp\\.' >/dev/null", dir);
+    assert_int_not_equal(system(probe), 0); /* no temporary left */
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +315,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_old_file_is_read_silently),
         cmocka_unit_test(test_report_without_cases_fails),
         cmocka_unit_test(test_malformed_completion_mark_is_refused),
+        cmocka_unit_test(test_unwritable_folder_is_found_before_timing),
+        cmocka_unit_test(test_second_writer_is_refused),
+        cmocka_unit_test(test_file_size_limit_is_one_line),
     };
     return cli_rows_main(argc, argv, "nb-res-", "cli_results", tests,
                          sizeof tests / sizeof tests[0], make_base);

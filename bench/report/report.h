@@ -130,6 +130,19 @@ nb_status nb_output_classify(const char *path, nb_output_kind *kind, char *resol
 typedef nb_status (*nb_writer_fn)(void *ctx, FILE *f);
 nb_status nb_write_file_atomic(const char *path, nb_writer_fn fn, void *ctx);
 
+/* Claims an output path before a command spends time on what it will write:
+ * for a regular file or a new path, checks that nb_write_file_atomic can
+ * write it (an existing file is writable, a file can be created in its
+ * folder) and takes an advisory lock, flock on `resolved path` + ".lock"
+ * holding this process id, so that a second writer of the same path is
+ * refused instead of replacing the first one's file. *out is NULL for stdout,
+ * devices and FIFOs (nothing is claimed). NB_ERR_IO with one line naming the
+ * path: not writable, or held by another process (its id). */
+typedef struct nb_output_claim nb_output_claim;
+nb_status nb_output_claim_take(nb_output_claim **out, const char *path);
+/* Releases the lock and removes the lock file; accepts NULL. */
+void nb_output_claim_release(nb_output_claim *c);
+
 /* nb_report_write into a file, atomically ("-" = stdout). */
 nb_status nb_report_write_file(const nb_report *r, nb_format fmt, const char *path);
 
