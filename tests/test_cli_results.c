@@ -305,6 +305,56 @@ static void test_file_size_limit_is_one_line(void **state)
     assert_int_not_equal(system(probe), 0); /* no temporary left */
 }
 
+/* ------------------------------------------------------------- inputs read once */
+
+/* Guards: compare opened each file twice (a sniff, then a reopen), so a FIFO
+ * whose writer writes once hung forever. */
+static void test_compare_reads_a_fifo(void **state)
+{
+    (void)state;
+    assert_int_equal(mkfifo(at("fifo"), 0644), 0);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cat %s/base.json >%s/fifo & timeout 20 %s compare %s/base.json "
+             "%s/fifo", dir, dir, exe, dir, dir);
+    assert_int_equal(run_sh(cmd), 0);
+    char *o = slurp("out.txt");
+    assert_non_null(strstr(o, "1 matched"));
+    free(o);
+}
+
+/* Guards: `compare a <(zcat b.gz)` read the pipe's rest after a 4 KiB sniff
+ * ("not valid JSON"); `-` was "cannot open". */
+static void test_pipes_and_stdin_are_read(void **state)
+{
+    (void)state;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "bash -c 'timeout 20 %s compare %s/base.json <(cat %s/base.json)'",
+             exe, dir, dir);
+    assert_int_equal(run_sh(cmd), 0);
+    snprintf(cmd, sizeof cmd, "gzip -c %s/base.json | gzip -dc | timeout 20 %s compare - "
+             "%s/base.json", dir, exe, dir);
+    assert_int_equal(run_sh(cmd), 0);
+    snprintf(cmd, sizeof cmd, "timeout 20 %s report - <%s/base.json", exe, dir);
+    assert_int_equal(run_sh(cmd), 0);
+    char *o = slurp("out.txt");
+    assert_non_null(strstr(o, "We timed the warm tier of cpu-harvey"));
+    free(o);
+    expect_error("standard input given twice",
+                 (const char *[]){"compare", "-", "-", NULL}, 2,
+                 "compare reads at most one file from standard input ('-')");
+}
+
+/* Guards: a directory read as "not valid JSON", a missing file without its cause. */
+static void test_unreadable_inputs_name_the_cause(void **state)
+{
+    (void)state;
+    expect_error("a directory given to compare",
+                 (const char *[]){"compare", at("base.json"), dir, NULL}, 2,
+                 "DIR: cannot read: Is a directory");
+    expect_error("a missing file given to report", (const char *[]){"report", at("nope.json"),
+                 NULL}, 2, "DIR/nope.json: cannot open: No such file or directory");
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -318,6 +368,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_unwritable_folder_is_found_before_timing),
         cmocka_unit_test(test_second_writer_is_refused),
         cmocka_unit_test(test_file_size_limit_is_one_line),
+        cmocka_unit_test(test_compare_reads_a_fifo),
+        cmocka_unit_test(test_pipes_and_stdin_are_read),
+        cmocka_unit_test(test_unreadable_inputs_name_the_cause),
     };
     return cli_rows_main(argc, argv, "nb-res-", "cli_results", tests,
                          sizeof tests / sizeof tests[0], make_base);

@@ -57,6 +57,13 @@ def main():
         rc, err = plot(script, [os.path.join(data, "ntt-cpu-logn.json"), "--out", out])
         if rc != 0 or err:
             failures.append(f"a file without a completion mark: exit {rc}, stderr {err!r}")
+        with open(os.path.join(data, "ntt-cpu-logn.json"), "rb") as f:
+            p = subprocess.run([sys.executable, script, "-", "--out", out], stdin=f,
+                               capture_output=True, text=True)
+        if p.returncode != 0 or p.stderr:
+            failures.append(f"standard input ('-'): exit {p.returncode}, stderr {p.stderr!r}")
+        expect(script, "standard input twice", ["-", "-", "--out", out], 2, "error",
+               "at most one file can be read from standard input ('-')")
 
     return finish(failures, "scripts/plot inputs")
 

@@ -16,7 +16,7 @@ void nb_cmd_report_help(FILE *f)
     fprintf(f, "usage: nttbench report RESULTS.json [--format table|md]\n\n"
                "Prints the methods paragraph of a run (device, software, what was timed, timer,\n"
                "cache state, stopping rule and noise reached, samples, SM clocks) and the\n"
-               "reporting checklist, filled in from the report file.\n");
+               "reporting checklist, filled in from the report file ('-': standard input).\n");
 }
 
 /* Comma-joined distinct values. */
@@ -320,7 +320,7 @@ static nb_status write_report(void *ctx, FILE *f)
 
 int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output, int quiet)
 {
-    if (argc != 1 || argv[0][0] == '-')
+    if (argc != 1 || (argv[0][0] == '-' && argv[0][1] != '\0')) /* "-": standard input */
         return nb_cli_fail(NB_ERR_INVALID_ARG, "report needs one result file: nttbench report "
                                                "RESULTS.json [--format md]");
     if (fmt != NB_FORMAT_TABLE && fmt != NB_FORMAT_MD)

@@ -1,6 +1,7 @@
 /* The result-file reader: loads an `nttbench run` JSON report with jansson,
  * checks its schema and field types, and exposes each case as an nb_rf_case
  * (matching key, median, samples, SM clocks). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,20 +219,60 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
     return NB_OK;
 }
 
-/* Opens and parses `path` into f->root; the messages name the file. */
+/* The whole of `p` ("-": standard input) in one pass, so that a pipe, a FIFO
+ * or a process substitution can be read: *buf (malloc'd, NUL-terminated). */
+static nb_status read_all(const char *p, char **buf, size_t *len)
+{
+    FILE *fp = strcmp(p, "-") ? fopen(p, "rb") : stdin;
+    if (!fp)
+        return nb_set_error(NB_ERR_IO, "%s: cannot open: %s", p, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    nb_status s = b ? NB_OK : nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of memory", p);
+    while (s == NB_OK) {
+        if (n + 1 >= cap) {
+            char *nb = cap < ((size_t)1 << 40) ? realloc(b, cap * 2) : NULL;
+            if (!nb) {
+                s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of memory", p);
+                break;
+            }
+            b = nb;
+            cap *= 2;
+        }
+        size_t got = fread(b + n, 1, cap - 1 - n, fp);
+        n += got;
+        if (got == 0 && ferror(fp))
+            s = nb_set_error(NB_ERR_IO, "%s: cannot read: %s", p, strerror(errno));
+        else if (got == 0)
+            break;
+    }
+    if (fp != stdin)
+        fclose(fp);
+    if (s != NB_OK) {
+        free(b);
+        return s;
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return NB_OK;
+}
+
+/* Reads `path` once and parses it into f->root; the messages name the file. */
 static nb_status parse(nb_result_file *f)
 {
     const char *p = f->path;
-    FILE *fp = fopen(p, "rb");
-    if (!fp)
-        return nb_set_error(NB_ERR_IO, "%s: cannot open", p);
-    unsigned char magic[2] = {0, 0};
-    size_t got = fread(magic, 1, 2, fp);
-    fclose(fp);
-    if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b)
-        return nb_set_error(NB_ERR_IO, "%s: gzip-compressed; decompress it first (gzip -dk)", p);
+    char *buf = NULL;
+    size_t len = 0;
+    NB_TRY(read_all(p, &buf, &len));
+    if (len >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) {
+        free(buf);
+        return nb_set_error(NB_ERR_IO, "%s: gzip-compressed; decompress it first (gzip -dk, "
+                            "or give '-' and pipe it: zcat F.json.gz | nttbench ...)", p);
+    }
     json_error_t err;
-    f->root = json_load_file(p, JSON_REJECT_DUPLICATES, &err);
+    f->root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
+    free(buf);
     if (!f->root)
         return nb_set_error(NB_ERR_IO, "%s: not valid JSON (line %d: %s)", p, err.line,
                             err.text);
