@@ -204,6 +204,56 @@ static void test_malformed_completion_mark_is_refused(void **state)
                  NULL}, 2, "DIR/badmark.json: 'complete' is not true or false");
 }
 
+/* ------------------------------------------------------------- damaged files */
+
+/* dir/NAME: base.json whose case 0 has stats.median `median` and the three
+ * samples {s0, 200, 300} (stats.samples and samples_stored 3). */
+static void derive_times(const char *name, double median, double s0)
+{
+    json_t *j = load_json("base.json");
+    json_t *c = json_array_get(json_object_get(j, "cases"), 0);
+    json_t *st = json_object_get(c, "stats");
+    json_object_set_new(st, "median", json_real(median));
+    json_object_set_new(st, "samples", json_integer(3));
+    json_object_set_new(c, "samples_ns", json_pack("[f, f, f]", s0, 200.0, 300.0));
+    json_object_set_new(c, "samples_stored", json_integer(3));
+    json_object_del(c, "sample_sm_clock_mhz");
+    assert_int_equal(json_dump_file(j, at(name), JSON_INDENT(1)), 0);
+    json_decref(j);
+}
+
+/* Guards: a median of 1e300 ns or -1 ns was shown as a time, exit 0. */
+static void test_impossible_median_is_refused(void **state)
+{
+    (void)state;
+    derive_times("huge.json", 1e300, 100);
+    expect_error("median of 1e300 ns in a result file",
+                 (const char *[]){"compare", at("base.json"), at("huge.json"), NULL}, 2,
+                 "DIR/huge.json: case 0: 'stats.median' 1e+300 is not a time in (0, 1e15] ns");
+    derive_times("negative.json", -1, 100);
+    expect_error("negative median in a result file",
+                 (const char *[]){"report", at("negative.json"), NULL}, 2,
+                 "DIR/negative.json: case 0: 'stats.median' -1 is not a time in (0, 1e15] ns");
+    derive_times("bigsample.json", 200, 1e308);
+    expect_error("sample of 1e308 ns in a result file",
+                 (const char *[]){"compare", at("base.json"), at("bigsample.json"), NULL}, 2,
+                 "DIR/bigsample.json: case 0: sample 0 is not a time in (0, 1e15] ns");
+}
+
+/* Guards: stats.median and samples_ns disagreeing gave a table showing equal
+ * medians beside the verdict "slower 1.41x". */
+static void test_median_disagreeing_with_samples_is_refused(void **state)
+{
+    (void)state;
+    derive_times("edited.json", 141, 100);
+    expect_error("stats.median that is not the median of samples_ns",
+                 (const char *[]){"compare", at("base.json"), at("edited.json"), NULL}, 2,
+                 "DIR/edited.json: case 0: 'stats.median' 141 ns disagrees with the median of "
+                 "its 3 samples_ns, 200 ns");
+    derive_times("consistent.json", 200, 100);
+    assert_int_equal(run_v((const char *[]){"report", at("consistent.json"), NULL}), 0);
+}
+
 /* ------------------------------------------------------------- lost results */
 
 /* Runs `sh -c CMD` (stdout and stderr to dir/out.txt, dir/err.txt); exit code. */
@@ -365,6 +415,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_old_file_is_read_silently),
         cmocka_unit_test(test_report_without_cases_fails),
         cmocka_unit_test(test_malformed_completion_mark_is_refused),
+        cmocka_unit_test(test_impossible_median_is_refused),
+        cmocka_unit_test(test_median_disagreeing_with_samples_is_refused),
         cmocka_unit_test(test_unwritable_folder_is_found_before_timing),
         cmocka_unit_test(test_second_writer_is_refused),
         cmocka_unit_test(test_file_size_limit_is_one_line),

@@ -145,6 +145,23 @@ static nb_status stored_samples(const json_t *c, nb_rf_case *out, const char *p,
     return NB_OK;
 }
 
+/* When samples_ns holds every accepted sample (stats.samples of them, not a
+ * reservoir), stats.median must be their median: a file whose summary and
+ * samples disagree was edited or damaged, and which one compare should
+ * trust is unknown. Relative tolerance 1e-6 (the writer keeps 10 digits). */
+static nb_status median_agrees(const nb_rf_case *c, const char *p, size_t idx)
+{
+    if (!c->has_stats || !c->n_samples || c->samples_reservoir ||
+        c->n_recorded_samples != c->n_samples)
+        return NB_OK;
+    const double m = nb_rank_median(c->samples_ns, c->n_samples);
+    if (fabs(m - c->median_ns) <= 1e-6 * fabs(m))
+        return NB_OK;
+    return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'stats.median' %.6g ns disagrees with "
+                        "the median of its %zu samples_ns, %.6g ns", p, idx, c->median_ns,
+                        c->n_samples, m);
+}
+
 static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf_case *out)
 {
     const char *p = f->path;
@@ -190,11 +207,16 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'samples_ns' is not an array "
                             "of numbers", p, idx);
     for (size_t i = 0; i < n; i++)
-        if (!(samples[i] > 0) || !isfinite(samples[i])) {
+        if (!(samples[i] > 0) || !(samples[i] <= NB_RF_MAX_TIME_NS)) {
             free(samples);
             return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: sample %zu is not a "
-                                "positive time", p, idx, i);
+                                "time in (0, 1e15] ns", p, idx, i);
         }
+    if (out->has_stats && !(out->median_ns > 0 && out->median_ns <= NB_RF_MAX_TIME_NS)) {
+        free(samples);
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'stats.median' %g is not a time "
+                            "in (0, 1e15] ns", p, idx, out->median_ns);
+    }
     if (numbers(json_object_get(c, "sample_sm_clock_mhz"), &clocks, &nc, 1, &clock_nulls) != 0) {
         free(samples);
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'sample_sm_clock_mhz' is not "
@@ -213,6 +235,7 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
         out->median_clock_mhz = out->recorded_clock_mhz;
     }
     NB_TRY(stored_samples(c, out, p, idx));
+    NB_TRY(median_agrees(out, p, idx));
     out->key = case_key(c);
     if (!out->key)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of memory", p);

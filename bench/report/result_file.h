@@ -20,6 +20,9 @@ extern "C" {
 
 #define NB_RESULT_SCHEMA "nttbench-report"
 #define NB_RESULT_SCHEMA_MAX_VERSION 3
+/* The largest time a file may hold (1e15 ns, 11.6 days): a median or sample
+ * beyond it, or not above 0, is refused as damaged. */
+#define NB_RF_MAX_TIME_NS 1e15
 
 /* Where a case's cycle counts come from. */
 typedef enum nb_clock_source {
