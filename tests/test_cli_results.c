@@ -405,6 +405,82 @@ static void test_unreadable_inputs_name_the_cause(void **state)
                  NULL}, 2, "DIR/nope.json: cannot open: No such file or directory");
 }
 
+/* ------------------------------------------------------------- verdicts */
+
+/* Guards: verify --stage skipped a level above the set's top and exited 0,
+ * where run exits 2. */
+static void test_verify_stage_level_above_top_exits_2(void **state)
+{
+    (void)state;
+    expect_error("verify --stage at a level above the set's top",
+                 (const char *[]){"verify", "--stage", "keyswitch", "--preset", "test-tiny",
+                                  "--level", "99", NULL},
+                 2, "--level 99 is above the top level 3 of the set test-tiny");
+}
+
+/* Guards: verify with primes that do not exist exited 3 ("could not run"),
+ * as if the machine had failed. */
+static void test_verify_impossible_primes_exits_2(void **state)
+{
+    (void)state;
+    expect_error("verify with fewer primes than limbs",
+                 (const char *[]){"verify", "--variant", "cpu-harvey", "--bits", "20", "--logn",
+                                  "17", "--limbs", "2", "--direction", "forward", NULL},
+                 2, "1 check(s) cannot run with these parameters: only 1 primes q < 2^20");
+}
+
+/* Guards: run --mode graph on the CPU skipped its only case and exited 0. */
+static void test_run_with_every_case_skipped_exits_2(void **state)
+{
+    (void)state;
+    expect_error("run whose every case is skipped",
+                 (const char *[]){"-q", "run", QUICK, "--mode", "graph", NULL}, 2,
+                 "every case was skipped (graph mode needs a GPU variant)");
+    assert_int_equal(run_v((const char *[]){"-q", "run", QUICK, "--mode", "graph,per-launch",
+                                            NULL}),
+                     0); /* one case timed: the skipped one is a row */
+}
+
+/* Guards: --tier warm --cache cold silently ran warm. */
+static void test_contradicting_tier_and_cache_exit_2(void **state)
+{
+    (void)state;
+    expect_error("--cache that contradicts --tier warm",
+                 (const char *[]){"run", "--tier", "warm", "--cache", "cold", NULL}, 2,
+                 "--cache cold contradicts --tier warm, which names the NTT tier's cache state "
+                 "already (write --tier ntt --cache cold)");
+    expect_error("--cache that contradicts --tier cold",
+                 (const char *[]){"run", "--tier", "cold", "--cache", "warm", NULL}, 2,
+                 "--cache warm contradicts --tier cold");
+    assert_int_equal(run_v((const char *[]){"-q", "run", QUICK, "--cache", "warm", NULL}), 0);
+}
+
+/* Guards: --preset with a custom set's options ran something else than the
+ * preset the user named; --dnum without --levels was ignored. */
+static void test_custom_set_options_with_preset_exit_2(void **state)
+{
+    (void)state;
+    expect_error("a custom set's option beside --preset",
+                 (const char *[]){"run", "--tier", "stage", "--preset", "test-tiny", "--levels",
+                                  "5", NULL},
+                 2, "--levels builds a custom parameter set and --preset names fixed ones: give "
+                    "one or the other");
+    expect_error("a custom set's option without --levels",
+                 (const char *[]){"run", "--tier", "stage", "--dnum", "5", NULL}, 2,
+                 "--dnum belongs to a custom parameter set: give --levels L too");
+}
+
+/* Guards: check --format csv printed the text form. */
+static void test_check_refuses_csv(void **state)
+{
+    (void)state;
+    puts_file("v.txt", "1\n2\n");
+    expect_error("check in a format it does not write",
+                 (const char *[]){"--format", "csv", "check", "--expected", at("v.txt"),
+                                  "--actual", at("v.txt"), NULL},
+                 2, "check writes text or JSON (--format json), not csv or md");
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -423,6 +499,12 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_compare_reads_a_fifo),
         cmocka_unit_test(test_pipes_and_stdin_are_read),
         cmocka_unit_test(test_unreadable_inputs_name_the_cause),
+        cmocka_unit_test(test_verify_stage_level_above_top_exits_2),
+        cmocka_unit_test(test_verify_impossible_primes_exits_2),
+        cmocka_unit_test(test_run_with_every_case_skipped_exits_2),
+        cmocka_unit_test(test_contradicting_tier_and_cache_exit_2),
+        cmocka_unit_test(test_custom_set_options_with_preset_exit_2),
+        cmocka_unit_test(test_check_refuses_csv),
     };
     return cli_rows_main(argc, argv, "nb-res-", "cli_results", tests,
                          sizeof tests / sizeof tests[0], make_base);

@@ -353,6 +353,9 @@ int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output)
     }
     if (!exp_p || !act_p)
         return nb_cli_fail(NB_ERR_INVALID_ARG, "check needs --expected and --actual");
+    if (fmt != NB_FORMAT_TABLE && fmt != NB_FORMAT_JSON)
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "check writes text or JSON (--format json), not "
+                                               "csv or md");
     uint64_t *e = NULL, *a = NULL;
     size_t ne = 0, na = 0;
     nb_status s = nb_cli_read_coeffs(exp_p, ef, &e, &ne);

@@ -243,15 +243,23 @@ static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *o
         return nb_cli_fail(ws, nb_last_error());
     if (ctx->output && fmt != NB_FORMAT_TABLE && !quiet)
         nb_report_write(ctx->report, NB_FORMAT_TABLE, stdout); /* the short table too */
-    size_t fails = 0, errors = 0, impossible = 0;
+    size_t fails = 0, errors = 0, impossible = 0, skipped = 0;
+    const size_t n = nb_report_case_count(ctx->report);
     const char *why = "";
-    for (size_t i = 0; i < nb_report_case_count(ctx->report); i++) {
+    for (size_t i = 0; i < n; i++) {
         const nb_case *c = nb_report_case_at(ctx->report, i);
         nb_case_status cs = nb_case_get_status(c);
         fails += cs == NB_CASE_VERIFY_FAILED;
         errors += cs == NB_CASE_ERROR;
         if (cs == NB_CASE_ERROR && nb_case_get_cause(c) == NB_ERR_INVALID_ARG && !impossible++)
             why = nb_case_get_message(c);
+        if (cs == NB_CASE_SKIPPED && !skipped++ && !impossible)
+            why = nb_case_get_message(c);
+    }
+    if (n && skipped == n) { /* nothing was timed: the options ask for what cannot run here */
+        char msg[600];
+        snprintf(msg, sizeof msg, "every case was skipped (%s)", why);
+        return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
     }
     if (!fails && errors && impossible == errors) /* the parameters, not the machine */
         return nb_cli_fail(NB_ERR_INVALID_ARG, impossible == 1 ? why : "cases cannot run here "
