@@ -106,16 +106,17 @@ static void test_finished_run_is_marked_complete(void **state)
     free(s);
 }
 
-/* Starts `nttbench -q --format json --output DIR/OUTPUT run` of cpu-harvey,
+/* Starts `nttbench -q --format FMT --output DIR/OUTPUT run` of cpu-harvey,
  * warm, L 1, --logn LOGN, 0.3 s per case, in the background, and waits until
  * dir/WAIT_FOR exists (at most 12 s); the child's pid. */
-static pid_t start_run(const char *output, const char *logn, const char *wait_for)
+static pid_t start_run_as(const char *fmt, const char *output, const char *logn,
+                          const char *wait_for)
 {
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
         setenv("OMP_NUM_THREADS", "1", 1);
-        execl(exe, exe, "-q", "--format", "json", "--output", at(output), "run", "--variant",
+        execl(exe, exe, "-q", "--format", fmt, "--output", at(output), "run", "--variant",
               "cpu-harvey", "--tier", "warm", "--logn", logn, "--limbs", "1", "--min-time",
               "0.3", "--timeout", "2", (char *)NULL);
         _exit(127);
@@ -124,6 +125,31 @@ static pid_t start_run(const char *output, const char *logn, const char *wait_fo
     for (int i = 0; i < 600 && stat(at(wait_for), &st) != 0; i++)
         nanosleep(&(struct timespec){0, 20000000}, NULL);
     return pid;
+}
+
+static pid_t start_run(const char *output, const char *logn, const char *wait_for)
+{
+    return start_run_as("json", output, logn, wait_for);
+}
+
+/* Guards: a markdown or table report left by a killed run looked complete. */
+static void test_killed_run_table_says_incomplete(void **state)
+{
+    (void)state;
+    pid_t pid = start_run_as("md", "killed.md", "10:16", "killed.md");
+    assert_int_equal(kill(pid, SIGKILL), 0);
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    char *s = slurp("killed.md");
+    assert_non_null(strstr(s, "**Incomplete**: "));
+    assert_non_null(strstr(s, " of 7 planned cases so far (the run had not finished"));
+    free(s);
+    assert_int_equal(run_v((const char *[]){"-q", "--format", "md", "--output", at("whole.md"),
+                                            "run", QUICK, NULL}),
+                     0);
+    s = slurp("whole.md");
+    assert_null(strstr(s, "Incomplete"));
+    free(s);
 }
 
 /* Guards: a run killed by SIGKILL left a file that said "interrupted": false
@@ -486,6 +512,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_finished_run_is_marked_complete),
         cmocka_unit_test(test_killed_run_reads_incomplete),
+        cmocka_unit_test(test_killed_run_table_says_incomplete),
         cmocka_unit_test(test_compare_warns_on_incomplete),
         cmocka_unit_test(test_interrupted_file_is_named),
         cmocka_unit_test(test_old_file_is_read_silently),

@@ -303,6 +303,20 @@ void nb_report_set_planned(nb_report *r, size_t cases_planned)
     }
 }
 
+void nb_report_write_completion(const nb_report *r, FILE *f, int md)
+{
+    if (r->complete != 0)
+        return;
+    char planned[48] = "";
+    if (r->cases_planned)
+        snprintf(planned, sizeof planned, " of %zu planned", r->cases_planned);
+    fprintf(f, "\n%s%s%s: %zu%s case%s so far%s\n", md ? "**" : "",
+            r->interrupted ? "Interrupted" : "Incomplete", md ? "**" : "", r->n, planned,
+            r->n == 1 && !r->cases_planned ? "" : "s",
+            r->interrupted ? " (a signal stopped the sweep)"
+                           : " (the run had not finished when this was written)");
+}
+
 void nb_report_set_complete(nb_report *r, int complete)
 {
     if (r)
