@@ -420,6 +420,26 @@ static void test_pipes_and_stdin_are_read(void **state)
                  "compare reads at most one file from standard input ('-')");
 }
 
+/* Guards: check and transform answered "cannot open '-'". */
+static void test_coefficients_from_stdin(void **state)
+{
+    (void)state;
+    puts_file("v.txt", "1\n2\n");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "printf '1\\n2\\n' | %s check --expected %s/v.txt --actual - "
+             "--actual-format text", exe, dir);
+    assert_int_equal(run_sh(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s transform --variant reference --direction forward --logn 1 "
+             "--primes 5 --in - --in-format text --out %s/t.txt <%s/v.txt", exe, dir, dir);
+    assert_int_equal(run_sh(cmd), 0);
+    char *t = slurp("t.txt");
+    assert_string_equal(t, "0\n2\n"); /* 1 + 2x at the roots 2, 3 of x^2 + 1 mod 5, bit-reversed */
+    free(t);
+    expect_error("standard input given twice to check",
+                 (const char *[]){"check", "--expected", "-", "--actual", "-", NULL}, 2,
+                 "check reads at most one file from standard input ('-')");
+}
+
 /* Guards: a directory read as "not valid JSON", a missing file without its cause. */
 static void test_unreadable_inputs_name_the_cause(void **state)
 {
@@ -525,6 +545,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_file_size_limit_is_one_line),
         cmocka_unit_test(test_compare_reads_a_fifo),
         cmocka_unit_test(test_pipes_and_stdin_are_read),
+        cmocka_unit_test(test_coefficients_from_stdin),
         cmocka_unit_test(test_unreadable_inputs_name_the_cause),
         cmocka_unit_test(test_verify_stage_level_above_top_exits_2),
         cmocka_unit_test(test_verify_impossible_primes_exits_2),
