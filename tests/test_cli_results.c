@@ -197,6 +197,9 @@ static void test_interrupted_file_is_named(void **state)
     expect_warning("report on an interrupted file without a completion mark",
                    (const char *[]){"report", at("int-old.json"), NULL}, 0,
                    "DIR/int-old.json: the run was interrupted; the file holds 1 case");
+    char *o = slurp("out.txt"); /* and the methods paragraph says so */
+    assert_non_null(strstr(o, "The sweep was interrupted by a signal: the file holds 1 case.\n"));
+    free(o);
 }
 
 /* A file from before the completion mark, not interrupted: read silently. */

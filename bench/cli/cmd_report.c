@@ -289,6 +289,16 @@ static nb_status write_report(void *ctx, FILE *f)
             jstr(env, "nttbench_version", "?"), jstr(env, "git_commit", "unknown"), dev,
             jstr(env, "host.cpu", "unknown"), jstr(env, "timestamp_utc", "an unknown date"),
             sizes, timer, cache, stop, s.samples.lo, s.samples.hi, clk, s.verified, s.timed);
+    const nb_rf_completeness done = nb_result_file_completeness(r->rf, NULL, 0);
+    const json_t *planned = json_object_get(root, "cases_planned");
+    if (done == NB_RF_INTERRUPTED || done == NB_RF_INCOMPLETE) {
+        fprintf(f, "%s: the file holds %zu case%s", done == NB_RF_INTERRUPTED
+                ? "The sweep was interrupted by a signal" : "The sweep had not finished when the "
+                "file was written", s.cases, s.cases == 1 ? "" : "s");
+        if (json_is_integer(planned))
+            fprintf(f, " of the %lld planned", (long long)json_integer_value(planned));
+        fprintf(f, ".\n\n");
+    }
     if (s.reservoir)
         fprintf(f, "The file stores a seeded reservoir sample of the samples of %zu case%s "
                    "(the statistics above use every sample).\n\n",
