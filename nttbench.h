@@ -7,6 +7,6 @@
 #include "ntt/ntt.h"
 #include "ckks/ckks.h"
 #include "bench/bench.h"
-include "bench/tiers/stage.h"
+#include "bench/tiers/stage.h"
 
 #endif

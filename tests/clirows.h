@@ -7,6 +7,7 @@
 #ifndef NB_CLIROWS_H
 #define NB_CLIROWS_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -171,6 +172,30 @@ static void expect_gpu_variant_named(const char *what, const char *cmd, const ch
     const char *args[] = {cmd, "--variant", list, extra, extra ? "10" : NULL, NULL};
     expect_error(what, args, 3, needle);
     table_mask_before = NULL;
+}
+
+/* main() of a bad-input test: argv NTTBENCH [TABLE-FILE]; the scratch folder
+ * /tmp/<prefix>XXXXXX; the group's tests with an optional setup; the table
+ * closed and the scratch folder removed. */
+static int cli_rows_main(int argc, char **argv, const char *prefix, const char *group,
+                         const struct CMUnitTest *tests, size_t n, CMFixtureFunction setup)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s NTTBENCH [TABLE-FILE]\n", argv[0]);
+        return 2;
+    }
+    exe = argv[1];
+    if (argc > 2 && !(table = fopen(argv[2], "w"))) {
+        fprintf(stderr, "cannot write %s: %s\n", argv[2], strerror(errno));
+        return 2;
+    }
+    if (cli_scratch_create(prefix) != 0)
+        return 2;
+    int rc = _cmocka_run_group_tests(group, tests, n, setup, NULL);
+    if (table)
+        fclose(table);
+    cli_scratch_remove();
+    return rc;
 }
 
 #endif

@@ -357,17 +357,6 @@ static void test_run_mixed_list_names_gpu_variant(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s NTTBENCH [TABLE-FILE]\n", argv[0]);
-        return 2;
-    }
-    exe = argv[1];
-    if (argc > 2 && !(table = fopen(argv[2], "w"))) {
-        fprintf(stderr, "cannot write %s: %s\n", argv[2], strerror(errno));
-        return 2;
-    }
-    if (cli_scratch_create("nb-io-") != 0)
-        return 2;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_output_follows_symlink),
         cmocka_unit_test(test_output_dev_stdout_prints),
@@ -383,9 +372,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_recorded_seed_reproduces_run),
         cmocka_unit_test(test_run_mixed_list_names_gpu_variant),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    if (table)
-        fclose(table);
-    cli_scratch_remove();
-    return rc;
+    return cli_rows_main(argc, argv, "nb-io-", "cli_io", tests, sizeof tests / sizeof tests[0],
+                         NULL);
 }

@@ -12,15 +12,9 @@ import os
 import sys
 import tempfile
 
-try:
-    import matplotlib  # noqa: F401
-except ImportError:
-    if os.path.exists("/usr/bin/python3") and not os.environ.get("NB_PLOT_REEXEC") \
-            and os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3"):
-        os.environ["NB_PLOT_REEXEC"] = "1"
-        os.execv("/usr/bin/python3", ["/usr/bin/python3", os.path.abspath(__file__)] + sys.argv[1:])
-    print("matplotlib is not installed: skipping the plot test")
-    sys.exit(77)
+from plot_env import finish, require_matplotlib
+
+require_matplotlib(__file__, "the plot test")
 
 failures = []
 
@@ -136,10 +130,7 @@ def main():
         title = f._suptitle.get_text() if f._suptitle else ""
         check(("H100" in title or "EPYC" in title or "Xeon" in title), f"device in title: {title!r}")
 
-    for f in failures:
-        print("FAIL:", f)
-    print(f"{len(failures)} failures")
-    return 1 if failures else 0
+    return finish(failures, "scripts/plot figures")
 
 
 if __name__ == "__main__":

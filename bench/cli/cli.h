@@ -156,6 +156,9 @@ void nb_cli_run_help(FILE *f);
  * nb_stage_tier_opts with its storage) and the preset list of `nttbench list`. */
 extern const nb_cli_option nb_cli_stage_options[];
 nb_status nb_cli_stage_set(nb_cli_run *run, const char *name, const char *value);
+/* After parsing: a custom set's options (--levels, --dnum, ...) together with
+ * --preset, or without --levels, are bad usage (NB_ERR_INVALID_ARG). */
+nb_status nb_cli_stage_check(nb_cli_run *run);
 /* The parsed options for nb_tier_run.tier_opts (defaults when none given). */
 const nb_stage_tier_opts *nb_cli_stage_opts(nb_cli_run *run);
 /* Presets for `nttbench list`: a text section (markdown when md) and a JSON

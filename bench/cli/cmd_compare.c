@@ -25,8 +25,9 @@ void nb_cmd_compare_help(FILE *f)
                "interval (Hodges-Lehmann on log times), the two-sided Mann-Whitney p-value of\n"
                "the times and of the cycles (time x SM clock) and a verdict: faster, slower,\n"
                "same, clock-change, noisy or insufficient-data. Environment differences and\n"
-               "unmatched cases are listed. Exit 0: nothing slower beyond the threshold;\n"
-               "1: a case is slower; 2: bad input or nothing matches.\n\n");
+               "unmatched cases are listed. Either file may be '-' (standard input).\n"
+               "Exit 0: nothing slower beyond the threshold; 1: a case is slower;\n"
+               "2: bad input or nothing matches.\n\n");
     nb_cli_print_options(f, compare_options);
 }
 
@@ -41,7 +42,15 @@ static nb_status write_cb(void *ctx, FILE *f)
     return nb_comparison_write(w->c, w->fmt, f);
 }
 
-int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output)
+void nb_cli_warn_incomplete(const nb_result_file *f, int quiet)
+{
+    char why[1024];
+    nb_rf_completeness c = nb_result_file_completeness(f, why, sizeof why);
+    if (!quiet && (c == NB_RF_INCOMPLETE || c == NB_RF_INTERRUPTED))
+        fprintf(stderr, "nttbench: warning: %s\n", why);
+}
+
+int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int quiet)
 {
     nb_compare_opts o;
     nb_compare_opts_default(&o);
@@ -72,13 +81,19 @@ int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output)
     if (np != 2)
         return nb_cli_fail(NB_ERR_INVALID_ARG,
                            "compare needs two result files: nttbench compare BASE.json NEW.json");
+    if (!strcmp(paths[0], "-") && !strcmp(paths[1], "-"))
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "compare reads at most one file from standard "
+                                               "input ('-')");
     nb_result_file *a = NULL, *b = NULL;
     nb_comparison *c = NULL;
     nb_status s = nb_result_file_load(&a, paths[0]);
     if (s == NB_OK)
         s = nb_result_file_load(&b, paths[1]);
-    if (s == NB_OK)
+    if (s == NB_OK) {
+        nb_cli_warn_incomplete(a, quiet);
+        nb_cli_warn_incomplete(b, quiet);
         s = nb_compare(a, b, &o, &c);
+    }
     int rc;
     if (s != NB_OK) {
         rc = nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error()); /* bad input: exit 2 */

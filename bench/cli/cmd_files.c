@@ -31,12 +31,14 @@ nb_status nb_cli_read_coeffs(const char *path, const char *format, uint64_t **ou
     *out = NULL;
     *n = 0;
     NB_TRY(check_format(format));
-    FILE *f = fopen(path, "rb");
+    const int std_in = !strcmp(path, "-"); /* standard input, read once like a file */
+    FILE *f = std_in ? stdin : fopen(path, "rb");
     if (!f)
         return nb_set_error(NB_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     nb_status s = is_text(path, format) ? nb_coeff_read_text(f, path, out, n)
                                         : nb_coeff_read_raw(f, path, out, n);
-    fclose(f);
+    if (!std_in)
+        fclose(f);
     return s;
 }
 
@@ -353,6 +355,12 @@ int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output)
     }
     if (!exp_p || !act_p)
         return nb_cli_fail(NB_ERR_INVALID_ARG, "check needs --expected and --actual");
+    if (!strcmp(exp_p, "-") && !strcmp(act_p, "-"))
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "check reads at most one file from standard "
+                                               "input ('-')");
+    if (fmt != NB_FORMAT_TABLE && fmt != NB_FORMAT_JSON)
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "check writes text or JSON (--format json), not "
+                                               "csv or md");
     uint64_t *e = NULL, *a = NULL;
     size_t ne = 0, na = 0;
     nb_status s = nb_cli_read_coeffs(exp_p, ef, &e, &ne);

@@ -16,7 +16,7 @@ void nb_cmd_report_help(FILE *f)
     fprintf(f, "usage: nttbench report RESULTS.json [--format table|md]\n\n"
                "Prints the methods paragraph of a run (device, software, what was timed, timer,\n"
                "cache state, stopping rule and noise reached, samples, SM clocks) and the\n"
-               "reporting checklist, filled in from the report file.\n");
+               "reporting checklist, filled in from the report file ('-': standard input).\n");
 }
 
 /* Comma-joined distinct values. */
@@ -289,6 +289,16 @@ static nb_status write_report(void *ctx, FILE *f)
             jstr(env, "nttbench_version", "?"), jstr(env, "git_commit", "unknown"), dev,
             jstr(env, "host.cpu", "unknown"), jstr(env, "timestamp_utc", "an unknown date"),
             sizes, timer, cache, stop, s.samples.lo, s.samples.hi, clk, s.verified, s.timed);
+    const nb_rf_completeness done = nb_result_file_completeness(r->rf, NULL, 0);
+    const json_t *planned = json_object_get(root, "cases_planned");
+    if (done == NB_RF_INTERRUPTED || done == NB_RF_INCOMPLETE) {
+        fprintf(f, "%s: the file holds %zu case%s", done == NB_RF_INTERRUPTED
+                ? "The sweep was interrupted by a signal" : "The sweep had not finished when the "
+                "file was written", s.cases, s.cases == 1 ? "" : "s");
+        if (json_is_integer(planned))
+            fprintf(f, " of the %lld planned", (long long)json_integer_value(planned));
+        fprintf(f, ".\n\n");
+    }
     if (s.reservoir)
         fprintf(f, "The file stores a seeded reservoir sample of the samples of %zu case%s "
                    "(the statistics above use every sample).\n\n",
@@ -318,17 +328,22 @@ static nb_status write_report(void *ctx, FILE *f)
     return NB_OK;
 }
 
-int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output)
+int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output, int quiet)
 {
-    if (argc != 1 || argv[0][0] == '-')
+    if (argc != 1 || (argv[0][0] == '-' && argv[0][1] != '\0')) /* "-": standard input */
         return nb_cli_fail(NB_ERR_INVALID_ARG, "report needs one result file: nttbench report "
                                                "RESULTS.json [--format md]");
     if (fmt != NB_FORMAT_TABLE && fmt != NB_FORMAT_MD)
         return nb_cli_fail(NB_ERR_INVALID_ARG, "report writes text or markdown (--format md)");
     nb_result_file *rf = NULL;
     nb_status s = nb_result_file_load(&rf, argv[0]);
-    if (s != NB_OK)
+    if (s == NB_OK && nb_result_file_case_count(rf) == 0)
+        s = nb_set_error(NB_ERR_INVALID_ARG, "%s: no cases: nothing to report", argv[0]);
+    if (s != NB_OK) {
+        nb_result_file_destroy(rf);
         return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+    }
+    nb_cli_warn_incomplete(rf, quiet);
     report_ctx c = {rf, fmt == NB_FORMAT_MD};
     s = nb_write_file_atomic(output ? output : "-", write_report, &c);
     nb_result_file_destroy(rf);

@@ -159,6 +159,7 @@ static nb_status run_tiers(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_varian
         for (int c = NB_CACHE_WARM; c <= NB_CACHE_COLD; c++)
             if (nb_cli_tier_states(run, &run->tiers[i]) & NB_CLI_STATE(c))
                 ctx->case_total += planned_cases(run, run->tiers[i].tier, nv);
+    nb_report_set_planned(ctx->report, ctx->case_total);
     for (size_t i = 0; i < run->n_tiers; i++) {
         const nb_tier *t = run->tiers[i].tier;
         const unsigned states = nb_cli_tier_states(run, &run->tiers[i]);
@@ -225,6 +226,7 @@ static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *o
         snprintf(err, sizeof err, "%s", nb_last_error());
     const int sig = interrupt_signal;
     nb_report_set_interrupted(ctx->report, sig != 0);
+    nb_report_set_complete(ctx->report, s == NB_OK && !sig); /* the sweep reached its end */
     nb_status ws = ctx->report && (s == NB_OK || nb_report_case_count(ctx->report))
                        ? nb_report_write_file(ctx->report, fmt, output ? output : "-")
                        : NB_OK;
@@ -241,15 +243,23 @@ static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *o
         return nb_cli_fail(ws, nb_last_error());
     if (ctx->output && fmt != NB_FORMAT_TABLE && !quiet)
         nb_report_write(ctx->report, NB_FORMAT_TABLE, stdout); /* the short table too */
-    size_t fails = 0, errors = 0, impossible = 0;
+    size_t fails = 0, errors = 0, impossible = 0, skipped = 0;
+    const size_t n = nb_report_case_count(ctx->report);
     const char *why = "";
-    for (size_t i = 0; i < nb_report_case_count(ctx->report); i++) {
+    for (size_t i = 0; i < n; i++) {
         const nb_case *c = nb_report_case_at(ctx->report, i);
         nb_case_status cs = nb_case_get_status(c);
         fails += cs == NB_CASE_VERIFY_FAILED;
         errors += cs == NB_CASE_ERROR;
         if (cs == NB_CASE_ERROR && nb_case_get_cause(c) == NB_ERR_INVALID_ARG && !impossible++)
             why = nb_case_get_message(c);
+        if (cs == NB_CASE_SKIPPED && !skipped++ && !impossible)
+            why = nb_case_get_message(c);
+    }
+    if (n && skipped == n) { /* nothing was timed: the options ask for what cannot run here */
+        char msg[600];
+        snprintf(msg, sizeof msg, "every case was skipped (%s)", why);
+        return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
     }
     if (!fails && errors && impossible == errors) /* the parameters, not the machine */
         return nb_cli_fail(NB_ERR_INVALID_ARG, impossible == 1 ? why : "cases cannot run here "

@@ -27,6 +27,7 @@ typedef struct check_row {
     size_t limbs;
     unsigned bits;
     const char *result; /* pass / fail / skipped / error */
+    nb_status cause;    /* why an "error" row could not run */
     size_t mismatches;
     size_t limb, index;
     uint64_t expected, actual;
@@ -120,6 +121,7 @@ static void run_check(check_row *r, void *stream, uint64_t seed)
         s = nb_buffer_download(buf, 0, a, total * sizeof *a, st);
     if (s != NB_OK) {
         r->result = "error";
+        r->cause = s;
         snprintf(r->message, sizeof r->message, "%s", nb_last_error());
     } else {
         r->mismatches = 0;
@@ -367,13 +369,22 @@ static int finish_verify(check_row *rows, size_t n, nb_format fmt, uint64_t seed
 {
     verify_out o = {rows, n, fmt, seed};
     nb_status st = nb_write_file_atomic(output ? output : "-", write_verify, &o);
-    size_t fails = 0, errs = 0;
+    size_t fails = 0, errs = 0, impossible = 0;
+    const char *why = "";
     for (size_t i = 0; i < n; i++) {
         fails += !strcmp(rows[i].result, "fail");
         errs += !strcmp(rows[i].result, "error");
+        if (!strcmp(rows[i].result, "error") && rows[i].cause == NB_ERR_INVALID_ARG &&
+            !impossible++)
+            why = rows[i].message;
     }
     if (st != NB_OK)
         return nb_cli_fail(st, nb_last_error());
+    if (!fails && errs && impossible == errs) { /* the parameters, not the machine */
+        char msg[400];
+        snprintf(msg, sizeof msg, "%zu check(s) cannot run with these parameters: %s", errs, why);
+        return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
+    }
     if (fails) {
         fprintf(stderr, "nttbench: error: %zu check(s) failed against the GMP reference\n", fails);
         return NB_EXIT_VERIFY;

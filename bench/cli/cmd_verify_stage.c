@@ -217,18 +217,27 @@ static void skip_preset(const stage_args *a, const char *preset, const nb_ntt_va
 
 /* The rows check_preset will fill for every preset and variant (the
  * default levels depend on each preset's L); `cap` when a preset cannot be
- * loaded (its rows then fail early). */
-static size_t planned_rows(const stage_args *a, size_t nv, size_t cap)
+ * loaded (its rows then fail early). A --level above a preset's top level is
+ * bad usage, as in `run` (NB_ERR_INVALID_ARG, *total untouched). */
+static nb_status planned_rows(const stage_args *a, size_t nv, size_t cap, size_t *total)
 {
-    size_t total = 0;
+    size_t rows = 0;
     for (size_t pi = 0; pi < a->n_presets; pi++) {
         nb_ckks_params *p = NULL;
-        if (nb_ckks_params_from_preset(&p, a->presets[pi]) != NB_OK)
-            return cap;
-        total += nv * a->n_stages * (a->n_levels ? a->n_levels : p->max_level > 1 ? 2 : 1);
+        if (nb_ckks_params_from_preset(&p, a->presets[pi]) != NB_OK) {
+            *total = cap;
+            return NB_OK;
+        }
+        const size_t top = p->max_level;
         nb_ckks_params_destroy(p);
+        for (size_t li = 0; li < a->n_levels; li++)
+            if (a->levels[li] > top)
+                return nb_set_error(NB_ERR_INVALID_ARG, "--level %llu is above the top level "
+                                    "%zu of the set %s", a->levels[li], top, a->presets[pi]);
+        rows += nv * a->n_stages * (a->n_levels ? a->n_levels : top > 1 ? 2 : 1);
     }
-    return total;
+    *total = rows;
+    return NB_OK;
 }
 
 /* Every stage x level of one preset and one variant into rows (advancing *n). */
@@ -303,7 +312,8 @@ int nb_cmd_verify_stage(int argc, char **argv, nb_format fmt, const char *output
     if (st == NB_OK && !rows)
         st = nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
     a.t_start = nb_now_s();
-    a.total = planned_rows(&a, nv, cap);
+    if (st == NB_OK)
+        st = planned_rows(&a, nv, cap, &a.total);
     for (size_t pi = 0; pi < a.n_presets && st == NB_OK; pi++)
         for (size_t vi = 0; vi < nv && st == NB_OK; vi++)
             st = check_preset(&a, a.presets[pi], vars[vi], stream, rows, &n, quiet);

@@ -4,6 +4,7 @@
  * 3 environment error; every failure prints one line "nttbench: error: ...". */
 #include <dlfcn.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,9 +90,9 @@ static int dispatch(int nrest, char **rest, int argc, char **argv, nb_format fmt
     if (!strcmp(cmd, "check"))
         return nb_cmd_check(sub_argc, sub, fmt, output);
     if (!strcmp(cmd, "compare"))
-        return nb_cmd_compare(sub_argc, sub, fmt, output);
+        return nb_cmd_compare(sub_argc, sub, fmt, output, quiet);
     if (!strcmp(cmd, "report"))
-        return nb_cmd_report(sub_argc, sub, fmt, output);
+        return nb_cmd_report(sub_argc, sub, fmt, output, quiet);
     if (!strcmp(cmd, "primes"))
         return nb_cmd_primes(sub_argc, sub, fmt, output);
     char msg[300];
@@ -237,18 +238,23 @@ static int run_main(int argc, char **argv, char **rest, const char **plugins)
         command_help(!strcmp(cmd, "help") ? (nrest > 1 ? rest[1] : "") : cmd);
         return 0;
     }
+    nb_output_claim *claim = NULL;
     if (output) {
         char resolved[PATH_MAX];
         nb_output_kind kind;
         if (nb_output_classify(output, &kind, resolved) != NB_OK)
             return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+        /* writable and not written by another run: known before anything runs */
+        if (nb_output_claim_take(&claim, output) != NB_OK)
+            return nb_cli_fail(NB_ERR_IO, nb_last_error());
     }
-    for (int i = 0; i < nplug; i++) {
+    rc = 0;
+    for (int i = 0; i < nplug && !rc; i++)
         rc = load_plugin(plugins[i]);
-        if (rc)
-            return rc;
-    }
-    return dispatch(nrest, rest, argc, argv, fmt, output, quiet);
+    if (!rc)
+        rc = dispatch(nrest, rest, argc, argv, fmt, output, quiet);
+    nb_output_claim_release(claim);
+    return rc;
 }
 
 /* The OpenMP policy of CPU timing, unless the user set it: idle workers sleep
@@ -282,6 +288,9 @@ static void omp_policy(char **argv)
 int main(int argc, char **argv)
 {
     omp_policy(argv);
+    /* beyond the file-size limit a write fails with EFBIG, which the writers
+     * report (one line, exit 3, the temporary removed), instead of a kill */
+    signal(SIGXFSZ, SIG_IGN);
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     const char **plugins = calloc((size_t)argc + 1, sizeof *plugins);
     int rc = rest && plugins ? run_main(argc, argv, rest, plugins)

@@ -7,9 +7,14 @@
 #define NB_CLI_PAPER_H
 
 #include "bench/bench.h"
+#include "bench/report/result_file.h"
 
-int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output);
-int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output);
+/* One "nttbench: warning: ..." line on stderr (unless quiet) when a result
+ * file is incomplete or interrupted (nb_result_file_completeness). */
+void nb_cli_warn_incomplete(const nb_result_file *f, int quiet);
+
+int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int quiet);
+int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output, int quiet);
 int nb_cmd_primes(int argc, char **argv, nb_format fmt, const char *output);
 
 void nb_cmd_compare_help(FILE *f);

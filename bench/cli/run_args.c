@@ -224,6 +224,27 @@ unsigned nb_cli_tier_states(const nb_cli_run *run, const nb_cli_tier *t)
     return run->cache_states ? run->cache_states : t->tier->default_states;
 }
 
+/* --cache that no tier uses: every --tier entry names its cache state itself
+ * (warm, cold), and differently, e.g. --tier warm --cache cold. */
+static nb_status check_cache_used(const nb_cli_run *run)
+{
+    unsigned named = 0;
+    for (size_t i = 0; i < run->n_tiers; i++) {
+        if (!run->tiers[i].states)
+            return NB_OK; /* this tier takes --cache */
+        named |= run->tiers[i].states;
+    }
+    if (!run->cache_states || run->cache_states == named)
+        return NB_OK;
+    const unsigned w = NB_CLI_STATE(NB_CACHE_WARM), c = NB_CLI_STATE(NB_CACHE_COLD);
+    const char *given = run->cache_states == (w | c) ? "warm,cold"
+                        : run->cache_states == w   ? "warm" : "cold";
+    const char *tiers = named == (w | c) ? "warm,cold" : named == w ? "warm" : "cold";
+    return nb_set_error(NB_ERR_INVALID_ARG, "--cache %s contradicts --tier %s, which names the "
+                        "NTT tier's cache state already (write --tier ntt --cache %s)", given,
+                        tiers, given);
+}
+
 int nb_cli_run_parse(int argc, char **argv, nb_cli_run *run)
 {
     memset(run, 0, sizeof *run);
@@ -260,6 +281,8 @@ int nb_cli_run_parse(int argc, char **argv, nb_cli_run *run)
                                 "--l2-persist pins data in L2: use it with a warm cache only "
                                 "(--tier warm, or --cache warm)"),
                    NB_EXIT_USAGE;
+    if (check_cache_used(run) != NB_OK || nb_cli_stage_check(run) != NB_OK)
+        return NB_EXIT_USAGE;
     /* per-tier option checks happen when the tier runs (it knows its flags) */
     nb_bench_opts probe = run->timing;
     probe.l2_persist = -1;

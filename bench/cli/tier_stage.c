@@ -30,6 +30,7 @@ typedef struct stage_cli {
     char *preset_storage;
     char *presets[NB_CLI_MAX_LIST];
     size_t levels[NB_CLI_MAX_LIST];
+    const char *custom_option; /* the first custom-set option given (--dnum, ...), or NULL */
 } stage_cli;
 
 static stage_cli *opts_of(nb_cli_run *run)
@@ -52,6 +53,22 @@ void nb_cli_stage_free(nb_cli_run *run)
     free(c->preset_storage);
     free(c);
     run->stage = NULL;
+}
+
+nb_status nb_cli_stage_check(nb_cli_run *run)
+{
+    const stage_cli *c = run->stage;
+    if (!c || !c->custom_option)
+        return NB_OK;
+    if (c->o.n_presets)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s builds a custom parameter set and "
+                            "--preset names fixed ones: give one or the other (a preset cannot "
+                            "be changed; run twice for both)", c->custom_option);
+    if (!c->o.custom)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s belongs to a custom parameter set: give "
+                            "--levels L too (or --preset NAME for a fixed set)",
+                            c->custom_option);
+    return NB_OK;
 }
 
 const nb_stage_tier_opts *nb_cli_stage_opts(nb_cli_run *run)
@@ -90,6 +107,10 @@ nb_status nb_cli_stage_set(nb_cli_run *run, const char *name, const char *v)
         o->levels = c->levels;
         return NB_OK;
     }
+    static const char *const custom[] = {"levels", "dnum", "qbits", "pbits", "q0bits"};
+    for (size_t i = 0; i < sizeof custom / sizeof custom[0]; i++)
+        if (!strcmp(name, custom[i]) && !c->custom_option)
+            c->custom_option = custom[i];
     if (!strcmp(name, "levels")) {
         o->custom = 1;
         return nb_cli_parse_size(v, name, 1, 255, &o->custom_levels);

@@ -2,7 +2,8 @@
  * file writer: a regular file (or a new path) is replaced atomically
  * (temporary file beside it, flush, fsync, rename); a symlink is followed and
  * its target replaced; devices, FIFOs, sockets and /dev, /proc paths are
- * written through; a directory is refused. */
+ * written through; a directory is refused. Before a long command, the path
+ * is claimed: checked for writing and locked against a second writer. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -66,6 +68,18 @@ static nb_status resolve_links(const char *path, char *out)
                         path);
 }
 
+/* The folder of a resolved path into dir (PATH_MAX bytes): "." for a bare
+ * name, "/" for a file at the root. */
+static const char *folder_of(const char *resolved, char *dir)
+{
+    snprintf(dir, PATH_MAX, "%s", resolved);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return ".";
+    slash[slash == dir ? 1 : 0] = '\0';
+    return dir;
+}
+
 static int under_system_tree(const char *p)
 {
     return !strncmp(p, "/dev/", 5) || !strncmp(p, "/proc/", 6);
@@ -99,14 +113,11 @@ nb_status nb_output_classify(const char *path, nb_output_kind *kind, char *resol
     }
     if (errno != ENOENT)
         return nb_set_error(NB_ERR_IO, "output '%s': %s", path, strerror(errno));
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", resolved);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        slash[slash == dir ? 1 : 0] = '\0';
-    if (stat(slash ? dir : ".", &st) != 0 || !S_ISDIR(st.st_mode))
+    char buf[PATH_MAX];
+    const char *dir = folder_of(resolved, buf);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return nb_set_error(NB_ERR_INVALID_ARG, "output '%s': the folder '%s' does not exist",
-                            path, slash ? dir : ".");
+                            path, dir);
     *kind = NB_OUTPUT_NEW;
     return NB_OK;
 }
@@ -118,6 +129,8 @@ static nb_status write_through(const char *path, nb_writer_fn fn, void *ctx)
     if (!f)
         return nb_set_error(NB_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     nb_status s = fn(ctx, f);
+    if (s == NB_OK ? fflush(f) != 0 : ferror(f) != 0)
+        s = nb_set_error(NB_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
     if (fclose(f) != 0 && s == NB_OK)
         s = nb_set_error(NB_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
     return s;
@@ -149,8 +162,8 @@ static nb_status replace_file(const char *path, nb_writer_fn fn, void *ctx)
         s = nb_set_error(NB_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
     } else {
         s = fn(ctx, f);
-        if (s == NB_OK && fflush(f) != 0)
-            s = nb_set_error(NB_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
+        if (s == NB_OK ? fflush(f) != 0 : ferror(f) != 0) /* name the file and the cause */
+            s = nb_set_error(NB_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
         if (s == NB_OK && existed)
             (void)fchmod(fileno(f), prev.st_mode & 07777);
         if (s == NB_OK && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS)
@@ -166,6 +179,106 @@ static nb_status replace_file(const char *path, nb_writer_fn fn, void *ctx)
     sigprocmask(SIG_SETMASK, &old, NULL);
     free(tmp);
     return s;
+}
+
+/* ------------------------------------------------------------ claims */
+
+struct nb_output_claim {
+    char *lock_path;
+    int fd;
+};
+
+void nb_output_claim_release(nb_output_claim *c)
+{
+    if (!c)
+        return;
+    unlink(c->lock_path); /* before the unlock: a waiting process then sees a new file */
+    close(c->fd);
+    free(c->lock_path);
+    free(c);
+}
+
+/* Opens and locks c->lock_path (retrying when another process removed the
+ * file between our open and our lock). */
+static nb_status lock_file(nb_output_claim *c, const char *path, const char *dir)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        c->fd = open(c->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (c->fd < 0)
+            return nb_set_error(NB_ERR_IO, "cannot write the output '%s': cannot create files "
+                                "in '%s': %s", path, dir, strerror(errno));
+        if (flock(c->fd, LOCK_EX | LOCK_NB) != 0) {
+            if (errno != EWOULDBLOCK)
+                return NB_OK; /* no locks on this file system: unguarded, as before */
+            char pid[24] = "";
+            ssize_t n = pread(c->fd, pid, sizeof pid - 1, 0);
+            pid[n > 0 ? n : 0] = '\0';
+            pid[strcspn(pid, "\n")] = '\0';
+            close(c->fd);
+            c->fd = -1;
+            return nb_set_error(NB_ERR_IO, "output '%s' is being written by another nttbench: "
+                                "wait for it or choose another --output (lock file '%s' held "
+                                "by process %s)", path, c->lock_path, pid[0] ? pid : "unknown");
+        }
+        struct stat held, now;
+        if (fstat(c->fd, &held) == 0 && stat(c->lock_path, &now) == 0 &&
+            held.st_dev == now.st_dev && held.st_ino == now.st_ino) {
+            char pid[24];
+            int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+            if (ftruncate(c->fd, 0) != 0 || pwrite(c->fd, pid, (size_t)n, 0) != n) {
+                /* the id is a courtesy for the message of a second writer */
+            }
+            return NB_OK;
+        }
+        close(c->fd); /* removed by its last holder meanwhile: take the new one */
+        c->fd = -1;
+    }
+    return nb_set_error(NB_ERR_IO, "output '%s': cannot lock '%s'", path, c->lock_path);
+}
+
+nb_status nb_output_claim_take(nb_output_claim **out, const char *path)
+{
+    if (!out || !path)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_output_claim_take: NULL argument");
+    *out = NULL;
+    char resolved[PATH_MAX];
+    nb_output_kind kind;
+    NB_TRY(nb_output_classify(path, &kind, resolved));
+    if (kind == NB_OUTPUT_STDOUT || kind == NB_OUTPUT_STREAM)
+        return NB_OK;
+    if (kind == NB_OUTPUT_REGULAR && access(resolved, W_OK) != 0)
+        return nb_set_error(NB_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    char buf[PATH_MAX];
+    const char *dir = folder_of(resolved, buf);
+    nb_output_claim *c = calloc(1, sizeof *c);
+    size_t len = strlen(resolved) + 32;
+    if (!c || !(c->lock_path = malloc(len))) {
+        free(c);
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    snprintf(c->lock_path, len, "%s.lock", resolved);
+    nb_status s = lock_file(c, path, dir);
+    if (s != NB_OK) {
+        if (c->fd >= 0)
+            close(c->fd);
+        free(c->lock_path);
+        free(c);
+        return s;
+    }
+    /* the temporary nb_write_file_atomic will create, created and removed now */
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", resolved, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        s = nb_set_error(NB_ERR_IO, "cannot write the output '%s': cannot create files in "
+                         "'%s': %s", path, dir, strerror(errno));
+        nb_output_claim_release(c);
+        return s;
+    }
+    close(fd);
+    unlink(tmp);
+    *out = c;
+    return NB_OK;
 }
 
 nb_status nb_write_file_atomic(const char *path, nb_writer_fn fn, void *ctx)

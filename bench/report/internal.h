@@ -53,6 +53,8 @@ struct nb_report {
     nb_case **cases;
     size_t n, cap;
     int interrupted; /* the sweep stopped early on a signal */
+    int complete;    /* -1 unknown (not written), 0 the sweep is still running, 1 done */
+    size_t cases_planned; /* 0 = unknown */
 };
 
 /* json.c */
@@ -83,6 +85,10 @@ nb_status nb_text_cells(const nb_report *r, char (**out)[NB_TEXT_COLS][200]);
 void nb_text_fmt_time(char *buf, size_t n, double s);
 /* The breakdown sections after the table (md: markdown tables). */
 void nb_text_write_breakdowns(const nb_report *r, FILE *f, int md);
+/* report.c: for a sweep still running (or killed) or interrupted, one closing
+ * line with the cases so far and the planned count; nothing when complete or
+ * when the report never recorded its plan. */
+void nb_report_write_completion(const nb_report *r, FILE *f, int md);
 /* The per-NTT comparison of the stage cases (warm, cold, in-stage ns per
  * limb-transform and the in-stage ratios); nothing without stage metrics. */
 void nb_text_write_stage_ntt(const nb_report *r, FILE *f, int md);

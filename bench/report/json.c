@@ -361,11 +361,17 @@ static json_t *report_json(const nb_report *r)
         skipped += r->cases[i]->status == NB_CASE_SKIPPED;
     }
     json_object_set_new(j, "interrupted", json_boolean(r->interrupted));
+    if (r->complete >= 0)
+        json_object_set_new(j, "cases_planned", r->cases_planned
+                                                    ? json_integer((json_int_t)r->cases_planned)
+                                                    : json_null());
     json_object_set_new(j, "cases", cases);
     json_object_set_new(j, "summary",
                         json_pack("{s:I, s:I, s:I, s:I}", "cases", (json_int_t)r->n,
                                   "verify_failed", (json_int_t)fails, "errors",
                                   (json_int_t)errors, "skipped", (json_int_t)skipped));
+    if (r->complete >= 0) /* last: a document cut short anywhere lacks it */
+        json_object_set_new(j, "complete", json_boolean(r->complete > 0));
     return j;
 }
 

@@ -199,6 +199,7 @@ nb_status nb_report_create(nb_report **out, const char *kind)
     if (!r)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
     snprintf(r->kind, sizeof r->kind, "%s", kind ? kind : "run");
+    r->complete = -1;
     *out = r;
     return NB_OK;
 }
@@ -291,4 +292,33 @@ void nb_report_set_interrupted(nb_report *r, int interrupted)
 {
     if (r)
         r->interrupted = interrupted != 0;
+}
+
+void nb_report_set_planned(nb_report *r, size_t cases_planned)
+{
+    if (r) {
+        r->cases_planned = cases_planned;
+        if (r->complete < 0)
+            r->complete = 0;
+    }
+}
+
+void nb_report_write_completion(const nb_report *r, FILE *f, int md)
+{
+    if (r->complete != 0)
+        return;
+    char planned[48] = "";
+    if (r->cases_planned)
+        snprintf(planned, sizeof planned, " of %zu planned", r->cases_planned);
+    fprintf(f, "\n%s%s%s: %zu%s case%s so far%s\n", md ? "**" : "",
+            r->interrupted ? "Interrupted" : "Incomplete", md ? "**" : "", r->n, planned,
+            r->n == 1 && !r->cases_planned ? "" : "s",
+            r->interrupted ? " (a signal stopped the sweep)"
+                           : " (the run had not finished when this was written)");
+}
+
+void nb_report_set_complete(nb_report *r, int complete)
+{
+    if (r)
+        r->complete = complete != 0;
 }

@@ -93,6 +93,12 @@ void nb_report_destroy(nb_report *r);
 nb_status nb_report_set_argv(nb_report *r, int argc, char *const *argv);
 /* Marks the report as cut short (a signal stopped the sweep). */
 void nb_report_set_interrupted(nb_report *r, int interrupted);
+/* A sweep written as it runs: `cases_planned` cases are planned (0 =
+ * unknown), and from now on the JSON says "complete": false (its last key)
+ * until nb_report_set_complete(r, 1) after the sweep's last case. A report
+ * that never calls either has neither field ("completeness unknown"). */
+void nb_report_set_planned(nb_report *r, size_t cases_planned);
+void nb_report_set_complete(nb_report *r, int complete);
 void nb_report_set_env(nb_report *r, const nb_env *e);
 void nb_report_set_options(nb_report *r, const nb_bench_opts *o);
 /* Takes ownership of c (also on failure). */
@@ -123,6 +129,19 @@ nb_status nb_output_classify(const char *path, nb_output_kind *kind, char *resol
  * or /dev path is written through; "-" = stdout; a directory is refused. */
 typedef nb_status (*nb_writer_fn)(void *ctx, FILE *f);
 nb_status nb_write_file_atomic(const char *path, nb_writer_fn fn, void *ctx);
+
+/* Claims an output path before a command spends time on what it will write:
+ * for a regular file or a new path, checks that nb_write_file_atomic can
+ * write it (an existing file is writable, a file can be created in its
+ * folder) and takes an advisory lock, flock on `resolved path` + ".lock"
+ * holding this process id, so that a second writer of the same path is
+ * refused instead of replacing the first one's file. *out is NULL for stdout,
+ * devices and FIFOs (nothing is claimed). NB_ERR_IO with one line naming the
+ * path: not writable, or held by another process (its id). */
+typedef struct nb_output_claim nb_output_claim;
+nb_status nb_output_claim_take(nb_output_claim **out, const char *path);
+/* Releases the lock and removes the lock file; accepts NULL. */
+void nb_output_claim_release(nb_output_claim *c);
 
 /* nb_report_write into a file, atomically ("-" = stdout). */
 nb_status nb_report_write_file(const nb_report *r, nb_format fmt, const char *path);

@@ -1,6 +1,7 @@
 /* The result-file reader: loads an `nttbench run` JSON report with jansson,
  * checks its schema and field types, and exposes each case as an nb_rf_case
  * (matching key, median, samples, SM clocks). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +145,23 @@ static nb_status stored_samples(const json_t *c, nb_rf_case *out, const char *p,
     return NB_OK;
 }
 
+/* When samples_ns holds every accepted sample (stats.samples of them, not a
+ * reservoir), stats.median must be their median: a file whose summary and
+ * samples disagree was edited or damaged, and which one compare should
+ * trust is unknown. Relative tolerance 1e-6 (the writer keeps 10 digits). */
+static nb_status median_agrees(const nb_rf_case *c, const char *p, size_t idx)
+{
+    if (!c->has_stats || !c->n_samples || c->samples_reservoir ||
+        c->n_recorded_samples != c->n_samples)
+        return NB_OK;
+    const double m = nb_rank_median(c->samples_ns, c->n_samples);
+    if (fabs(m - c->median_ns) <= 1e-6 * fabs(m))
+        return NB_OK;
+    return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'stats.median' %.6g ns disagrees with "
+                        "the median of its %zu samples_ns, %.6g ns", p, idx, c->median_ns,
+                        c->n_samples, m);
+}
+
 static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf_case *out)
 {
     const char *p = f->path;
@@ -189,11 +207,16 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'samples_ns' is not an array "
                             "of numbers", p, idx);
     for (size_t i = 0; i < n; i++)
-        if (!(samples[i] > 0) || !isfinite(samples[i])) {
+        if (!(samples[i] > 0) || !(samples[i] <= NB_RF_MAX_TIME_NS)) {
             free(samples);
             return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: sample %zu is not a "
-                                "positive time", p, idx, i);
+                                "time in (0, 1e15] ns", p, idx, i);
         }
+    if (out->has_stats && !(out->median_ns > 0 && out->median_ns <= NB_RF_MAX_TIME_NS)) {
+        free(samples);
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'stats.median' %g is not a time "
+                            "in (0, 1e15] ns", p, idx, out->median_ns);
+    }
     if (numbers(json_object_get(c, "sample_sm_clock_mhz"), &clocks, &nc, 1, &clock_nulls) != 0) {
         free(samples);
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'sample_sm_clock_mhz' is not "
@@ -212,26 +235,67 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
         out->median_clock_mhz = out->recorded_clock_mhz;
     }
     NB_TRY(stored_samples(c, out, p, idx));
+    NB_TRY(median_agrees(out, p, idx));
     out->key = case_key(c);
     if (!out->key)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of memory", p);
     return NB_OK;
 }
 
-/* Opens and parses `path` into f->root; the messages name the file. */
+/* The whole of `p` ("-": standard input) in one pass, so that a pipe, a FIFO
+ * or a process substitution can be read: *buf (malloc'd, NUL-terminated). */
+static nb_status read_all(const char *p, char **buf, size_t *len)
+{
+    FILE *fp = strcmp(p, "-") ? fopen(p, "rb") : stdin;
+    if (!fp)
+        return nb_set_error(NB_ERR_IO, "%s: cannot open: %s", p, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    nb_status s = b ? NB_OK : nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of memory", p);
+    while (s == NB_OK) {
+        if (n + 1 >= cap) {
+            char *nb = cap < ((size_t)1 << 40) ? realloc(b, cap * 2) : NULL;
+            if (!nb) {
+                s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of memory", p);
+                break;
+            }
+            b = nb;
+            cap *= 2;
+        }
+        size_t got = fread(b + n, 1, cap - 1 - n, fp);
+        n += got;
+        if (got == 0 && ferror(fp))
+            s = nb_set_error(NB_ERR_IO, "%s: cannot read: %s", p, strerror(errno));
+        else if (got == 0)
+            break;
+    }
+    if (fp != stdin)
+        fclose(fp);
+    if (s != NB_OK) {
+        free(b);
+        return s;
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return NB_OK;
+}
+
+/* Reads `path` once and parses it into f->root; the messages name the file. */
 static nb_status parse(nb_result_file *f)
 {
     const char *p = f->path;
-    FILE *fp = fopen(p, "rb");
-    if (!fp)
-        return nb_set_error(NB_ERR_IO, "%s: cannot open", p);
-    unsigned char magic[2] = {0, 0};
-    size_t got = fread(magic, 1, 2, fp);
-    fclose(fp);
-    if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b)
-        return nb_set_error(NB_ERR_IO, "%s: gzip-compressed; decompress it first (gzip -dk)", p);
+    char *buf = NULL;
+    size_t len = 0;
+    NB_TRY(read_all(p, &buf, &len));
+    if (len >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) {
+        free(buf);
+        return nb_set_error(NB_ERR_IO, "%s: gzip-compressed; decompress it first (gzip -dk, "
+                            "or give '-' and pipe it: zcat F.json.gz | nttbench ...)", p);
+    }
     json_error_t err;
-    f->root = json_load_file(p, JSON_REJECT_DUPLICATES, &err);
+    f->root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
+    free(buf);
     if (!f->root)
         return nb_set_error(NB_ERR_IO, "%s: not valid JSON (line %d: %s)", p, err.line,
                             err.text);
@@ -251,7 +315,47 @@ static nb_status parse(nb_result_file *f)
     const json_t *env = json_object_get(f->root, "environment");
     if (env && !json_is_null(env) && !json_is_object(env))
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: 'environment' is not an object", p);
+    static const char *const flags[] = {"complete", "interrupted"};
+    for (int i = 0; i < 2; i++) {
+        const json_t *v = json_object_get(f->root, flags[i]);
+        if (v && !json_is_boolean(v))
+            return nb_set_error(NB_ERR_INVALID_ARG, "%s: '%s' is not true or false", p,
+                                flags[i]);
+    }
+    const json_t *planned = json_object_get(f->root, "cases_planned");
+    if (planned && !json_is_null(planned) &&
+        (!json_is_integer(planned) || json_integer_value(planned) < 0))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: 'cases_planned' is not a count", p);
     return NB_OK;
+}
+
+nb_rf_completeness nb_result_file_completeness(const nb_result_file *f, char *why, size_t n)
+{
+    if (why && n)
+        why[0] = '\0';
+    if (!f)
+        return NB_RF_UNKNOWN;
+    const json_t *complete = json_object_get(f->root, "complete");
+    const json_t *planned = json_object_get(f->root, "cases_planned");
+    nb_rf_completeness c = json_is_true(json_object_get(f->root, "interrupted"))
+                               ? NB_RF_INTERRUPTED
+                           : json_is_false(complete) ? NB_RF_INCOMPLETE
+                           : json_is_true(complete)  ? NB_RF_COMPLETE
+                                                     : NB_RF_UNKNOWN;
+    if (!why || !n || (c != NB_RF_INTERRUPTED && c != NB_RF_INCOMPLETE))
+        return c;
+    char count[64];
+    if (json_is_integer(planned))
+        snprintf(count, sizeof count, "%zu of %lld planned cases", f->n,
+                 (long long)json_integer_value(planned));
+    else
+        snprintf(count, sizeof count, "%zu case%s", f->n, f->n == 1 ? "" : "s");
+    if (c == NB_RF_INTERRUPTED)
+        snprintf(why, n, "%s: the run was interrupted; the file holds %s", f->path, count);
+    else
+        snprintf(why, n, "%s: incomplete: its run had not finished when it was written "
+                 "(%s; still running, or killed)", f->path, count);
+    return c;
 }
 
 nb_status nb_result_file_load(nb_result_file **out, const char *path)

@@ -20,6 +20,9 @@ extern "C" {
 
 #define NB_RESULT_SCHEMA "nttbench-report"
 #define NB_RESULT_SCHEMA_MAX_VERSION 3
+/* The largest time a file may hold (1e15 ns, 11.6 days): a median or sample
+ * beyond it, or not above 0, is refused as damaged. */
+#define NB_RF_MAX_TIME_NS 1e15
 
 /* Where a case's cycle counts come from. */
 typedef enum nb_clock_source {
@@ -68,6 +71,20 @@ const nb_rf_case *nb_result_file_case(const nb_result_file *f, size_t i);
 const json_t *nb_result_file_json(const nb_result_file *f);
 const json_t *nb_result_file_env(const nb_result_file *f);
 const json_t *nb_result_file_options(const nb_result_file *f);
+
+/* Whether a file holds every case its run planned. */
+typedef enum nb_rf_completeness {
+    NB_RF_COMPLETE = 0, /* "complete": true, not interrupted */
+    NB_RF_UNKNOWN,      /* no "complete" field (files from before it), not interrupted */
+    NB_RF_INCOMPLETE,   /* "complete": false: written while its run was still going
+                         * (still running, or killed) */
+    NB_RF_INTERRUPTED   /* "interrupted": true: a signal stopped the sweep early */
+} nb_rf_completeness;
+
+/* The file's completeness; for NB_RF_INCOMPLETE and NB_RF_INTERRUPTED `why`
+ * (n bytes) gets one line naming the file, what happened and the case counts
+ * ("" otherwise). */
+nb_rf_completeness nb_result_file_completeness(const nb_result_file *f, char *why, size_t n);
 
 /* Value at a dotted path ("gpu.name", "host.cpu") under obj, or NULL. */
 const json_t *nb_json_path(const json_t *obj, const char *path);

@@ -3,8 +3,9 @@
  * or leak; a refused file leaves no handle and a message that names the file;
  * a file that loads has a case count it can enumerate, every case with its
  * strings (tier, variant, key...), readable sample (and per-sample clock)
- * arrays of the stated length, and a median that is NaN exactly when the case
- * has no statistics. */
+ * arrays of the stated length, a median that is NaN exactly when the case
+ * has no statistics and a time in (0, 1e15] ns otherwise, and a completeness
+ * whose message is set exactly when the file is incomplete or interrupted. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,6 +51,8 @@ static void check_case(const nb_rf_case *c)
             sum += c->clock_mhz[i];
     if (!c->has_stats != !!isnan(c->median_ns))
         abort();
+    if (c->has_stats && !(c->median_ns > 0 && c->median_ns <= NB_RF_MAX_TIME_NS))
+        abort();
     (void)nb_clock_source_name(c->clock_source);
     (void)sum;
 }
@@ -77,6 +80,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)nb_json_path(nb_result_file_env(rf), "host.cpu");
     (void)nb_json_path(nb_result_file_env(rf), "gpu.name");
     (void)nb_result_file_options(rf);
+    char why[512];
+    const nb_rf_completeness done = nb_result_file_completeness(rf, why, sizeof why);
+    const int warned = done == NB_RF_INCOMPLETE || done == NB_RF_INTERRUPTED;
+    if (warned != (why[0] != '\0'))
+        abort();
     nb_result_file_destroy(rf);
     return 0;
 }

@@ -1,0 +1,108 @@
+"""Bad and doubtful inputs of scripts/plot, run as a user runs it: each case gives the
+expected exit code and exactly one line on stderr ("plot: error: ..." or "plot: warning: ..."),
+never a traceback. Exits 77 (skip) when matplotlib is not installed.
+Each case is a row (what, command, exit code, message) of TABLE, which scripts/reliability-table
+puts into docs/reliability.md.
+usage: test_plot_inputs.py SCRIPTS_PLOT DATA_DIR [TABLE]"""
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from plot_env import finish, require_matplotlib
+
+require_matplotlib(__file__, "the plot input test")
+
+failures = []
+rows = []
+
+
+def plot(script, args):
+    p = subprocess.run([sys.executable, script] + args, capture_output=True, text=True)
+    return p.returncode, p.stderr
+
+
+def expect(script, what, args, code, kind, needle, hide=()):
+    """Exit `code` and one stderr line 'plot: KIND: ...' containing needle; the row is kept
+    with each path of `hide` written as its key."""
+    rc, err = plot(script, args)
+    lines = err.splitlines()
+    if rc != code or len(lines) != 1 or not lines[0].startswith(f"plot: {kind}: ") \
+            or needle not in lines[0]:
+        failures.append(f"{what}: exit {rc} (want {code}), stderr:\n{err}"
+                        f"(want one '{kind}' line containing {needle!r})")
+        return
+    cmd, msg = " ".join(["scripts/plot"] + args), lines[0][len("plot: "):]
+    if kind == "error":
+        msg = msg[len("error: "):]
+    for path, key in hide:
+        cmd, msg = cmd.replace(path, key), msg.replace(path, key)
+    rows.append(f"{what}\t{cmd}\t{rc}\t{msg}\n")
+
+
+def write(tmp, name, doc):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def main():
+    script, data = sys.argv[1], sys.argv[2]
+    with open(os.path.join(data, "ntt-cpu-logn.json")) as f:
+        base = json.load(f)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "figs")
+        H = ((tmp, "DIR"), (data, "DATA"))
+
+        doc = copy.deepcopy(base)
+        doc.update(complete=False, cases_planned=len(doc["cases"]) + 3)
+        expect(script, "incomplete file", [write(tmp, "partial.json", doc), "--out", out], 0,
+               "warning", f"incomplete: its run had not finished when it was written "
+               f"({len(doc['cases'])} of {len(doc['cases']) + 3} planned cases", hide=H)
+        doc = copy.deepcopy(base)
+        doc.update(interrupted=True)
+        expect(script, "interrupted file", [write(tmp, "int.json", doc), "--out", out], 0,
+               "warning", "the run was interrupted; the file holds", hide=H)
+        rc, err = plot(script, [os.path.join(data, "ntt-cpu-logn.json"), "--out", out])
+        if rc != 0 or err:
+            failures.append(f"a file without a completion mark: exit {rc}, stderr {err!r}")
+        with open(os.path.join(data, "ntt-cpu-logn.json"), "rb") as f:
+            p = subprocess.run([sys.executable, script, "-", "--out", out], stdin=f,
+                               capture_output=True, text=True)
+        if p.returncode != 0 or p.stderr:
+            failures.append(f"standard input ('-'): exit {p.returncode}, stderr {p.stderr!r}")
+        good = os.path.join(data, "ntt-cpu-logn.json")
+        doc = copy.deepcopy(base)
+        doc["schema_version"] = 4
+        expect(script, "schema version 4", [write(tmp, "v4.json", doc), "--out", out], 2, "error",
+               "unsupported schema_version 4 (this script reads 1..3)", hide=H)
+        for what, value in (("median -1", -1), ("median 1e300", 1e300)):
+            doc = copy.deepcopy(base)
+            doc["cases"][0]["stats"]["median"] = value
+            expect(script, what, [write(tmp, "median.json", doc), "--out", out], 2, "error",
+                   f"case 0: 'stats.median' {value!r} is not a time in (0, 1e15] ns", hide=H)
+        doc = copy.deepcopy(base)
+        doc["cases"][0]["samples_ns"][1] = float("nan")
+        expect(script, "NaN sample", [write(tmp, "nan.json", doc), "--out", out], 2, "error",
+               "case 0: sample 1 is not a time in (0, 1e15] ns", hide=H)
+        for k in ("0", "-1"):
+            expect(script, f"--ops-per-butterfly {k}", [good, "--out", out, "--ops-per-butterfly", k],
+                   2, "error", f"--ops-per-butterfly '{k}' is not a number above 0", hide=H)
+        expect(script, "--out naming a file", [good, "--out", good], 2, "error",
+               "exists and is not a folder", hide=H)
+        expect(script, "--out that cannot be created", [good, "--out", "/proc/nttbench/figs"], 2,
+               "error", "cannot write the figures into the folder '/proc/nttbench/figs'", hide=H)
+        expect(script, "standard input twice", ["-", "-", "--out", out], 2, "error",
+               "at most one file can be read from standard input ('-')", hide=H)
+
+    if len(sys.argv) > 3:
+        with open(sys.argv[3], "w", encoding="utf-8") as f:
+            f.writelines(rows)
+    return finish(failures, "scripts/plot inputs")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
