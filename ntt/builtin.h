@@ -16,6 +16,7 @@ extern const nb_ntt_variant nb_variant_cpu_harvey;
 extern const nb_ntt_variant nb_variant_cpu_harvey32;
 #ifdef NB_HAVE_CUDA
 extern const nb_ntt_variant nb_variant_gpu_radix2;
+extern const nb_ntt_variant nb_variant_gpu_radix2_32;
 extern const nb_ntt_variant nb_variant_gpu_smem;
 extern const nb_ntt_variant nb_variant_gpu_regs;
 extern const nb_ntt_variant nb_variant_gpu_fast;
