@@ -10,6 +10,7 @@ static const nb_ntt_variant *const builtins[] = {
     &nb_variant_gpu_smem,
     &nb_variant_gpu_regs,
     &nb_variant_gpu_fast,
+    &nb_variant_gpu_fast32,
 #endif
 };
 

@@ -20,6 +20,7 @@ extern const nb_ntt_variant nb_variant_gpu_radix2_32;
 extern const nb_ntt_variant nb_variant_gpu_smem;
 extern const nb_ntt_variant nb_variant_gpu_regs;
 extern const nb_ntt_variant nb_variant_gpu_fast;
+extern const nb_ntt_variant nb_variant_gpu_fast32;
 #endif
 
 #ifdef __cplusplus
