@@ -17,9 +17,11 @@ extern const nb_ntt_variant nb_variant_cpu_harvey32;
 extern const nb_ntt_variant nb_variant_cpu_harvey32_scalar;
 #ifdef NB_HAVE_CUDA
 extern const nb_ntt_variant nb_variant_gpu_radix2;
+extern const nb_ntt_variant nb_variant_gpu_radix2_32;
 extern const nb_ntt_variant nb_variant_gpu_smem;
 extern const nb_ntt_variant nb_variant_gpu_regs;
 extern const nb_ntt_variant nb_variant_gpu_fast;
+extern const nb_ntt_variant nb_variant_gpu_fast32;
 #endif
 
 #ifdef __cplusplus

@@ -2,7 +2,8 @@
  * gpu_regs.cu) and by out-of-tree GPU variants that want them: the per-limb
  * constants every kernel needs, the device check that makes plan_create fail
  * cleanly without a GPU, table upload, and the plan boilerplate (allocating
- * the host plan, the device copy of the twiddle tables most variants read).
+ * the host plan, the device copy of the twiddle tables most variants read),
+ * for 64-bit words and for 32-bit ones (nb_gpu_limb32, nb_gpu_tables32).
  * The modular arithmetic itself is ntt/arith.h; nothing here re-implements
  * it. */
 #ifndef NB_GPU_COMMON_CUH
@@ -30,6 +31,19 @@ typedef struct nb_gpu_limb {
     uint64_t last_w, last_w_shoup;
 } nb_gpu_limb;
 
+/* The same for 32-bit words (primes below 2^31, 32-bit Shoup companions). */
+typedef struct nb_gpu_limb32 {
+    uint32_t q, n_inv, n_inv_shoup, last_w, last_w_shoup;
+} nb_gpu_limb32;
+
+/* A table entry of nb_ntt_tables as a word of type W: a value (below q) and
+ * a Shoup companion floor(w 2^64 / q), whose 32-bit form is its high word
+ * (nb_shoup32_from64). */
+template <class W> static inline W nb_gpu_word_of(uint64_t x) { return (W)x; }
+template <class W> static inline W nb_gpu_shoup_of(uint64_t ws64)
+{
+    return sizeof(W) == 8 ? (W)ws64 : (W)nb_shoup32_from64(ws64);
+}
 
 /* NB_OK if a CUDA device is usable (nb_gpu_require); otherwise
  * NB_ERR_NO_DEVICE with the reason, prefixed by the variant's name. */
@@ -61,64 +75,75 @@ static inline nb_status nb_gpu_upload(void **dev, const void *host, size_t bytes
     return NB_OK;
 }
 
-/* Builds and uploads the nb_gpu_limb array of `t` (t->limbs entries). */
-static inline nb_status nb_gpu_upload_limbs(nb_gpu_limb **dev, const nb_ntt_tables *t,
-                                            cudaStream_t stream)
+/* Builds `count` entries build(i) in a host buffer, uploads them to a new
+ * device array *dev on `stream` and synchronizes it. On failure *dev is
+ * NULL. */
+template <class T, class BUILD>
+static inline nb_status nb_gpu_upload_built(T **dev, size_t count, cudaStream_t stream,
+                                            BUILD &&build)
 {
     *dev = NULL;
-    nb_gpu_limb *h = (nb_gpu_limb *)malloc(t->limbs * sizeof *h);
+    T *h = (T *)malloc(count * sizeof *h);
     if (!h)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "GPU plan: out of host memory");
-#if !defined(__CUDA_ARCH__) /* host code; nvcc's device pass also parses it */
-    for (size_t l = 0; l < t->limbs; l++) {
-        const uint64_t q = t->q[l];
-        h[l].q = q;
-        h[l].n_inv = t->n_inv[l];
-        h[l].n_inv_shoup = t->n_inv_shoup[l];
-        h[l].last_w = nb_mul_mod(t->inv[l * t->n + 1], t->n_inv[l], q, t->mu_lo[l], t->mu_hi[l]);
-        h[l].last_w_shoup = nb_shoup_precompute(h[l].last_w, q);
-    }
-#endif
-    nb_status s = nb_gpu_upload((void **)dev, h, t->limbs * sizeof *h, stream);
-    if (s == NB_OK) {
-        cudaError_t e = cudaStreamSynchronize(stream);
-        if (e != cudaSuccess) {
-            cudaFree(*dev);
-            *dev = NULL;
-            free(h);
-            NB_CUDA_TRY(e);
-        }
-    }
-    free(h);
-    return s;
-}
-
-/* Uploads twiddles as interleaved pairs {w, w_shoup} (one 16-byte load gives
- * both): out[i] = {w[i], ws[i]} for i < count. */
-static inline nb_status nb_gpu_upload_pairs(ulonglong2 **dev, const uint64_t *w,
-                                            const uint64_t *ws, size_t count,
-                                            cudaStream_t stream)
-{
-    *dev = NULL;
-    ulonglong2 *h = (ulonglong2 *)malloc(count * sizeof *h);
-    if (!h)
-        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "GPU plan: out of host memory");
-    for (size_t i = 0; i < count; i++) {
-        h[i].x = w[i];
-        h[i].y = ws[i];
-    }
+    for (size_t i = 0; i < count; i++)
+        h[i] = build(i);
     nb_status s = nb_gpu_upload((void **)dev, h, count * sizeof *h, stream);
     if (s == NB_OK) {
         cudaError_t e = cudaStreamSynchronize(stream); /* h is freed below */
         if (e != cudaSuccess) {
             cudaFree(*dev);
             *dev = NULL;
-            free(h);
-            NB_CUDA_TRY(e);
+            s = nb_set_error(nb_cuda_status(e), "%s:%d: cudaStreamSynchronize failed: %s",
+                             __FILE__, __LINE__, cudaGetErrorString(e));
         }
     }
     free(h);
     return s;
+}
+
+/* The per-limb constants of limb l of `t`. */
+static inline void nb_gpu_limb_of(nb_gpu_limb *c, const nb_ntt_tables *t, size_t l)
+{
+#if !defined(__CUDA_ARCH__) /* host code; nvcc's device pass also parses it */
+    const uint64_t q = t->q[l];
+    c->q = q;
+    c->n_inv = t->n_inv[l];
+    c->n_inv_shoup = t->n_inv_shoup[l];
+    c->last_w = nb_mul_mod(t->inv[l * t->n + 1], t->n_inv[l], q, t->mu_lo[l], t->mu_hi[l]);
+    c->last_w_shoup = nb_shoup_precompute(c->last_w, q);
+#endif
+}
+static inline void nb_gpu_limb_of(nb_gpu_limb32 *c, const nb_ntt_tables *t, size_t l)
+{
+    nb_gpu_limb w;
+    nb_gpu_limb_of(&w, t, l);
+    c->q = (uint32_t)w.q;
+    c->n_inv = (uint32_t)w.n_inv;
+    c->n_inv_shoup = nb_shoup32_from64(w.n_inv_shoup);
+    c->last_w = (uint32_t)w.last_w;
+    c->last_w_shoup = nb_shoup32_from64(w.last_w_shoup);
+}
+
+/* Builds and uploads the per-limb constants of `t` (t->limbs entries). */
+template <class LIMB>
+static inline nb_status nb_gpu_upload_limbs(LIMB **dev, const nb_ntt_tables *t, cudaStream_t stream)
+{
+    return nb_gpu_upload_built(dev, t->limbs, stream, [t](size_t l) {
+        LIMB c;
+        nb_gpu_limb_of(&c, t, l);
+        return c;
+    });
+}
+
+/* Uploads twiddles as interleaved pairs {w, w_shoup} (one 16-byte load gives
+ * both): out[i] = {w[i], ws[i]} for i < count; synchronizes the stream. */
+static inline nb_status nb_gpu_upload_pairs(ulonglong2 **dev, const uint64_t *w,
+                                            const uint64_t *ws, size_t count,
+                                            cudaStream_t stream)
+{
+    return nb_gpu_upload_built(dev, count, stream,
+                               [=](size_t i) { return make_ulonglong2(w[i], ws[i]); });
 }
 
 /* First step of a plan_create: NB_ERR_NO_DEVICE (naming the variant) without
@@ -133,17 +158,20 @@ static inline nb_status nb_gpu_plan_alloc(void **plan, size_t bytes, const char 
     return NB_OK;
 }
 
-/* The device copy of nb_ntt_tables that plain global-memory kernels read:
- * the four [L*N] twiddle tables in the tables' layout and the per-limb
+/* The device copy of nb_ntt_tables that plain global-memory kernels read,
+ * in words of type W (64-bit, or 32-bit with 32-bit Shoup companions): the
+ * four [L*N] twiddle tables in the tables' layout and the per-limb
  * constants. */
-typedef struct nb_gpu_tables {
-    uint64_t *fwd, *fwd_shoup; /* [L*N] psi^brv(i) and Shoup values */
-    uint64_t *inv, *inv_shoup; /* [L*N] psi^-brv(i) and Shoup values */
-    nb_gpu_limb *limbs;        /* [L] */
-} nb_gpu_tables;
+template <class W, class LIMB> struct nb_gpu_tables_of {
+    W *fwd, *fwd_shoup; /* [L*N] psi^brv(i) and Shoup values */
+    W *inv, *inv_shoup; /* [L*N] psi^-brv(i) and Shoup values */
+    LIMB *limbs;        /* [L] */
+};
+typedef nb_gpu_tables_of<uint64_t, nb_gpu_limb> nb_gpu_tables;
+typedef nb_gpu_tables_of<uint32_t, nb_gpu_limb32> nb_gpu_tables32;
 
 /* Frees what nb_gpu_tables_upload allocated (any subset; fields become NULL). */
-static inline void nb_gpu_tables_free(nb_gpu_tables *g)
+template <class W, class LIMB> static inline void nb_gpu_tables_free(nb_gpu_tables_of<W, LIMB> *g)
 {
     cudaFree(g->fwd);
     cudaFree(g->fwd_shoup);
@@ -156,19 +184,24 @@ static inline void nb_gpu_tables_free(nb_gpu_tables *g)
 
 /* Uploads every table of `t` on `stream` and synchronizes it; on failure
  * frees what it uploaded (g all NULL). */
-static inline nb_status nb_gpu_tables_upload(nb_gpu_tables *g, const nb_ntt_tables *t,
+template <class W, class LIMB>
+static inline nb_status nb_gpu_tables_upload(nb_gpu_tables_of<W, LIMB> *g, const nb_ntt_tables *t,
                                              cudaStream_t stream)
 {
-    const size_t bytes = t->limbs * t->n * sizeof(uint64_t);
-    nb_status st = nb_gpu_upload((void **)&g->fwd, t->fwd, bytes, stream);
+    const size_t n = t->limbs * t->n;
+    nb_status st = nb_gpu_upload_built(&g->fwd, n, stream,
+                                       [t](size_t i) { return nb_gpu_word_of<W>(t->fwd[i]); });
     if (st == NB_OK)
-        st = nb_gpu_upload((void **)&g->fwd_shoup, t->fwd_shoup, bytes, stream);
+        st = nb_gpu_upload_built(&g->fwd_shoup, n, stream,
+                                 [t](size_t i) { return nb_gpu_shoup_of<W>(t->fwd_shoup[i]); });
     if (st == NB_OK)
-        st = nb_gpu_upload((void **)&g->inv, t->inv, bytes, stream);
+        st = nb_gpu_upload_built(&g->inv, n, stream,
+                                 [t](size_t i) { return nb_gpu_word_of<W>(t->inv[i]); });
     if (st == NB_OK)
-        st = nb_gpu_upload((void **)&g->inv_shoup, t->inv_shoup, bytes, stream);
+        st = nb_gpu_upload_built(&g->inv_shoup, n, stream,
+                                 [t](size_t i) { return nb_gpu_shoup_of<W>(t->inv_shoup[i]); });
     if (st == NB_OK)
-        st = nb_gpu_upload_limbs(&g->limbs, t, stream); /* synchronizes the stream */
+        st = nb_gpu_upload_limbs(&g->limbs, t, stream);
     if (st != NB_OK)
         nb_gpu_tables_free(g);
     return st;
@@ -177,30 +210,43 @@ static inline nb_status nb_gpu_tables_upload(nb_gpu_tables *g, const nb_ntt_tabl
 #if defined(__CUDACC__)
 /* ---- device helpers for kernels that stage data asynchronously (gpu_reg_passes.cuh) ---- */
 
-/* cp.async of 16 bytes (bypassing L1) and of 8 bytes, global -> shared;
- * complete after nb_gpu_cp_async_wait_all() (and a barrier for other threads). */
+/* cp.async of 16 bytes (bypassing L1), global -> shared; complete, like
+ * every cp.async below, after nb_gpu_cp_async_wait_all() (and a barrier for
+ * other threads). */
 static __device__ __forceinline__ void nb_gpu_cp_async16(void *smem_dst, const void *src)
 {
     const unsigned s = (unsigned)__cvta_generic_to_shared(smem_dst);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src) : "memory");
 }
+/* cp.async of BYTES (4 or 8) through L1, global -> shared; with EVICT_FIRST
+ * the source's L2 lines are marked evict-first: for data the kernel reads
+ * once and that no later kernel of the same call rereads (a row phase's
+ * twiddles), so that the other kernel's working set stays in L2 when it
+ * fills. */
+template <int BYTES, bool EVICT_FIRST>
+static __device__ __forceinline__ void nb_gpu_cp_async_ca(void *smem_dst, const void *src)
+{
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem_dst);
+    if constexpr (EVICT_FIRST) {
+        uint64_t pol;
+        asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(pol));
+        asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], %2, %3;\n" ::"r"(s),
+                     "l"(src), "n"(BYTES), "l"(pol)
+                     : "memory");
+    } else {
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(src), "n"(BYTES)
+                     : "memory");
+    }
+}
 static __device__ __forceinline__ void nb_gpu_cp_async8(void *smem_dst, const void *src)
 {
-    const unsigned s = (unsigned)__cvta_generic_to_shared(smem_dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(s), "l"(src) : "memory");
+    nb_gpu_cp_async_ca<8, false>(smem_dst, src);
 }
-/* L2 evict-first variants, for data the kernel reads once and that no later
- * kernel of the same call rereads: a row phase's twiddles (8-byte copy), and
- * coefficients the loading kernel overwrites in place (__ldcs). Their lines
- * go first when L2 fills, so the other kernel's working set stays. */
+/* Coefficients the loading kernel overwrites in place are read evict-first
+ * too (__ldcs, nb_gpu_ld). */
 static __device__ __forceinline__ void nb_gpu_cp_async8_evict_first(void *smem_dst, const void *src)
 {
-    const unsigned s = (unsigned)__cvta_generic_to_shared(smem_dst);
-    uint64_t pol;
-    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(pol));
-    asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 8, %2;\n" ::"r"(s), "l"(src),
-                 "l"(pol)
-                 : "memory");
+    nb_gpu_cp_async_ca<8, true>(smem_dst, src);
 }
 template <bool EVICT_FIRST> static __device__ __forceinline__ uint64_t nb_gpu_ld(const uint64_t *p)
 {

@@ -1,6 +1,10 @@
-/* gpu-fast: a two-kernel register-resident GPU NTT whose block shape is
- * chosen per call from the size of the call (log N in [10, 17];
- * docs/variants.md and docs/tuning.md have the measured reasons).
+/* gpu-fast and gpu-fast32: a two-kernel register-resident GPU NTT whose
+ * block shape is chosen per call from the size of the call (log N in
+ * [10, 17]; docs/variants.md and docs/tuning.md have the measured reasons),
+ * on 64-bit words (gpu-fast) and on 32-bit words (gpu-fast32, primes below
+ * 2^31). Every function below is a template on the word traits of
+ * ntt/gpu_word.cuh; the shapes and triggers were measured with 64-bit words
+ * and serve both, but for the L2 evict-first bound, which counts bytes.
  *
  *  - Every size runs as an N1 x N2 matrix (N1 = 2^k1 rows, N2 = 2^k2
  *    columns, k1 = floor(log N / 2), one less for small calls at
@@ -60,6 +64,7 @@
 #include "ntt/gpu_reg_plan.cuh"
 
 #define NB_GPU_FAST_NAME "gpu-fast"
+#define NB_GPU_FAST32_NAME "gpu-fast32"
 
 #define FAST_MIN_LOG_N 10
 #define FAST_MAX_LOG_N 17
@@ -67,6 +72,11 @@
 namespace {
 
 using namespace nb_regpass;
+
+template <class WT> constexpr const char *fast_name()
+{
+    return WT::BITS == 64 ? NB_GPU_FAST_NAME : NB_GPU_FAST32_NAME;
+}
 
 /* Block shapes: threads per block and log2 of the coefficients per thread.
  * S 0..2: 16 coefficients in 32, 128, 256 threads; S 3: 8 coefficients in 64
@@ -97,48 +107,49 @@ constexpr int shape_cols_log(int log_n, int s)
  * small shape's inverse, 1-3 % slower for the small shape's forward. */
 constexpr bool shape_row_pairs(int s, bool inv) { return s != SHAPE_SMALL || inv; }
 
-/* The phase (K, ROWS) of a 2^LOGN-point transform in block shape S. */
-template <int LOGN, int K, bool ROWS, int S, bool INV>
+/* The phase (K, ROWS) of a 2^LOGN-point transform in block shape S, words WT. */
+template <int LOGN, int K, bool ROWS, int S, bool INV, class WT>
 using FastPhase = Phase<LOGN, K, ROWS, shape_rlog(S), shape_threads(S), (int)cols_log(LOGN),
-                        shape_row_pairs(S, INV)>;
+                        shape_row_pairs(S, INV), WT>;
 
 /* Blocks per limb of the other phase of the call that phase (K, ROWS) of a
  * 2^LOGN-point transform in shape S belongs to. */
-template <int LOGN, int K, bool ROWS, int S, bool INV>
+template <int LOGN, int K, bool ROWS, int S, bool INV, class WT>
 constexpr unsigned other_blocks_per_limb()
 {
-    typedef FastPhase<LOGN, LOGN - K, !ROWS, S, INV> O;
+    typedef FastPhase<LOGN, LOGN - K, !ROWS, S, INV, WT> O;
     return (unsigned)(O::NT / O::TILE);
 }
 
 /* The phase kernel (phase_body in gpu_reg_passes.cuh has the contract);
  * HANDOFF: the second kernel waits per limb (phase_body's SIGNAL, WAIT). */
 template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND, bool EARLY,
-          bool LAZY, bool HANDOFF>
-__global__ void __launch_bounds__(FastPhase<LOGN, K, ROWS, S, INV>::THREADS,
-                                  FastPhase<LOGN, K, ROWS, S, INV>::MIN_BLOCKS)
-fast_phase(uint64_t *__restrict__ data, const uint64_t *src,
-           const typename FastPhase<LOGN, K, ROWS, S, INV>::TT *__restrict__ tw,
-           const nb_gpu_limb *__restrict__ limbs, size_t first, unsigned *sync)
+          bool LAZY, bool HANDOFF, class WT>
+__global__ void __launch_bounds__(FastPhase<LOGN, K, ROWS, S, INV, WT>::THREADS,
+                                  FastPhase<LOGN, K, ROWS, S, INV, WT>::MIN_BLOCKS)
+fast_phase(typename WT::W *__restrict__ data, const typename WT::W *src,
+           const typename FastPhase<LOGN, K, ROWS, S, INV, WT>::TT *__restrict__ tw,
+           const typename WT::Limb *__restrict__ limbs, size_t first, unsigned *sync)
 {
     constexpr unsigned WAIT =
-        HANDOFF && SECOND ? other_blocks_per_limb<LOGN, K, ROWS, S, INV>() : 0u;
-    phase_body<FastPhase<LOGN, K, ROWS, S, INV>, INV, FIRST, SECOND, EARLY, shape_evict_first(S),
-               LAZY, HANDOFF && FIRST, WAIT>(data, src, tw, limbs, first, sync);
+        HANDOFF && SECOND ? other_blocks_per_limb<LOGN, K, ROWS, S, INV, WT>() : 0u;
+    phase_body<FastPhase<LOGN, K, ROWS, S, INV, WT>, INV, FIRST, SECOND, EARLY,
+               shape_evict_first(S), LAZY, HANDOFF && FIRST, WAIT>(data, src, tw, limbs, first,
+                                                                   sync);
 }
 
 /* What one launch of a phase needs to know about the call. */
-typedef struct {
-    const Plan *p;
-    uint64_t *data;
-    const uint64_t *src; /* the first kernel's input (data: in place) */
+template <class WT> struct call_ctx {
+    const PlanT<WT> *p;
+    typename WT::W *data;
+    const typename WT::W *src; /* the first kernel's input (data: in place) */
     size_t first, count;
     cudaStream_t s;
     bool configure;    /* only raise the kernels' shared-memory limit */
     int shape;         /* block shape of both kernels (choose_shape) */
-    bool lazy;         /* every prime below 2^61: fewer reductions (Size) */
+    bool lazy;         /* every prime below 2^WT::LAZY_PRIME_BITS: fewer reductions (Size) */
     bool handoff;      /* the second kernel waits per limb (use_handoff) */
-} call_ctx;
+};
 
 /* The block shape of a call of `count` limbs of size 2^log_n, measured
  * (docs/tuning.md): calls of up to 2^18 coefficients (2^19 forward, where
@@ -148,15 +159,15 @@ typedef struct {
  * 128-thread blocks (the shortest dependent chain per thread, the most
  * threads per limb); larger calls run 16 per thread in 128-thread blocks
  * (fewest exchanges; ~5 % faster than 256-thread blocks), with L2
- * evict-first hints up to 2^22 coefficients. */
-int choose_shape(unsigned log_n, size_t count, bool inverse)
+ * evict-first hints up to 32 MiB of words (2^22 64-bit coefficients). */
+int choose_shape(unsigned log_n, size_t count, bool inverse, size_t word_bytes)
 {
     const size_t coeffs = count << log_n;
     const unsigned small_log = inverse ? 18 : 19;
     const unsigned mid_max_log_n = inverse ? 14 : 15; /* up to 2^20 coefficients */
     if (coeffs <= (size_t)1 << small_log || (log_n <= mid_max_log_n && coeffs <= (size_t)1 << 20))
         return SHAPE_SMALL;
-    return coeffs <= (size_t)1 << 22 ? SHAPE_LARGE : SHAPE_HUGE;
+    return coeffs * word_bytes <= (size_t)1 << 25 ? SHAPE_LARGE : SHAPE_HUGE;
 }
 
 /* Whether the first kernel of a call triggers the second at its start
@@ -166,7 +177,7 @@ int choose_shape(unsigned log_n, size_t count, bool inverse)
  * kernel's last wave then overlaps the row kernel's twiddle staging; below,
  * and for the inverse's row kernel, the early blocks crowd the first grid).
  * launch_first settles every case but the large forward one at compile time. */
-bool early_trigger(const call_ctx &x, bool inverse)
+template <class WT> bool early_trigger(const call_ctx<WT> &x, bool inverse)
 {
     if (x.shape == SHAPE_SMALL)
         return true;
@@ -181,7 +192,7 @@ bool early_trigger(const call_ctx &x, bool inverse)
  * ckks16-l30-d3 key switch 475.6 -> 471.2 us (its 31- and 22-limb inverse
  * calls). Forward calls, the small shape, calls of 2^20 coefficients and
  * above 2^22 ran 1-20 % slower with it. */
-bool use_handoff(const call_ctx &x, bool inverse)
+template <class WT> bool use_handoff(const call_ctx<WT> &x, bool inverse)
 {
     return inverse && x.shape == SHAPE_LARGE && (x.count << x.p->log_n) > ((size_t)1 << 20);
 }
@@ -192,11 +203,11 @@ bool use_handoff(const call_ctx &x, bool inverse)
  * up to 1.5 us faster; the blocks of the second kernel only stage twiddles
  * before they wait). */
 template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND, bool EARLY,
-          bool LAZY, bool HANDOFF>
-nb_status launch_shape(const call_ctx &x)
+          bool LAZY, bool HANDOFF, class WT>
+nb_status launch_shape(const call_ctx<WT> &x)
 {
-    return launch<FastPhase<LOGN, K, ROWS, S, INV>, INV, SECOND, true>(
-        fast_phase<INV, LOGN, K, ROWS, S, FIRST, SECOND, EARLY, LAZY, HANDOFF>, x.p, x.data,
+    return launch<FastPhase<LOGN, K, ROWS, S, INV, WT>, INV, SECOND, true>(
+        fast_phase<INV, LOGN, K, ROWS, S, FIRST, SECOND, EARLY, LAZY, HANDOFF, WT>, x.p, x.data,
         FIRST ? x.src : x.data, x.first, x.count, x.s, x.configure,
         [](size_t, size_t) { return true; });
 }
@@ -204,8 +215,8 @@ nb_status launch_shape(const call_ctx &x)
 /* The first kernel of a call, with the trigger early_trigger chooses
  * (configure: every version the rule can choose); with HANDOFF always at
  * its start, where the second kernel's blocks may start on finished limbs. */
-template <bool INV, int LOGN, int K, bool ROWS, int S, bool LAZY, bool HANDOFF>
-nb_status launch_first(const call_ctx &x)
+template <bool INV, int LOGN, int K, bool ROWS, int S, bool LAZY, bool HANDOFF, class WT>
+nb_status launch_first(const call_ctx<WT> &x)
 {
     /* above 2^22 coefficients a forward call always triggers early */
     constexpr bool ALWAYS = HANDOFF || S == SHAPE_SMALL || (S == SHAPE_HUGE && !INV);
@@ -224,8 +235,8 @@ nb_status launch_first(const call_ctx &x)
 /* The second kernel of a call; with HANDOFF, if it cannot be launched after
  * the first was, the counters of the call's limbs are cleared again (the
  * first kernel's arrivals would otherwise satisfy a later call's wait). */
-template <bool INV, int LOGN, int K, bool ROWS, int S, bool LAZY, bool HANDOFF>
-nb_status launch_second(const call_ctx &x)
+template <bool INV, int LOGN, int K, bool ROWS, int S, bool LAZY, bool HANDOFF, class WT>
+nb_status launch_second(const call_ctx<WT> &x)
 {
     nb_status st = launch_shape<INV, LOGN, K, ROWS, S, false, true, false, LAZY, HANDOFF>(x);
     if (HANDOFF && st != NB_OK && !x.configure)
@@ -240,17 +251,17 @@ nb_status launch_second(const call_ctx &x)
 template <int LOGN, int S> struct Size {
     static constexpr int K1 = shape_cols_log(LOGN, S), K2 = LOGN - K1;
     static constexpr bool CAN_HANDOFF = S == SHAPE_LARGE;
-    template <bool LAZY> static nb_status forward(const call_ctx &x)
+    template <bool LAZY, class WT> static nb_status forward(const call_ctx<WT> &x)
     {
         NB_TRY((launch_first<false, LOGN, K1, false, S, LAZY, false>(x)));
         return launch_second<false, LOGN, K2, true, S, LAZY, false>(x);
     }
-    template <bool LAZY, bool HANDOFF> static nb_status inverse(const call_ctx &x)
+    template <bool LAZY, bool HANDOFF, class WT> static nb_status inverse(const call_ctx<WT> &x)
     {
         NB_TRY((launch_first<true, LOGN, K2, true, S, LAZY, HANDOFF>(x)));
         return launch_second<true, LOGN, K1, false, S, LAZY, HANDOFF>(x);
     }
-    template <bool LAZY> static nb_status inverse_any(const call_ctx &x)
+    template <bool LAZY, class WT> static nb_status inverse_any(const call_ctx<WT> &x)
     {
         if constexpr (CAN_HANDOFF) {
             if (x.configure)
@@ -260,7 +271,7 @@ template <int LOGN, int S> struct Size {
         }
         return inverse<LAZY, false>(x);
     }
-    template <bool LAZY> static nb_status run(const call_ctx &x, bool inv)
+    template <bool LAZY, class WT> static nb_status run(const call_ctx<WT> &x, bool inv)
     {
         return inv ? inverse_any<LAZY>(x) : forward<LAZY>(x);
     }
@@ -268,7 +279,7 @@ template <int LOGN, int S> struct Size {
 
 /* A call of size 2^LOGN in shape S, if it is the call's (configure: always,
  * with and without LAZY). */
-template <int LOGN, int S> nb_status run_shape(const call_ctx &x, bool inverse)
+template <int LOGN, int S, class WT> nb_status run_shape(const call_ctx<WT> &x, bool inverse)
 {
     typedef Size<LOGN, S> Z;
     if (!x.configure && x.shape != S)
@@ -279,14 +290,14 @@ template <int LOGN, int S> nb_status run_shape(const call_ctx &x, bool inverse)
 }
 
 /* A call of size 2^LOGN in the call's shape (configure: every shape). */
-template <int LOGN> nb_status run_size(const call_ctx &x, bool inverse)
+template <int LOGN, class WT> nb_status run_size(const call_ctx<WT> &x, bool inverse)
 {
     NB_TRY((run_shape<LOGN, SHAPE_SMALL>(x, inverse)));
     NB_TRY((run_shape<LOGN, SHAPE_LARGE>(x, inverse)));
     return run_shape<LOGN, SHAPE_HUGE>(x, inverse);
 }
 
-nb_status dispatch(const call_ctx &x, bool inverse)
+template <class WT> nb_status dispatch(const call_ctx<WT> &x, bool inverse)
 {
 #define NB_FAST_CASE(LOGN)                                                                     \
     case LOGN:                                                                                 \
@@ -301,67 +312,67 @@ nb_status dispatch(const call_ctx &x, bool inverse)
         NB_FAST_CASE(16)
         NB_FAST_CASE(17)
     default:
-        return nb_set_error(NB_ERR_UNSUPPORTED, "%s: log_n=%u outside [%d, %d]", NB_GPU_FAST_NAME,
+        return nb_set_error(NB_ERR_UNSUPPORTED, "%s: log_n=%u outside [%d, %d]", fast_name<WT>(),
                             x.p->log_n, FAST_MIN_LOG_N, FAST_MAX_LOG_N);
     }
 #undef NB_FAST_CASE
 }
 
-nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
+template <class WT> nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
-    return nb_regpass::plan_create(out, t, cols_log(t->log_n), true, NB_GPU_FAST_NAME, s,
-                                   [s](const Plan *p) {
-                                       call_ctx cfg = {};
-                                       cfg.p = p;
-                                       cfg.s = s;
-                                       cfg.configure = true;
-                                       NB_TRY(dispatch(cfg, false));
-                                       return dispatch(cfg, true);
-                                   });
+    return nb_regpass::plan_create<WT>(out, t, cols_log(t->log_n), true, fast_name<WT>(), s,
+                                       [s](const PlanT<WT> *p) {
+                                           call_ctx<WT> cfg = {};
+                                           cfg.p = p;
+                                           cfg.s = s;
+                                           cfg.configure = true;
+                                           NB_TRY(dispatch(cfg, false));
+                                           return dispatch(cfg, true);
+                                       });
 }
 
 /* A call: src == data in place; otherwise the first kernel reads src (the
  * second then works in place on data), so out of place costs no copy. */
-nb_status run(void *plan, bool inverse, uint64_t *data, const uint64_t *src, size_t first,
-              size_t count, void *stream)
+template <class WT>
+nb_status run(void *plan, bool inverse, void *data, const void *src, size_t first, size_t count,
+              void *stream)
 {
-    NB_TRY(check_aligned(data, NB_GPU_FAST_NAME));
-    NB_TRY(check_aligned(src, NB_GPU_FAST_NAME));
-    const Plan *p = (const Plan *)plan;
-    call_ctx x = {p, data, src, first, count, (cudaStream_t)stream, false,
-                  choose_shape(p->log_n, count, inverse), plan_below_lazy8(p, first, count),
-                  false};
+    typedef typename WT::W W;
+    NB_TRY(check_aligned(data, fast_name<WT>()));
+    NB_TRY(check_aligned(src, fast_name<WT>()));
+    const PlanT<WT> *p = (const PlanT<WT> *)plan;
+    call_ctx<WT> x = {p, (W *)data, (const W *)src, first, count, (cudaStream_t)stream, false,
+                      choose_shape(p->log_n, count, inverse, sizeof(W)),
+                      plan_below_lazy(p, first, count), false};
     x.handoff = use_handoff(x, inverse);
     return dispatch(x, inverse);
 }
 
-nb_status forward(void *plan, void *words, size_t first, size_t count, void *stream)
+template <class WT>
+nb_status forward(void *plan, void *data, size_t first, size_t count, void *stream)
 {
-    uint64_t *data = (uint64_t *)words;
-    return run(plan, false, data, data, first, count, stream);
+    return run<WT>(plan, false, data, data, first, count, stream);
 }
 
-nb_status inverse(void *plan, void *words, size_t first, size_t count, void *stream)
+template <class WT>
+nb_status inverse(void *plan, void *data, size_t first, size_t count, void *stream)
 {
-    uint64_t *data = (uint64_t *)words;
-    return run(plan, true, data, data, first, count, stream);
+    return run<WT>(plan, true, data, data, first, count, stream);
 }
 
-nb_status forward_to(void *plan, void *dst_words, const void *src_words, size_t first, size_t count,
+template <class WT>
+nb_status forward_to(void *plan, void *dst, const void *src, size_t first, size_t count,
                      void *stream)
 {
-    uint64_t *dst = (uint64_t *)dst_words;
-    const uint64_t *src = (const uint64_t *)src_words;
-    return run(plan, false, dst, src, first, count, stream);
+    return run<WT>(plan, false, dst, src, first, count, stream);
 }
 
-nb_status inverse_to(void *plan, void *dst_words, const void *src_words, size_t first, size_t count,
+template <class WT>
+nb_status inverse_to(void *plan, void *dst, const void *src, size_t first, size_t count,
                      void *stream)
 {
-    uint64_t *dst = (uint64_t *)dst_words;
-    const uint64_t *src = (const uint64_t *)src_words;
-    return run(plan, true, dst, src, first, count, stream);
+    return run<WT>(plan, true, dst, src, first, count, stream);
 }
 
 } // namespace
@@ -381,10 +392,28 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast = {
     /* .max_log_n = */ FAST_MAX_LOG_N,
     /* .word_bits = */ 64,
     /* .max_prime_bits = */ NB_MAX_PRIME_BITS,
-    /* .plan_create = */ plan_create,
-    /* .plan_destroy = */ plan_free,
-    /* .forward = */ forward,
-    /* .inverse = */ inverse,
-    /* .forward_to = */ forward_to,
-    /* .inverse_to = */ inverse_to,
+    /* .plan_create = */ plan_create<nb_word64>,
+    /* .plan_destroy = */ plan_free<nb_word64>,
+    /* .forward = */ forward<nb_word64>,
+    /* .inverse = */ inverse<nb_word64>,
+    /* .forward_to = */ forward_to<nb_word64>,
+    /* .inverse_to = */ inverse_to<nb_word64>,
+};
+
+extern "C" const nb_ntt_variant nb_variant_gpu_fast32 = {
+    /* .name = */ NB_GPU_FAST32_NAME,
+    /* .description = */ "gpu-fast on 32-bit words (primes < 2^31): the same shapes and "
+                         "launches; every prime below 2^30: Harvey butterflies, else the _q31 "
+                         "family; row twiddles as 32-bit w_shoup, columns as {w, w_shoup}",
+    /* .backend = */ NB_BACKEND_GPU,
+    /* .min_log_n = */ FAST_MIN_LOG_N,
+    /* .max_log_n = */ FAST_MAX_LOG_N,
+    /* .word_bits = */ 32,
+    /* .max_prime_bits = */ NB_MAX_PRIME_BITS_32,
+    /* .plan_create = */ plan_create<nb_word32>,
+    /* .plan_destroy = */ plan_free<nb_word32>,
+    /* .forward = */ forward<nb_word32>,
+    /* .inverse = */ inverse<nb_word32>,
+    /* .forward_to = */ forward_to<nb_word32>,
+    /* .inverse_to = */ inverse_to<nb_word32>,
 };

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "ntt/gpu_common.cuh"
+#include "ntt/gpu_word.cuh"
 
 /* the members of these templates not used by every instantiation */
 #pragma nv_diag_suppress 177
@@ -31,8 +32,10 @@ constexpr int SM_THREADS = 768; /* resident threads per SM the register budget a
  * entries are this phase's twiddles. PAIRS (rows): the twiddles of stages
  * s < R (one pass, the same for every thread of a row) are kept as
  * {w, w_shoup} pairs, recovered once per block instead of once per thread,
- * when that leaves the blocks per SM unchanged. */
-template <int LOGN, int K, bool ROWS, int R_, int BLOCK, int KS = K, bool PAIRS = false>
+ * when that leaves the blocks per SM unchanged. WT: the word traits
+ * (ntt/gpu_word.cuh). */
+template <int LOGN, int K, bool ROWS, int R_, int BLOCK, int KS = K, bool PAIRS = false,
+          class WT = nb_word64>
 struct Phase {
     static_assert(ROWS || K <= KS, "a column phase reads a prefix of its limb's column table");
     static constexpr int LOGN_ = LOGN, K_ = K, KS_ = KS;
@@ -47,26 +50,36 @@ struct Phase {
     static constexpr int N2 = ROWS ? 1 << K : 1 << (LOGN - K); /* row length of the matrix */
     static constexpr int KOFF = ROWS ? LOGN - K : 0;           /* stage of in-row bit K-1 */
     static constexpr int NP = (K + R - 1) / R;                 /* passes */
-    static constexpr int SROW = (1 << K) + (1 << (K - 4));     /* padded row (ROWS) */
+    typedef WT Word;
+    typedef typename WT::W W;
+    typedef typename WT::Pair Pair;
+    /* padded row (ROWS): one word of padding per 16 (data_slot) */
+    static constexpr int SROW = (1 << K) + (1 << (K - 4));
     /* twiddle storage: rows w_shoup only, columns {w, w_shoup} pairs */
-    typedef typename std::conditional<ROWS, uint64_t, ulonglong2>::type TT;
+    typedef typename std::conditional<ROWS, W, Pair>::type TT;
     static constexpr size_t TW_BYTES = ROWS ? ((size_t)TILE << K) * sizeof(TT)
                                             : ((size_t)1 << K) * sizeof(TT);
-    static constexpr size_t DATA_BYTES = ROWS ? (size_t)TILE * SROW * 8 : ((size_t)TILE << K) * 8;
+    static constexpr size_t DATA_BYTES =
+        (ROWS ? (size_t)TILE * SROW : (size_t)TILE << K) * sizeof(W);
     static constexpr int NPAIR_WANT = ROWS && PAIRS ? TILE * ((1 << R) - 1) : 0;
     static constexpr bool PAIRS_FIT = /* 228 KiB per SM, 1 KiB reserved per block */
-        (TW_BYTES + NPAIR_WANT * 16 + DATA_BYTES + 1024) * MIN_BLOCKS <= 228 * 1024;
+        (TW_BYTES + NPAIR_WANT * sizeof(Pair) + DATA_BYTES + 1024) * MIN_BLOCKS <= 228 * 1024;
     static constexpr int NPAIR = PAIRS_FIT ? NPAIR_WANT : 0; /* entries [TILE, TILE << R) */
-    static constexpr size_t TWP_BYTES = (size_t)NPAIR * 16;
+    static constexpr size_t TWP_BYTES = (size_t)NPAIR * sizeof(Pair);
     static constexpr size_t SMEM = TW_BYTES + TWP_BYTES + DATA_BYTES;
     /* the last phase of the inverse folds N^-1 into its top stage */
     static constexpr bool INV_FINAL = !ROWS || K == LOGN;
 };
 
-/* Shared-memory slot of row twiddle i (w_shoup only, 16 per bank row): the
- * low three bits XOR-ed with the bits above one bank row, so that a warp
+/* Shared-memory slot of row twiddle i (w_shoup only, 2^LOG_BANK_ROW per
+ * bank row: 16 64-bit or 32 32-bit words): the low three (64-bit) or four
+ * (32-bit) bits XOR-ed with the bits above one bank row, so that a warp
  * reading runs of 8/4/2/1 consecutive twiddles hits distinct banks. */
-__device__ __forceinline__ uint32_t tw_slot(uint32_t i) { return i ^ ((i >> 4) & 7u); }
+template <class WT> __device__ __forceinline__ uint32_t tw_slot(uint32_t i)
+{
+    constexpr uint32_t LB = WT::LOG_BANK_ROW, MASK = (1u << (LB - 1)) - 1;
+    return i ^ ((i >> LB) & MASK);
+}
 
 template <int I, int END, int STEP, class F> __device__ __forceinline__ void static_for(F &&f)
 {
@@ -95,8 +108,9 @@ template <int WL, int R> __device__ __forceinline__ uint32_t elem_base(uint32_t 
  * 2^(KOFF+s) + (row << s) + (e >> (B+1)) (s = K-1-B), kept at
  * ((TILE + r) << s) + (e >> (B+1)). */
 template <class PH, bool ROWS> struct TwShared {
+    typedef typename PH::W W;
     const typename PH::TT *s;
-    const ulonglong2 *sp; /* rows: entries [TILE, TILE + NPAIR) as pairs */
+    const typename PH::Pair *sp; /* rows: entries [TILE, TILE + NPAIR) as pairs */
     uint32_t r;
     template <int B> __device__ __forceinline__ uint32_t base(uint32_t eb) const
     {
@@ -107,17 +121,17 @@ template <class PH, bool ROWS> struct TwShared {
             return (1u << (K - 1 - B)) + (eb >> (B + 1));
     }
     template <int B>
-    __device__ __forceinline__ void get(uint32_t i, uint64_t q, uint64_t &w, uint64_t &ws) const
+    __device__ __forceinline__ void get(uint32_t i, W q, W &w, W &ws) const
     {
         if constexpr (ROWS && PH::NPAIR > 0 && PH::K_ - 1 - B < PH::R) {
-            const ulonglong2 p = sp[i - PH::TILE];
+            const typename PH::Pair p = sp[i - PH::TILE];
             w = p.x;
             ws = p.y;
         } else if constexpr (ROWS) {
-            ws = s[tw_slot(i)];
-            w = nb_shoup_recover(ws, q);
+            ws = s[tw_slot<typename PH::Word>(i)];
+            w = PH::Word::recover(ws, q);
         } else {
-            const ulonglong2 p = s[i];
+            const typename PH::Pair p = s[i];
             w = p.x;
             ws = p.y;
         }
@@ -125,80 +139,64 @@ template <class PH, bool ROWS> struct TwShared {
 };
 
 /* The forward butterfly of the stage on in-transform bit B of a phase whose
- * bit K-1 is stage KOFF of the transform: nb_ct_butterfly ([0, 4q)), or
- * with LAZY (every prime below 2^61) the transform's stages alternate
- * between nb_ct_butterfly_6q (even stages: no reduction) and
- * nb_ct_butterfly_8q (odd stages), values in [0, 8q). */
-template <bool LAZY, int KOFF, int K, int B>
-__device__ __forceinline__ void ct_stage_butterfly(uint64_t *x, uint64_t *y, uint64_t w,
-                                                   uint64_t ws, uint64_t q)
+ * bit K-1 is stage KOFF of the transform: WT::ct (ntt/gpu_word.cuh), told
+ * whether that stage is even (64-bit LAZY: nb_ct_butterfly_6q on even
+ * stages, no reduction, nb_ct_butterfly_8q on odd ones, values in [0, 8q)). */
+template <class WT, bool LAZY, int KOFF, int K, int B, class W>
+__device__ __forceinline__ void ct_stage_butterfly(W *x, W *y, W w, W ws, W q)
 {
-    if constexpr (!LAZY)
-        nb_ct_butterfly(x, y, w, ws, q);
-    else if constexpr ((KOFF + K - 1 - B) % 2 == 0)
-        nb_ct_butterfly_6q(x, y, w, ws, q);
-    else
-        nb_ct_butterfly_8q(x, y, w, ws, q);
+    WT::template ct<LAZY, (KOFF + K - 1 - B) % 2 == 0>(x, y, w, ws, q);
 }
 
 /* The inverse butterfly on in-transform bit B of the pair whose lower
  * element is the thread's register J0 (only its bits below B - WL are read;
- * the thread's registers hold index bits from WL up). With LAZY (every
- * prime below 2^61) values stay below 4q, and the sum is reduced only when
- * both inputs are sums of stage B - 1, i.e. when bit B - 1 of the lower
- * element is 0: register bit B - 1 - WL of J0. A bit B - 1 that is the
- * thread's, or another kernel's stage, counts as 0 (nb_gs_butterfly_4q is
- * right for any input below 4q). Without LAZY: nb_gs_butterfly ([0, 2q)). */
-template <bool LAZY, int B, int WL, int J0>
-__device__ __forceinline__ void gs_stage_butterfly(uint64_t *x, uint64_t *y, uint64_t w,
-                                                   uint64_t ws, uint64_t q)
+ * the thread's registers hold index bits from WL up): WT::gs, told whether
+ * both inputs are products of stage B - 1, i.e. bit B - 1 of the lower
+ * element is 1: register bit B - 1 - WL of J0. A bit B - 1 that is the
+ * thread's, or another kernel's stage, counts as 0 (64-bit LAZY: values
+ * below 4q, the sum reduced unless both inputs are products). */
+template <class WT, bool LAZY, int B, int WL, int J0, class W>
+__device__ __forceinline__ void gs_stage_butterfly(W *x, W *y, W w, W ws, W q)
 {
-    if constexpr (!LAZY)
-        nb_gs_butterfly(x, y, w, ws, q);
-    else if constexpr (B - 1 >= WL && ((J0 >> (B - 1 - WL)) & 1))
-        nb_gs_butterfly_2q(x, y, w, ws, q);
-    else
-        nb_gs_butterfly_4q(x, y, w, ws, q);
+    constexpr bool PRODUCTS = B - 1 >= WL && ((J0 >> (B - 1 >= WL ? B - 1 - WL : 0)) & 1);
+    WT::template gs<LAZY, PRODUCTS>(x, y, w, ws, q);
 }
 
 /* The stages of one pass on the thread's 2^R registers; SCALE_TOP: the top
  * inverse stage multiplies by N^-1 and inv[1] N^-1; LAZY, KOFF: see
  * ct_stage_butterfly and gs_stage_butterfly. */
-template <bool INV, int K, int LO, int HI, int WL, bool SCALE_TOP, bool LAZY, int KOFF, int RV,
-          class TWA>
-__device__ __forceinline__ void run_pass(uint64_t (&v)[RV], uint32_t eb, const TWA &twa,
-                                         uint64_t q, const nb_gpu_limb *c)
+template <class WT, bool INV, int K, int LO, int HI, int WL, bool SCALE_TOP, bool LAZY, int KOFF,
+          int RV, class TWA>
+__device__ __forceinline__ void run_pass(typename WT::W (&v)[RV], uint32_t eb, const TWA &twa,
+                                         typename WT::W q, const typename WT::Limb *c)
 {
     auto stage = [&](auto bc) {
         constexpr int B = decltype(bc)::value;
         constexpr int JB = B - WL;
         constexpr int NH = RV >> (JB + 1);
         if constexpr (INV && SCALE_TOP && B == K - 1) {
-            const uint64_t two_q = q << (LAZY ? 2 : 1); /* at least the inputs' bound */
-            const uint64_t ni = c->n_inv, nis = c->n_inv_shoup;
-            const uint64_t lw = c->last_w, lws = c->last_w_shoup;
+            const typename WT::W ni = c->n_inv, nis = c->n_inv_shoup;
+            const typename WT::W lw = c->last_w, lws = c->last_w_shoup;
 #pragma unroll
             for (int j0 = 0; j0 < RV; j0++) {
                 if (j0 & (1 << JB))
                     continue;
                 const int j1 = j0 | (1 << JB);
-                const uint64_t u = v[j0], x = v[j1];
-                v[j0] = nb_mul_shoup(u + x, ni, nis, q);
-                v[j1] = nb_mul_shoup(u - x + two_q, lw, lws, q);
+                WT::template scale_top<LAZY>(&v[j0], &v[j1], q, ni, nis, lw, lws);
             }
         } else {
             const uint32_t base = twa.template base<B>(eb);
 #pragma unroll
             for (int hj = 0; hj < NH; hj++) {
-                uint64_t w, ws;
+                typename WT::W w, ws;
                 twa.template get<B>(base + hj, q, w, ws);
                 static_for<0, (1 << JB), 1>([&](auto jc) {
                     constexpr int jl = decltype(jc)::value;
                     const int j0 = (hj << (JB + 1)) | jl, j1 = j0 | (1 << JB);
                     if constexpr (INV)
-                        gs_stage_butterfly<LAZY, B, WL, jl>(&v[j0], &v[j1], w, ws, q);
+                        gs_stage_butterfly<WT, LAZY, B, WL, jl>(&v[j0], &v[j1], w, ws, q);
                     else
-                        ct_stage_butterfly<LAZY, KOFF, K, B>(&v[j0], &v[j1], w, ws, q);
+                        ct_stage_butterfly<WT, LAZY, KOFF, K, B>(&v[j0], &v[j1], w, ws, q);
                 });
             }
         }
@@ -209,6 +207,11 @@ __device__ __forceinline__ void run_pass(uint64_t (&v)[RV], uint32_t eb, const T
         static_for<HI - 1, LO - 1, -1>(stage);
 }
 
+/* Shared-memory slot of element e of transform tb: rows padded by one word
+ * per 16, which keeps the radix-16 passes' exchanges free of bank conflicts
+ * for 8-byte and for 4-byte words alike (each access of a warp takes the
+ * fewest wavefronts its bytes need; one word per 32, the bank row of
+ * 4-byte words, would not); columns interleaved by transform. */
 template <class PH, bool ROWS> __device__ __forceinline__ uint32_t data_slot(uint32_t tb, uint32_t e)
 {
     if constexpr (ROWS)
@@ -217,21 +220,48 @@ template <class PH, bool ROWS> __device__ __forceinline__ uint32_t data_slot(uin
         return e * PH::TILE + tb;
 }
 
+/* The words of a 16-byte vector, and back. */
+__device__ __forceinline__ void vec_split(const ulonglong2 &p, uint64_t (&o)[2])
+{
+    o[0] = p.x;
+    o[1] = p.y;
+}
+__device__ __forceinline__ void vec_split(const uint4 &p, uint32_t (&o)[4])
+{
+    o[0] = p.x;
+    o[1] = p.y;
+    o[2] = p.z;
+    o[3] = p.w;
+}
+__device__ __forceinline__ ulonglong2 vec_join(const uint64_t (&o)[2])
+{
+    return make_ulonglong2(o[0], o[1]);
+}
+__device__ __forceinline__ uint4 vec_join(const uint32_t (&o)[4])
+{
+    return make_uint4(o[0], o[1], o[2], o[3]);
+}
+
 /* Row kernels: the warp's 32 * 2^R contiguous block elements move between
  * the 2^R-consecutive-per-thread layout and a coalesced one (each 16-byte
  * access of the warp covers 512 contiguous bytes) through the warp's own
  * shared-memory slots, so only __syncwarp is needed. */
 template <class PH, int K, bool EVICT_FIRST, int R = PH::R, int RV = PH::RV>
-__device__ __forceinline__ void rows_load_coalesced(uint64_t (&v)[RV], const uint64_t *blk,
-                                                    uint64_t *sdata, uint32_t tid)
+__device__ __forceinline__ void rows_load_coalesced(typename PH::W (&v)[RV],
+                                                    const typename PH::W *blk,
+                                                    typename PH::W *sdata, uint32_t tid)
 {
+    constexpr int VW = PH::Word::VEC_WORDS;
+    static_assert(RV >= VW, "a thread moves whole 16-byte vectors");
     const uint32_t lane = tid & 31, f0 = (tid & ~31u) << R;
 #pragma unroll
-    for (int i = 0; i < RV / 2; i++) {
-        const uint32_t f = f0 + i * 64 + 2 * lane, tb = f >> K, e = f & ((1u << K) - 1);
-        const ulonglong2 p = nb_gpu_ld2<EVICT_FIRST>(blk + f);
-        sdata[data_slot<PH, true>(tb, e)] = p.x;
-        sdata[data_slot<PH, true>(tb, e + 1)] = p.y;
+    for (int i = 0; i < RV / VW; i++) {
+        const uint32_t f = f0 + i * (32 * VW) + VW * lane, tb = f >> K, e = f & ((1u << K) - 1);
+        typename PH::W o[VW];
+        vec_split(nb_gpu_ld_vec<typename PH::Word, EVICT_FIRST>(blk + f), o);
+#pragma unroll
+        for (int k = 0; k < VW; k++)
+            sdata[data_slot<PH, true>(tb, e + k)] = o[k];
     }
     __syncwarp();
     const uint32_t f = tid << R, tb = f >> K, e = f & ((1u << K) - 1);
@@ -241,9 +271,11 @@ __device__ __forceinline__ void rows_load_coalesced(uint64_t (&v)[RV], const uin
 }
 
 template <class PH, int K, int R = PH::R, int RV = PH::RV>
-__device__ __forceinline__ void rows_store_coalesced(const uint64_t (&v)[RV], uint64_t *blk,
-                                                     uint64_t *sdata, uint32_t tid)
+__device__ __forceinline__ void rows_store_coalesced(const typename PH::W (&v)[RV],
+                                                     typename PH::W *blk, typename PH::W *sdata,
+                                                     uint32_t tid)
 {
+    constexpr int VW = PH::Word::VEC_WORDS;
     const uint32_t lane = tid & 31, f0 = (tid & ~31u) << R;
     {
         const uint32_t f = tid << R, tb = f >> K, e = f & ((1u << K) - 1);
@@ -253,10 +285,13 @@ __device__ __forceinline__ void rows_store_coalesced(const uint64_t (&v)[RV], ui
     }
     __syncwarp();
 #pragma unroll
-    for (int i = 0; i < RV / 2; i++) {
-        const uint32_t f = f0 + i * 64 + 2 * lane, tb = f >> K, e = f & ((1u << K) - 1);
-        *reinterpret_cast<ulonglong2 *>(blk + f) = make_ulonglong2(
-            sdata[data_slot<PH, true>(tb, e)], sdata[data_slot<PH, true>(tb, e + 1)]);
+    for (int i = 0; i < RV / VW; i++) {
+        const uint32_t f = f0 + i * (32 * VW) + VW * lane, tb = f >> K, e = f & ((1u << K) - 1);
+        typename PH::W o[VW];
+#pragma unroll
+        for (int k = 0; k < VW; k++)
+            o[k] = sdata[data_slot<PH, true>(tb, e + k)];
+        *reinterpret_cast<typename PH::Word::Vec *>(blk + f) = vec_join(o);
     }
 }
 
@@ -266,8 +301,8 @@ __device__ __forceinline__ void rows_store_coalesced(const uint64_t (&v)[RV], ui
  * (store, before the barrier that publishes the staged twiddles). */
 template <class PH, bool EVICT_FIRST> struct PairStage {
     static constexpr int IT = (PH::NPAIR + PH::THREADS - 1) / PH::THREADS;
-    uint64_t ws[IT > 0 ? IT : 1];
-    __device__ __forceinline__ void load(const uint64_t *twl, uint32_t row0, uint32_t tid)
+    typename PH::W ws[IT > 0 ? IT : 1];
+    __device__ __forceinline__ void load(const typename PH::W *twl, uint32_t row0, uint32_t tid)
     {
         if constexpr (IT > 0) {
 #pragma unroll
@@ -275,19 +310,20 @@ template <class PH, bool EVICT_FIRST> struct PairStage {
                 const uint32_t i = tid + k * PH::THREADS, m = PH::TILE + i;
                 const int s = (31 - __clz(m)) - (31 - __clz(PH::TILE)); /* m in stage s */
                 if (i < (uint32_t)PH::NPAIR)
-                    ws[k] = nb_gpu_ld<EVICT_FIRST>(twl + (1u << (PH::KOFF + s)) + (row0 << s) +
-                                                   (m - ((uint32_t)PH::TILE << s)));
+                    ws[k] = nb_gpu_ld_word<typename PH::Word, EVICT_FIRST>(
+                        twl + (1u << (PH::KOFF + s)) + (row0 << s) + (m - ((uint32_t)PH::TILE << s)));
             }
         }
     }
-    __device__ __forceinline__ void store(ulonglong2 *sp, uint64_t q, uint32_t tid) const
+    __device__ __forceinline__ void store(typename PH::Pair *sp, typename PH::W q,
+                                         uint32_t tid) const
     {
         if constexpr (IT > 0) {
 #pragma unroll
             for (int k = 0; k < IT; k++) {
                 const uint32_t i = tid + k * PH::THREADS;
                 if (i < (uint32_t)PH::NPAIR)
-                    sp[i] = make_ulonglong2(nb_shoup_recover(ws[k], q), ws[k]);
+                    sp[i] = PH::Word::pair(PH::Word::recover(ws[k], q), ws[k]);
             }
         }
     }
@@ -359,22 +395,26 @@ template <unsigned NEED> __device__ __forceinline__ void limb_wait(unsigned *f, 
  * be scheduled only once all its blocks run: any PDL trigger does). */
 template <class PH, bool INV, bool FIRST, bool SECOND, bool EARLY = false, bool EVICT_FIRST = false,
           bool LAZY = false, bool SIGNAL = false, unsigned WAIT = 0>
-__device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const uint64_t *src,
+__device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
+                                           const typename PH::W *src,
                                            const typename PH::TT *__restrict__ tw,
-                                           const nb_gpu_limb *__restrict__ limbs, size_t first,
+                                           const typename PH::Word::Limb *__restrict__ limbs,
+                                           size_t first,
                                            unsigned *sync = nullptr)
 {
     static_assert(!SIGNAL || FIRST, "only a first kernel signals");
     static_assert(WAIT == 0 || SECOND, "only a second kernel waits per limb");
     typedef typename PH::TT TT;
+    typedef typename PH::Word WT;
+    typedef typename PH::W W;
     constexpr int LOGN = PH::LOGN_, K = PH::K_, R = PH::R, RV = PH::RV;
     constexpr bool ROWS = PH::ROWS_;
     static_assert(PH::NP >= 2, "the shared-memory slot reuse below needs two passes");
     static_assert(PH::THREADS % 32 == 0, "whole warps");
     extern __shared__ __align__(16) unsigned char smem[];
     TT *stw = reinterpret_cast<TT *>(smem);
-    ulonglong2 *spair = reinterpret_cast<ulonglong2 *>(smem + PH::TW_BYTES);
-    uint64_t *sdata = reinterpret_cast<uint64_t *>(smem + PH::TW_BYTES + PH::TWP_BYTES);
+    typename PH::Pair *spair = reinterpret_cast<typename PH::Pair *>(smem + PH::TW_BYTES);
+    W *sdata = reinterpret_cast<W *>(smem + PH::TW_BYTES + PH::TWP_BYTES);
 
     const uint32_t tid = threadIdx.x;
     const size_t l = first + blockIdx.y;
@@ -392,17 +432,13 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const ui
         for (int s = PH::NPAIR > 0 ? R : 0; s < K; s++) {
             const uint32_t n = (uint32_t)PH::TILE << s;
             const TT *src = twl + (1u << (PH::KOFF + s)) + (row0 << s);
-            for (uint32_t i = tid; i < n; i += PH::THREADS) {
-                if constexpr (EVICT_FIRST)
-                    nb_gpu_cp_async8_evict_first(&stw[tw_slot(n + i)], &src[i]);
-                else
-                    nb_gpu_cp_async8(&stw[tw_slot(n + i)], &src[i]);
-            }
+            for (uint32_t i = tid; i < n; i += PH::THREADS)
+                nb_gpu_cp_async_word<WT, EVICT_FIRST>(&stw[tw_slot<WT>(n + i)], &src[i]);
         }
     } else {
         const TT *twl = tw + ((size_t)l << PH::KS_);
         for (uint32_t i = tid; i < (1u << K); i += PH::THREADS)
-            nb_gpu_cp_async16(&stw[i], &twl[i]);
+            nb_gpu_cp_async_pair<WT>(&stw[i], &twl[i]);
     }
     if constexpr ((FIRST && EARLY) || (SECOND && WAIT == 0))
         nb_gpu_pdl_launch_dependents();
@@ -410,12 +446,12 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const ui
         limb_wait<WAIT>(sync + 2 * l, tid);
     else
         nb_gpu_pdl_wait(); /* the previous kernel's results (no-op without the attribute) */
-    uint64_t *a = data + ((size_t)blockIdx.y << LOGN);
-    const uint64_t *ai = src + ((size_t)blockIdx.y << LOGN);
-    const nb_gpu_limb *c = limbs + l;
-    const uint64_t q = c->q;
+    W *a = data + ((size_t)blockIdx.y << LOGN);
+    const W *ai = src + ((size_t)blockIdx.y << LOGN);
+    const typename WT::Limb *c = limbs + l;
+    const W q = c->q;
 
-    uint64_t v[RV];
+    W v[RV];
     { /* global load in pass 0's layout */
         typedef Pass<INV, K, 0, R> P0;
         const uint32_t eb = elem_base<P0::WL, R>(t);
@@ -423,15 +459,15 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const ui
             rows_load_coalesced<PH, K, EVICT_FIRST>(v, ai + ((size_t)blockIdx.x * PH::TILE << K),
                                                     sdata, tid);
         } else if constexpr (ROWS) {
-            const uint64_t *from = ai + ((size_t)tr << K) + eb;
+            const W *from = ai + ((size_t)tr << K) + eb;
 #pragma unroll
             for (int j = 0; j < RV; j++)
-                v[j] = nb_gpu_ld<EVICT_FIRST>(&from[j << P0::WL]);
+                v[j] = nb_gpu_ld_word<WT, EVICT_FIRST>(&from[j << P0::WL]);
         } else {
-            const uint64_t *from = ai + (size_t)eb * PH::N2 + tr;
+            const W *from = ai + (size_t)eb * PH::N2 + tr;
 #pragma unroll
             for (int j = 0; j < RV; j++)
-                v[j] = nb_gpu_ld<EVICT_FIRST>(&from[(size_t)(j << P0::WL) * PH::N2]);
+                v[j] = nb_gpu_ld_word<WT, EVICT_FIRST>(&from[(size_t)(j << P0::WL) * PH::N2]);
         }
     }
     pairs.store(spair, q, tid);
@@ -457,16 +493,16 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const ui
             for (int j = 0; j < RV; j++)
                 v[j] = sdata[data_slot<PH, ROWS>(tb, ebp | (j << PP::WL))];
         }
-        run_pass<INV, K, PP::LO, PP::HI, PP::WL, SCALE, LAZY, PH::KOFF>(v, elem_base<PP::WL, R>(t),
-                                                                        twa, q, c);
+        run_pass<WT, INV, K, PP::LO, PP::HI, PP::WL, SCALE, LAZY, PH::KOFF>(
+            v, elem_base<PP::WL, R>(t), twa, q, c);
     });
     if constexpr (!(FIRST && EARLY) && !(SECOND && WAIT == 0))
         nb_gpu_pdl_launch_dependents();
 
-    if constexpr (!INV && ROWS) { /* forward output: [0, 4q) ([0, 8q) LAZY) -> [0, q) */
+    if constexpr (!INV && ROWS) { /* forward output: the family's bound -> [0, q) */
 #pragma unroll
         for (int j = 0; j < RV; j++)
-            v[j] = LAZY ? nb_reduce_8q(v[j], q) : nb_reduce_4q(v[j], q);
+            v[j] = WT::template fwd_final<LAZY>(v[j], q);
     }
 
     { /* global store in the last pass's layout */
@@ -476,12 +512,12 @@ __device__ __forceinline__ void phase_body(uint64_t *__restrict__ data, const ui
             /* the warp overwrites only the slots it read in the last exchange */
             rows_store_coalesced<PH, K>(v, a + ((size_t)blockIdx.x * PH::TILE << K), sdata, tid);
         } else if constexpr (ROWS) {
-            uint64_t *dst = a + ((size_t)tr << K) + eb;
+            W *dst = a + ((size_t)tr << K) + eb;
 #pragma unroll
             for (int j = 0; j < RV; j++)
                 dst[j << PL::WL] = v[j];
         } else {
-            uint64_t *dst = a + (size_t)eb * PH::N2 + tr;
+            W *dst = a + (size_t)eb * PH::N2 + tr;
 #pragma unroll
             for (int j = 0; j < RV; j++)
                 dst[(size_t)(j << PL::WL) * PH::N2] = v[j];

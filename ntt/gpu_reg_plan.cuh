@@ -1,9 +1,10 @@
 /* The host side of the register-resident GPU NTT that gpu-regs (gpu_regs.cu)
  * and gpu-fast (gpu_fast.cu) share: the plan (twiddle tables in the layouts
  * the phase kernels of ntt/gpu_reg_passes.cuh read, the per-limb constants,
- * which limbs have a prime below 2^61), its creation and release, and the
- * chunked launch of a phase kernel with or without programmatic dependent
- * launch. */
+ * which limbs have a prime below the word's lazy bound), its creation and
+ * release, and the chunked launch of a phase kernel with or without
+ * programmatic dependent launch; each a template on the word traits
+ * (ntt/gpu_word.cuh), 64-bit by default. */
 #ifndef NB_GPU_REG_PLAN_CUH
 #define NB_GPU_REG_PLAN_CUH
 
@@ -13,30 +14,33 @@ namespace nb_regpass {
 
 /* A register variant's plan: k1 = log2 of the column transform size (0: a
  * single row kernel per limb, no column tables). */
-struct Plan {
+template <class WT> struct PlanT {
+    typedef typename WT::W W;
     size_t limbs;
     unsigned log_n, k1;
-    uint64_t *fwd_rows, *inv_rows;   /* [L*N] w_shoup */
-    ulonglong2 *fwd_cols, *inv_cols; /* [L << k1] {w, w_shoup} pairs */
-    nb_gpu_limb *limbs_dev;
+    W *fwd_rows, *inv_rows;                  /* [L*N] w_shoup */
+    typename WT::Pair *fwd_cols, *inv_cols; /* [L << k1] {w, w_shoup} pairs */
+    typename WT::Limb *limbs_dev;
     bool pdl;     /* device >= sm_90: programmatic dependent launch */
     unsigned sms; /* multiprocessors of the device */
-    size_t *wide_before; /* host, [L + 1]: limbs before l with a prime of 2^61 or more */
+    size_t *wide_before; /* host, [L + 1]: limbs before l with a prime of at least
+                            2^WT::LAZY_PRIME_BITS */
     unsigned *sync_dev;  /* [2 L], zero between calls: the per-limb hand-off (limb_wait);
                             NULL for a variant without it */
 };
+typedef PlanT<nb_word64> Plan;
 
-/* Whether every prime of limbs [first, first + count) is below 2^61 (the
- * butterflies that reduce less often may run). */
-inline bool plan_below_lazy8(const Plan *p, size_t first, size_t count)
+/* Whether every prime of limbs [first, first + count) is below
+ * 2^WT::LAZY_PRIME_BITS (the butterflies that reduce less often may run). */
+template <class WT> inline bool plan_below_lazy(const PlanT<WT> *p, size_t first, size_t count)
 {
     return p->wide_before[first + count] == p->wide_before[first];
 }
 
 /* Frees the plan's device tables and the plan; NULL does nothing. */
-inline void plan_free(void *plan)
+template <class WT = nb_word64> inline void plan_free(void *plan)
 {
-    Plan *p = (Plan *)plan;
+    PlanT<WT> *p = (PlanT<WT> *)plan;
     if (!p)
         return;
     cudaFree(p->fwd_rows);
@@ -49,27 +53,20 @@ inline void plan_free(void *plan)
     free(p);
 }
 
-/* Column twiddle pairs: the first 2^k1 entries of every limb, packed. */
-inline nb_status upload_cols(ulonglong2 **dev, const nb_ntt_tables *t, const uint64_t *w,
-                             const uint64_t *ws, unsigned k1, cudaStream_t s, const char *name)
+/* Column twiddle pairs {w, w_shoup}: the first 2^k1 entries of every limb,
+ * packed, in words of WT. */
+template <class WT>
+inline nb_status upload_cols(typename WT::Pair **dev, const nb_ntt_tables *t, const uint64_t *w,
+                             const uint64_t *ws, unsigned k1, cudaStream_t s)
 {
-    const size_t m = (size_t)1 << k1;
-    uint64_t *hw = (uint64_t *)malloc(t->limbs * m * sizeof *hw);
-    uint64_t *hs = (uint64_t *)malloc(t->limbs * m * sizeof *hs);
-    nb_status st = NB_OK;
-    if (!hw || !hs) {
-        st = nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", name);
-    } else {
-        for (size_t l = 0; l < t->limbs; l++)
-            for (size_t i = 0; i < m; i++) {
-                hw[l * m + i] = w[l * t->n + i];
-                hs[l * m + i] = ws[l * t->n + i];
-            }
-        st = nb_gpu_upload_pairs(dev, hw, hs, t->limbs * m, s);
-    }
-    free(hw);
-    free(hs);
-    return st;
+    typedef typename WT::W W;
+    return nb_gpu_upload_built(dev, t->limbs << k1, s, [=](size_t i) {
+        const size_t e = (i >> k1) * t->n + (i & (((size_t)1 << k1) - 1));
+        typename WT::Pair p;
+        p.x = nb_gpu_word_of<W>(w[e]);
+        p.y = nb_gpu_shoup_of<W>(ws[e]);
+        return p;
+    });
 }
 
 /* A variant's plan_create: *out = a plan for tables `t` with column phase
@@ -77,11 +74,12 @@ inline nb_status upload_cols(ulonglong2 **dev, const nb_ntt_tables *t, const uin
  * counters) uploaded on `s` (synchronized), then configure(plan) (raises the
  * kernels' shared-memory limits). Fails with NB_ERR_NO_DEVICE without a
  * device; frees everything on failure. */
-template <class CONFIGURE>
+template <class WT = nb_word64, class CONFIGURE>
 nb_status plan_create(void **out, const nb_ntt_tables *t, unsigned k1, bool handoff,
                       const char *name, cudaStream_t s, CONFIGURE &&configure)
 {
-    Plan *p;
+    typedef typename WT::W W;
+    PlanT<WT> *p;
     NB_TRY(nb_gpu_plan_alloc((void **)&p, sizeof *p, name));
     p->limbs = t->limbs;
     p->log_n = t->log_n;
@@ -103,23 +101,27 @@ nb_status plan_create(void **out, const nb_ntt_tables *t, unsigned k1, bool hand
     }
     p->wide_before[0] = 0;
     for (size_t l = 0; l < t->limbs; l++)
-        p->wide_before[l + 1] = p->wide_before[l] + (t->q[l] >> NB_LAZY8_PRIME_BITS != 0);
+        p->wide_before[l + 1] = p->wide_before[l] + (t->q[l] >> WT::LAZY_PRIME_BITS != 0);
     const size_t count = t->limbs * t->n;
-    nb_status st = nb_gpu_upload((void **)&p->fwd_rows, t->fwd_shoup, count * 8, s);
+    nb_status st = nb_gpu_upload_built(&p->fwd_rows, count, s, [t](size_t i) {
+        return nb_gpu_shoup_of<W>(t->fwd_shoup[i]);
+    });
     if (st == NB_OK)
-        st = nb_gpu_upload((void **)&p->inv_rows, t->inv_shoup, count * 8, s);
+        st = nb_gpu_upload_built(&p->inv_rows, count, s, [t](size_t i) {
+            return nb_gpu_shoup_of<W>(t->inv_shoup[i]);
+        });
     if (st == NB_OK && k1)
-        st = upload_cols(&p->fwd_cols, t, t->fwd, t->fwd_shoup, k1, s, name);
+        st = upload_cols<WT>(&p->fwd_cols, t, t->fwd, t->fwd_shoup, k1, s);
     if (st == NB_OK && k1)
-        st = upload_cols(&p->inv_cols, t, t->inv, t->inv_shoup, k1, s, name);
+        st = upload_cols<WT>(&p->inv_cols, t, t->inv, t->inv_shoup, k1, s);
     if (st == NB_OK && handoff)
         st = nb_gpu_upload((void **)&p->sync_dev, NULL, 2 * t->limbs * sizeof *p->sync_dev, s);
     if (st == NB_OK)
         st = nb_gpu_upload_limbs(&p->limbs_dev, t, s); /* synchronizes the stream */
     if (st == NB_OK)
-        st = configure((const Plan *)p);
+        st = configure((const PlanT<WT> *)p);
     if (st != NB_OK) {
-        plan_free(p);
+        plan_free<WT>(p);
         return st;
     }
     *out = p;
@@ -127,7 +129,7 @@ nb_status plan_create(void **out, const nb_ntt_tables *t, unsigned k1, bool hand
 }
 
 /* NB_OK if `data` is 16-byte aligned (row phases move it with 16-byte loads). */
-inline nb_status check_aligned(const uint64_t *data, const char *name)
+inline nb_status check_aligned(const void *data, const char *name)
 {
     if ((uintptr_t)data & 15)
         return nb_set_error(NB_ERR_INVALID_ARG,
@@ -144,8 +146,9 @@ inline nb_status check_aligned(const uint64_t *data, const char *name)
  * chunk's grid, chunk) says so, a first one when PDL_FIRST (it then waits in
  * phase_body for whatever kernel precedes the call). */
 template <class PH, bool INV, bool SECOND, bool PDL_FIRST = false, class KERN, class USE_PDL>
-nb_status launch(KERN kern, const Plan *p, uint64_t *data, const uint64_t *src, size_t first,
-                 size_t count, cudaStream_t s, bool configure, USE_PDL &&use_pdl)
+nb_status launch(KERN kern, const PlanT<typename PH::Word> *p, typename PH::W *data,
+                 const typename PH::W *src, size_t first, size_t count, cudaStream_t s,
+                 bool configure, USE_PDL &&use_pdl)
 {
     if (configure) {
         NB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -175,7 +178,7 @@ nb_status launch(KERN kern, const Plan *p, uint64_t *data, const uint64_t *src, 
         }
         NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, data + (done << PH::LOGN_),
                                        src + (done << PH::LOGN_), tw,
-                                       (const nb_gpu_limb *)p->limbs_dev, first + done,
+                                       (const typename PH::Word::Limb *)p->limbs_dev, first + done,
                                        p->sync_dev));
     }
     NB_CUDA_TRY(cudaGetLastError());

@@ -53,7 +53,8 @@ static void expect_device_equals(const char *what, const uint64_t *want, const n
 
 static int variant_fits(const nb_ntt_variant *v, const nb_ckks_params *p)
 {
-    if (v->backend != NB_BACKEND_GPU || p->log_n < v->min_log_n || p->log_n > v->max_log_n)
+    if (v->backend != NB_BACKEND_GPU || v->word_bits != 64 || p->log_n < v->min_log_n ||
+        p->log_n > v->max_log_n) /* the CKKS stages take 64-bit words */
         return 0;
     unsigned bits[3] = {p->spec.q0_bits, p->spec.q_bits, p->spec.p_bits};
     for (int i = 0; i < 3; i++)
