@@ -49,7 +49,9 @@ static const char *str_or(const json_t *o, const char *key, const char *dflt)
 
 static double num_or_nan(const json_t *v) { return json_is_number(v) ? json_number_value(v) : NAN; }
 
-/* Canonical matching key (malloc'd): everything that defines the case, the seed excepted. */
+/* Canonical matching key (malloc'd): everything that defines the case, the
+ * seed excepted, and word_bits and log_q too (the variant and the primes
+ * define them; a version-3 file, without them, matches a version-4 one). */
 static char *case_key(const json_t *c)
 {
     const json_t *cache = json_object_get(c, "cache");
@@ -69,7 +71,11 @@ static char *case_key(const json_t *c)
     }
     json_t *params = json_deep_copy(json_object_get(c, "params"));
     if (json_is_object(params))
+    {
         json_object_del(params, "seed");
+        json_object_del(params, "word_bits");
+        json_object_del(params, "log_q");
+    }
     json_object_set_new(k, "params", params ? params : json_object());
     char *s = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(k);
@@ -144,6 +150,38 @@ static nb_status stored_samples(const json_t *c, nb_rf_case *out, const char *p,
     return NB_OK;
 }
 
+/* params.word_bits (64 when absent: files before version 4) and
+ * params.log_q (else the log2 of the product of params.primes, else NAN). */
+static nb_status word_and_log_q(const json_t *params, nb_rf_case *out, const char *p, size_t idx)
+{
+    const json_t *wb = json_object_get(params, "word_bits");
+    out->word_bits = 64;
+    if (wb && (!json_is_integer(wb) ||
+               (json_integer_value(wb) != 32 && json_integer_value(wb) != 64)))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'params.word_bits' is not 32 "
+                            "or 64", p, idx);
+    if (wb)
+        out->word_bits = (unsigned)json_integer_value(wb);
+    const json_t *lq = json_object_get(params, "log_q");
+    if (lq && !json_is_null(lq) && !json_is_number(lq))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'params.log_q' is not a number",
+                            p, idx);
+    out->log_q = num_or_nan(lq);
+    const json_t *primes = json_object_get(params, "primes");
+    if (!isfinite(out->log_q) && json_is_array(primes) && json_array_size(primes)) {
+        double sum = 0.0;
+        size_t i;
+        const json_t *q;
+        json_array_foreach(primes, i, q) {
+            if (!json_is_integer(q) || json_integer_value(q) < 2)
+                return NB_OK; /* not primes: log Q stays unknown */
+            sum += log2((double)json_integer_value(q));
+        }
+        out->log_q = sum;
+    }
+    return NB_OK;
+}
+
 static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf_case *out)
 {
     const char *p = f->path;
@@ -158,6 +196,7 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
     if (params && !json_is_object(params))
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'params' is not an object", p,
                             idx);
+    NB_TRY(word_and_log_q(params, out, p, idx));
     out->json = c;
     out->tier = str_or(c, "tier", "");
     out->variant = str_or(c, "variant", "");

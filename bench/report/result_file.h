@@ -1,4 +1,4 @@
-/* Reading `nttbench run` result files (schema "nttbench-report", versions 1-2,
+/* Reading `nttbench run` result files (schema "nttbench-report", versions 1-4,
  * docs/cli.md): every case with its matching key, median, stored samples and
  * per-sample SM clocks (or the case's recorded clock when those are absent),
  * plus the environment and options blocks for the report and compare
@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 #define NB_RESULT_SCHEMA "nttbench-report"
-#define NB_RESULT_SCHEMA_MAX_VERSION 3
+#define NB_RESULT_SCHEMA_MAX_VERSION 4
 
 /* Where a case's cycle counts come from. */
 typedef enum nb_clock_source {
@@ -36,6 +36,9 @@ typedef struct nb_rf_case {
     const char *key;             /* matching key: tier, variant, backend, mode x K, cache
                                   * state and every parameter but the seed */
     size_t launches_per_sample;
+    unsigned word_bits;          /* params.word_bits: 64 or 32 (64 when absent: before v4) */
+    double log_q;                /* params.log_q, else log2 of the product of params.primes,
+                                  * else NaN */
     int has_stats;               /* stats present (something was timed) */
     double median_ns;            /* stats.median, NaN without stats */
     double noise_pct;            /* stats.noise_pct, NaN without stats */
