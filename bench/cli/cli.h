@@ -194,6 +194,15 @@ int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output);
  * at zero (a zero first value becomes 1). */
 void nb_cli_fill_residues(uint64_t *a, size_t n, const uint64_t *q, size_t limbs,
                           uint64_t *state);
+/* Bytes of one value of the variant's data: 8, or 4 for 32-bit words. */
+size_t nb_cli_word_bytes(const nb_ntt_variant *v);
+/* n values a[] (each below 2^word_bits) into the start of the variant's buffer
+ * in its word size (a[] is narrowed in place for the copy and restored), and
+ * back from it (widened into a[]); on `stream` for a GPU buffer. */
+nb_status nb_cli_upload_words(nb_buffer *buf, const nb_ntt_variant *v, uint64_t *a, size_t n,
+                              void *stream);
+nb_status nb_cli_download_words(nb_buffer *buf, const nb_ntt_variant *v, uint64_t *a, size_t n,
+                                void *stream);
 
 /* Prints "nttbench: error: <msg>" as one line (control characters in msg,
  * e.g. a newline inside an argument, are written as \n, \t or \xHH) and
