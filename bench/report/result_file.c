@@ -49,15 +49,22 @@ static const char *str_or(const json_t *o, const char *key, const char *dflt)
 
 static double num_or_nan(const json_t *v) { return json_is_number(v) ? json_number_value(v) : NAN; }
 
-/* Canonical matching key (malloc'd): everything that defines the case, the
- * seed excepted, and word_bits and log_q too (the variant and the primes
- * define them; a version-3 file, without them, matches a version-4 one). */
-static char *case_key(const json_t *c)
+/* The parameters a key leaves out: the seed, and word_bits and log_q (the
+ * variant and the primes define them; a version-3 file, without them,
+ * matches a version-4 one); a word key also the modulus's make-up. */
+static const char *const not_in_key[] = {"seed", "word_bits", "log_q", NULL};
+static const char *const not_in_word_key[] = {"seed",   "word_bits", "log_q", "log_q_target",
+                                              "limbs",  "prime_bits", "primes", "psi", NULL};
+
+/* Canonical matching key (malloc'd): everything that defines the case but
+ * the parameters in `drop`, and the variant unless with_variant is 0. */
+static char *case_key(const json_t *c, const char *const *drop, int with_variant)
 {
     const json_t *cache = json_object_get(c, "cache");
     json_t *k = json_object();
     json_object_set_new(k, "tier", json_string(str_or(c, "tier", "")));
-    json_object_set_new(k, "variant", json_string(str_or(c, "variant", "")));
+    if (with_variant)
+        json_object_set_new(k, "variant", json_string(str_or(c, "variant", "")));
     json_object_set_new(k, "backend", json_string(str_or(c, "backend", "")));
     json_object_set_new(k, "mode", json_string(str_or(c, "mode", "")));
     json_t *lps = json_object_get(c, "launches_per_sample");
@@ -70,12 +77,8 @@ static char *case_key(const json_t *c)
                                                        json_integer_value(sets) > 1));
     }
     json_t *params = json_deep_copy(json_object_get(c, "params"));
-    if (json_is_object(params))
-    {
-        json_object_del(params, "seed");
-        json_object_del(params, "word_bits");
-        json_object_del(params, "log_q");
-    }
+    for (size_t i = 0; json_is_object(params) && drop[i]; i++)
+        json_object_del(params, drop[i]);
     json_object_set_new(k, "params", params ? params : json_object());
     char *s = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(k);
@@ -251,8 +254,11 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
         out->median_clock_mhz = out->recorded_clock_mhz;
     }
     NB_TRY(stored_samples(c, out, p, idx));
-    out->key = case_key(c);
-    if (!out->key)
+    out->key = case_key(c, not_in_key, 1);
+    out->word_key = case_key(c, not_in_word_key, 0);
+    const json_t *pb = json_object_get(params, "prime_bits");
+    out->prime_bits = json_is_integer(pb) ? (unsigned)json_integer_value(pb) : 0;
+    if (!out->key || !out->word_key)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of memory", p);
     return NB_OK;
 }
@@ -328,6 +334,7 @@ void nb_result_file_destroy(nb_result_file *f)
         free((void *)f->cases[i].samples_ns);
         free((void *)f->cases[i].clock_mhz);
         free((void *)f->cases[i].key);
+        free((void *)f->cases[i].word_key);
     }
     free(f->cases);
     json_decref(f->root);

@@ -34,7 +34,12 @@ const char *nb_clock_source_name(nb_clock_source s);
 typedef struct nb_rf_case {
     const char *tier, *variant, *backend, *label, *status, *mode;
     const char *key;             /* matching key: tier, variant, backend, mode x K, cache
-                                  * state and every parameter but the seed */
+                                  * state and every parameter but the seed, word_bits and
+                                  * log_q */
+    const char *word_key;        /* the key without the variant and the modulus's make-up
+                                  * (limbs, prime_bits, primes, psi, log_q_target): what
+                                  * compare --match word pairs across word sizes */
+    unsigned prime_bits;         /* params.prime_bits (0 when absent) */
     size_t launches_per_sample;
     unsigned word_bits;          /* params.word_bits: 64 or 32 (64 when absent: before v4) */
     double log_q;                /* params.log_q, else log2 of the product of params.primes,
