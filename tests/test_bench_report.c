@@ -71,7 +71,7 @@ static nb_report *sample_report(void)
     assert_int_equal(nb_case_set_result(c, &r), NB_OK);
     nb_bench_result_free(&r); /* the case holds a copy */
     nb_ntt_figures f;
-    nb_ntt_figures_compute(10, 2, 3e-6, 1e10, 0, &f);
+    nb_ntt_figures_compute(10, 2, 64, 3e-6, 1e10, 0, &f);
     nb_case_set_figures(c, &f);
     nb_breakdown b;
     memset(&b, 0, sizeof b);
@@ -130,7 +130,7 @@ static void test_json_has_schema_samples_and_figures(void **state)
     assert_string_equal(json_string_value(json_object_get(j, "schema")), NB_REPORT_SCHEMA);
     assert_int_equal(json_integer_value(json_object_get(j, "schema_version")),
                      NB_REPORT_SCHEMA_VERSION);
-    assert_int_equal(NB_REPORT_SCHEMA_VERSION, 3);
+    assert_int_equal(NB_REPORT_SCHEMA_VERSION, 4);
     assert_int_equal(json_array_size(json_object_get(j, "command_line")), 4);
     json_t *env = json_object_get(j, "environment");
     assert_non_null(json_object_get(env, "host"));

@@ -378,6 +378,31 @@ static void test_impossible_level_exits_2(void **state)
                  2, "rescale needs level 1 or more");
 }
 
+/* Guards: the word-size options refuse what they cannot mean, at once, in
+ * one line: a named variant outside --word, --logq beside --limbs, a word
+ * size other than 32 or 64, a 32-bit prime above 31 bits. */
+static void test_word_size_usage_errors_exit_2(void **state)
+{
+    (void)state;
+    expect_error("variant outside the --word list",
+                 (const char *[]){"run", "--word", "64", "--variant", "cpu-harvey32", NULL}, 2,
+                 "variant 'cpu-harvey32' has 32-bit words, not in --word 64");
+    expect_error("--logq with --limbs",
+                 (const char *[]){"run", "--logq", "200", "--limbs", "4", NULL}, 2,
+                 "--logq and --limbs both size the modulus");
+    expect_error("word size neither 32 nor 64", (const char *[]){"run", "--word", "48", NULL},
+                 2, "--word 48: 32 or 64");
+    expect_error("verify: variant outside the --word list",
+                 (const char *[]){"verify", "--word", "32", "--variant", "cpu-harvey", NULL}, 2,
+                 "variant 'cpu-harvey' has 64-bit words, not in --word 32");
+    expect_error("verify: 32-bit variant with 32-bit primes",
+                 (const char *[]){"verify", "--variant", "cpu-harvey32", "--bits", "32", NULL},
+                 2, "32-bit variants take primes of at most 31 bits");
+    expect_error("primes: 32-bit words with 32-bit primes",
+                 (const char *[]){"primes", "--word", "32", "--bits", "32", NULL}, 2,
+                 "32-bit words take primes of at most 31 bits");
+}
+
 /* ------------------------------------------------------------- CKKS stages */
 
 /* Guards: `verify --stage` checks every stage of a CPU variant against GMP. */
@@ -457,6 +482,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_verify_stage_fails_broken_variant),
         cmocka_unit_test(test_case_larger_than_memory_exits_2_at_once),
         cmocka_unit_test(test_impossible_level_exits_2),
+        cmocka_unit_test(test_word_size_usage_errors_exit_2),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     if (table)

@@ -357,7 +357,9 @@ static void test_calibrate_gpu(void **state)
     assert_true(unsupported ? isnan(c.grid_barrier_s) : c.grid_barrier_s > 0);
     assert_int_equal(c.n_points, 7);
     assert_true(c.butterflies_per_s > 0);
-    printf("# forward butterflies from registers: %.1f G/s\n", c.butterflies_per_s / 1e9);
+    assert_true(c.butterflies32_per_s > 0);
+    printf("# forward butterflies from registers: %.1f G/s (64-bit), %.1f G/s (32-bit)\n",
+           c.butterflies_per_s / 1e9, c.butterflies32_per_s / 1e9);
     printf("# copy %.0f GB/s, L2 copy %.0f GB/s, launch %.2f us (batch), %.2f us (device)\n",
            c.copy_Bps / 1e9, c.cache_Bps / 1e9, c.launch_batch_s * 1e6,
            c.launch_device_s * 1e6);
@@ -365,35 +367,37 @@ static void test_calibrate_gpu(void **state)
            c.grid_barrier_s * 1e6);
 }
 
-/* The butterfly-ceiling workload checks what it computed: outputs left
- * poisoned (no launch) fail its verify, a launch passes it, and the timing
- * core times it with verification before and after. */
+/* The butterfly-ceiling workload checks what it computed, on 64- and 32-bit
+ * words: outputs left poisoned (no launch) fail its verify, a launch passes
+ * it, and the timing core times it with verification before and after. */
 static void test_butterfly_ceiling(void **state)
 {
     (void)state;
-    nb_workload *w = NULL;
-    double per_launch = 0;
-    assert_int_equal(nb_butterfly_workload_create(&w, &per_launch), NB_OK);
-    assert_true(per_launch >= 1e6);
-    const nb_workload_ops *ops = w->ops;
-    assert_int_equal(ops->setup(w->ctx, 1, stream), NB_OK);
-    assert_int_equal(ops->prepare(w->ctx, 0, stream), NB_OK);
-    assert_int_equal(ops->verify(w->ctx, 0, stream), NB_ERR_VERIFY);
-    assert_non_null(strstr(nb_last_error(), "unwritten"));
-    assert_int_equal(ops->launch(w->ctx, 0, stream), NB_OK);
-    assert_int_equal(ops->verify(w->ctx, 0, stream), NB_OK);
-    ops->teardown(w->ctx);
-    nb_bench_opts o = quick();
-    o.max_samples = 20;
-    nb_bench_result r;
-    assert_int_equal(nb_bench_run(w, stream, &o, &r), NB_OK);
-    assert_int_equal(r.verified_before, 1);
-    assert_int_equal(r.verified_after, 1);
-    assert_true(r.stats.median > 0);
-    printf("# %.3g butterflies per launch in %.1f us: %.1f G/s\n", per_launch,
-           r.stats.median * 1e6, per_launch / r.stats.median / 1e9);
-    nb_bench_result_free(&r);
-    nb_workload_destroy(w);
+    for (unsigned word_bits = 64; word_bits >= 32; word_bits -= 32) {
+        nb_workload *w = NULL;
+        double per_launch = 0;
+        assert_int_equal(nb_butterfly_workload_create(&w, word_bits, &per_launch), NB_OK);
+        assert_true(per_launch >= 1e6);
+        const nb_workload_ops *ops = w->ops;
+        assert_int_equal(ops->setup(w->ctx, 1, stream), NB_OK);
+        assert_int_equal(ops->prepare(w->ctx, 0, stream), NB_OK);
+        assert_int_equal(ops->verify(w->ctx, 0, stream), NB_ERR_VERIFY);
+        assert_non_null(strstr(nb_last_error(), "unwritten"));
+        assert_int_equal(ops->launch(w->ctx, 0, stream), NB_OK);
+        assert_int_equal(ops->verify(w->ctx, 0, stream), NB_OK);
+        ops->teardown(w->ctx);
+        nb_bench_opts o = quick();
+        o.max_samples = 20;
+        nb_bench_result r;
+        assert_int_equal(nb_bench_run(w, stream, &o, &r), NB_OK);
+        assert_int_equal(r.verified_before, 1);
+        assert_int_equal(r.verified_after, 1);
+        assert_true(r.stats.median > 0);
+        printf("# %u-bit words: %.3g butterflies per launch in %.1f us: %.1f G/s\n", word_bits,
+               per_launch, r.stats.median * 1e6, per_launch / r.stats.median / 1e9);
+        nb_bench_result_free(&r);
+        nb_workload_destroy(w);
+    }
 }
 
 /* A device that refuses the grid barrier's cooperative launch although it

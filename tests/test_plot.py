@@ -1,6 +1,8 @@
 """Test of scripts/plot: renders every figure from the result files in tests/data, checks
 that each PNG and SVG exists and is well-formed, and that the values drawn (read back from
-the figure objects) equal the medians of the input files, recomputed here independently.
+the figure objects) equal the medians of the input files, recomputed here independently;
+the time-against-log-Q figure from a synthetic version-4 report with two word sizes, and
+none from the older files.
 Exits 77 (skip) when matplotlib is not installed.
 usage: test_plot.py SCRIPTS_PLOT DATA_DIR"""
 import gzip
@@ -68,6 +70,38 @@ def check_roofline(fig, doc, xkey, fixed):
     return seen
 
 
+def word_doc():
+    """A version-4 report: cpu-harvey (64-bit) and cpu-harvey32 (32-bit) at three log Q, warm."""
+    cases = []
+    for v, w, bits in (("cpu-harvey", 64, 60), ("cpu-harvey32", 32, 31)):
+        for k, limbs in enumerate((1, 2, 4)):
+            lq = round(limbs * (bits - 1e-6), 1)
+            cases.append({"tier": "warm", "variant": v, "backend": "cpu", "label": f"L={limbs}",
+                          "status": "ok", "mode": "per-launch", "stats": {"median": 1000.0 * (k + 1) * (w / 32)},
+                          "figures": {"coefficient_bytes": 2 * w / 8 * 1024 * limbs},
+                          "params": {"direction": "forward", "log_n": 10, "n": 1024, "limbs": limbs,
+                                     "prime_bits": bits, "word_bits": w, "log_q": lq}})
+    return {"schema": "nttbench-report", "schema_version": 4, "cases": cases,
+            "environment": {"host": {"cpu": "AMD EPYC"}, "gpu": None}, "_path": "word.json"}
+
+
+def check_logq(mod):
+    doc = word_doc()
+    figs = mod.figures([doc])
+    check("time-logq-forward-warm-logn10" in figs, "time-logq figure for two word sizes")
+    check(not any(n.startswith("time-logq-forward-cold") for n in figs), "no cold figure without cold cases")
+    lines = {l.get_gid(): l for l in figs["time-logq-forward-warm-logn10"].axes[0].get_lines()
+             if (l.get_gid() or "").startswith("logq|")}
+    check(sorted(lines) == ["logq|cpu-harvey32|32", "logq|cpu-harvey|64"], f"lines {sorted(lines)}")
+    for gid, line in lines.items():
+        _, v, w = gid.split("|")
+        want = sorted((c["params"]["log_q"], c["stats"]["median"] / 1e3) for c in doc["cases"]
+                      if c["variant"] == v and c["params"]["word_bits"] == int(w))
+        check(list(line.get_xdata()) == [x for x, _ in want], f"{gid}: x is log Q")
+        check(all(close(y, t) for y, (_, t) in zip(line.get_ydata(), want)), f"{gid}: medians")
+        check(line.get_linestyle() == ("--" if w == "32" else "-"), f"{gid}: style of the word size")
+
+
 def main():
     plot_path, data = sys.argv[1], sys.argv[2]
     files = [os.path.join(data, f) for f in ("ntt-h100-small.json", "stage-h100-small.json",
@@ -130,6 +164,8 @@ def main():
         title = f._suptitle.get_text() if f._suptitle else ""
         check(("H100" in title or "EPYC" in title or "Xeon" in title), f"device in title: {title!r}")
 
+    check(not any(n.startswith("time-logq") for n in figs), "no log-Q figure from files without log_q")
+    check_logq(mod)
     return finish(failures, "scripts/plot figures")
 
 

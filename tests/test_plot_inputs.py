@@ -76,9 +76,9 @@ def main():
             failures.append(f"standard input ('-'): exit {p.returncode}, stderr {p.stderr!r}")
         good = os.path.join(data, "ntt-cpu-logn.json")
         doc = copy.deepcopy(base)
-        doc["schema_version"] = 4
-        expect(script, "schema version 4", [write(tmp, "v4.json", doc), "--out", out], 2, "error",
-               "unsupported schema_version 4 (this script reads 1..3)", hide=H)
+        doc["schema_version"] = 5
+        expect(script, "schema version 5", [write(tmp, "v5.json", doc), "--out", out], 2, "error",
+               "unsupported schema_version 5 (this script reads 1..4)", hide=H)
         for what, value in (("median -1", -1), ("median 1e300", 1e300)):
             doc = copy.deepcopy(base)
             doc["cases"][0]["stats"]["median"] = value

@@ -1,7 +1,7 @@
 /* Tests of the calibrate tier on the CPU: the copy and empty workloads timed
  * by the core (per-launch and batch modes), and how the text report shows a
- * GPU calibration: its butterfly ceiling, and kernel-boundary or grid-barrier
- * rows that could not run. */
+ * GPU calibration: its butterfly ceilings (64- and 32-bit words, in every
+ * format), and kernel-boundary or grid-barrier rows that could not run. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +61,7 @@ static void test_sync_rows_show_na(void **state)
     c.boundary_s = 3.9e-6;
     c.grid_barrier_s = NAN;
     c.butterflies_per_s = 8.765e11;
+    c.butterflies32_per_s = 1.2345e12;
     static const nb_format fmts[] = {NB_FORMAT_TABLE, NB_FORMAT_MD};
     for (size_t i = 0; i < 2; i++) {
         char *t = text_of(&c, fmts[i]);
@@ -69,6 +70,8 @@ static void test_sync_rows_show_na(void **state)
                                   "or its MPS partition, refused"));
         assert_null(strstr(t, "(PDL)               n/a"));
         assert_non_null(strstr(t, "forward butterflies from registers      876.5 G/s"));
+        assert_non_null(strstr(t, "32-bit butterflies from registers      1234.5 G/s (Harvey, "
+                                  "30-bit prime"));
         free(t);
     }
     c.boundary_s = NAN;
@@ -78,10 +81,41 @@ static void test_sync_rows_show_na(void **state)
     assert_non_null(strstr(t, "one grid-wide barrier (cooperative)      4.20 us"));
     free(t);
     c.backend = NB_BACKEND_CPU;
-    c.boundary_s = c.grid_barrier_s = c.butterflies_per_s = NAN;
+    c.boundary_s = c.grid_barrier_s = c.butterflies_per_s = c.butterflies32_per_s = NAN;
     t = text_of(&c, NB_FORMAT_TABLE);
     assert_null(strstr(t, "n/a"));
     assert_null(strstr(t, "grid-wide barrier"));
+    assert_null(strstr(t, "butterflies"));
+    free(t);
+}
+
+/* The 32-bit butterfly ceiling beside the 64-bit one in JSON and CSV: a
+ * number when measured, null (JSON) or no row (CSV) on the CPU. */
+static void test_butterfly32_row_in_json_and_csv(void **state)
+{
+    (void)state;
+    nb_calibration c;
+    memset(&c, 0, sizeof c);
+    c.backend = NB_BACKEND_GPU;
+    c.cache_bytes = 50u << 20;
+    c.launch_batch_s = c.launch_device_s = c.launch_sync_s = 3e-6;
+    c.boundary_s = c.grid_barrier_s = NAN;
+    c.butterflies_per_s = 8.765e11;
+    c.butterflies32_per_s = 1.2345e12;
+    char *t = text_of(&c, NB_FORMAT_JSON);
+    assert_non_null(strstr(t, "\"butterflies_per_s\": 876500000000"));
+    assert_non_null(strstr(t, "\"butterflies32_per_s\": 1234500000000"));
+    free(t);
+    t = text_of(&c, NB_FORMAT_CSV);
+    assert_non_null(strstr(t, "\nbutterflies_per_s,8.765e+11\n"));
+    assert_non_null(strstr(t, "\nbutterflies32_per_s,1.234e+12\n"));
+    free(t);
+    c.backend = NB_BACKEND_CPU;
+    c.butterflies_per_s = c.butterflies32_per_s = NAN;
+    t = text_of(&c, NB_FORMAT_JSON);
+    assert_non_null(strstr(t, "\"butterflies32_per_s\": null"));
+    free(t);
+    t = text_of(&c, NB_FORMAT_CSV);
     assert_null(strstr(t, "butterflies"));
     free(t);
 }
@@ -92,6 +126,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copy_and_empty_workloads_cpu),
         cmocka_unit_test(test_sync_rows_show_na),
+        cmocka_unit_test(test_butterfly32_row_in_json_and_csv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,7 +52,7 @@ static void test_ntt_figures_model(void **state)
 {
     (void)state;
     nb_ntt_figures f;
-    nb_ntt_figures_compute(16, 8, 1e-3, 2e9, 0, &f);
+    nb_ntt_figures_compute(16, 8, 64, 1e-3, 2e9, 0, &f);
     CLOSE(f.coefficient_bytes, 2.0 * 8 * 65536 * 8, 0);
     CLOSE(f.twiddle_bytes, 2.0 * 8 * 65536 * 8, 0);
     CLOSE(f.bandwidth_Bps, f.coefficient_bytes / 1e-3, 1e-3);
@@ -84,7 +84,9 @@ static void cpu_sweep(nb_tier_run *r, nb_report *rep, const nb_ntt_variant **v,
     memset(r, 0, sizeof *r);
     r->report = rep;
     r->timing = nb_test_quick_opts();
-    r->sweep = (nb_sweep){v, 1, logn, 1, limbs, 2, bits, 1, 3, modes, 1, nb_test_rand()};
+    r->sweep = (nb_sweep){.variants = v, .n_variants = 1, .log_n = logn, .n_log_n = 1,
+                          .limbs = limbs, .n_limbs = 2, .prime_bits = bits, .n_prime_bits = 1,
+                          .directions = 3, .modes = modes, .n_modes = 1, .seed = nb_test_rand()};
     r->progress = count_progress;
     r->progress_ctx = log;
 }

@@ -229,6 +229,29 @@ nb_status nb_cli_parse_directions(const char *s, int *out)
     return NB_OK;
 }
 
+nb_status nb_cli_parse_words_bits(const char *s, unsigned *out)
+{
+    unsigned long long v[4];
+    size_t n;
+    NB_TRY(nb_cli_parse_ulist(s, "word", 32, 64, v, 4, &n));
+    unsigned words = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] != 32 && v[i] != 64)
+            return nb_set_error(NB_ERR_INVALID_ARG, "--word %llu: 32 or 64 (bits per word)", v[i]);
+        words |= NB_CLI_WORD(v[i]);
+    }
+    *out = words;
+    return NB_OK;
+}
+
+nb_status nb_cli_check_word(const nb_ntt_variant *v, unsigned words)
+{
+    if (words & NB_CLI_WORD(v->word_bits))
+        return NB_OK;
+    return nb_set_error(NB_ERR_INVALID_ARG, "variant '%s' has %u-bit words, not in --word %s",
+                        v->name, v->word_bits, words == NB_CLI_WORD(32) ? "32" : "64");
+}
+
 int nb_cli_exit_code(nb_status s)
 {
     switch (s) {

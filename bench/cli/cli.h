@@ -101,8 +101,20 @@ typedef struct nb_cli_run {
     int seed_given;
     int progress;                   /* -1 auto (after 3 s), 0 never, 1 always */
     int given_logn, given_limbs;    /* the user chose them (else defaults per backend) */
+    int given_bits, given_word;     /* --bits, --word given (else defaults per word size) */
+    unsigned words;                 /* --word: NB_CLI_WORD(64) | NB_CLI_WORD(32) (default 64) */
+    unsigned long long log_q[NB_CLI_MAX_LIST]; /* --logq targets (replace --limbs) */
+    size_t n_log_q;
     void *stage;                    /* the stage tier's own parsed options (tier_stage.c) */
 } nb_cli_run;
+
+/* The bit of a word size (64 or 32) in nb_cli_run.words and verify's set. */
+#define NB_CLI_WORD(bits) ((bits) == 32 ? 2u : 1u)
+/* --word LIST of run and verify: "64", "32" or both; *out = NB_CLI_WORD bits. */
+nb_status nb_cli_parse_words_bits(const char *s, unsigned *out);
+/* NB_ERR_INVALID_ARG naming the variant when its word size is not in `words`
+ * (an explicit --word list), else NB_OK. */
+nb_status nb_cli_check_word(const nb_ntt_variant *v, unsigned words);
 
 /* What a run shares while it executes. */
 typedef struct nb_cli_ctx {
@@ -185,6 +197,15 @@ int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output);
  * at zero (a zero first value becomes 1). */
 void nb_cli_fill_residues(uint64_t *a, size_t n, const uint64_t *q, size_t limbs,
                           uint64_t *state);
+/* Bytes of one value of the variant's data: 8, or 4 for 32-bit words. */
+size_t nb_cli_word_bytes(const nb_ntt_variant *v);
+/* n values a[] (each below 2^word_bits) into the start of the variant's buffer
+ * in its word size (a[] is narrowed in place for the copy and restored), and
+ * back from it (widened into a[]); on `stream` for a GPU buffer. */
+nb_status nb_cli_upload_words(nb_buffer *buf, const nb_ntt_variant *v, uint64_t *a, size_t n,
+                              void *stream);
+nb_status nb_cli_download_words(nb_buffer *buf, const nb_ntt_variant *v, uint64_t *a, size_t n,
+                                void *stream);
 
 /* Prints "nttbench: error: <msg>" as one line (control characters in msg,
  * e.g. a newline inside an argument, are written as \n, \t or \xHH) and

@@ -13,21 +13,25 @@ static const nb_cli_option compare_options[] = {
     {"threshold", 1, "PCT    changes within +-PCT % count as the same (1)"},
     {"alpha", 1, "A      significance level of the Mann-Whitney test (0.01)"},
     {"min-samples", 1, "N      fewer stored samples: insufficient data (5)"},
+    {"match", 1, "M      same: the same cases (default); word: each 32-bit case of NEW\n"
+                 "                         against the 64-bit case of BASE of the same tier,\n"
+                 "                         direction and log N, log Q nearest within a prime"},
     {NULL, 0, NULL},
 };
 
 void nb_cmd_compare_help(FILE *f)
 {
     fprintf(f, "usage: nttbench compare BASE.json NEW.json [--threshold PCT] [--alpha A]\n"
-               "                        [--min-samples N] [--format table|md|csv|json]\n\n"
+               "                        [--min-samples N] [--match same|word]\n"
+               "                        [--format table|md|csv|json]\n\n"
                "Matches the cases of two run reports (tier, variant, cache state, mode,\n"
                "parameters) and prints per case both medians, the ratio new/base with its 95%%\n"
                "interval (Hodges-Lehmann on log times), the two-sided Mann-Whitney p-value of\n"
                "the times and of the cycles (time x SM clock) and a verdict: faster, slower,\n"
                "same, clock-change, noisy or insufficient-data. Environment differences and\n"
                "unmatched cases are listed. Either file may be '-' (standard input).\n"
-               "Exit 0: nothing slower beyond the threshold; 1: a case is slower;\n"
-               "2: bad input or nothing matches.\n\n");
+               "Exit 0: nothing slower beyond the threshold; 1: a case is slower (never\n"
+               "with --match word); 2: bad input or nothing matches.\n\n");
     nb_cli_print_options(f, compare_options);
 }
 
@@ -75,6 +79,10 @@ int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int
             st = nb_cli_parse_double(v, n, 1e-12, 0.5, &o.alpha);
         else if (!strcmp(n, "min-samples"))
             st = nb_cli_parse_size(v, n, 2, 1000000, &o.min_samples);
+        else if (!strcmp(n, "match") && (!strcmp(v, "same") || !strcmp(v, "word")))
+            o.match = !strcmp(v, "word") ? NB_MATCH_WORD : NB_MATCH_SAME;
+        else if (!strcmp(n, "match"))
+            st = nb_set_error(NB_ERR_INVALID_ARG, "--match '%s': same or word", v);
         if (st != NB_OK)
             return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
     }

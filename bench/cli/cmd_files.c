@@ -209,14 +209,14 @@ static nb_status transform_apply(const transform_args *a, uint64_t *data, size_t
     if (s == NB_OK)
         s = nb_ntt_create(&ntt, v, log_n, a->primes, a->psis, L, stream);
     if (s == NB_OK)
-        s = nb_buffer_create(&buf, v->backend, cnt * sizeof(uint64_t));
-    if (s == NB_OK)
-        s = nb_buffer_upload(buf, 0, data, cnt * sizeof(uint64_t), stream);
+        s = nb_buffer_create(&buf, v->backend, cnt * nb_cli_word_bytes(v));
+    if (s == NB_OK) /* values < q < 2^31 for a 32-bit variant: nb_ntt_create checked q */
+        s = nb_cli_upload_words(buf, v, data, cnt, stream);
     if (s == NB_OK)
         s = a->inverse ? nb_ntt_inverse(ntt, nb_buffer_ptr(buf), 0, L, stream)
                        : nb_ntt_forward(ntt, nb_buffer_ptr(buf), 0, L, stream);
     if (s == NB_OK)
-        s = nb_buffer_download(buf, 0, data, cnt * sizeof(uint64_t), stream);
+        s = nb_cli_download_words(buf, v, data, cnt, stream);
     nb_buffer_destroy(buf);
     nb_ntt_destroy(ntt);
     nb_stream_destroy(stream);

@@ -78,11 +78,11 @@ static nb_status write_list(void *ctx, FILE *f)
         return r == 0 ? NB_OK : nb_set_error(NB_ERR_IO, "cannot write JSON");
     }
     if (fmt == NB_FORMAT_CSV) {
-        fprintf(f, "name,backend,min_log_n,max_log_n,max_prime_bits,description\n");
+        fprintf(f, "name,backend,min_log_n,max_log_n,word_bits,max_prime_bits,description\n");
         for (size_t i = 0; i < n; i++) {
             const nb_ntt_variant *v = nb_ntt_variant_at(i);
-            fprintf(f, "%s,%s,%u,%u,%u,\"%s\"\n", v->name, nb_backend_name(v->backend),
-                    v->min_log_n, v->max_log_n, v->max_prime_bits, v->description);
+            fprintf(f, "%s,%s,%u,%u,%u,%u,\"%s\"\n", v->name, nb_backend_name(v->backend),
+                    v->min_log_n, v->max_log_n, v->word_bits, v->max_prime_bits, v->description);
         }
         return NB_OK;
     }
@@ -92,21 +92,23 @@ static nb_status write_list(void *ctx, FILE *f)
         if (strlen(nb_ntt_variant_at(i)->name) > w)
             w = strlen(nb_ntt_variant_at(i)->name);
     if (md)
-        fprintf(f, "| variant | backend | log N | q bits | description |\n"
-                   "| --- | --- | --- | --- | --- |\n");
+        fprintf(f, "| variant | backend | log N | word | q bits | description |\n"
+                   "| --- | --- | --- | --- | --- | --- |\n");
     else
-        fprintf(f, "%-*s  %-7s  %-7s  %-6s  %s\n", (int)w, "variant", "backend", "log N",
-                "q bits", "description");
+        fprintf(f, "%-*s  %-7s  %-7s  %-6s  %-6s  %s\n", (int)w, "variant", "backend", "log N",
+                "word", "q bits", "description");
     for (size_t i = 0; i < n; i++) {
         const nb_ntt_variant *v = nb_ntt_variant_at(i);
         char range[16];
         snprintf(range, sizeof range, "%u..%u", v->min_log_n, v->max_log_n);
         if (md)
-            fprintf(f, "| %s | %s | %s | < %u | %s |\n", v->name, nb_backend_name(v->backend),
-                    range, v->max_prime_bits, v->description);
+            fprintf(f, "| %s | %s | %s | %u-bit | < %u | %s |\n", v->name,
+                    nb_backend_name(v->backend), range, v->word_bits, v->max_prime_bits,
+                    v->description);
         else
-            fprintf(f, "%-*s  %-7s  %-7s  <%-5u  %s\n", (int)w, v->name,
-                    nb_backend_name(v->backend), range, v->max_prime_bits, v->description);
+            fprintf(f, "%-*s  %-7s  %-7s  %-2u-bit  <%-5u  %s\n", (int)w, v->name,
+                    nb_backend_name(v->backend), range, v->word_bits, v->max_prime_bits,
+                    v->description);
     }
     if (nb_gpu_count() == 0)
         fprintf(f, md ? "\nNo GPU is usable here: GPU variants cannot run.\n"

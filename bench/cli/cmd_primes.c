@@ -1,7 +1,8 @@
-/* `nttbench primes --logn N --bits B --count K`: the K largest NTT-friendly
- * primes q = 1 (mod 2N) with exactly B bits (2^(B-1) < q < 2^B), in
- * decreasing order, each with its minimal primitive 2N-th root of unity psi
- * (the root every variant uses unless told otherwise). */
+/* `nttbench primes --logn N --bits B --count K [--word 32|64]`: the K largest
+ * NTT-friendly primes q = 1 (mod 2N) with exactly B bits (2^(B-1) < q < 2^B),
+ * in decreasing order, each with its minimal primitive 2N-th root of unity
+ * psi (the root every variant uses unless told otherwise); --word 32 gives
+ * the primes of 32-bit variants (B <= 31, default 31). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,14 +16,16 @@
 
 static const nb_cli_option primes_options[] = {
     {"logn", 1, "N      log2 of the transform size (16)"},
-    {"bits", 1, "B      bits of each prime: 2^(B-1) < q < 2^B (60)"},
+    {"bits", 1, "B      bits of each prime: 2^(B-1) < q < 2^B (60; 31 with --word 32)"},
+    {"word", 1, "W      64 | 32: primes for variants of that word size, B <= 31 for 32 (64)"},
     {"count", 1, "K      how many primes, largest first (8)"},
     {NULL, 0, NULL},
 };
 
 void nb_cmd_primes_help(FILE *f)
 {
-    fprintf(f, "usage: nttbench primes [--logn N] [--bits B] [--count K] [--format F]\n\n"
+    fprintf(f, "usage: nttbench primes [--logn N] [--bits B] [--count K] [--word W] "
+               "[--format F]\n\n"
                "The K largest primes q < 2^B with q = 1 (mod 2N) and B bits, each with its\n"
                "minimal primitive 2N-th root of unity psi (psi^N = -1 mod q). Use them with\n"
                "`nttbench transform --primes ... --psi ...`.\n\n");
@@ -30,7 +33,7 @@ void nb_cmd_primes_help(FILE *f)
 }
 
 typedef struct primes_out {
-    unsigned log_n, bits;
+    unsigned log_n, bits, word_bits;
     size_t count;
     const uint64_t *q, *psi;
     nb_format fmt;
@@ -47,9 +50,10 @@ static nb_status write_primes(void *ctx, FILE *f)
             snprintf(r, sizeof r, "%" PRIu64, p->psi[i]);
             json_array_append_new(a, json_pack("{s:s, s:s}", "q", q, "psi", r));
         }
-        json_t *j = json_pack("{s:s, s:i, s:i, s:i, s:I, s:o}", "schema", "nttbench-primes",
-                              "schema_version", 1, "log_n", (int)p->log_n, "bits", (int)p->bits,
-                              "count", (json_int_t)p->count, "primes", a);
+        json_t *j = json_pack("{s:s, s:i, s:i, s:i, s:i, s:I, s:o}", "schema",
+                              "nttbench-primes", "schema_version", 1, "log_n", (int)p->log_n,
+                              "bits", (int)p->bits, "word_bits", (int)p->word_bits, "count",
+                              (json_int_t)p->count, "primes", a);
         int rc = json_dumpf(j, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
         json_decref(j);
         fputc('\n', f);
@@ -76,7 +80,8 @@ static nb_status write_primes(void *ctx, FILE *f)
 
 int nb_cmd_primes(int argc, char **argv, nb_format fmt, const char *output)
 {
-    size_t log_n = 16, bits = 60, count = 8;
+    size_t log_n = 16, bits = 0, count = 8;
+    unsigned word_bits = 64;
     const nb_cli_option *const tables[] = {primes_options, NULL};
     for (int i = 0; i < argc;) {
         const char *n, *v;
@@ -93,9 +98,24 @@ int nb_cmd_primes(int argc, char **argv, nb_format fmt, const char *output)
             st = nb_cli_parse_size(v, n, NB_MIN_PRIME_BITS, NB_MAX_PRIME_BITS, &bits);
         else if (!strcmp(n, "count"))
             st = nb_cli_parse_size(v, n, 1, 4096, &count);
+        else if (!strcmp(n, "word")) {
+            size_t w = 0;
+            st = nb_cli_parse_size(v, n, 32, 64, &w);
+            if (st == NB_OK && w != 32 && w != 64)
+                st = nb_set_error(NB_ERR_INVALID_ARG, "--word %zu: 32 or 64 (bits per word)", w);
+            word_bits = (unsigned)w;
+        }
         if (st != NB_OK)
             return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
     }
+    const size_t max_bits = word_bits == 32 ? NB_MAX_PRIME_BITS_32 : NB_MAX_PRIME_BITS;
+    if (bits == 0)
+        bits = word_bits == 32 ? NB_MAX_PRIME_BITS_32 : 60;
+    if (bits > max_bits)
+        return nb_cli_fail(NB_ERR_INVALID_ARG, word_bits == 32
+                                                   ? "--bits: 32-bit words take primes of at "
+                                                     "most 31 bits (--word 32)"
+                                                   : "--bits: at most 62");
     uint64_t *q = malloc(count * sizeof *q), *psi = malloc(count * sizeof *psi);
     if (!q || !psi) {
         free(q);
@@ -112,7 +132,7 @@ int nb_cmd_primes(int argc, char **argv, nb_format fmt, const char *output)
     if (s != NB_OK) {
         rc = nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
     } else {
-        primes_out p = {(unsigned)log_n, (unsigned)bits, count, q, psi, fmt};
+        primes_out p = {(unsigned)log_n, (unsigned)bits, word_bits, count, q, psi, fmt};
         s = nb_write_file_atomic(output ? output : "-", write_primes, &p);
         if (s != NB_OK)
             rc = nb_cli_fail(NB_ERR_IO, nb_last_error());

@@ -11,7 +11,8 @@
 
 #include "bench/cli/cli.h"
 
-/* Resolves --backend auto: GPU if a device is present and a GPU variant exists. */
+/* Resolves --backend auto: GPU if a device is present and a GPU variant of
+ * a chosen word size exists. */
 static nb_cli_backend resolve_backend(const nb_cli_run *run)
 {
     if (run->backend != NB_CLI_AUTO)
@@ -19,9 +20,11 @@ static nb_cli_backend resolve_backend(const nb_cli_run *run)
     if (run->n_variants)
         return NB_CLI_AUTO; /* explicit variants decide */
     if (nb_gpu_count() > 0)
-        for (size_t i = 0; i < nb_ntt_variant_count(); i++)
-            if (nb_ntt_variant_at(i)->backend == NB_BACKEND_GPU)
+        for (size_t i = 0; i < nb_ntt_variant_count(); i++) {
+            const nb_ntt_variant *v = nb_ntt_variant_at(i);
+            if (v->backend == NB_BACKEND_GPU && (run->words & NB_CLI_WORD(v->word_bits)))
                 return NB_CLI_GPU;
+        }
     return NB_CLI_CPU;
 }
 
@@ -35,6 +38,8 @@ nb_status nb_cli_run_variants(const nb_cli_run *run, const nb_ntt_variant **out,
             const nb_ntt_variant *v = nb_ntt_variant_find(run->variants[i]);
             if (!v)
                 return NB_ERR_NOT_FOUND;
+            if (run->given_word)
+                NB_TRY(nb_cli_check_word(v, run->words));
             if (b != NB_CLI_AUTO && (int)v->backend != (int)b)
                 return nb_set_error(NB_ERR_INVALID_ARG, "variant '%s' runs on the %s, not --backend %s",
                                     v->name, nb_backend_name(v->backend),
@@ -46,11 +51,14 @@ nb_status nb_cli_run_variants(const nb_cli_run *run, const nb_ntt_variant **out,
     }
     for (size_t i = 0; i < nb_ntt_variant_count() && *n < max; i++) {
         const nb_ntt_variant *v = nb_ntt_variant_at(i);
-        if ((int)v->backend == (int)b && v->word_bits == 64) /* 32-bit words: by name */
+        if ((int)v->backend == (int)b && (run->words & NB_CLI_WORD(v->word_bits)))
             out[(*n)++] = v;
     }
     if (*n == 0)
-        return nb_set_error(NB_ERR_NOT_FOUND, "no %s variant is registered",
+        return nb_set_error(NB_ERR_NOT_FOUND, "no %s%s variant is registered",
+                            run->words == NB_CLI_WORD(32)   ? "32-bit "
+                            : run->words == NB_CLI_WORD(64) ? "64-bit "
+                                                            : "",
                             b == NB_CLI_GPU ? "GPU" : "CPU");
     return NB_OK;
 }
@@ -79,13 +87,25 @@ void nb_cli_progress(nb_cli_ctx *ctx, const nb_cli_run *run, const char *what, c
         fprintf(stderr, "[%zu] %s  %s\n", ctx->case_no, what, result ? result : "");
 }
 
+/* The prime sizes of a variant's cases: --bits, else 60 for 64-bit words
+ * and 31 for 32-bit ones. */
+static size_t bits_of(const nb_cli_run *run, const nb_ntt_variant *v)
+{
+    return run->given_bits || v->word_bits != 32 ? run->n_bits : 1;
+}
+
 /* The cases one tier x cache state will report: the NTT tier's sweep, or
  * the stage tier's parameter sets x variants x levels x stages x modes. */
-static size_t planned_cases(nb_cli_run *run, const nb_tier *t, size_t nv)
+static size_t planned_cases(nb_cli_run *run, const nb_tier *t,
+                            const nb_ntt_variant *const *vars, size_t nv)
 {
     const size_t dirs = (size_t)((run->directions & 1) + ((run->directions >> 1) & 1));
-    if (strcmp(t->name, "stage") != 0)
-        return nv * dirs * run->n_logn * run->n_limbs * run->n_bits * run->n_modes;
+    if (strcmp(t->name, "stage") != 0) {
+        size_t n = 0, sizes = run->n_log_q ? run->n_log_q : run->n_limbs;
+        for (size_t i = 0; i < nv; i++)
+            n += dirs * run->n_logn * sizes * bits_of(run, vars[i]) * run->n_modes;
+        return n;
+    }
     const nb_stage_tier_opts *o = nb_cli_stage_opts(run);
     size_t sets = o->custom ? run->n_logn : 0;
     if (o->n_presets || !o->custom)
@@ -142,7 +162,8 @@ static void catch_interrupts(struct sigaction *old_int, struct sigaction *old_te
 static nb_status run_tiers(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_variant *const *vars,
                            size_t nv)
 {
-    unsigned logn[NB_CLI_MAX_LIST], bits[NB_CLI_MAX_LIST];
+    unsigned logn[NB_CLI_MAX_LIST], bits[NB_CLI_MAX_LIST], log_q[NB_CLI_MAX_LIST];
+    static const unsigned bits32[] = {31};
     size_t limbs[NB_CLI_MAX_LIST];
     for (size_t i = 0; i < run->n_logn; i++)
         logn[i] = (unsigned)run->logn[i];
@@ -150,15 +171,19 @@ static nb_status run_tiers(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_varian
         limbs[i] = (size_t)run->limbs[i];
     for (size_t i = 0; i < run->n_bits; i++)
         bits[i] = (unsigned)run->bits[i];
+    for (size_t i = 0; i < run->n_log_q; i++)
+        log_q[i] = (unsigned)run->log_q[i];
     nb_tier_run tr = {.report = ctx->report, .env = &ctx->env, .stream = ctx->stream,
                       .timing = run->timing, .progress = progress_cb, .progress_ctx = ctx};
     tr.sweep = (nb_sweep){vars, nv, logn, run->n_logn, limbs, run->n_limbs, bits, run->n_bits,
-                          run->directions, run->modes, run->n_modes, run->seed};
+                          run->directions, run->modes, run->n_modes, run->seed,
+                          run->given_bits ? NULL : bits32, run->given_bits ? 0 : 1,
+                          log_q, run->n_log_q};
     ctx->case_total = 0;
     for (size_t i = 0; i < run->n_tiers; i++)
         for (int c = NB_CACHE_WARM; c <= NB_CACHE_COLD; c++)
             if (nb_cli_tier_states(run, &run->tiers[i]) & NB_CLI_STATE(c))
-                ctx->case_total += planned_cases(run, run->tiers[i].tier, nv);
+                ctx->case_total += planned_cases(run, run->tiers[i].tier, vars, nv);
     nb_report_set_planned(ctx->report, ctx->case_total);
     for (size_t i = 0; i < run->n_tiers; i++) {
         const nb_tier *t = run->tiers[i].tier;
@@ -172,7 +197,7 @@ static nb_status run_tiers(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_varian
                 tr.timing.l2_persist = -1;
             else
                 tr.timing.l2_persist = run->timing.l2_persist;
-            const size_t end = ctx->case_no + planned_cases(run, t, nv);
+            const size_t end = ctx->case_no + planned_cases(run, t, vars, nv);
             NB_TRY(nb_tier_run_one(t, &tr));
             if (ctx->case_no < end) /* cases skipped without a progress call */
                 ctx->case_no = end;

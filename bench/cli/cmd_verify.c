@@ -1,20 +1,24 @@
 /* `nttbench verify`: every chosen variant against the GMP reference on fresh
  * random inputs, per direction x log N x limbs x prime size, as a pass/fail
- * table (or markdown / CSV / JSON). Exit 1 if any check fails. */
+ * table (or markdown / CSV / JSON). Exit 1 if any check fails. A 32-bit
+ * variant gets its data as 32-bit words (narrowed before the upload, widened
+ * after the download) and primes of at most 31 bits. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "bench/cli/cli.h"
+#include "ntt/arith.h"
 #include "reference/reference.h"
 
 static const nb_cli_option verify_options[] = {
-    {"variant", 1, "LIST   variants (all usable here)"},
+    {"variant", 1, "LIST   variants (all usable here of the --word sizes)"},
+    {"word", 1, "LIST   32,64: word sizes of the variants checked without --variant (64)"},
     {"backend", 1, "B      cpu | gpu | auto (auto)"},
     {"logn", 1, "LIST   log2 N (10,13,16)"},
     {"limbs", 1, "LIST   limbs (1,3)"},
-    {"bits", 1, "LIST   prime sizes in bits (36,62)"},
+    {"bits", 1, "LIST   prime sizes in bits (36,62; 30,31 for 32-bit variants)"},
     {"direction", 1, "LIST   forward,inverse (both)"},
     {"seed", 1, "N      input seed (time-based)"},
     {NULL, 0, NULL},
@@ -34,11 +38,12 @@ typedef struct check_row {
     char message[256];
 } check_row;
 
-/* Value written into limbs outside a sub-range: never below any q (< 2^62),
- * different at every index, so an overwrite is always seen. */
-static uint64_t poison(size_t i)
+/* Value written into limbs outside a sub-range: never below any q (< 2^62, or
+ * < 2^31 for 32-bit words), different at every index, so an overwrite is
+ * always seen. */
+static uint64_t poison(size_t i, unsigned word_bits)
 {
-    return UINT64_MAX - (uint64_t)i;
+    return (word_bits == 32 ? UINT32_MAX : UINT64_MAX) - (uint64_t)i;
 }
 
 /* The plug-in contract on a sub-range: transforms limbs [first, first + count)
@@ -52,19 +57,20 @@ static nb_status check_subrange(check_row *r, nb_ntt *ntt, nb_buffer *buf, const
 {
     const size_t N = (size_t)1 << r->log_n, total = N * r->limbs;
     const size_t first = 1, count = r->limbs > 2 ? r->limbs - 2 : 1;
+    const unsigned wb = r->v->word_bits;
     for (size_t i = 0; i < total; i++) {
         size_t l = i / N;
-        work[i] = l >= first && l < first + count ? in[i] : poison(i);
+        work[i] = l >= first && l < first + count ? in[i] : poison(i, wb);
     }
-    NB_TRY(nb_buffer_upload(buf, 0, work, total * sizeof *work, st));
-    uint64_t *d = (uint64_t *)nb_buffer_ptr(buf) + first * N;
+    NB_TRY(nb_cli_upload_words(buf, r->v, work, total, st));
+    void *d = (char *)nb_buffer_ptr(buf) + first * N * nb_cli_word_bytes(r->v);
     NB_TRY(r->inverse ? nb_ntt_inverse(ntt, d, first, count, st)
                       : nb_ntt_forward(ntt, d, first, count, st));
-    NB_TRY(nb_buffer_download(buf, 0, work, total * sizeof *work, st));
+    NB_TRY(nb_cli_download_words(buf, r->v, work, total, st));
     size_t bad = 0, at = 0;
     for (size_t i = 0; i < total; i++) {
         size_t l = i / N;
-        uint64_t want = l >= first && l < first + count ? ref[i] : poison(i);
+        uint64_t want = l >= first && l < first + count ? ref[i] : poison(i, wb);
         if (work[i] != want && !bad++)
             at = i;
     }
@@ -111,14 +117,14 @@ static void run_check(check_row *r, void *stream, uint64_t seed)
     }
     void *st = r->v->backend == NB_BACKEND_GPU ? stream : NULL;
     if (s == NB_OK)
-        s = nb_buffer_create(&buf, r->v->backend, total * sizeof *a);
+        s = nb_buffer_create(&buf, r->v->backend, total * nb_cli_word_bytes(r->v));
     if (s == NB_OK)
-        s = nb_buffer_upload(buf, 0, a, total * sizeof *a, st);
+        s = nb_cli_upload_words(buf, r->v, a, total, st);
     if (s == NB_OK)
         s = r->inverse ? nb_ntt_inverse(ntt, nb_buffer_ptr(buf), 0, r->limbs, st)
                        : nb_ntt_forward(ntt, nb_buffer_ptr(buf), 0, r->limbs, st);
     if (s == NB_OK)
-        s = nb_buffer_download(buf, 0, a, total * sizeof *a, st);
+        s = nb_cli_download_words(buf, r->v, a, total, st);
     if (s != NB_OK) {
         r->result = "error";
         r->cause = s;
@@ -241,8 +247,24 @@ typedef struct verify_args {
     int backend, dirs; /* backend -1 auto, 0 cpu, 1 gpu */
     unsigned long long logn[NB_CLI_MAX_LIST], limbs[NB_CLI_MAX_LIST], bits[NB_CLI_MAX_LIST];
     size_t nlogn, nlimbs, nbits;
+    unsigned words;       /* --word: NB_CLI_WORD bits (default 64) */
+    int given_word, given_bits;
     uint64_t seed;
 } verify_args;
+
+/* The prime sizes a variant is checked with: --bits, else 36,62 for 64-bit
+ * words and 30,31 (the two 32-bit butterfly families) for 32-bit ones. */
+static const unsigned long long *bits_of(const verify_args *a, const nb_ntt_variant *v,
+                                         size_t *n)
+{
+    static const unsigned long long bits32[] = {30, 31};
+    if (a->given_bits || v->word_bits != 32) {
+        *n = a->nbits;
+        return a->bits;
+    }
+    *n = 2;
+    return bits32;
+}
 
 static nb_status set_verify_option(verify_args *a, const char *n, const char *v)
 {
@@ -261,8 +283,14 @@ static nb_status set_verify_option(verify_args *a, const char *n, const char *v)
                                   &a->nlogn);
     if (!strcmp(n, "limbs"))
         return nb_cli_parse_ulist(v, n, 1, 256, a->limbs, NB_CLI_MAX_LIST, &a->nlimbs);
-    if (!strcmp(n, "bits"))
+    if (!strcmp(n, "bits")) {
+        a->given_bits = 1;
         return nb_cli_parse_ulist(v, n, 20, 62, a->bits, NB_CLI_MAX_LIST, &a->nbits);
+    }
+    if (!strcmp(n, "word")) {
+        a->given_word = 1;
+        return nb_cli_parse_words_bits(v, &a->words);
+    }
     if (!strcmp(n, "seed"))
         return nb_cli_parse_u64(v, n, &a->seed);
     if (!strcmp(n, "direction"))
@@ -275,6 +303,7 @@ static nb_status parse_verify(int argc, char **argv, verify_args *a)
     memset(a, 0, sizeof *a);
     a->backend = -1;
     a->dirs = 3;
+    a->words = NB_CLI_WORD(64);
     static const unsigned long long logn[] = {10, 13, 16}, limbs[] = {1, 3}, bits[] = {36, 62};
     memcpy(a->logn, logn, sizeof logn);
     memcpy(a->limbs, limbs, sizeof limbs);
@@ -296,22 +325,34 @@ static nb_status parse_verify(int argc, char **argv, verify_args *a)
     return NB_OK;
 }
 
-/* The variants to check, resolved once: the named ones, or every one of the
- * chosen backend. */
+/* The variants to check, resolved once: the named ones (each of a --word
+ * size when --word is given), or every one of the chosen backend and word
+ * sizes. When every variant has 32-bit words, a --bits above 31 is refused. */
 static nb_status verify_variants(const verify_args *a, const nb_ntt_variant **vars, size_t *nv)
 {
     *nv = 0;
     if (a->nvn) {
-        for (size_t i = 0; i < a->nvn; i++)
+        for (size_t i = 0; i < a->nvn; i++) {
             if (!(vars[(*nv)++] = nb_ntt_variant_find(a->vnames[i])))
                 return NB_ERR_NOT_FOUND;
-        return NB_OK;
+            if (a->given_word)
+                NB_TRY(nb_cli_check_word(vars[*nv - 1], a->words));
+        }
+    } else {
+        for (size_t i = 0; i < nb_ntt_variant_count() && *nv < NB_CLI_MAX_LIST; i++) {
+            const nb_ntt_variant *v = nb_ntt_variant_at(i);
+            if ((a->backend < 0 || (int)v->backend == a->backend) &&
+                (a->words & NB_CLI_WORD(v->word_bits)))
+                vars[(*nv)++] = v;
+        }
     }
-    for (size_t i = 0; i < nb_ntt_variant_count() && *nv < NB_CLI_MAX_LIST; i++) {
-        const nb_ntt_variant *v = nb_ntt_variant_at(i);
-        if ((a->backend < 0 || (int)v->backend == a->backend) && v->word_bits == 64)
-            vars[(*nv)++] = v; /* 32-bit words: by name */
-    }
+    size_t n32 = 0;
+    for (size_t i = 0; i < *nv; i++)
+        n32 += vars[i]->word_bits == 32;
+    for (size_t i = 0; a->given_bits && *nv && n32 == *nv && i < a->nbits; i++)
+        if (a->bits[i] > NB_MAX_PRIME_BITS_32)
+            return nb_set_error(NB_ERR_INVALID_ARG, "verify: --bits %llu: 32-bit variants take "
+                                "primes of at most %u bits", a->bits[i], NB_MAX_PRIME_BITS_32);
     return NB_OK;
 }
 
@@ -344,13 +385,15 @@ static void check_all(const verify_args *a, const nb_ntt_variant *const *vars, s
         for (int d = 0; d < 2; d++) {
             if (!(a->dirs & (1 << d)))
                 continue;
-            for (size_t x = 0; x < a->nlogn * a->nlimbs * a->nbits; x++) {
+            size_t nbits;
+            const unsigned long long *bits = bits_of(a, vars[vi], &nbits);
+            for (size_t x = 0; x < a->nlogn * a->nlimbs * nbits; x++) {
                 check_row *r = &rows[(*n)++];
                 r->v = vars[vi];
                 r->inverse = d;
-                r->log_n = (unsigned)a->logn[x / (a->nlimbs * a->nbits)];
-                r->limbs = (size_t)a->limbs[x / a->nbits % a->nlimbs];
-                r->bits = (unsigned)a->bits[x % a->nbits];
+                r->log_n = (unsigned)a->logn[x / (a->nlimbs * nbits)];
+                r->limbs = (size_t)a->limbs[x / nbits % a->nlimbs];
+                r->bits = (unsigned)bits[x % nbits];
                 check_one(r, stream, a->seed ^ (0x9E37ull * *n), gpu);
                 if (!quiet && nb_now_s() - t0 > 3.0) {
                     char eta[48];
@@ -413,7 +456,7 @@ int nb_cmd_verify(int argc, char **argv, nb_format fmt, const char *output, int 
     free(a.vstore);
     a.vstore = NULL;
     if (st != NB_OK)
-        return nb_cli_fail(NB_ERR_NOT_FOUND, nb_last_error());
+        return nb_cli_fail(st == NB_ERR_INVALID_ARG ? st : NB_ERR_NOT_FOUND, nb_last_error());
     int need_gpu = 0;
     for (size_t i = 0; i < nv; i++)
         need_gpu |= vars[i]->backend == NB_BACKEND_GPU;
@@ -423,7 +466,12 @@ int nb_cmd_verify(int argc, char **argv, nb_format fmt, const char *output, int 
     void *stream = NULL;
     if (need_gpu && gpu && (st = nb_stream_create(&stream)) != NB_OK)
         return nb_cli_fail(st, nb_last_error());
-    size_t cap = nv * 2 * a.nlogn * a.nlimbs * a.nbits, n = 0;
+    size_t cap = 0, n = 0;
+    for (size_t i = 0; i < nv; i++) {
+        size_t nbits;
+        bits_of(&a, vars[i], &nbits);
+        cap += 2 * a.nlogn * a.nlimbs * nbits;
+    }
     check_row *rows = calloc(cap ? cap : 1, sizeof *rows);
     if (!rows) {
         nb_stream_destroy(stream);

@@ -30,11 +30,15 @@ static const nb_cli_option run_options[] = {
                 "(warm,cold)"},
     {"cache", 1, "LIST   warm,cold: cache states of the tiers named ntt or stage "
                  "(ntt warm,cold; stage cold)"},
-    {"variant", 1, "LIST   variants by name (all of the backend; see 'nttbench list')"},
+    {"variant", 1, "LIST   variants by name (all of the backend and word size; see "
+                   "'nttbench list')"},
+    {"word", 1, "LIST   32,64: word sizes of the variants chosen without --variant (64)"},
     {"backend", 1, "B      cpu | gpu | auto: GPU variants when a device is present (auto)"},
     {"logn", 1, "LIST   log2 N: 12:17, 10:16:2 or 12,14 (16)"},
     {"limbs", 1, "LIST   RNS limbs L per transform (GPU 1,8,32; CPU 1,8)"},
-    {"bits", 1, "LIST   prime sizes in bits, q < 2^bits (60)"},
+    {"logq", 1, "LIST   moduli in bits instead of --limbs: per case the smallest L whose\n"
+                "                         primes' product Q has log2 Q >= BITS - bits/2 (nearest)"},
+    {"bits", 1, "LIST   prime sizes in bits, q < 2^bits (60 for 64-bit words, 31 for 32-bit)"},
     {"direction", 1, "LIST   forward,inverse (forward)"},
     {"mode", 1, "LIST   per-launch,batch,graph (per-launch)"},
     {"batch", 1, "K      launches per sample in batch and graph modes (10)"},
@@ -188,8 +192,17 @@ static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v
         run->given_limbs = 1;
         return nb_cli_parse_ulist(v, name, 1, 4096, run->limbs, NB_CLI_MAX_LIST, &run->n_limbs);
     }
-    if (!strcmp(name, "bits"))
+    if (!strcmp(name, "logq"))
+        return nb_cli_parse_ulist(v, name, 1, 4096 * 62, run->log_q, NB_CLI_MAX_LIST,
+                                  &run->n_log_q);
+    if (!strcmp(name, "word")) {
+        run->given_word = 1;
+        return nb_cli_parse_words_bits(v, &run->words);
+    }
+    if (!strcmp(name, "bits")) {
+        run->given_bits = 1;
         return nb_cli_parse_ulist(v, name, 20, 62, run->bits, NB_CLI_MAX_LIST, &run->n_bits);
+    }
     if (!strcmp(name, "direction"))
         return nb_cli_parse_directions(v, &run->directions);
     if (!strcmp(name, "mode"))
@@ -253,6 +266,7 @@ int nb_cli_run_parse(int argc, char **argv, nb_cli_run *run)
     run->tiers[0] = (nb_cli_tier){nb_tier_find("ntt"), NB_CLI_STATE(NB_CACHE_WARM) | NB_CLI_STATE(NB_CACHE_COLD)};
     run->n_tiers = 1;
     run->backend = NB_CLI_AUTO;
+    run->words = NB_CLI_WORD(64);
     run->bits[0] = 60;
     run->n_bits = 1;
     run->directions = 1;
@@ -274,6 +288,10 @@ int nb_cli_run_parse(int argc, char **argv, nb_cli_run *run)
         if (set_run_option(run, name, value) != NB_OK)
             return NB_EXIT_USAGE;
     }
+    if (run->n_log_q && run->given_limbs)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--logq and --limbs both size the modulus: "
+                                                "give one of them"),
+               NB_EXIT_USAGE;
     for (size_t i = 0; i < run->n_tiers; i++)
         if (run->timing.l2_persist >= 0 &&
             (nb_cli_tier_states(run, &run->tiers[i]) & ~NB_CLI_STATE(NB_CACHE_WARM)))
@@ -306,7 +324,11 @@ void nb_cli_run_help(FILE *f)
     }
     fprintf(f, "\nWithout options: --tier warm,cold on the GPU variants (--logn 16 --limbs "
                "1,8,32)\nwhen a device is present, else on the CPU variants (--logn 16 "
-               "--limbs 1,8).\n"
+               "--limbs 1,8), 64-bit variants only (--word 64); --word 32,64 adds the\n"
+               "32-bit ones, whose primes default to 31 bits (--bits 60 for 64-bit words).\n"
+               "--logq BITS picks L per case: the smallest L whose primes' product Q has\n"
+               "log2 Q >= BITS - bits/2 (the L nearest BITS, never half a prime under it);\n"
+               "each case's label shows that L and its log Q.\n"
                "What is timed (--tier ntt, stage) and the cache state (--cache warm, cold;\n"
                "--cold says what cold does) are separate choices: --tier stage --cache warm\n"
                "times the stages with a warm cache.\n");

@@ -103,24 +103,42 @@ constexpr unsigned sync_threads = 128; // per block of the boundary and barrier 
 constexpr unsigned bfly_threads = 128, bfly_blocks_per_sm = 6;
 static_assert(NB_BFLY_PAIRS % 2 == 0, "pairs alternate between the two twiddles");
 
+// One round of a pair: the 64-bit lazy Shoup butterflies (6q, then 8q), or
+// the 32-bit Harvey one twice (nb_gpu_butterfly32_launch; values in [0, 4q)).
+struct bfly64 {
+    static __device__ __forceinline__ void round(uint64_t *x, uint64_t *y, uint64_t w,
+                                                 uint64_t s, uint64_t q)
+    {
+        nb_ct_butterfly_6q(x, y, w, s, q);
+        nb_ct_butterfly_8q(x, y, w, s, q);
+    }
+};
+struct bfly32 {
+    static __device__ __forceinline__ void round(uint32_t *x, uint32_t *y, uint32_t w,
+                                                 uint32_t s, uint32_t q)
+    {
+        nb_ct_butterfly32(x, y, w, s, q);
+        nb_ct_butterfly32(x, y, w, s, q);
+    }
+};
+
+template <typename W, typename B>
 __global__ void __launch_bounds__(bfly_threads, bfly_blocks_per_sm)
-butterfly_kernel(uint64_t *__restrict__ out, const uint64_t *__restrict__ in,
-                 const uint64_t *__restrict__ tw, uint64_t q, unsigned rounds)
+butterfly_kernel(W *__restrict__ out, const W *__restrict__ in, const W *__restrict__ tw, W q,
+                 unsigned rounds)
 {
     const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    uint64_t x[NB_BFLY_PAIRS], y[NB_BFLY_PAIRS];
+    W x[NB_BFLY_PAIRS], y[NB_BFLY_PAIRS];
     for (int i = 0; i < NB_BFLY_PAIRS; i++) {
         x[i] = in[(t * NB_BFLY_PAIRS + i) * 2];
         y[i] = in[(t * NB_BFLY_PAIRS + i) * 2 + 1];
     }
-    const uint64_t w0 = tw[0], s0 = tw[1], w1 = tw[2], s1 = tw[3];
+    const W w0 = tw[0], s0 = tw[1], w1 = tw[2], s1 = tw[3];
 #pragma unroll 1
     for (unsigned r = 0; r < rounds; r++) {
 #pragma unroll
-        for (int i = 0; i < NB_BFLY_PAIRS; i++) {
-            nb_ct_butterfly_6q(&x[i], &y[i], i & 1 ? w1 : w0, i & 1 ? s1 : s0, q);
-            nb_ct_butterfly_8q(&x[i], &y[i], i & 1 ? w1 : w0, i & 1 ? s1 : s0, q);
-        }
+        for (int i = 0; i < NB_BFLY_PAIRS; i++)
+            B::round(&x[i], &y[i], i & 1 ? w1 : w0, i & 1 ? s1 : s0, q);
     }
     for (int i = 0; i < NB_BFLY_PAIRS; i++) {
         out[(t * NB_BFLY_PAIRS + i) * 2] = x[i];
@@ -237,16 +255,33 @@ extern "C" nb_status nb_gpu_butterfly_threads(size_t *threads)
     return NB_OK;
 }
 
+// Launches the butterfly kernel of word type W with round B on the
+// ceiling's grid.
+template <typename W, typename B>
+static nb_status launch_butterflies(W *out, const W *in, const W *tw, W q, unsigned rounds,
+                                    void *stream)
+{
+    const dev_info *info = nullptr;
+    NB_TRY(ensure_info(&info));
+    butterfly_kernel<W, B>
+        <<<info->sms * bfly_blocks_per_sm, bfly_threads, 0, (cudaStream_t)stream>>>(out, in, tw,
+                                                                                    q, rounds);
+    NB_CUDA_LAUNCH_CHECK();
+    return NB_OK;
+}
+
 extern "C" nb_status nb_gpu_butterfly_launch(uint64_t *out, const uint64_t *in,
                                              const uint64_t *tw, uint64_t q, unsigned rounds,
                                              void *stream)
 {
-    const dev_info *info = nullptr;
-    NB_TRY(ensure_info(&info));
-    butterfly_kernel<<<info->sms * bfly_blocks_per_sm, bfly_threads, 0, (cudaStream_t)stream>>>(
-        out, in, tw, q, rounds);
-    NB_CUDA_LAUNCH_CHECK();
-    return NB_OK;
+    return launch_butterflies<uint64_t, bfly64>(out, in, tw, q, rounds, stream);
+}
+
+extern "C" nb_status nb_gpu_butterfly32_launch(uint32_t *out, const uint32_t *in,
+                                               const uint32_t *tw, uint32_t q, unsigned rounds,
+                                               void *stream)
+{
+    return launch_butterflies<uint32_t, bfly32>(out, in, tw, q, rounds, stream);
 }
 
 extern "C" unsigned nb_gpu_barrier_blocks_per_sm = 1;

@@ -77,6 +77,11 @@ nb_status nb_gpu_grid_barrier_launch(void *stream);
 nb_status nb_gpu_butterfly_threads(size_t *threads);
 nb_status nb_gpu_butterfly_launch(uint64_t *out, const uint64_t *in, const uint64_t *tw,
                                   uint64_t q, unsigned rounds, void *stream);
+/* The same on 32-bit words: the same threads and layout, two rounds of the
+ * Harvey nb_ct_butterfly32 per pair and round (inputs in [0, 4q), q < 2^30),
+ * tw = {w0, ws0, w1, ws1} with 32-bit Shoup values. */
+nb_status nb_gpu_butterfly32_launch(uint32_t *out, const uint32_t *in, const uint32_t *tw,
+                                    uint32_t q, unsigned rounds, void *stream);
 /* Blocks per SM of the grid-barrier kernel: 1. Tests set more to make the
  * device refuse the launch the way a smaller partition does. */
 extern unsigned nb_gpu_barrier_blocks_per_sm;

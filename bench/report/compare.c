@@ -27,6 +27,7 @@ void nb_compare_opts_default(nb_compare_opts *o)
     o->alpha = 0.01;
     o->level = 0.95;
     o->min_samples = 5;
+    o->match = NB_MATCH_SAME;
 }
 
 /* Time and cycle tests of samples a (base) and b (new); noise_ok: both sides met
@@ -194,16 +195,60 @@ static nb_status env_differences(nb_comparison *c)
 
 /* ---------------------------------------------------------------- matching */
 
+/* Under NB_MATCH_WORD: the 64-bit case of base for the 32-bit case b (nearest
+ * log Q within one prime's bits, the first on a tie; used or not, as several
+ * 32-bit variants may face the same one), or the case count when none. */
+static size_t word_partner(const nb_comparison *c, const nb_rf_case *b)
+{
+    size_t na = nb_result_file_case_count(c->base), best = na;
+    double best_d = INFINITY;
+    if (b->word_bits != 32 || !isfinite(b->log_q))
+        return na;
+    for (size_t i = 0; i < na; i++) {
+        const nb_rf_case *a = nb_result_file_case(c->base, i);
+        if (a->word_bits != 64 || !isfinite(a->log_q) || strcmp(a->word_key, b->word_key))
+            continue;
+        const double d = fabs(a->log_q - b->log_q);
+        const unsigned tol = a->prime_bits > b->prime_bits ? a->prime_bits : b->prime_bits;
+        if (d <= (tol ? tol : 62) && d < best_d) {
+            best_d = d;
+            best = i;
+        }
+    }
+    return best;
+}
+
 static nb_status match(nb_comparison *c)
 {
     size_t na = nb_result_file_case_count(c->base), nn = nb_result_file_case_count(c->new_);
     char *used = calloc(nn ? nn : 1, 1);
-    c->rows = calloc(na ? na : 1, sizeof *c->rows);
+    c->rows = calloc((na > nn ? na : nn) + 1, sizeof *c->rows);
     c->unmatched_base = calloc(na ? na : 1, sizeof *c->unmatched_base);
     c->unmatched_new = calloc(nn ? nn : 1, sizeof *c->unmatched_new);
     if (!used || !c->rows || !c->unmatched_base || !c->unmatched_new) {
         free(used);
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "compare: out of memory");
+    }
+    if (c->opts.match == NB_MATCH_WORD) {
+        char *base_used = calloc(na ? na : 1, 1);
+        if (!base_used) {
+            free(used);
+            return nb_set_error(NB_ERR_OUT_OF_MEMORY, "compare: out of memory");
+        }
+        for (size_t j = 0; j < nn; j++) {
+            const nb_rf_case *b = nb_result_file_case(c->new_, j);
+            size_t i = word_partner(c, b);
+            if (i == na)
+                continue;
+            used[j] = base_used[i] = 1;
+            c->rows[c->n_rows].base = nb_result_file_case(c->base, i);
+            c->rows[c->n_rows++].new_ = b;
+        }
+        for (size_t i = 0; i < na; i++)
+            if (!base_used[i])
+                c->unmatched_base[c->n_unmatched_base++] = nb_result_file_case(c->base, i);
+        free(base_used);
+        na = 0; /* done: only the unmatched new cases are left to list */
     }
     for (size_t i = 0; i < na; i++) {
         const nb_rf_case *a = nb_result_file_case(c->base, i);
@@ -247,7 +292,11 @@ nb_status nb_compare(const nb_result_file *base, const nb_result_file *new_,
     c->opts = o;
     nb_status s = match(c);
     if (s == NB_OK && c->n_rows == 0)
-        s = nb_set_error(NB_ERR_INVALID_ARG, "no case of %s matches a case of %s",
+        s = nb_set_error(NB_ERR_INVALID_ARG,
+                         o.match == NB_MATCH_WORD
+                             ? "no 32-bit case of %s matches a 64-bit case of %s (same tier, "
+                               "direction, log N, log Q within a prime)"
+                             : "no case of %s matches a case of %s",
                          nb_result_file_path(new_), nb_result_file_path(base));
     for (size_t i = 0; s == NB_OK && i < c->n_rows; i++) {
         s = compare_case(&c->rows[i], &o);
@@ -275,4 +324,7 @@ void nb_comparison_destroy(nb_comparison *c)
     free(c);
 }
 
-int nb_comparison_regressed(const nb_comparison *c) { return c && c->counts[NB_VERDICT_SLOWER] > 0; }
+int nb_comparison_regressed(const nb_comparison *c)
+{
+    return c && c->opts.match != NB_MATCH_WORD && c->counts[NB_VERDICT_SLOWER] > 0;
+}

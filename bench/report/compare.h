@@ -28,11 +28,21 @@ typedef enum nb_verdict {
 
 const char *nb_verdict_name(nb_verdict v);
 
+/* How cases pair up. */
+typedef enum nb_compare_match {
+    NB_MATCH_SAME = 0, /* the same case: tier, variant, backend, mode, cache state, params */
+    NB_MATCH_WORD      /* each 32-bit case of new with the 64-bit case of base of the same
+                          tier, backend, mode, cache state and parameters (direction, log N,
+                          ...) whose log Q is nearest, at most one prime's bits away (the
+                          larger prime_bits of the two): 32- against 64-bit words */
+} nb_compare_match;
+
 typedef struct nb_compare_opts {
     double threshold_pct; /* practical threshold: changes within +-threshold are "same" (1) */
     double alpha;         /* significance level of the U test (0.01) */
     double level;         /* confidence level of the ratio interval (0.95) */
     size_t min_samples;   /* fewer stored samples on a side: insufficient data (5) */
+    nb_compare_match match; /* NB_MATCH_SAME */
 } nb_compare_opts;
 
 void nb_compare_opts_default(nb_compare_opts *o);
@@ -82,7 +92,8 @@ nb_status nb_compare(const nb_result_file *base, const nb_result_file *new_,
                      const nb_compare_opts *opts, nb_comparison **out);
 void nb_comparison_destroy(nb_comparison *c);
 
-/* 1 when some case is slower beyond the threshold (the CLI's exit code 1). */
+/* 1 when some case is slower beyond the threshold (the CLI's exit code 1);
+ * always 0 under NB_MATCH_WORD (a word-size comparison is no regression). */
 int nb_comparison_regressed(const nb_comparison *c);
 
 /* Writes the comparison: fmt "table", "md", "csv" or "json". */

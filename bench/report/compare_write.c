@@ -1,5 +1,7 @@
 /* Writers of a comparison (compare.h): terminal table, markdown, CSV (one row
- * per matched case) and JSON (schema "nttbench-compare", version 1). */
+ * per matched case) and JSON (schema "nttbench-compare", version 2). A row
+ * whose two sides differ in variant or label (compare --match word) shows
+ * both, new first. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +38,14 @@ static const char *const cols[NCOL] = {"tier",  "variant", "case",   "base",    
 static void row_cells(const nb_compare_row *r, char cell[NCOL][200])
 {
     snprintf(cell[0], 200, "%s", r->base->tier);
-    snprintf(cell[1], 200, "%s", r->base->variant);
-    snprintf(cell[2], 200, "%s", r->base->label);
+    if (strcmp(r->base->variant, r->new_->variant))
+        snprintf(cell[1], 200, "%.90s / %.90s", r->new_->variant, r->base->variant);
+    else
+        snprintf(cell[1], 200, "%s", r->base->variant);
+    if (strcmp(r->base->label, r->new_->label))
+        snprintf(cell[2], 200, "%.90s / %.90s", r->new_->label, r->base->label);
+    else
+        snprintf(cell[2], 200, "%s", r->base->label);
     nb_text_fmt_time(cell[3], 200, r->base_median_ns * 1e-9);
     nb_text_fmt_time(cell[4], 200, r->new_median_ns * 1e-9);
     fmt_ratio(cell[5], 200, &r->time);
@@ -94,6 +102,10 @@ static void write_header(const nb_comparison *c, FILE *f, int md)
                "%s. A change counts when p < %g and the ratio is beyond +-%g%%.\n\n",
             100 * c->opts.level, NB_MWU_EXACT_MAX_N, cycle_sources(c), c->opts.alpha,
             c->opts.threshold_pct);
+    if (c->opts.match == NB_MATCH_WORD)
+        fprintf(f, "Matched by word size: each 32-bit case of new against the 64-bit case of "
+                   "base of the same tier, direction and log N whose log Q is nearest (within "
+                   "one prime); variant and case read new / base.\n\n");
 }
 
 static void write_lists(const nb_comparison *c, FILE *f, int md)
@@ -174,7 +186,7 @@ static nb_status write_csv(const nb_comparison *c, FILE *f)
 {
     fputs("tier,variant,label,base_median_ns,new_median_ns,base_samples,new_samples,ratio,"
           "ratio_ci_lo,ratio_ci_hi,p,cycle_source,cycle_ratio,cycle_ci_lo,cycle_ci_hi,cycle_p,"
-          "base_sm_clock_mhz,new_sm_clock_mhz,verdict,note\n", f);
+          "base_sm_clock_mhz,new_sm_clock_mhz,verdict,note,new_variant,new_label\n", f);
     for (size_t i = 0; i < c->n_rows; i++) {
         const nb_compare_row *r = &c->rows[i];
         nb_csv_write_field(f, r->base->tier);
@@ -198,6 +210,10 @@ static nb_status write_csv(const nb_comparison *c, FILE *f)
         csv_num(f, r->new_clock_mhz);
         fprintf(f, ",%s,", nb_verdict_name(r->verdict));
         nb_csv_write_field(f, r->note);
+        fputc(',', f);
+        nb_csv_write_field(f, r->new_->variant);
+        fputc(',', f);
+        nb_csv_write_field(f, r->new_->label);
         fputc('\n', f);
     }
     return NB_OK;
@@ -221,10 +237,11 @@ static json_t *comparison_json(const nb_comparison *c)
         json_t *cy = test_json(&r->cycles);
         json_object_set_new(cy, "clock_source", json_string(nb_clock_source_name(r->cycle_source)));
         json_array_append_new(
-            cases, json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, "
-                             "s:o, s:s, s:s}",
+            cases, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:o, s:o, s:o, "
+                             "s:o, s:o, s:s, s:s}",
                              "tier", r->base->tier, "variant", r->base->variant, "label",
-                             r->base->label, "key", r->base->key, "base_median_ns",
+                             r->base->label, "new_variant", r->new_->variant, "new_label",
+                             r->new_->label, "key", r->base->key, "base_median_ns",
                              jnum(r->base_median_ns), "new_median_ns", jnum(r->new_median_ns),
                              "base_samples", (json_int_t)r->base->n_samples, "new_samples",
                              (json_int_t)r->new_->n_samples, "time", test_json(&r->time),
@@ -247,11 +264,11 @@ static json_t *comparison_json(const nb_comparison *c)
         json_object_set_new(counts, nb_verdict_name((nb_verdict)v),
                             json_integer((json_int_t)c->counts[v]));
     json_object_set_new(counts, "regression", json_boolean(nb_comparison_regressed(c)));
-    return json_pack("{s:s, s:i, s:s, s:s, s:{s:s, s:s, s:f, s:f, s:f, s:I}, s:o, s:o, s:o, "
-                     "s:o, s:o}",
-                     "schema", "nttbench-compare", "schema_version", 1, "base",
+    return json_pack("{s:s, s:i, s:s, s:s, s:{s:s, s:s, s:s, s:f, s:f, s:f, s:I}, s:o, s:o, "
+                     "s:o, s:o, s:o}",
+                     "schema", "nttbench-compare", "schema_version", 2, "base",
                      nb_result_file_path(c->base), "new", nb_result_file_path(c->new_), "method",
-                     "ratio", "Hodges-Lehmann estimate of new/base on log times, Moses interval",
+                     "match", c->opts.match == NB_MATCH_WORD ? "word" : "same", "ratio", "Hodges-Lehmann estimate of new/base on log times, Moses interval",
                      "test", "two-sided Mann-Whitney U", "threshold_pct", c->opts.threshold_pct,
                      "alpha", c->opts.alpha, "level", c->opts.level, "min_samples",
                      (json_int_t)c->opts.min_samples, "cases", cases,

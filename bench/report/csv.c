@@ -80,7 +80,10 @@ static void write_param(FILE *f, const nb_case *c, const char *key)
             fprintf(f, "\"%s\"", p->s); /* a decimal string: quoted like integer seeds */
         else if (p->type == P_STR)
             nb_csv_write_field(f, p->s);
-        else {
+        else if (p->type == P_REAL) {
+            if (isfinite(p->r)) /* unknown: an empty field */
+                fprintf(f, "%.*f", (int)p->i, p->r);
+        } else {
             fputc('"', f);
             for (size_t m = 0; m < p->n; m++)
                 fprintf(f, "%s%llu", m ? ";" : "", (unsigned long long)p->list[m]);

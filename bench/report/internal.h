@@ -9,12 +9,13 @@
 
 #include "bench/report/report.h"
 
-typedef enum { P_INT, P_STR, P_U64S } param_type;
+typedef enum { P_INT, P_STR, P_U64S, P_REAL } param_type;
 
 typedef struct param {
     char key[48];
     param_type type;
-    long long i;
+    long long i;   /* P_INT: the value; P_REAL: its decimals */
+    double r;      /* P_REAL: the value, rounded to i decimals */
     char *s;
     uint64_t *list;
     size_t n;

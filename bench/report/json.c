@@ -131,6 +131,8 @@ static json_t *params_json(const nb_case *c)
             json_object_set_new(params, p->key, json_integer(p->i));
         } else if (p->type == P_STR) {
             json_object_set_new(params, p->key, json_string(p->s));
+        } else if (p->type == P_REAL) {
+            json_object_set_new(params, p->key, nb_json_real(p->r));
         } else {
             json_t *a = json_array();
             for (size_t k = 0; k < p->n; k++)

@@ -105,6 +105,20 @@ nb_status nb_case_param_u64_list(nb_case *c, const char *key, const uint64_t *v,
     return NB_OK;
 }
 
+nb_status nb_case_param_real(nb_case *c, const char *key, double value, int decimals)
+{
+    if (decimals < 0 || decimals > 9)
+        return nb_set_error(NB_ERR_INVALID_ARG, "case parameter '%s': %d decimals", key, decimals);
+    param *p = new_param(c, key);
+    if (!p)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case parameter: out of memory");
+    const double scale = pow(10.0, decimals);
+    p->type = P_REAL;
+    p->i = decimals;
+    p->r = isfinite(value) ? round(value * scale) / scale : value;
+    return NB_OK;
+}
+
 nb_status nb_case_metric(nb_case *c, const char *key, double value)
 {
     if (!c || !key)

@@ -14,8 +14,9 @@ extern "C" {
 
 /* Figures of one NTT case (docs/methodology.md, "Bandwidth model"). */
 typedef struct nb_ntt_figures {
-    double coefficient_bytes;   /* 2 * 8 * N * L: each coefficient read and written once */
-    double twiddle_bytes;       /* 2 * 8 * N * L: the table and its Shoup companions, read once */
+    double coefficient_bytes;   /* 2 * W * N * L (W = 8 or 4 bytes, the variant's word): each
+                                   coefficient read and written once */
+    double twiddle_bytes;       /* 2 * W * N * L: the table and its Shoup companions, read once */
     double bandwidth_Bps;       /* coefficient_bytes / median */
     double bandwidth_with_twiddles_Bps; /* (coefficient + twiddle bytes) / median */
     double frac_copy;           /* bandwidth_Bps / measured copy bandwidth (NAN unknown) */
@@ -35,11 +36,13 @@ const char *nb_format_name(nb_format f);
 nb_status nb_format_parse(const char *s, nb_format *out);
 
 #define NB_REPORT_SCHEMA "nttbench-report"
-/* 3: seeds are decimal strings and a run can be "interrupted"; 2: every
+/* 4: every case's params carry "word_bits" (64 or 32) and "log_q" (log2 of
+ * the product of its primes, one decimal); 3: seeds are decimal strings and
+ * a run can be "interrupted"; 2: every
  * case has "cache_state" (warm, flush, rotate, both) and its "cache" plan a
  * "state"; "tier" keeps its version-1 words ("warm"/"cold" for the NTT tier,
  * "stage"); docs/cli.md. */
-#define NB_REPORT_SCHEMA_VERSION 3
+#define NB_REPORT_SCHEMA_VERSION 4
 /* A case's JSON keeps at most this many samples ("samples_stored"): beyond
  * it a reservoir seeded from the case seed ("samples_selection"); the
  * statistics use every accepted sample. */
@@ -70,6 +73,8 @@ void nb_case_destroy(nb_case *c);
 nb_status nb_case_param_int(nb_case *c, const char *key, long long value);
 nb_status nb_case_param_str(nb_case *c, const char *key, const char *value);
 nb_status nb_case_param_u64_list(nb_case *c, const char *key, const uint64_t *v, size_t n);
+/* A real parameter kept and written with `decimals` (0..9) decimals ("log_q"). */
+nb_status nb_case_param_real(nb_case *c, const char *key, double value, int decimals);
 nb_status nb_case_metric(nb_case *c, const char *key, double value);
 /* Status and a one-line message (copied; NULL = none). */
 void nb_case_set_status(nb_case *c, nb_case_status s, const char *message);

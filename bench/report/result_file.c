@@ -50,13 +50,22 @@ static const char *str_or(const json_t *o, const char *key, const char *dflt)
 
 static double num_or_nan(const json_t *v) { return json_is_number(v) ? json_number_value(v) : NAN; }
 
-/* Canonical matching key (malloc'd): everything that defines the case, the seed excepted. */
-static char *case_key(const json_t *c)
+/* The parameters a key leaves out: the seed, and word_bits and log_q (the
+ * variant and the primes define them; a version-3 file, without them,
+ * matches a version-4 one); a word key also the modulus's make-up. */
+static const char *const not_in_key[] = {"seed", "word_bits", "log_q", NULL};
+static const char *const not_in_word_key[] = {"seed",   "word_bits", "log_q", "log_q_target",
+                                              "limbs",  "prime_bits", "primes", "psi", NULL};
+
+/* Canonical matching key (malloc'd): everything that defines the case but
+ * the parameters in `drop`, and the variant unless with_variant is 0. */
+static char *case_key(const json_t *c, const char *const *drop, int with_variant)
 {
     const json_t *cache = json_object_get(c, "cache");
     json_t *k = json_object();
     json_object_set_new(k, "tier", json_string(str_or(c, "tier", "")));
-    json_object_set_new(k, "variant", json_string(str_or(c, "variant", "")));
+    if (with_variant)
+        json_object_set_new(k, "variant", json_string(str_or(c, "variant", "")));
     json_object_set_new(k, "backend", json_string(str_or(c, "backend", "")));
     json_object_set_new(k, "mode", json_string(str_or(c, "mode", "")));
     json_t *lps = json_object_get(c, "launches_per_sample");
@@ -69,8 +78,8 @@ static char *case_key(const json_t *c)
                                                        json_integer_value(sets) > 1));
     }
     json_t *params = json_deep_copy(json_object_get(c, "params"));
-    if (json_is_object(params))
-        json_object_del(params, "seed");
+    for (size_t i = 0; json_is_object(params) && drop[i]; i++)
+        json_object_del(params, drop[i]);
     json_object_set_new(k, "params", params ? params : json_object());
     char *s = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(k);
@@ -162,6 +171,38 @@ static nb_status median_agrees(const nb_rf_case *c, const char *p, size_t idx)
                         c->n_samples, m);
 }
 
+/* params.word_bits (64 when absent: files before version 4) and
+ * params.log_q (else the log2 of the product of params.primes, else NAN). */
+static nb_status word_and_log_q(const json_t *params, nb_rf_case *out, const char *p, size_t idx)
+{
+    const json_t *wb = json_object_get(params, "word_bits");
+    out->word_bits = 64;
+    if (wb && (!json_is_integer(wb) ||
+               (json_integer_value(wb) != 32 && json_integer_value(wb) != 64)))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'params.word_bits' is not 32 "
+                            "or 64", p, idx);
+    if (wb)
+        out->word_bits = (unsigned)json_integer_value(wb);
+    const json_t *lq = json_object_get(params, "log_q");
+    if (lq && !json_is_null(lq) && !json_is_number(lq))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'params.log_q' is not a number",
+                            p, idx);
+    out->log_q = num_or_nan(lq);
+    const json_t *primes = json_object_get(params, "primes");
+    if (!isfinite(out->log_q) && json_is_array(primes) && json_array_size(primes)) {
+        double sum = 0.0;
+        size_t i;
+        const json_t *q;
+        json_array_foreach(primes, i, q) {
+            if (!json_is_integer(q) || json_integer_value(q) < 2)
+                return NB_OK; /* not primes: log Q stays unknown */
+            sum += log2((double)json_integer_value(q));
+        }
+        out->log_q = sum;
+    }
+    return NB_OK;
+}
+
 static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf_case *out)
 {
     const char *p = f->path;
@@ -176,6 +217,7 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
     if (params && !json_is_object(params))
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'params' is not an object", p,
                             idx);
+    NB_TRY(word_and_log_q(params, out, p, idx));
     out->json = c;
     out->tier = str_or(c, "tier", "");
     out->variant = str_or(c, "variant", "");
@@ -236,8 +278,11 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
     }
     NB_TRY(stored_samples(c, out, p, idx));
     NB_TRY(median_agrees(out, p, idx));
-    out->key = case_key(c);
-    if (!out->key)
+    out->key = case_key(c, not_in_key, 1);
+    out->word_key = case_key(c, not_in_word_key, 0);
+    const json_t *pb = json_object_get(params, "prime_bits");
+    out->prime_bits = json_is_integer(pb) ? (unsigned)json_integer_value(pb) : 0;
+    if (!out->key || !out->word_key)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of memory", p);
     return NB_OK;
 }
@@ -393,6 +438,7 @@ void nb_result_file_destroy(nb_result_file *f)
         free((void *)f->cases[i].samples_ns);
         free((void *)f->cases[i].clock_mhz);
         free((void *)f->cases[i].key);
+        free((void *)f->cases[i].word_key);
     }
     free(f->cases);
     json_decref(f->root);

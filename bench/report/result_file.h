@@ -1,4 +1,4 @@
-/* Reading `nttbench run` result files (schema "nttbench-report", versions 1-2,
+/* Reading `nttbench run` result files (schema "nttbench-report", versions 1-4,
  * docs/cli.md): every case with its matching key, median, stored samples and
  * per-sample SM clocks (or the case's recorded clock when those are absent),
  * plus the environment and options blocks for the report and compare
@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 #define NB_RESULT_SCHEMA "nttbench-report"
-#define NB_RESULT_SCHEMA_MAX_VERSION 3
+#define NB_RESULT_SCHEMA_MAX_VERSION 4
 /* The largest time a file may hold (1e15 ns, 11.6 days): a median or sample
  * beyond it, or not above 0, is refused as damaged. */
 #define NB_RF_MAX_TIME_NS 1e15
@@ -37,8 +37,16 @@ const char *nb_clock_source_name(nb_clock_source s);
 typedef struct nb_rf_case {
     const char *tier, *variant, *backend, *label, *status, *mode;
     const char *key;             /* matching key: tier, variant, backend, mode x K, cache
-                                  * state and every parameter but the seed */
+                                  * state and every parameter but the seed, word_bits and
+                                  * log_q */
+    const char *word_key;        /* the key without the variant and the modulus's make-up
+                                  * (limbs, prime_bits, primes, psi, log_q_target): what
+                                  * compare --match word pairs across word sizes */
+    unsigned prime_bits;         /* params.prime_bits (0 when absent) */
     size_t launches_per_sample;
+    unsigned word_bits;          /* params.word_bits: 64 or 32 (64 when absent: before v4) */
+    double log_q;                /* params.log_q, else log2 of the product of params.primes,
+                                  * else NaN */
     int has_stats;               /* stats present (something was timed) */
     double median_ns;            /* stats.median, NaN without stats */
     double noise_pct;            /* stats.noise_pct, NaN without stats */

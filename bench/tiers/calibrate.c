@@ -61,13 +61,15 @@ static nb_status sync_cost(nb_status (*create)(nb_workload **, int *), void *str
     return s;
 }
 
-/* *per_s = forward butterflies per second from registers (the median
- * launch of the butterfly-ceiling workload, verified before and after). */
-static nb_status butterfly_rate(void *stream, const nb_bench_opts *o, double *per_s)
+/* *per_s = forward butterflies per second from registers on words of
+ * word_bits (the median launch of the butterfly-ceiling workload, verified
+ * before and after). */
+static nb_status butterfly_rate(void *stream, const nb_bench_opts *o, unsigned word_bits,
+                                double *per_s)
 {
     nb_workload *w = NULL;
     double per_launch = 0, t = NAN;
-    NB_TRY(nb_butterfly_workload_create(&w, &per_launch));
+    NB_TRY(nb_butterfly_workload_create(&w, word_bits, &per_launch));
     nb_status s = measure(w, stream, o, NB_CACHE_WARM, NB_MODE_PER_LAUNCH, 1, &t);
     nb_workload_destroy(w);
     *per_s = per_launch / t;
@@ -91,6 +93,7 @@ nb_status nb_calibrate(nb_backend backend, void *stream, const nb_bench_opts *o,
      * GPU source and destination each 4x the cache, timed by the core */
     out->launch_batch_s = out->launch_device_s = out->launch_sync_s = NAN;
     out->boundary_s = out->grid_barrier_s = out->butterflies_per_s = NAN;
+    out->butterflies32_per_s = NAN;
     if (backend == NB_BACKEND_CPU) {
         NB_TRY(nb_host_copy_bandwidth(&out->copy_Bps));
         return hot_cold_points(backend, stream, o, out);
@@ -124,7 +127,8 @@ nb_status nb_calibrate(nb_backend backend, void *stream, const nb_bench_opts *o,
         out->launch_sync_s = (nb_now_s() - t0) / reps;
         NB_TRY(sync_cost(nb_boundary_workload_create, stream, o, &out->boundary_s));
         NB_TRY(sync_cost(nb_grid_barrier_workload_create, stream, o, &out->grid_barrier_s));
-        NB_TRY(butterfly_rate(stream, o, &out->butterflies_per_s));
+        NB_TRY(butterfly_rate(stream, o, 64, &out->butterflies_per_s));
+        NB_TRY(butterfly_rate(stream, o, 32, &out->butterflies32_per_s));
     }
 #endif
     return hot_cold_points(backend, stream, o, out);

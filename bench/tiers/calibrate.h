@@ -27,9 +27,11 @@ nb_status nb_boundary_workload_create(nb_workload **out, int *unsupported);
  * or refuses one trial launch (e.g. an MPS partition of fewer SMs). */
 nb_status nb_grid_barrier_workload_create(nb_workload **out, int *unsupported);
 /* GPU only: the butterfly ceiling (calibrate_butterfly.c), the forward NTT
- * butterflies of ntt/arith.h run from registers with nothing in between;
- * *per_launch = butterflies per launch. NB_ERR_NO_DEVICE without a GPU. */
-nb_status nb_butterfly_workload_create(nb_workload **out, double *per_launch);
+ * butterflies of ntt/arith.h run from registers with nothing in between, on
+ * words of word_bits: 64 (lazy Shoup, a 60-bit prime) or 32 (the Harvey
+ * nb_ct_butterfly32, a 30-bit prime); *per_launch = butterflies per launch.
+ * NB_ERR_NO_DEVICE without a GPU. */
+nb_status nb_butterfly_workload_create(nb_workload **out, unsigned word_bits, double *per_launch);
 
 #define NB_CALIB_MAX_POINTS 16
 
@@ -51,6 +53,7 @@ typedef struct nb_calibration {
     double boundary_s;          /* two dependent empty kernels (PDL), device time; NAN: n/a */
     double grid_barrier_s;      /* one cooperative kernel with one grid barrier; NAN: n/a */
     double butterflies_per_s;   /* GPU: forward butterflies from registers; NAN: CPU */
+    double butterflies32_per_s; /* the same on 32-bit words (30-bit prime); NAN: CPU */
     size_t n_points;
     nb_calib_point points[NB_CALIB_MAX_POINTS];
     double gap_threshold;       /* a point "shows the gap" when gap > this (0.10) */

@@ -30,6 +30,7 @@ static nb_status write_json(const nb_calibration *c, const nb_env *e, FILE *f)
     json_object_set_new(j, "kernel_boundary_pdl_ns", nb_json_real(c->boundary_s * 1e9));
     json_object_set_new(j, "grid_barrier_ns", nb_json_real(c->grid_barrier_s * 1e9));
     json_object_set_new(j, "butterflies_per_s", nb_json_real(c->butterflies_per_s));
+    json_object_set_new(j, "butterflies32_per_s", nb_json_real(c->butterflies32_per_s));
     json_t *pts = json_array();
     for (size_t i = 0; i < c->n_points; i++) {
         const nb_calib_point *p = &c->points[i];
@@ -70,6 +71,8 @@ static nb_status write_csv(const nb_calibration *c, FILE *f)
             fprintf(f, "%s,%.1f\n", launch[i].name, launch[i].s * 1e9);
     if (isfinite(c->butterflies_per_s))
         fprintf(f, "butterflies_per_s,%.4g\n", c->butterflies_per_s);
+    if (isfinite(c->butterflies32_per_s))
+        fprintf(f, "butterflies32_per_s,%.4g\n", c->butterflies32_per_s);
     fprintf(f, "\nworking_set_bytes,hot_ns,cold_ns,hot_GBps,cold_GBps,gap\n");
     for (size_t i = 0; i < c->n_points; i++) {
         const nb_calib_point *p = &c->points[i];
@@ -139,6 +142,9 @@ static nb_status write_text(const nb_calibration *c, const nb_env *e, nb_format 
         {"forward butterflies from registers", c->butterflies_per_s / 1e9, 1,
          " G/s (lazy Shoup, 60-bit prime; no NTT kernel with this arithmetic runs its "
          "butterflies faster)",
+         NULL},
+        {"32-bit butterflies from registers", c->butterflies32_per_s / 1e9, 1,
+         " G/s (Harvey, 30-bit prime, 32-bit words; the same bound for 32-bit kernels)",
          NULL},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {

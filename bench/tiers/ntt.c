@@ -1,11 +1,13 @@
-/* The NTT tier: one case per variant x direction x log N x limbs x prime
- * bits x mode under the caller's cache state, each an NTT workload timed by
- * the core (nb_bench_run) and reported with its figures (bandwidth model of
- * docs/methodology.md). The report's tier word is "warm" or "cold", as in
- * version 1 of the JSON schema. */
+/* The NTT tier: one case per variant x direction x log N x limbs (or log Q)
+ * x prime bits x mode under the caller's cache state, each an NTT workload in
+ * the variant's word size timed by the core (nb_bench_run) and reported with
+ * its figures (bandwidth model of docs/methodology.md), its word size and log
+ * Q. The report's tier word is "warm" or "cold", as in version 1 of the JSON
+ * schema. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/core/memfit.h"
@@ -16,9 +18,11 @@ typedef struct ntt_case {
     const nb_ntt_variant *v;
     int inverse;
     unsigned log_n;
-    size_t limbs;
+    size_t limbs;       /* 0 until resolved from log_q_target */
     unsigned bits;
     nb_mode mode;
+    unsigned log_q_target; /* --logq: the modulus asked for (0: limbs given) */
+    double log_q;          /* log2 of the product of the case's primes (NAN unknown) */
 } ntt_case;
 
 /* Why the variant cannot run the case (NULL when it can). */
@@ -44,6 +48,11 @@ static nb_status add_params(nb_case *c, const ntt_case *k, uint64_t seed)
     NB_TRY(nb_case_param_int(c, "n", 1ll << k->log_n));
     NB_TRY(nb_case_param_int(c, "limbs", (long long)k->limbs));
     NB_TRY(nb_case_param_int(c, "prime_bits", k->bits));
+    NB_TRY(nb_case_param_int(c, "word_bits", k->v->word_bits));
+    if (isfinite(k->log_q))
+        NB_TRY(nb_case_param_real(c, "log_q", k->log_q, 1));
+    if (k->log_q_target)
+        NB_TRY(nb_case_param_int(c, "log_q_target", k->log_q_target));
     char exact[24]; /* every 64-bit seed exactly: a decimal string */
     snprintf(exact, sizeof exact, "%" PRIu64, seed);
     return nb_case_param_str(c, "seed", exact);
@@ -71,7 +80,7 @@ static nb_status measure(const nb_tier_run *r, const ntt_case *k, nb_workload *w
         const nb_env *e = r->env;
         int gpu = k->v->backend == NB_BACKEND_GPU;
         double copy = !e ? 0.0 : gpu ? e->gpu_copy_Bps : e->host_copy_Bps;
-        nb_ntt_figures_compute(k->log_n, k->limbs, br.stats.median, copy,
+        nb_ntt_figures_compute(k->log_n, k->limbs, k->v->word_bits, br.stats.median, copy,
                                e && gpu ? e->peak_Bps : 0.0, &f);
         nb_case_set_figures(c, &f);
     }
@@ -89,32 +98,64 @@ static nb_status measure(const nb_tier_run *r, const ntt_case *k, nb_workload *w
 }
 
 /* NB_ERR_INVALID_ARG (naming the sizes) when the case cannot fit before
- * anything is allocated. With W = N x limbs words: the variant's twiddle
- * tables (4W: forward, inverse and their Shoup values) and the staging of
- * inputs and oracle outputs (2W) on the host, one data set (W) on the
- * variant's side, and the tables again on a GPU. Rotation sets are checked
- * by the core once the cache plan knows their number. */
+ * anything is allocated. With W = N x limbs 64-bit words and D the data set
+ * in the variant's words (W, or W/2 for 32-bit words): the twiddle tables
+ * (4W: forward, inverse and their Shoup values) and the staging of inputs and
+ * oracle outputs (2W, plus D for 32-bit words) on the host, one data set (D)
+ * on the variant's side, and the tables again on a GPU. Rotation sets are
+ * checked by the core once the cache plan knows their number. */
 static nb_status fits(const ntt_case *k, const char *label)
 {
     const double w = 8.0 * (double)((size_t)1 << k->log_n) * (double)k->limbs;
+    const double d = k->v->word_bits == 32 ? w / 2 : w;
+    const double staging = k->v->word_bits == 32 ? 2 * w + d : 2 * w;
     const int gpu = k->v->backend == NB_BACKEND_GPU;
     char what[200];
     snprintf(what, sizeof what, "%s %s", k->v->name, label);
-    return nb_memory_fit(what, gpu ? 6 * w : 7 * w, gpu ? 5 * w : 0);
+    return nb_memory_fit(what, gpu ? 4 * w + staging : 4 * w + staging + d,
+                         gpu ? 4 * w + d : 0);
 }
 
-static nb_status one_case(const nb_tier_run *r, const ntt_case *k)
+/* Resolves the case's limb count (from its log Q target) and its log Q;
+ * NB_OK with log_q NAN when the primes cannot be made (the workload then
+ * reports why). */
+static nb_status resolve_limbs(ntt_case *k)
+{
+    k->log_q = NAN;
+    if (k->log_q_target) {
+        double actual;
+        NB_TRY(nb_ntt_limbs_for_log_q(k->log_n, k->bits, k->log_q_target, 4096, &k->limbs,
+                                      &actual));
+        k->log_q = actual;
+        return NB_OK;
+    }
+    uint64_t *q = malloc(k->limbs * sizeof *q);
+    if (q && nb_primes_generate(k->log_n, k->bits, k->limbs, NULL, 0, q) == NB_OK)
+        k->log_q = nb_log_q(q, k->limbs);
+    free(q);
+    return NB_OK;
+}
+
+static nb_status one_case(const nb_tier_run *r, ntt_case *k)
 {
     const int warm = r->timing.cache == NB_CACHE_WARM;
     char label[160], what[256], why[160], res[96] = "";
-    snprintf(label, sizeof label, "%s logn=%u L=%zu q%u", k->inverse ? "inv" : "fwd", k->log_n,
-             k->limbs, k->bits);
+    nb_status ls = resolve_limbs(k);
+    char lq[32] = "";
+    if (isfinite(k->log_q))
+        snprintf(lq, sizeof lq, " logQ=%.1f", k->log_q);
+    if (ls != NB_OK)
+        snprintf(label, sizeof label, "%s logn=%u logQ~%u q%u w%u", k->inverse ? "inv" : "fwd",
+                 k->log_n, k->log_q_target, k->bits, k->v->word_bits);
+    else
+        snprintf(label, sizeof label, "%s logn=%u L=%zu q%u w%u%s", k->inverse ? "inv" : "fwd",
+                 k->log_n, k->limbs, k->bits, k->v->word_bits, lq);
     snprintf(what, sizeof what, "%s %s %s %s", warm ? "warm" : "cold", k->v->name, label,
              nb_mode_name(k->mode));
     nb_case *c = NULL;
     NB_TRY(nb_case_create(&c, warm ? "warm" : "cold", r->timing.cache, k->v->name,
                           k->v->backend, label));
-    nb_status s = add_params(c, k, r->sweep.seed);
+    nb_status s = ls == NB_OK ? add_params(c, k, r->sweep.seed) : ls;
     if (s == NB_OK && skip_reason(k, why, sizeof why)) {
         nb_case_set_status(c, NB_CASE_SKIPPED, why);
         NB_TRY(nb_report_add_case(r->report, c));
@@ -156,30 +197,38 @@ nb_status nb_tier_ntt_run(const nb_tier_run *r)
              r->timing.cache == NB_CACHE_WARM ? "warm" : "cold");
     nb_nvtx_push(range);
     nb_status s = NB_OK;
-    for (size_t vi = 0; vi < sw->n_variants && go_on(r, s); vi++)
+    const size_t n_sizes = sw->n_log_q ? sw->n_log_q : sw->n_limbs;
+    for (size_t vi = 0; vi < sw->n_variants && go_on(r, s); vi++) {
+        const nb_ntt_variant *v = sw->variants[vi];
+        const int w32 = v->word_bits == 32 && sw->n_prime_bits_32;
+        const unsigned *bits = w32 ? sw->prime_bits_32 : sw->prime_bits;
+        const size_t n_bits = w32 ? sw->n_prime_bits_32 : sw->n_prime_bits;
         for (int dir = 0; dir < 2 && go_on(r, s); dir++) {
             if (!(sw->directions & (1 << dir)))
                 continue;
             for (size_t a = 0; a < sw->n_log_n && go_on(r, s); a++)
-                for (size_t b = 0; b < sw->n_limbs && go_on(r, s); b++)
-                    for (size_t c = 0; c < sw->n_prime_bits && go_on(r, s); c++)
+                for (size_t b = 0; b < n_sizes && go_on(r, s); b++)
+                    for (size_t c = 0; c < n_bits && go_on(r, s); c++)
                         for (size_t m = 0; m < sw->n_modes && go_on(r, s); m++) {
-                            ntt_case k = {sw->variants[vi], dir, sw->log_n[a], sw->limbs[b],
-                                          sw->prime_bits[c], sw->modes[m]};
+                            ntt_case k = {v, dir, sw->log_n[a],
+                                          sw->n_log_q ? 0 : sw->limbs[b], bits[c],
+                                          sw->modes[m], sw->n_log_q ? sw->log_q[b] : 0, NAN};
                             s = one_case(r, &k);
                         }
         }
+    }
     nb_nvtx_pop();
     return s;
 }
 
-void nb_ntt_figures_compute(unsigned log_n, size_t limbs, double median_s, double copy_Bps,
-                            double peak_Bps, nb_ntt_figures *f)
+void nb_ntt_figures_compute(unsigned log_n, size_t limbs, unsigned word_bits, double median_s,
+                            double copy_Bps, double peak_Bps, nb_ntt_figures *f)
 {
     const double n = ldexp(1.0, (int)log_n);
+    const double word = word_bits == 32 ? 4.0 : 8.0;
     memset(f, 0, sizeof *f);
-    f->coefficient_bytes = 2.0 * 8.0 * n * (double)limbs;
-    f->twiddle_bytes = 2.0 * 8.0 * n * (double)limbs;
+    f->coefficient_bytes = 2.0 * word * n * (double)limbs;
+    f->twiddle_bytes = 2.0 * word * n * (double)limbs;
     const double ok = median_s > 0 && isfinite(median_s);
     f->bandwidth_Bps = ok ? f->coefficient_bytes / median_s : NAN;
     f->bandwidth_with_twiddles_Bps =

@@ -1,6 +1,8 @@
 /* The NTT workload of the NTT tier: an in-place transform of any registered
- * variant on every buffer set, verified against cpu-harvey planned over the
- * variant's own tables (built, and their primes checked, once per case). */
+ * variant on every buffer set, in the variant's word size (64- or 32-bit
+ * words), verified against the 64-bit cpu-harvey planned over the variant's
+ * own tables (built, and their primes checked, once per case); a 32-bit
+ * variant's output is widened before the comparison. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,9 +32,11 @@ typedef struct ntt_ctx {
     void *oracle_plan;            /* its plan over the variant's own tables */
     void *stream;
     size_t sets;
-    nb_buffer *data;   /* sets * n * limbs words */
+    size_t word_bytes; /* 8 or 4: the variant's word */
+    nb_buffer *data;   /* sets * n * limbs words of word_bytes */
     uint64_t *host_a;  /* n * limbs: staging / expected */
-    uint64_t *host_b;  /* n * limbs: downloaded output */
+    uint64_t *host_b;  /* n * limbs: downloaded output, widened */
+    void *host_w;      /* n * limbs words of word_bytes (32-bit variants; else NULL) */
 } ntt_ctx;
 
 /* Set `set`'s input: uniform residues, first coefficient of each limb non-zero. */
@@ -48,6 +52,25 @@ static void gen_input(const ntt_ctx *c, size_t set, uint64_t *a)
 }
 
 static size_t set_words(const ntt_ctx *c) { return c->n * c->limbs; }
+static size_t set_bytes(const ntt_ctx *c) { return set_words(c) * c->word_bytes; }
+
+void nb_words_from_u64(void *dst, const uint64_t *src, size_t n, unsigned word_bits)
+{
+    if (word_bits == 32)
+        for (size_t i = 0; i < n; i++)
+            ((uint32_t *)dst)[i] = (uint32_t)src[i];
+    else if (dst != src)
+        memmove(dst, src, n * sizeof *src);
+}
+
+void nb_words_to_u64(uint64_t *dst, const void *src, size_t n, unsigned word_bits)
+{
+    if (word_bits == 32)
+        for (size_t i = n; i-- > 0;) /* backwards: dst may start where src does */
+            dst[i] = ((const uint32_t *)src)[i];
+    else if ((const void *)dst != src)
+        memmove(dst, src, n * sizeof *dst);
+}
 
 static void ntt_teardown(void *ctx)
 {
@@ -55,8 +78,10 @@ static void ntt_teardown(void *ctx)
     nb_buffer_destroy(c->data);
     free(c->host_a);
     free(c->host_b);
+    free(c->host_w);
     c->data = NULL;
     c->host_a = c->host_b = NULL;
+    c->host_w = NULL;
     c->sets = 0;
 }
 
@@ -64,8 +89,12 @@ static nb_status ntt_upload(ntt_ctx *c, size_t set, void *stream)
 {
     const size_t words = set_words(c);
     gen_input(c, set, c->host_a);
-    return nb_buffer_upload(c->data, set * words * sizeof(uint64_t), c->host_a,
-                            words * sizeof(uint64_t), stream);
+    const void *src = c->host_a;
+    if (c->host_w) {
+        nb_words_from_u64(c->host_w, c->host_a, words, c->variant->word_bits);
+        src = c->host_w;
+    }
+    return nb_buffer_upload(c->data, set * set_bytes(c), src, set_bytes(c), stream);
 }
 
 static nb_status ntt_setup(void *ctx, size_t sets, void *stream)
@@ -77,9 +106,11 @@ static nb_status ntt_setup(void *ctx, size_t sets, void *stream)
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: bad set count %zu", c->label, sets);
     c->host_a = malloc(words * sizeof(uint64_t));
     c->host_b = malloc(words * sizeof(uint64_t));
-    if (!c->host_a || !c->host_b)
+    if (c->word_bytes != sizeof(uint64_t))
+        c->host_w = malloc(set_bytes(c));
+    if (!c->host_a || !c->host_b || (c->word_bytes != sizeof(uint64_t) && !c->host_w))
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", c->label);
-    NB_TRY(nb_buffer_create(&c->data, c->variant->backend, sets * words * sizeof(uint64_t)));
+    NB_TRY(nb_buffer_create(&c->data, c->variant->backend, sets * set_bytes(c)));
     c->sets = sets;
     for (size_t s = 0; s < sets; s++)
         NB_TRY(ntt_upload(c, s, stream));
@@ -89,13 +120,13 @@ static nb_status ntt_setup(void *ctx, size_t sets, void *stream)
 static size_t ntt_bytes(const void *ctx)
 {
     const ntt_ctx *c = ctx;
-    return 2 * set_words(c) * sizeof(uint64_t);
+    return 2 * set_bytes(c);
 }
 
 static size_t ntt_footprint(const void *ctx)
 {
     const ntt_ctx *c = ctx;
-    return set_words(c) * sizeof(uint64_t);
+    return set_bytes(c);
 }
 
 static nb_status ntt_prepare(void *ctx, size_t set, void *stream)
@@ -109,7 +140,7 @@ static nb_status ntt_prepare(void *ctx, size_t set, void *stream)
 static nb_status ntt_launch(void *ctx, size_t set, void *stream)
 {
     ntt_ctx *c = ctx;
-    uint64_t *p = (uint64_t *)nb_buffer_ptr(c->data) + set * set_words(c);
+    void *p = (char *)nb_buffer_ptr(c->data) + set * set_bytes(c);
     return c->inverse ? nb_ntt_inverse(c->ntt, p, 0, c->limbs, stream)
                       : nb_ntt_forward(c->ntt, p, 0, c->limbs, stream);
 }
@@ -118,8 +149,10 @@ static nb_status ntt_verify(void *ctx, size_t set, void *stream)
 {
     ntt_ctx *c = ctx;
     const size_t words = set_words(c);
-    NB_TRY(nb_buffer_download(c->data, set * words * sizeof(uint64_t), c->host_b,
-                              words * sizeof(uint64_t), stream));
+    void *dst = c->host_w ? c->host_w : (void *)c->host_b;
+    NB_TRY(nb_buffer_download(c->data, set * set_bytes(c), dst, set_bytes(c), stream));
+    if (c->host_w)
+        nb_words_to_u64(c->host_b, c->host_w, words, c->variant->word_bits);
     gen_input(c, set, c->host_a);
     NB_TRY(c->inverse ? c->oracle->inverse(c->oracle_plan, c->host_a, 0, c->limbs, NULL)
                       : c->oracle->forward(c->oracle_plan, c->host_a, 0, c->limbs, NULL));
@@ -145,8 +178,8 @@ static nb_status ntt_region(const void *ctx, size_t set, void **ptr, size_t *byt
     const ntt_ctx *c = ctx;
     if (set >= c->sets || !c->data)
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: no set %zu", c->label, set);
-    *ptr = (uint64_t *)nb_buffer_ptr(c->data) + set * set_words(c);
-    *bytes = set_words(c) * sizeof(uint64_t);
+    *ptr = (char *)nb_buffer_ptr(c->data) + set * set_bytes(c);
+    *bytes = set_bytes(c);
     return NB_OK;
 }
 
@@ -200,14 +233,16 @@ nb_status nb_ntt_workload_create(nb_workload **out, const nb_ntt_variant *varian
     c->inverse = inverse != 0;
     c->seed = seed;
     c->stream = stream;
-    snprintf(c->label, sizeof c->label, "%s %s logn=%u L=%zu q%u", variant->name,
-             inverse ? "inv" : "fwd", log_n, limbs, prime_bits);
+    c->word_bytes = variant->word_bits == 32 ? sizeof(uint32_t) : sizeof(uint64_t);
     nb_status s = NB_OK;
     c->primes = malloc(limbs * sizeof *c->primes);
     if (!c->primes)
         s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of host memory");
     if (s == NB_OK)
         s = nb_primes_generate(log_n, prime_bits, limbs, NULL, 0, c->primes);
+    snprintf(c->label, sizeof c->label, "%s %s logn=%u L=%zu q%u w%u logQ=%.1f", variant->name,
+             inverse ? "inv" : "fwd", log_n, limbs, prime_bits, variant->word_bits,
+             s == NB_OK ? nb_log_q(c->primes, limbs) : 0.0);
     if (s == NB_OK)
         s = nb_ntt_create(&c->ntt, variant, log_n, c->primes, NULL, limbs, stream);
     if (s == NB_OK)
@@ -223,6 +258,46 @@ nb_status nb_ntt_workload_create(nb_workload **out, const nb_ntt_variant *varian
     c->w.ops = &ntt_ops;
     c->w.ctx = c;
     *out = &c->w;
+    return NB_OK;
+}
+
+double nb_log_q(const uint64_t *q, size_t n)
+{
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sum += log2((double)q[i]);
+    return sum;
+}
+
+nb_status nb_ntt_limbs_for_log_q(unsigned log_n, unsigned prime_bits, unsigned log_q,
+                                 size_t max_limbs, size_t *limbs, double *actual)
+{
+    if (!limbs || prime_bits == 0 || max_limbs == 0)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ntt_limbs_for_log_q: bad argument");
+    /* a prime of b bits adds between b - 1 and b bits: L <= target / (b - 1) + 1 */
+    const double want = (double)log_q - prime_bits / 2.0;
+    size_t cap = (size_t)(want > 0 ? want / (prime_bits > 1 ? prime_bits - 1 : 1) : 0) + 1;
+    if (cap > max_limbs)
+        cap = max_limbs;
+    uint64_t *q = malloc(cap * sizeof *q);
+    if (!q)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of host memory");
+    nb_status s = nb_primes_generate(log_n, prime_bits, cap, NULL, 0, q);
+    double sum = 0.0;
+    size_t l = 0;
+    while (s == NB_OK && l < cap && (l == 0 || sum < want))
+        sum += log2((double)q[l++]);
+    free(q);
+    if (s != NB_OK)
+        return nb_set_error(s, "log Q %u with %u-bit primes at log N %u: %s", log_q, prime_bits,
+                            log_n, nb_last_error());
+    if (sum < want)
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "log Q %u needs more than %zu limbs of %u-bit primes", log_q,
+                            max_limbs, prime_bits);
+    *limbs = l;
+    if (actual)
+        *actual = sum;
     return NB_OK;
 }
 

@@ -80,7 +80,7 @@ static const nb_step_stat *find_step(const nb_breakdown *b, const char *name)
 }
 
 static nb_status add_params(nb_case *cs, const nb_ckks_params *p, const nb_stage_config *cfg,
-                            size_t level)
+                            size_t level, unsigned word_bits)
 {
     NB_TRY(nb_case_param_str(cs, "preset", p->name));
     NB_TRY(nb_case_param_str(cs, "stage", nb_stage_name(cfg->stage)));
@@ -93,6 +93,8 @@ static nb_status add_params(nb_case *cs, const nb_ckks_params *p, const nb_stage
     NB_TRY(nb_case_param_int(cs, "q0_bits", p->spec.q0_bits));
     NB_TRY(nb_case_param_int(cs, "q_bits", p->spec.q_bits));
     NB_TRY(nb_case_param_int(cs, "p_bits", p->spec.p_bits));
+    NB_TRY(nb_case_param_int(cs, "word_bits", word_bits));
+    NB_TRY(nb_case_param_real(cs, "log_q", nb_log_q(p->q, level + 1), 1)); /* Q_level */
     if (cfg->stage == NB_CKKS_STAGE_RESCALE)
         NB_TRY(nb_case_param_str(cs, "rounding", nb_stage_rounding_suffix(cfg) + 1));
     return NB_OK;
@@ -174,7 +176,7 @@ nb_status nb_stage_run_case(nb_case **out, const nb_ckks_params *params,
              nb_stage_rounding_suffix(cfg), params->name, level);
     nb_case *cs = NULL;
     NB_TRY(nb_case_create(&cs, "stage", o->cache, variant->name, variant->backend, label));
-    nb_status s = add_params(cs, params, cfg, level);
+    nb_status s = add_params(cs, params, cfg, level, variant->word_bits);
     nb_workload *w = NULL;
     if (s == NB_OK && (s = nb_stage_workload_create(&w, params, variant, cfg, stream)) != NB_OK) {
         nb_case_set_status(cs, s == NB_ERR_UNSUPPORTED ? NB_CASE_SKIPPED : NB_CASE_ERROR,

@@ -28,6 +28,15 @@ typedef struct nb_sweep {
     const nb_mode *modes;
     size_t n_modes;
     uint64_t seed;        /* inputs of every case derive from it */
+    /* The prime sizes of the 32-bit variants (n_prime_bits_32 = 0: prime_bits
+     * for every variant). */
+    const unsigned *prime_bits_32;
+    size_t n_prime_bits_32;
+    /* Moduli in bits (n_log_q > 0): they replace the limbs axis, each case
+     * taking the limb count nb_ntt_limbs_for_log_q picks for its log N and
+     * prime size (bench/tiers/ntt.h). */
+    const unsigned *log_q;
+    size_t n_log_q;
 } nb_sweep;
 
 /* Called after each case, once the case is in the report: `what` names it,

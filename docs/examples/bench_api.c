@@ -154,7 +154,10 @@ int main(int argc, char **argv)
     nb_tier_run run = {.report = report, .env = &env};
     quick_timing(&run.timing);
     nb_report_set_options(report, &run.timing);
-    run.sweep = (nb_sweep){variants, 1, log_n, 1, limbs, 2, prime_bits, 1, 3, modes, 1, 2024};
+    run.sweep = (nb_sweep){.variants = variants, .n_variants = 1, .log_n = log_n, .n_log_n = 1,
+                           .limbs = limbs, .n_limbs = 2, .prime_bits = prime_bits,
+                           .n_prime_bits = 1, .directions = 3, .modes = modes, .n_modes = 1,
+                           .seed = 2024};
     s = run_tiers(&run);
     if (s == NB_OK)
         s = nb_report_write_file(report, NB_FORMAT_JSON, argv[1]);
