@@ -1,64 +1,50 @@
 /* gpu-fast and gpu-fast32: a two-kernel register-resident GPU NTT whose
  * block shape is chosen per call from the size of the call (log N in
- * [10, 17]; docs/variants.md and docs/tuning.md have the measured reasons),
- * on 64-bit words (gpu-fast) and on 32-bit words (gpu-fast32, primes below
- * 2^31). Every function below is a template on the word traits of
- * ntt/gpu_word.cuh; the shapes and triggers were measured with 64-bit words
- * and serve both, but for the L2 evict-first bound, which counts bytes.
+ * [10, 17]), on 64-bit words (gpu-fast) and on 32-bit words (gpu-fast32,
+ * primes below 2^31). Every function below is a template on the word traits
+ * of ntt/gpu_word.cuh. The design; the measurements behind each choice are in
+ * docs/tuning.md (versions, floors, profiles) and docs/variants.md:
  *
  *  - Every size runs as an N1 x N2 matrix (N1 = 2^k1 rows, N2 = 2^k2
  *    columns, k1 = floor(log N / 2), one less for small calls at
- *    log N >= 16): a column kernel runs the k1 stages on
- *    the high index bits, a row kernel the k2 stages on the low bits
- *    (forward: columns then rows; inverse: rows then columns). log N <= 13
- *    is split too: gpu-regs' one block per limb leaves the device idle below
- *    ~400 limbs (log N 13, L = 32, cold: 23.4 us against 12.7 split with
- *    8 coefficients per thread).
+ *    log N >= 16): a column kernel runs the k1 stages on the high index
+ *    bits, a row kernel the k2 stages on the low bits (forward: columns then
+ *    rows; inverse: rows then columns).
  *  - Each thread keeps 2^R coefficients in registers and runs radix-2^R
  *    passes (Harvey lazy butterflies, Shoup twiddles from ntt/arith.h),
- *    exchanging through padded shared memory between passes. Calls of up to
- *    2^18 coefficients (one limb up to N = 2^17, ..., 64 limbs at N = 2^12;
- *    2^19 forward; up to 2^20 at log N <= 14, forward at 15) are
- *    latency-bound and use R = 2 in 128-thread blocks: the shortest
- *    dependent chain per thread and the most threads per limb (one limb at
- *    N = 2^16, cold: 10.2 us, against 11.7 with R = 3 and 14.3 to 15.3 with
- *    R = 4, before the early trigger).
- *    Larger calls use R = 4 in 128-thread blocks (fewer exchanges; ~5 %
- *    faster than gpu-regs' 256 threads). Up to 2^22 coefficients their
- *    coefficient loads and row twiddles are L2 evict-first, so that the
- *    intermediate between the two kernels stays in L2 (log N 16, L = 64).
+ *    exchanging through padded shared memory between passes. Small calls
+ *    (choose_shape) use R = 2 in 128-thread blocks, the shortest dependent
+ *    chain per thread; larger calls R = 4 in 128-thread blocks (256 for the
+ *    column kernel on 32-bit words: phase_threads), with L2 evict-first
+ *    coefficient loads up to 32 MiB of words so that the intermediate
+ *    between the two kernels stays in L2.
  *  - Twiddles are staged in shared memory with cp.async at kernel start:
- *    columns as {w, w_shoup} pairs, rows as w_shoup only (w recovered with
- *    nb_shoup_recover), XOR-swizzled against bank conflicts, except the
- *    first pass's few per row, which every thread of the row reads: those
- *    are recovered once per block and kept as pairs (shape_row_pairs).
+ *    columns as {w, w_shoup} pairs, rows as w_shoup only (w recovered from
+ *    it), XOR-swizzled against bank conflicts, except the first pass's few
+ *    per row, which every thread of the row reads: those are recovered once
+ *    per block and kept as pairs (shape_row_pairs).
  *  - Both kernels are launched with programmatic dependent launch (sm_90):
  *    scheduled early, each stages its twiddles, then waits for the previous
  *    kernel's results (for the first kernel: whatever preceded the call,
- *    e.g. a CKKS base conversion). Small calls, and large forward calls from
- *    2^21 coefficients, trigger the second kernel at the first kernel's start
- *    (one limb at N = 2^16, forward, cold: 8.9 us against 10.2 triggered
- *    after the butterflies); the second kernel triggers whatever follows at
- *    its start (ckks16-l30-d3 key switch: -2.5 us against after its
- *    butterflies).
- *  - Large-shape inverse calls above 2^20 coefficients hand off per limb:
- *    the first kernel triggers at its start and each of its blocks counts
- *    itself done with its limb; a block of the second kernel waits only for
- *    its own limb's count, not for the whole first grid, so that the column
- *    kernel runs on finished limbs under the row kernel's last wave (log N
- *    16, L = 32, cold: 43.7 -> 41.2 us), and triggers what follows after its
- *    butterflies (at its start, the next CKKS kernels slowed the key switch
- *    by 1.5-2 %). The counters are the plan's scratch (calls on one plan
- *    run one after another: ntt/variant.h).
+ *    e.g. a CKKS base conversion). When the first kernel lets the second in
+ *    (at its start or after its butterflies) is early_trigger's rule; the
+ *    second lets whatever follows in at its start.
+ *  - Large-shape inverse calls above 2^20 coefficients hand off per limb
+ *    (use_handoff): each block of the first kernel counts itself done with
+ *    its limb, and a block of the second waits only for its own limb's
+ *    count, so that the column kernel runs on finished limbs under the row
+ *    kernel's last wave. The counters are the plan's scratch (calls on one
+ *    plan run one after another: ntt/variant.h).
  *  - Out of place (forward_to, inverse_to): the first kernel reads the
  *    source and writes the destination, where the second works in place, so
  *    the call costs what an in-place one does (no copy).
  *  - Values stay lazy ([0, 4q) forward, [0, 2q) inverse) until the last
  *    stage: the forward row kernel reduces to [0, q) before its store, the
  *    inverse column kernel folds N^-1 into its top stage. A call whose
- *    primes are all below 2^61 reduces less: the forward every second stage
- *    (nb_ct_butterfly_6q / _8q, values up to 8q), the inverse only sums of
- *    sums (nb_gs_butterfly_2q / _4q, values up to 4q). */
+ *    primes are all below the word's fast-butterfly bound (2^61 for 64-bit
+ *    words: nb_ct_butterfly_6q / _8q, nb_gs_butterfly_2q / _4q; 2^30 for
+ *    32-bit words: the Harvey butterflies, else the _q31 family) is the
+ *    LAZY case of the templates. */
 #include "ntt/builtin.h"
 #include "ntt/gpu_common.cuh"
 #include "ntt/gpu_reg_plan.cuh"
@@ -86,9 +72,8 @@ constexpr int SHAPE_LARGE = 1, SHAPE_SMALL = 4, SHAPE_HUGE = 5; /* what choose_s
 constexpr int shape_threads(int s) { return s == 0 ? 32 : s == 2 ? 256 : s == 3 ? 64 : 128; }
 constexpr int shape_rlog(int s) { return s == 3 ? 3 : s == 4 ? 2 : 4; }
 /* Whether shape S marks its coefficient loads and row twiddles L2
- * evict-first (phase_body): measured in the large shape up to 2^22
- * coefficients, where the intermediate then stays in L2 (log N 16, L = 64,
- * forward, cold: 84.2 -> 79.1 us); neutral or up to 1 % slower elsewhere. */
+ * evict-first (phase_body): the large shape, up to 32 MiB of words, where
+ * the intermediate then stays in L2 (docs/tuning.md). */
 constexpr bool shape_evict_first(int s) { return s == SHAPE_LARGE; }
 
 /* log2 of the column transform size (N1) the plan's column table holds. */
@@ -103,14 +88,23 @@ constexpr int shape_cols_log(int log_n, int s)
 }
 
 /* Whether a row phase keeps its first pass's twiddles as pairs (Phase's
- * PAIRS), measured: 2-5 % faster from L = 8 in the large shapes and for the
- * small shape's inverse, 1-3 % slower for the small shape's forward. */
+ * PAIRS): all but the small shape's forward, where it measured slower
+ * (docs/tuning.md). */
 constexpr bool shape_row_pairs(int s, bool inv) { return s != SHAPE_SMALL || inv; }
+
+/* Threads per block of phase (ROWS) in shape S on WT::BITS-bit words: the
+ * shape's, but for the column phases of 32-bit words in the 16-per-thread
+ * shapes, whose 256-thread blocks take 16 columns (a warp reads 64-byte
+ * runs per row, as the 64-bit shapes do with 8 columns). */
+constexpr int phase_threads(int s, bool rows, int bits)
+{
+    return !rows && bits == 32 && shape_rlog(s) == 4 ? 256 : shape_threads(s);
+}
 
 /* The phase (K, ROWS) of a 2^LOGN-point transform in block shape S, words WT. */
 template <int LOGN, int K, bool ROWS, int S, bool INV, class WT>
-using FastPhase = Phase<LOGN, K, ROWS, shape_rlog(S), shape_threads(S), (int)cols_log(LOGN),
-                        shape_row_pairs(S, INV), WT>;
+using FastPhase = Phase<LOGN, K, ROWS, shape_rlog(S), phase_threads(S, ROWS, WT::BITS),
+                        (int)cols_log(LOGN), shape_row_pairs(S, INV), WT>;
 
 /* Blocks per limb of the other phase of the call that phase (K, ROWS) of a
  * 2^LOGN-point transform in shape S belongs to. */
@@ -151,15 +145,13 @@ template <class WT> struct call_ctx {
     bool handoff;      /* the second kernel waits per limb (use_handoff) */
 };
 
-/* The block shape of a call of `count` limbs of size 2^log_n, measured
- * (docs/tuning.md): calls of up to 2^18 coefficients (2^19 forward, where
- * the early trigger makes the small shape 5-7 % faster cold; up to 2^20 at
- * log N <= 14, and forward at log N 15, where it saves more cold than it
- * costs warm) are latency-bound and run 4 coefficients per thread in
- * 128-thread blocks (the shortest dependent chain per thread, the most
- * threads per limb); larger calls run 16 per thread in 128-thread blocks
- * (fewest exchanges; ~5 % faster than 256-thread blocks), with L2
- * evict-first hints up to 32 MiB of words (2^22 64-bit coefficients). */
+/* The block shape of a call of `count` limbs of size 2^log_n, words of
+ * word_bytes bytes (thresholds measured with 64-bit words: docs/tuning.md):
+ * calls of up to 2^18 coefficients (2^19 forward; up to 2^20 at
+ * log N <= 14, and forward at log N 15) are latency-bound and run 4
+ * coefficients per thread (the shortest dependent chain per thread, the
+ * most threads per limb); larger calls run 16 per thread (fewest
+ * exchanges), with L2 evict-first hints up to 32 MiB of words. */
 int choose_shape(unsigned log_n, size_t count, bool inverse, size_t word_bytes)
 {
     const size_t coeffs = count << log_n;
@@ -171,7 +163,7 @@ int choose_shape(unsigned log_n, size_t count, bool inverse, size_t word_bytes)
 }
 
 /* Whether the first kernel of a call triggers the second at its start
- * (measured, docs/tuning.md): always in the small shape (the two grids fit
+ * (docs/tuning.md): always in the small shape (the two grids fit
  * the device side by side, and the second stages its twiddles meanwhile);
  * in the large shape only forward from 2^21 coefficients (the column
  * kernel's last wave then overlaps the row kernel's twiddle staging; below,
@@ -185,13 +177,10 @@ template <class WT> bool early_trigger(const call_ctx<WT> &x, bool inverse)
 }
 
 /* Whether the second kernel of a call waits per limb (phase_body's SIGNAL
- * and WAIT) instead of for the whole first grid, measured (docs/tuning.md):
- * large-shape inverse calls above 2^20 coefficients (the column kernel's
- * blocks start on the limbs whose rows are done while the row kernel's
- * last wave runs): 3-7 % faster cold at log N 16, L = 32 and 64, and the
- * ckks16-l30-d3 key switch 475.6 -> 471.2 us (its 31- and 22-limb inverse
- * calls). Forward calls, the small shape, calls of 2^20 coefficients and
- * above 2^22 ran 1-20 % slower with it. */
+ * and WAIT) instead of for the whole first grid: large-shape inverse calls
+ * above 2^20 coefficients, where the column kernel's blocks start on the
+ * limbs whose rows are done while the row kernel's last wave runs; every
+ * other case measured slower with it (docs/tuning.md). */
 template <class WT> bool use_handoff(const call_ctx<WT> &x, bool inverse)
 {
     return inverse && x.shape == SHAPE_LARGE && (x.count << x.p->log_n) > ((size_t)1 << 20);
@@ -199,9 +188,8 @@ template <class WT> bool use_handoff(const call_ctx<WT> &x, bool inverse)
 
 /* Launches phase (K, ROWS, S) over the call's limbs (a FIRST kernel reads
  * x.src, the second reads what the first wrote); a SECOND kernel always
- * with programmatic dependent launch (measured: never slower than without,
- * up to 1.5 us faster; the blocks of the second kernel only stage twiddles
- * before they wait). */
+ * with programmatic dependent launch (never slower than without: the blocks
+ * of the second kernel only stage twiddles before they wait). */
 template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND, bool EARLY,
           bool LAZY, bool HANDOFF, class WT>
 nb_status launch_shape(const call_ctx<WT> &x)
