@@ -8,10 +8,15 @@
 #           GPU CKKS stages (`nttbench verify --stage`), `nttbench calibrate`
 #   ntt   : warm + cold tiers of every GPU variant, N = 2^16, 60-bit primes,
 #           L = 1, 8, 32, 64, forward and inverse (the docs/results.md table)
+#   word  : the 32-bit GPU variants, warm + cold, log N 15..17 x 1..128 limbs of
+#           31-bit primes, and gpu-fast against gpu-fast32 at equal log Q
+#           (docs/results.md's word-size tables) -> $OUT/word32.json, $OUT/wordq.json
 #   stage : the stage tier (modup, moddown, keyswitch, rescale) of ckks16-l30-d3
 #           for every GPU variant ($STAGE_VARIANTS), with breakdown and
 #           micro-benchmarks
 #   gpu   : the GPU tests and the sanitizer runs of `check`, without the CPU tests
+#   gpusuite: the GPU tests alone
+#   san, calib: the sanitizer runs of `check` alone; `nttbench calibrate` alone
 #   gpuntt: the GPU NTT test (bit-exact against cpu-harvey and GMP) alone
 #   results: the full table of docs/results.md: warm + cold of every GPU variant
 #           at log N 12..17 x L 1..64, forward and inverse -> $OUT/results.json,
@@ -25,6 +30,9 @@
 #           twice (base, new, base, new), and `nttbench compare` of each pair
 #           -> $OUT/ab-{base,new}-{1,2}.json, $OUT/ab-compare-{1,2}.txt
 # Usage, from the repository root:  scripts/device-check.sh [check] [ntt] [stage] ...
+# NB_PREBUILT=1 with NB_BUILD=DIR: DIR holds bench/cli/nttbench and libnttbench.so
+# built elsewhere (carried), nothing is built; SAN_ONLY=REGEX: only the sanitizer
+# runs of the variants it matches.
 # Logs and JSON go to $OUT (default /tmp/nb-out); the last lines are a summary.
 # On the lent device machine, .devdeps/ holds the -dev packages (GMP, CMocka,
 # jansson) that machine lacks; elsewhere they come from the system.
@@ -48,11 +56,15 @@ stamp() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a "$summary"; }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu \
     --format=csv,noheader 2>&1 | tee -a "$summary"
-if [ ! -f "$B/build.ninja" ]; then
-    meson setup "$B" -Dtests=enabled > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+if [ -n "${NB_PREBUILT:-}" ]; then # binaries built elsewhere with the same nvcc, carried here
+    stamp "prebuilt $NB"
+else
+    if [ ! -f "$B/build.ninja" ]; then
+        meson setup "$B" -Dtests=enabled > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+    fi
+    ninja -C "$B" >> "$OUT/build.log" 2>&1 || { grep -A8 -i error "$OUT/build.log" | head -60; exit 1; }
+    stamp "build ok"
 fi
-ninja -C "$B" >> "$OUT/build.log" 2>&1 || { grep -A8 -i error "$OUT/build.log" | head -60; exit 1; }
-stamp "build ok"
 
 # One compute-sanitizer run: TOOL NAME ARGS... (nttbench arguments); the
 # summary line goes to $OUT/san-NAME-TOOL.txt, the whole log to sanitizer.log.
@@ -66,20 +78,26 @@ san_one() {
 # Every GPU variant through `verify` (L = 2: sub-ranges too; gpu-fast at both of
 # its block shapes, L = 8 and 32 at log N 16 are its large one, 32 with the
 # early trigger and L2 evict-first hints; with 60-bit primes it reduces less
-# often, with 62-bit ones as usual) and the GPU CKKS stages
+# often, with 62-bit ones as usual; gpu-fast32 likewise, with 30-bit primes
+# on its Harvey butterflies and 31-bit ones on the q < 2^31 family) and the GPU CKKS stages
 # through `verify --stage`, under memcheck, racecheck and initcheck, in parallel.
 sanitize_all() {
     local jobs=()
     for tool in memcheck racecheck initcheck; do
         for cfg in "gpu-radix2 16 2" "gpu-smem 16 2" "gpu-regs 12 2" "gpu-regs 16 2" "gpu-fast 16 1" \
                    "gpu-regs 17 2" "gpu-fast 12 2" "gpu-fast 16 2" "gpu-fast 16 8" "gpu-fast 16 32" \
-                   "gpu-fast 17 2" "gpu-fast 16 32 62" "gpu-fast 16 1 62"; do
+                   "gpu-fast 17 2" "gpu-fast 16 32 62" "gpu-fast 16 1 62" \
+                   "gpu-radix2-32 16 2 31" "gpu-fast32 16 1 31" "gpu-fast32 16 2 30" \
+                   "gpu-fast32 16 32 31" "gpu-fast32 16 64 30" "gpu-fast32 12 2 31" \
+                   "gpu-fast32 17 2 31"; do
             set -- $cfg
+            [[ "$1" =~ ${SAN_ONLY:-.} ]] || continue
             san_one $tool "$1-$2-L$3-q${4:-60}" verify --variant "$1" --logn "$2" --limbs "$3" \
                 --bits "${4:-60}" --direction forward,inverse &
             jobs+=($!)
         done
         for v in gpu-regs gpu-fast; do
+            [[ "$v" =~ ${SAN_ONLY:-.} ]] || continue
             san_one $tool "stages-$v" verify --stage modup,moddown,keyswitch,rescale \
                 --preset test-small --variant $v &
             jobs+=($!)
@@ -112,6 +130,20 @@ if has ntt; then
     cat "$OUT/ntt.txt" >> "$summary"
 fi
 
+if has word; then
+    "$NB" run --tier warm,cold --word 32 --variant gpu-fast32 --logn 15:17 \
+        --limbs 1,2,4,8,16,32,64,128 --bits 31 --direction forward,inverse \
+        ${WORD_TIMING:---min-time 0.02 --timeout 0.3} --no-progress \
+        --format json --output "$OUT/word32.json" > "$OUT/word32.txt" 2> "$OUT/word32.err"
+    stamp "word32 sweep rc=$?"
+    "$NB" run --tier warm,cold --word 32,64 --variant gpu-fast,gpu-fast32,gpu-radix2-32 --logn 16 \
+        --logq ${WORD_LOGQ:-120,480,960,1920,3840} --direction forward,inverse \
+        ${WORD_TIMING:---min-time 0.02 --timeout 0.3} --no-progress \
+        --format json --output "$OUT/wordq.json" > "$OUT/wordq.txt" 2> "$OUT/wordq.err"
+    stamp "word log Q sweep rc=$?"
+    grep -E "gpu-fast|gpu-radix2-32" "$OUT/wordq.txt" | cut -c1-140 | tee -a "$summary"
+fi
+
 if has stage; then
     "$NB" run --tier stage --variant "${STAGE_VARIANTS:-gpu-fast,gpu-regs,gpu-smem,gpu-radix2}" \
         --preset ckks16-l30-d3 \
@@ -126,6 +158,25 @@ if has gpu; then # the GPU tests and the sanitizers alone (after a GPU-only chan
     grep -E "^ *[0-9]+/[0-9]+ |^Ok:|^Fail:|^Skipped:" "$OUT/tests.log" | tee -a "$summary"
     sanitize_all
     stamp "sanitizers done"
+fi
+if has san; then # the sanitizer runs alone (works with NB_PREBUILT)
+    sanitize_all
+    stamp "sanitizers done"
+fi
+if has calib; then
+    "$NB" calibrate --format json --output "$OUT/calibrate.json" > "$OUT/calibrate.txt" 2>&1
+    stamp "calibrate rc=$?"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+def walk(x, p=""):
+    if isinstance(x, dict):
+        for k, v in x.items(): walk(v, p + "." + k)
+    elif isinstance(x, (int, float)) and not isinstance(x, bool): print(p[1:], x)
+walk(d.get("device", d))' "$OUT/calibrate.json" | grep -iE "butterfl|bandwidth|launch|barrier|clock" | head -30 | tee -a "$summary"
+fi
+if has gpusuite; then # the GPU tests alone
+    meson test -C "$B" --no-rebuild --suite gpu --num-processes 4 --print-errorlogs > "$OUT/tests.log" 2>&1
+    stamp "meson test --suite gpu rc=$?"
+    grep -E "^ *[0-9]+/[0-9]+ |^Ok:|^Fail:|^Skipped:" "$OUT/tests.log" | tee -a "$summary"
 fi
 if has gpuntt; then
     meson test -C "$B" --no-rebuild --print-errorlogs gpu_ntt > "$OUT/tests.log" 2>&1
@@ -144,14 +195,15 @@ if has results; then # the full table of docs/results.md: every GPU variant at e
 fi
 
 if has ncu; then # cold semantics: the suite flushes; ncu must neither flush nor lock clocks
-    for L in ${NCU_LIMBS:-1 32}; do
+    for L in ${NCU_LIMBS:-1 32}; do # NCU_VARIANT, NCU_BITS: another variant, prime size
         timeout 120 ncu --cache-control none --clock-control none --replay-mode application \
             --section SpeedOfLight --section LaunchStats --section Occupancy \
             --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis \
             --section MemoryWorkloadAnalysis \
             --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio|sm__inst_executed_pipe_.*\.avg\.pct_of_peak_sustained_active' \
             --kernel-name regex:fast_phase --launch-skip 4 --launch-count 2 \
-            "$NB" run --variant gpu-fast --tier cold --logn 16 --limbs $L --mode batch --batch 1 \
+            "$NB" run --variant ${NCU_VARIANT:-gpu-fast} --bits ${NCU_BITS:-60} --tier cold --logn 16 \
+            --limbs $L --mode batch --batch 1 \
             --min-samples 3 --max-samples 3 --min-time 0 --warmup 1 --warmup-time 0 \
             --throttle-threshold 0 --seed 1 -q --direction forward \
             --format json --output "$OUT/ncu-run.json" > "$OUT/ncu-L$L.txt" 2>&1
