@@ -390,8 +390,9 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast = {
 
 extern "C" const nb_ntt_variant nb_variant_gpu_fast32 = {
     /* .name = */ NB_GPU_FAST32_NAME,
-    /* .description = */ "gpu-fast on 32-bit words (primes < 2^31): the same shapes and "
-                         "launches; every prime below 2^30: Harvey butterflies, else the _q31 "
+    /* .description = */ "gpu-fast on 32-bit words (primes < 2^31): its shapes and launches, "
+                         "but 16 columns in 256-thread blocks for the 16-per-thread column "
+                         "kernels; every prime below 2^30: Harvey butterflies, else the _q31 "
                          "family; row twiddles as 32-bit w_shoup, columns as {w, w_shoup}",
     /* .backend = */ NB_BACKEND_GPU,
     /* .min_log_n = */ FAST_MIN_LOG_N,
