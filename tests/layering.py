@@ -27,14 +27,14 @@ import sys
 # ---- the layer map: the one place to update when folders move ----
 # Layers from the ground up; a file may need symbols of its own layer and of
 # the layers below it.
-LAYERS = ["core", "ntt", "ckks", "bench/core", "bench/report", "bench/tiers", "bench/cli"]
+LAYERS = ["core", "ntt", "ckks", "bench/timing", "bench/report", "bench/tiers", "bench/cli"]
 # Source path prefix -> layer; the first (longest listed first) match wins.
 LAYER_OF_PREFIX = [
     ("core/", "core"),
     ("ntt/", "ntt"),
     ("ckks/", "ckks"),
     ("reference/", "reference"),
-    ("bench/core/", "bench/core"),
+    ("bench/timing/", "bench/timing"),
     ("bench/report/", "bench/report"),
     ("bench/tiers/", "bench/tiers"),
     ("bench/cli/", "bench/cli"),
@@ -42,7 +42,7 @@ LAYER_OF_PREFIX = [
 # reference/ is a side layer: it may see only these, and only layers at or
 # above REFERENCE_USERS_FROM may need it.
 REFERENCE_SEES = {"core", "ntt"}
-REFERENCE_USERS_FROM = "bench/core"
+REFERENCE_USERS_FROM = "bench/timing"
 
 # nm -P types that define a symbol other files can link against (weak and
 # local symbols do not make a dependency).
@@ -217,7 +217,7 @@ def self_test():
     if violations(clean):
         print(f"self-test: clean graph reported {violations(clean)}", file=sys.stderr)
         failed += 1
-    if layer_of("bench/core/run.c") != "bench/core" or layer_of("bench/cli/main.c") != "bench/cli":
+    if layer_of("bench/timing/run.c") != "bench/timing" or layer_of("bench/cli/main.c") != "bench/cli":
         print("self-test: bench/ mapping broken", file=sys.stderr)
         failed += 1
     print("self-test: " + ("ok" if not failed else f"{failed} check(s) failed"))

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/core/rank_stats.h"
+#include "bench/timing/rank_stats.h"
 #include "bench/report/compare.h"
 #include "testutil.h"
 #include "cliutil.h"

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/core/contention.h"
-#include "bench/core/memfit.h"
+#include "bench/timing/contention.h"
+#include "bench/timing/memfit.h"
 #include "testutil.h"
 
 static const char stat_text[] =

@@ -1,4 +1,4 @@
-/* Tests of bench/core/rank_stats: Mann-Whitney U and its p-values against
+/* Tests of bench/timing/rank_stats: Mann-Whitney U and its p-values against
  * hand-computed values (exact null distribution of small samples, normal
  * approximation with ties), the Hodges-Lehmann shift and its interval against
  * brute-force enumeration of all pairwise differences on seeded random
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/core/rank_stats.h"
+#include "bench/timing/rank_stats.h"
 #include "testutil.h"
 
 static void test_exact_cdf_matches_enumerated_counts(void **state)

@@ -10,7 +10,7 @@
 #include <jansson.h>
 
 #include "bench/bench.h"
-#include "bench/core/stats.h"
+#include "bench/timing/stats.h"
 #include "testutil.h"
 
 static nb_bench_result sample_result(void)

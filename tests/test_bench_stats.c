@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "bench/bench.h"
-#include "bench/core/plan.h"
-#include "bench/core/stats.h"
+#include "bench/timing/plan.h"
+#include "bench/timing/stats.h"
 #include "testutil.h"
 
 #define CLOSE(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))

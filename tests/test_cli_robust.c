@@ -17,7 +17,7 @@
 
 #include "bench/cli/cli.h"
 #include "bench/cli/numparse.h"
-#include "bench/core/memfit.h"
+#include "bench/timing/memfit.h"
 #pragma GCC diagnostic ignored "-Wunused-function" /* cliutil.h helpers this file does not use */
 #include "testutil.h"
 #include "cliutil.h"

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
-#include "bench/core/internal.h"
+#include "bench/timing/internal.h"
 #include "testutil.h"
 
 static void *stream;

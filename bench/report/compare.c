@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/core/rank_stats.h"
+#include "bench/timing/rank_stats.h"
 #include "bench/report/compare.h"
 
 const char *nb_verdict_name(nb_verdict v)

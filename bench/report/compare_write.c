@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/core/rank_stats.h"
+#include "bench/timing/rank_stats.h"
 #include "bench/report/compare.h"
 #include "bench/report/internal.h" /* nb_csv_write_field, nb_text_fmt_time */
 

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "bench/core/env.h"
+#include "bench/timing/env.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/core/rank_stats.h"
+#include "bench/timing/rank_stats.h"
 #include "bench/report/result_file.h"
 
 struct nb_result_file {

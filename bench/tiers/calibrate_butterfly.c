@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench/core/internal.h"
+#include "bench/timing/internal.h"
 #include "bench/tiers/calibrate.h"
 #include "bench/tiers/ntt.h"
 #include "core/rng.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/core/internal.h"
+#include "bench/timing/internal.h"
 #include "bench/tiers/calibrate.h"
 
 #ifdef NB_HAVE_CUDA

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/core/memfit.h"
+#include "bench/timing/memfit.h"
 #include "bench/tiers/ntt.h"
 #include "bench/tiers/tiers.h"
 

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/core/internal.h"
-#include "bench/core/plan.h"
+#include "bench/timing/internal.h"
+#include "bench/timing/plan.h"
 
 #ifdef NB_HAVE_CUDA
 #include "core/cuda_check.h"

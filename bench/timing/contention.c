@@ -1,6 +1,6 @@
 /* Host interference readings (getrusage, /proc/stat) and the "contended"
  * rule; see contention.h for the thresholds. */
-#include "bench/core/contention.h"
+#include "bench/timing/contention.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "bench/core/internal.h"
+#include "bench/timing/internal.h"
 
 void nb_parse_proc_stat(const char *text, long long *total_ticks, long long *steal_ticks,
                         long long *procs_running)

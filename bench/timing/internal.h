@@ -1,7 +1,7 @@
 /* Internal declarations of the timing core, shared by its own files (and
  * the tiers that launch the core's GPU helpers); never installed. The state
  * of one timed pass (run_state) and the phases run.c and breakdown.c share
- * (phases.c, sample_gpu.c); GPU launchers live in bench/core/gpu_kernels.cu
+ * (phases.c, sample_gpu.c); GPU launchers live in bench/timing/gpu_kernels.cu
  * behind a C interface. */
 #ifndef NB_BENCH_CORE_INTERNAL_H
 #define NB_BENCH_CORE_INTERNAL_H
@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stddef.h>
 
-#include "bench/core/env.h"
-#include "bench/core/run.h"
+#include "bench/timing/env.h"
+#include "bench/timing/run.h"
 
 #ifdef NB_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -37,7 +37,7 @@ void nb_cpu_flush(unsigned char *buf, size_t bytes);
 void nb_nvml_env(char *driver, size_t driver_len, int *ecc_enabled);
 
 #ifdef NB_HAVE_CUDA
-/* ---- bench/core/gpu_kernels.cu ---- */
+/* ---- bench/timing/gpu_kernels.cu ---- */
 
 /* Holds `stream` until flags[0] != 0 (host-mapped memory), or sets flags[1]
  * = 1 and returns after timeout_ns of %globaltimer. One thread. */

@@ -15,8 +15,8 @@
 #include <omp.h>
 #endif
 
-#include "bench/core/internal.h"
-#include "bench/core/plan.h"
+#include "bench/timing/internal.h"
+#include "bench/timing/plan.h"
 #include "bench/nb_commit.h"
 #include "bench/nb_version.h"
 

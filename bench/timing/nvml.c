@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/core/internal.h"
+#include "bench/timing/internal.h"
 
 #ifdef NB_HAVE_CUDA
 #include <cuda_runtime_api.h>

@@ -4,8 +4,8 @@
 #ifndef NB_BENCH_RUN_H
 #define NB_BENCH_RUN_H
 
-#include "bench/core/contention.h"
-#include "bench/core/options.h"
+#include "bench/timing/contention.h"
+#include "bench/timing/options.h"
 
 #ifdef __cplusplus
 extern "C" {

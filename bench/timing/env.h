@@ -3,7 +3,7 @@
 #ifndef NB_BENCH_ENV_H
 #define NB_BENCH_ENV_H
 
-#include "bench/core/run.h"
+#include "bench/timing/run.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /* The memory-fit check run before a case allocates (see memfit.h). */
-#include "bench/core/memfit.h"
+#include "bench/timing/memfit.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "bench/core/internal.h"
+#include "bench/timing/internal.h"
 #include "core/device.h"
 
 size_t nb_parse_meminfo_available(const char *text)

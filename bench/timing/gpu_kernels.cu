@@ -1,13 +1,13 @@
 // The timing core's own GPU kernels: the blocking kernel that holds a stream
 // while a sample is queued, the per-SM clock probe, the L2 flush, and the
 // copy / empty / kernel-boundary / grid-barrier / butterfly kernels of
-// calibrate. C interface (bench/core/internal.h).
+// calibrate. C interface (bench/timing/internal.h).
 // Launch geometry is looked up per device (the current device of the calling
 // thread), so a process may time on any device.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
-#include "bench/core/internal.h"
+#include "bench/timing/internal.h"
 #include "core/cuda_check.h"
 #include "ntt/arith.h"
 

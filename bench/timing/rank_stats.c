@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/core/rank_stats.h"
+#include "bench/timing/rank_stats.h"
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -4,7 +4,7 @@
 #ifndef NB_BENCH_PLAN_H
 #define NB_BENCH_PLAN_H
 
-#include "bench/core/run.h"
+#include "bench/timing/run.h"
 
 #ifdef __cplusplus
 extern "C" {

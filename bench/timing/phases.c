@@ -10,10 +10,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench/core/internal.h"
-#include "bench/core/memfit.h"
-#include "bench/core/plan.h"
-#include "bench/core/stats.h"
+#include "bench/timing/internal.h"
+#include "bench/timing/memfit.h"
+#include "bench/timing/plan.h"
+#include "bench/timing/stats.h"
 
 #ifdef NB_HAVE_CUDA
 #include "core/cuda_check.h"

@@ -6,7 +6,7 @@
 
 #include <signal.h>
 
-#include "bench/core/workload.h"
+#include "bench/timing/workload.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -2,7 +2,7 @@
  * labelled with variant, tier and sizes. The nvtx3 headers (CUDA toolkit) are
  * header-only and cost nothing when no tool is attached; without CUDA these
  * are no-ops. */
-#include "bench/core/env.h"
+#include "bench/timing/env.h"
 
 #ifdef NB_HAVE_CUDA
 #include <nvtx3/nvToolsExt.h>

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench/core/options.h"
+#include "bench/timing/options.h"
 
 void nb_bench_opts_default(nb_bench_opts *o)
 {

@@ -14,10 +14,10 @@
 #include <omp.h>
 #endif
 
-#include "bench/core/contention.h"
-#include "bench/core/internal.h"
-#include "bench/core/plan.h"
-#include "bench/core/stats.h"
+#include "bench/timing/contention.h"
+#include "bench/timing/internal.h"
+#include "bench/timing/plan.h"
+#include "bench/timing/stats.h"
 
 #ifdef NB_HAVE_CUDA
 #include "core/cuda_check.h"
