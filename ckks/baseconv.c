@@ -92,9 +92,9 @@ nb_status nb_baseconv_apply(const nb_baseconv_plan *plan, uint64_t *out, const u
     if (!plan || !out || !in)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_baseconv_apply: NULL argument");
     if (plan->backend == NB_BACKEND_CPU)
-        return nb_cpu_conv(&plan->view, out, in, plan->n);
+        return nb_cpu_conv(&plan->view, out, in, plan->n, 64);
 #ifdef NB_HAVE_CUDA
-    const nb_polys io = {{out, NULL}, {in, NULL}, {NULL, NULL}, 1};
+    const nb_polys io = {{out, NULL}, {in, NULL}, {NULL, NULL}, 1, 64};
     return nb_gpu_conv(&plan->view, &io, plan->n, stream);
 #else
     (void)stream;

@@ -10,8 +10,11 @@
  * the data layouts and the error bounds.
  *
  * Bases. A set has N = 2^log_n, the ciphertext basis Q = {q_0, ..., q_L}
- * (q_0 of q0_bits, the scaling primes q_1..q_L of q_bits) and the special
- * basis P = {p_0, ..., p_(alpha-1)} of p_bits, alpha = ceil((L+1)/dnum).
+ * (the base: q0_count primes of q0_bits; then the scaling primes of q_bits,
+ * or, when rescale drops g = 2 primes, pairs whose product has about q_bits
+ * bits) and the special basis P = {p_0, ..., p_(alpha-1)} of p_bits,
+ * alpha = ceil((L+1)/dnum). Levels count primes: level l has l+1 limbs, and
+ * rescale from level l drops the top g primes (to level l-g).
  * All L+1+alpha primes are distinct, NTT-friendly (q = 1 mod 2N) and
  * generated deterministically by nb_primes_generate (largest first).
  * At level l (0 <= l <= L) the ciphertext basis is Q_l = {q_0..q_l}; the
@@ -28,8 +31,10 @@
  *                   (2j + k) * (L+1+alpha); nb_ckks_key_limbs() gives the
  *                   total. Level l < L uses limbs q_0..q_l and the P limbs.
  * Pointers passed to the pipelines are host memory for a CPU variant and
- * device memory for a GPU variant. Outputs never alias inputs. Inputs are
- * never modified. */
+ * device memory for a GPU variant, of words of the variant's size (64-bit
+ * or 32-bit, nb_ntt_variant.word_bits; a 32-bit variant needs every prime of
+ * the set below 2^31). Outputs never alias inputs. Inputs are never
+ * modified. */
 #ifndef NB_CKKS_H
 #define NB_CKKS_H
 
@@ -53,6 +58,13 @@ typedef struct nb_ckks_spec {
     unsigned q0_bits; /* bits of q_0                                           */
     unsigned q_bits;  /* bits of the scaling primes q_1..q_L                   */
     unsigned p_bits;  /* bits of the special primes                            */
+    /* The fields below may be left 0 (the defaults in brackets). */
+    unsigned word_bits;      /* [64] the word the set is made for; 32: every prime
+                                below 2^31                                         */
+    unsigned q0_count;       /* [1] primes of q0_bits at the base of Q            */
+    unsigned rescale_primes; /* [1] primes rescale drops per level, 1 or 2; with 2
+                                the scaling primes come in pairs whose product is
+                                the largest below 2^q_bits the primes allow       */
 } nb_ckks_spec;
 
 /* A named set with the paper or library configuration it reproduces. */
@@ -78,6 +90,9 @@ typedef struct nb_ckks_params {
     size_t q_count;    /* L + 1 */
     size_t alpha;      /* |P| = ceil((L+1)/dnum) */
     size_t dnum;
+    unsigned word_bits;    /* spec.word_bits, 64 when 0 */
+    size_t q0_count;       /* spec.q0_count, at least 1 */
+    size_t rescale_primes; /* g: spec.rescale_primes, at least 1 */
     uint64_t *primes;  /* [q_count + alpha]: q_0..q_L, then p_0..p_(alpha-1) */
     const uint64_t *q; /* = primes           */
     const uint64_t *p; /* = primes + q_count */
@@ -88,8 +103,10 @@ typedef struct nb_ckks_params {
  * base-conversion tables of each (level, digit) and of P -> Q_l, P^-1 mod q_i,
  * q_l^-1 mod q_i and floor(q_l/2) mod q_i. Errors (NB_ERR_INVALID_ARG, with
  * the reason): log_n out of range, levels outside [1, 255], dnum outside
- * [1, min(L+1, 64)], bit sizes outside [log_n + 2, 62] or too few primes of
- * a size. */
+ * [1, min(L+1, 64)], bit sizes outside [log_n + 2, 62] (31 for 32-bit
+ * words), q0_count outside [1, L], rescale_primes outside [1, 2], L+1 -
+ * q0_count not a multiple of rescale_primes, a pair's product above 62
+ * bits, or too few primes of a size. */
 nb_status nb_ckks_params_create(nb_ckks_params **out, const nb_ckks_spec *spec);
 /* Same, from a preset name (NB_ERR_NOT_FOUND if unknown). */
 nb_status nb_ckks_params_from_preset(nb_ckks_params **out, const char *name);
@@ -166,14 +183,14 @@ nb_ntt *nb_ckks_get_ntt(nb_ckks *c);
  * poly over B_l (NTT form) whose digit limbs equal the input's and whose
  * other limbs are Conv_{digit -> B_l \ digit} of the digit:
  * iNTT(digit limbs) -> conversion -> NTT(new limbs). */
-nb_status nb_ckks_modup(nb_ckks *c, size_t level, size_t digit, uint64_t *out,
-                        const uint64_t *in, const nb_ckks_hook *hook, void *stream);
+nb_status nb_ckks_modup(nb_ckks *c, size_t level, size_t digit, void *out, const void *in,
+                        const nb_ckks_hook *hook, void *stream);
 
 /* modUp of every digit of level l: digit j's poly over B_l (as nb_ckks_modup
  * computes it) at out + j * (l+1+alpha) * N. One copy and one iNTT of all
  * l+1 input limbs serve every digit, then per digit the conversion and the
  * NTT of its new limbs. */
-nb_status nb_ckks_modup_all(nb_ckks *c, size_t level, uint64_t *out, const uint64_t *in,
+nb_status nb_ckks_modup_all(nb_ckks *c, size_t level, void *out, const void *in,
                             const nb_ckks_hook *hook, void *stream);
 
 /* modDown at level l: in = poly over B_l (NTT form), out = poly over Q_l
@@ -181,14 +198,14 @@ nb_status nb_ckks_modup_all(nb_ckks *c, size_t level, uint64_t *out, const uint6
  * conversion, NTT of the l+1 new limbs, then the scalar step. For a of
  * integer value x in [0, Q_l P): out = floor(x / P) - e mod Q_l with
  * 0 <= e < alpha. */
-nb_status nb_ckks_moddown(nb_ckks *c, size_t level, uint64_t *out, const uint64_t *in,
+nb_status nb_ckks_moddown(nb_ckks *c, size_t level, void *out, const void *in,
                           const nb_ckks_hook *hook, void *stream);
 
 /* Key-switch inner product at level l: for digit polys ext[j] (over B_l,
  * NTT form, j < digits(l), at ext + j * (l+1+alpha) * N),
  *   acc_k = sum_j ext[j] * key[j][k]  (k = 0, 1), over B_l, NTT form. */
-nb_status nb_ckks_inner_product(nb_ckks *c, size_t level, uint64_t *acc0, uint64_t *acc1,
-                                const uint64_t *ext, const uint64_t *key,
+nb_status nb_ckks_inner_product(nb_ckks *c, size_t level, void *acc0, void *acc1,
+                                const void *ext, const void *key,
                                 const nb_ckks_hook *hook, void *stream);
 
 /* Full hybrid key switch of d (poly over Q_l, NTT form) with key `key`:
@@ -196,16 +213,21 @@ nb_status nb_ckks_inner_product(nb_ckks *c, size_t level, uint64_t *acc0, uint64
  * `in` by the inner product instead of being copied), inner product, modDown
  * of both accumulators (their P limbs transformed in place).
  * out0, out1: polys over Q_l (NTT form). */
-nb_status nb_ckks_keyswitch(nb_ckks *c, size_t level, uint64_t *out0, uint64_t *out1,
-                            const uint64_t *in, const uint64_t *key, const nb_ckks_hook *hook,
+nb_status nb_ckks_keyswitch(nb_ckks *c, size_t level, void *out0, void *out1,
+                            const void *in, const void *key, const nb_ckks_hook *hook,
                             void *stream);
 
-/* Rescale from level l >= 1: in = poly over Q_l (NTT form), out = poly over
- * Q_(l-1) (NTT form) = floor(x / q_l) (or the rounding) of the input's
- * integer value x in [0, Q_l): iNTT of limb l, its residues brought to each
- * q_i (i < l) and NTT'd, then (a_i - t_i) * q_l^-1 mod q_i. */
-nb_status nb_ckks_rescale(nb_ckks *c, size_t level, nb_ckks_rounding rounding, uint64_t *out,
-                          const uint64_t *in, const nb_ckks_hook *hook, void *stream);
+/* Rescale from level l >= g (g = rescale_primes): in = poly over Q_l (NTT
+ * form), out = poly over Q_(l-g) (NTT form) = floor(x / D) (or the
+ * rounding) of the input's integer value x in [0, Q_l), D = q_(l-g+1)..q_l
+ * the dropped primes' product: iNTT of the g top limbs, x mod D composed
+ * exactly (Garner's formula for g = 2) and brought to each q_i (i <= l-g)
+ * and NTT'd, then (a_i - t_i) * D^-1 mod q_i. */
+nb_status nb_ckks_rescale(nb_ckks *c, size_t level, nb_ckks_rounding rounding, void *out,
+                          const void *in, const nb_ckks_hook *hook, void *stream);
+
+/* Bytes of one word of data for this nb_ckks (its variant's word size). */
+size_t nb_ckks_word_bytes(const nb_ckks *c);
 
 /* Limb-transforms a stage performs at level l (forward and inverse). */
 typedef enum nb_ckks_stage {

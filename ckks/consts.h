@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "ckks/ckks.h"
+#include "ntt/arith.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,8 +59,10 @@ typedef struct nb_ckks_consts {
     nb_conv_desc *modup;    /* [(L+1) * dnum]: level l, digit j at l*dnum + j  */
     nb_conv_desc moddown;   /* P -> Q_L (level l uses targets 0..l)            */
     size_t p_inv, p_inv_shoup;   /* [L+1] P^-1 mod q_i                          */
-    size_t ql_inv, ql_inv_shoup; /* [(L+1)^2] row l: q_l^-1 mod q_i, i < l      */
-    size_t ql_half;              /* [(L+1)^2] row l: floor(q_l/2) mod q_i, i <= l */
+    /* rescale from level l >= g drops D_l = q_(l-g+1)..q_l (g = rescale_primes) */
+    size_t ql_inv, ql_inv_shoup; /* [(L+1)^2] row l: D_l^-1 mod q_i, i <= l-g     */
+    size_t ql_half;              /* [(L+1)^2] row l: floor(D_l/2) mod q_i, i <= l-g */
+    size_t garner, garner_shoup; /* [L+1] at l (g = 2): q_(l-1)^-1 mod q_l         */
 } nb_ckks_consts;
 
 static inline nb_conv_view nb_conv_view_at(const nb_conv_desc *d, const uint64_t *base,
@@ -98,16 +101,20 @@ uint32_t nb_conv_chunk(uint64_t max_a, uint64_t max_b);
  * leave nb_redc_128's domain or no such S exists. */
 uint32_t nb_conv_redc_steps(uint64_t max_a, uint64_t max_b, size_t count);
 
-/* ---- kernels (backend-specific; the pipelines dispatch on the backend) ---- */
+/* ---- kernels (backend-specific; the pipelines dispatch on the backend) ----
+ * Data are words of word_bits (64 or 32) bits, every value below its prime;
+ * constants come from the blob (64-bit words). 32-bit kernels need every
+ * prime below 2^31. */
 
 /* One or two polynomials of the same shape for one GPU launch (the key
  * switch's pair): out[p] from a[p] (and b[p] where the kernel takes two
  * inputs), p < count. */
 #define NB_POLYS 2
 typedef struct nb_polys {
-    uint64_t *out[NB_POLYS];
-    const uint64_t *a[NB_POLYS], *b[NB_POLYS];
-    unsigned count; /* 1..NB_POLYS */
+    void *out[NB_POLYS];
+    const void *a[NB_POLYS], *b[NB_POLYS];
+    unsigned count;     /* 1..NB_POLYS */
+    unsigned word_bits; /* 64 or 32 */
 } nb_polys;
 
 /* Per-limb scalar data for elementwise kernels. */
@@ -123,29 +130,62 @@ typedef struct nb_ip_geom {
     size_t digits, alpha_digit; /* digits at this level, alpha */
     int packed;                 /* ext in the key switch's packed layout (needs in) */
     uint32_t chunk;
+    unsigned word_bits;
     const uint64_t *prime_q, *prime_mu_lo, *prime_mu_hi; /* full layout [L+1+alpha] */
 } nb_ip_geom;
 
+/* Rescale's bring step from level l: the dropped primes' residues r (drop
+ * limbs, coefficient form: r_0 mod d0 at r, r_1 mod d1 at r + N) compose
+ * to R = x mod D exactly (drop 2: R = r_0 + d0 [(r_1 - r_0) d0^-1]_{d1});
+ * then t_i = [R + H]_D - (H mod q_i) mod q_i (rounding, h given) or
+ * R mod q_i (floor, h = NULL), for the count targets q_i. D < 2^63. */
+typedef struct nb_bring_args {
+    unsigned drop;                  /* 1 or 2                                   */
+    uint64_t d0, d1, D, H;          /* dropped primes, product, floor(D/2)      */
+    uint64_t d1_mu_lo, d1_mu_hi;    /* Barrett constants of d1 (drop 2)         */
+    uint64_t inv, inv_shoup;        /* d0^-1 mod d1 and its Shoup value         */
+    const uint64_t *q, *mu_lo, *mu_hi; /* [count] targets, Barrett constants    */
+    const uint64_t *h;              /* [count] H mod q_i, or NULL (floor)       */
+    size_t count, n;
+    unsigned word_bits;
+} nb_bring_args;
+
+/* x mod D of one coefficient from its dropped residues r0 (mod d0) and r1
+ * (mod d1, drop 2), plus H mod D when g->h is given: the one formula the
+ * CPU and GPU bring steps share. Result in [0, D). */
+NB_HD uint64_t nb_bring_compose(const nb_bring_args *g, uint64_t r0, uint64_t r1)
+{
+    uint64_t R = r0;
+    if (g->drop == 2) {
+        const uint64_t r0b = nb_reduce_64(r0, g->d1, g->d1_mu_lo, g->d1_mu_hi);
+        const uint64_t u = nb_mul_shoup(nb_sub_mod(r1, r0b, g->d1), g->inv, g->inv_shoup, g->d1);
+        R = r0 + g->d0 * u; /* < d0 + d0 (d1 - 1) = D */
+    }
+    if (g->h) {
+        R += g->H; /* both below D < 2^63 */
+        if (R >= g->D)
+            R -= g->D;
+    }
+    return R;
+}
+
 /* out[limb t of v] = Conv of in (v.n_from limbs) for t < v.n_to; limb t is
  * written at out + v.out_limb[t] * n. */
-nb_status nb_cpu_conv(const nb_conv_view *v, uint64_t *out, const uint64_t *in, size_t n);
+nb_status nb_cpu_conv(const nb_conv_view *v, void *out, const void *in, size_t n,
+                      unsigned word_bits);
 /* out_i = (a_i - b_i) * w_i mod q_i for limbs i < count. */
-nb_status nb_cpu_sub_mul(const nb_limb_consts *k, uint64_t *out, const uint64_t *a,
-                         const uint64_t *b, size_t count, size_t n);
-/* t_i = [r + h_l]_{q_l} - h_i mod q_i for i < count, r one limb mod q_l (coefficient
- * form); h = NULL: t_i = r mod q_i. mu_lo/mu_hi: Barrett constants of q_i. */
-nb_status nb_cpu_rescale_bring(uint64_t *t, const uint64_t *r, uint64_t q_l, uint64_t h_l,
-                               const uint64_t *q, const uint64_t *mu_lo, const uint64_t *mu_hi,
-                               const uint64_t *h, size_t count, size_t n);
+nb_status nb_cpu_sub_mul(const nb_limb_consts *k, void *out, const void *a, const void *b,
+                         size_t count, size_t n, unsigned word_bits);
+/* t (count limbs) from r, as nb_bring_args says. */
+nb_status nb_cpu_rescale_bring(const nb_bring_args *g, void *t, const void *r);
 /* acc_k[m] = sum_j E_j[m] * key[j][k][pm] with E_j[m] = in[m] for m inside digit
  * j when in != NULL, else ext[j][m]. ext[j][m] is at ext + (j E + m) N, or in
  * the packed layout (g->packed) at ext + (j (l+1) + m') N, m' = m below the
  * digit and m - count_j above it (count_j: the digit's limbs). acc0 holds its
  * E limbs in order; acc1 its l+1 Q limbs at acc1 and its alpha P limbs at
  * acc1_p (acc1 + (l+1) N: in order). */
-nb_status nb_cpu_inner_product(const nb_ip_geom *g, uint64_t *acc0, uint64_t *acc1,
-                               uint64_t *acc1_p, const uint64_t *ext, const uint64_t *in,
-                               const uint64_t *key);
+nb_status nb_cpu_inner_product(const nb_ip_geom *g, void *acc0, void *acc1, void *acc1_p,
+                               const void *ext, const void *in, const void *key);
 
 #ifdef NB_HAVE_CUDA
 /* Raises the conversion kernel's shared-memory limit for n_from source primes
@@ -154,16 +194,15 @@ nb_status nb_cpu_inner_product(const nb_ip_geom *g, uint64_t *acc0, uint64_t *ac
 nb_status nb_gpu_conv_reserve(size_t n_from);
 /* nb_cpu_conv of io->a[p] into io->out[p] for each polynomial p. */
 nb_status nb_gpu_conv(const nb_conv_view *v, const nb_polys *io, size_t n, void *stream);
+/* The same on 32-bit words (called by nb_gpu_conv; gpu_conv32.cu). */
+nb_status nb_gpu_conv32(const nb_conv_view *v, const nb_polys *io, size_t n, void *stream);
 /* nb_cpu_sub_mul of (io->out[p], io->a[p], io->b[p]) for each polynomial p. */
 nb_status nb_gpu_sub_mul(const nb_limb_consts *k, const nb_polys *io, size_t count, size_t n,
                          void *stream);
-nb_status nb_gpu_rescale_bring(uint64_t *t, const uint64_t *r, uint64_t q_l, uint64_t h_l,
-                               const uint64_t *q, const uint64_t *mu_lo, const uint64_t *mu_hi,
-                               const uint64_t *h, size_t count, size_t n, void *stream);
-nb_status nb_gpu_inner_product(const nb_ip_geom *g, uint64_t *acc0, uint64_t *acc1,
-                               uint64_t *acc1_p, const uint64_t *ext, const uint64_t *in,
-                               const uint64_t *key, void *stream);
-nb_status nb_gpu_copy(uint64_t *dst, const uint64_t *src, size_t words, void *stream);
+nb_status nb_gpu_rescale_bring(const nb_bring_args *g, void *t, const void *r, void *stream);
+nb_status nb_gpu_inner_product(const nb_ip_geom *g, void *acc0, void *acc1, void *acc1_p,
+                               const void *ext, const void *in, const void *key, void *stream);
+nb_status nb_gpu_copy(void *dst, const void *src, size_t bytes, void *stream);
 #endif
 
 #ifdef __cplusplus

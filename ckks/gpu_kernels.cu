@@ -1,4 +1,6 @@
-/* GPU kernels of the CKKS pipelines (C interface in ckks/consts.h):
+/* GPU kernels of the CKKS pipelines (C interface in ckks/consts.h); the
+ * 32-bit conversion is in gpu_conv32.cu, the elementwise kernels and the
+ * inner product take either word size:
  *  - fused fast base conversion: one block stages [x_i * qhat_i^-1]_{q_i} of
  *    32 coefficients (and the conversion table when it fits) in shared
  *    memory (phase 1), then its threads accumulate sum_i y_i * (qhat_i mod
@@ -22,6 +24,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ckks/consts.h"
+#include "ckks/gpu_launch.cuh"
 #include "core/cuda_check.h"
 #include "ntt/arith.h"
 #include "ntt/gpu_common.cuh"
@@ -31,7 +34,6 @@
 #define CONV_TARGETS 2 /* targets per thread at a time                      */
 #define CONV_MAX_NF 16 /* source primes up to which the kernel is unrolled  */
 #define EW_THREADS 256 /* elementwise kernels: threads per block             */
-#define PDL_MAX_DEVICES 64 /* devices whose launch capability is remembered */
 
 namespace { /* kernels have internal linkage: no clash with other modules */
 
@@ -109,8 +111,8 @@ __global__ void __launch_bounds__(CONV_TILE *CONV_GROUPS)
     conv_kernel(nb_conv_view v, nb_polys io, size_t n)
 {
     const bool second = blockIdx.y; /* a select, not an index: io stays in parameter space */
-    uint64_t *__restrict__ out = second ? io.out[1] : io.out[0];
-    const uint64_t *__restrict__ in = second ? io.a[1] : io.a[0];
+    uint64_t *__restrict__ out = (uint64_t *)(second ? io.out[1] : io.out[0]);
+    const uint64_t *__restrict__ in = (const uint64_t *)(second ? io.a[1] : io.a[0]);
     extern __shared__ uint64_t y[]; /* [n_from][CONV_TILE], then (HS) [n_to][n_from] */
     constexpr int T = CONV_TARGETS;
     const size_t c0 = (size_t)blockIdx.x * CONV_TILE;
@@ -214,50 +216,6 @@ conv_kernel_fn conv_unrolled(unsigned nf)
 
 } // namespace
 
-/* Whether the current device has programmatic dependent launch (sm_90 and
- * later), remembered per device (0 unknown, 1 no, 2 yes). */
-static std::atomic<int> pdl_known[PDL_MAX_DEVICES];
-
-static bool pdl_supported()
-{
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= PDL_MAX_DEVICES) {
-        (void)cudaGetLastError();
-        return false;
-    }
-    int v = pdl_known[dev].load(std::memory_order_relaxed);
-    if (v == 0) {
-        int major = 0;
-        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
-            (void)cudaGetLastError();
-        v = major >= 9 ? 2 : 1;
-        pdl_known[dev].store(v, std::memory_order_relaxed);
-    }
-    return v == 2;
-}
-
-/* Launches `kern` on s, with programmatic dependent launch where the device
- * has it (every kernel of this file waits before reading its inputs). */
-template <class... P, class... A>
-static nb_status launch_pdl(void (*kern)(P...), dim3 grid, dim3 block, size_t smem,
-                            cudaStream_t s, A &&...args)
-{
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = block;
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = s;
-    cudaLaunchAttribute attr[1];
-    if (pdl_supported()) {
-        attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr[0].val.programmaticStreamSerializationAllowed = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-    }
-    NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, std::forward<A>(args)...));
-    return NB_OK;
-}
-
 /* Largest dynamic shared memory the conversion kernel has been allowed, per
  * device (a function attribute holds for the device current when it is set);
  * 0 means the 48 KiB default. Devices past CONV_MAX_DEVICES set the attribute
@@ -298,6 +256,8 @@ extern "C" nb_status nb_gpu_conv(const nb_conv_view *v, const nb_polys *io, size
                             io->count, NB_POLYS);
     if (v->n_to == 0)
         return NB_OK;
+    if (io->word_bits == 32)
+        return nb_gpu_conv32(v, io, n, stream);
     const size_t smem = (size_t)v->n_from * CONV_TILE * sizeof(uint64_t);
     const size_t table = (size_t)v->n_to * v->n_from * sizeof(uint64_t);
     const unsigned groups = (v->n_to + CONV_TARGETS - 1) / CONV_TARGETS;
@@ -317,22 +277,31 @@ extern "C" nb_status nb_gpu_conv(const nb_conv_view *v, const nb_polys *io, size
 }
 
 namespace {
+/* out = (a - b) * w per limb (blockIdx.y) and polynomial (blockIdx.z), on
+ * words T (uint64_t or uint32_t). */
+template <class T>
 __global__ void sub_mul_kernel(const uint64_t *__restrict__ q, const uint64_t *__restrict__ w,
                                const uint64_t *__restrict__ ws, nb_polys io, size_t n)
 {
     const bool second = blockIdx.z; /* a select, not an index (see conv_kernel) */
-    uint64_t *__restrict__ out = second ? io.out[1] : io.out[0];
-    const uint64_t *__restrict__ a = second ? io.a[1] : io.a[0];
-    const uint64_t *__restrict__ b = second ? io.b[1] : io.b[0];
+    T *__restrict__ out = (T *)(second ? io.out[1] : io.out[0]);
+    const T *__restrict__ a = (const T *)(second ? io.a[1] : io.a[0]);
+    const T *__restrict__ b = (const T *)(second ? io.b[1] : io.b[0]);
     nb_gpu_pdl_launch_dependents();
     nb_gpu_pdl_wait();
     const size_t limb = blockIdx.y;
     const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= n)
         return;
-    const uint64_t qi = q[limb];
     const size_t at = limb * n + c;
-    out[at] = nb_mul_shoup(nb_sub_mod(a[at], b[at], qi), w[limb], ws[limb], qi);
+    if constexpr (sizeof(T) == 4) {
+        const uint32_t qi = (uint32_t)q[limb];
+        const uint32_t d = nb_csub32(a[at] + qi - b[at], qi);
+        out[at] = nb_mul_shoup32(d, (uint32_t)w[limb], nb_shoup32_from64(ws[limb]), qi);
+    } else {
+        const uint64_t qi = q[limb];
+        out[at] = nb_mul_shoup(nb_sub_mod(a[at], b[at], qi), w[limb], ws[limb], qi);
+    }
 }
 
 } // namespace
@@ -346,57 +315,60 @@ extern "C" nb_status nb_gpu_sub_mul(const nb_limb_consts *k, const nb_polys *io,
     if (count == 0)
         return NB_OK;
     dim3 grid((unsigned)((n + EW_THREADS - 1) / EW_THREADS), (unsigned)count, io->count);
-    NB_TRY(launch_pdl(sub_mul_kernel, grid, EW_THREADS, 0, (cudaStream_t)stream, k->q, k->w,
-                      k->w_shoup, *io, n));
+    auto kern = io->word_bits == 32 ? sub_mul_kernel<uint32_t> : sub_mul_kernel<uint64_t>;
+    NB_TRY(launch_pdl(kern, grid, EW_THREADS, 0, (cudaStream_t)stream, k->q, k->w, k->w_shoup,
+                      *io, n));
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;
 }
 
 namespace {
-__global__ void rescale_bring_kernel(uint64_t *__restrict__ t, const uint64_t *__restrict__ r,
-                                     uint64_t q_l, uint64_t h_l, const uint64_t *__restrict__ q,
-                                     const uint64_t *__restrict__ mu_lo,
-                                     const uint64_t *__restrict__ mu_hi,
-                                     const uint64_t *__restrict__ h, size_t n)
+/* Rescale's bring step (nb_bring_args): target limb blockIdx.y. */
+template <class T>
+__global__ void rescale_bring_kernel(nb_bring_args g, T *__restrict__ t, const T *__restrict__ r)
 {
     nb_gpu_pdl_launch_dependents();
     nb_gpu_pdl_wait();
-    const size_t i = blockIdx.y;
+    const size_t i = blockIdx.y, n = g.n;
     const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= n)
         return;
-    const uint64_t qi = q[i];
-    uint64_t x = r[c];
-    if (h) {
-        x = nb_add_mod(x, h_l, q_l);
-        t[i * n + c] = nb_sub_mod(nb_reduce_64(x, qi, mu_lo[i], mu_hi[i]), h[i], qi);
-    } else {
-        t[i * n + c] = nb_reduce_64(x, qi, mu_lo[i], mu_hi[i]);
-    }
+    const uint64_t qi = g.q[i];
+    const uint64_t R = nb_bring_compose(&g, r[c], g.drop == 2 ? (uint64_t)r[n + c] : 0);
+    const uint64_t h = g.h ? g.h[i] : 0;
+    t[i * n + c] = (T)nb_sub_mod(nb_reduce_64(R, qi, g.mu_lo[i], g.mu_hi[i]), h, qi);
 }
 
 } // namespace
 
-extern "C" nb_status nb_gpu_rescale_bring(uint64_t *t, const uint64_t *r, uint64_t q_l,
-                                          uint64_t h_l, const uint64_t *q, const uint64_t *mu_lo,
-                                          const uint64_t *mu_hi, const uint64_t *h, size_t count,
-                                          size_t n, void *stream)
+extern "C" nb_status nb_gpu_rescale_bring(const nb_bring_args *g, void *t, const void *r,
+                                          void *stream)
 {
-    if (count == 0)
+    if (g->drop != 1 && g->drop != 2)
+        return nb_set_error(NB_ERR_INVALID_ARG, "rescale: %u dropped primes (1 or 2)", g->drop);
+    if (g->count == 0)
         return NB_OK;
-    dim3 grid((unsigned)((n + EW_THREADS - 1) / EW_THREADS), (unsigned)count);
-    NB_TRY(launch_pdl(rescale_bring_kernel, grid, EW_THREADS, 0, (cudaStream_t)stream, t, r, q_l,
-                      h_l, q, mu_lo, mu_hi, h, n));
+    dim3 grid((unsigned)((g->n + EW_THREADS - 1) / EW_THREADS), (unsigned)g->count);
+    cudaStream_t s = (cudaStream_t)stream;
+    if (g->word_bits == 32)
+        NB_TRY(launch_pdl(rescale_bring_kernel<uint32_t>, grid, EW_THREADS, 0, s, *g,
+                          (uint32_t *)t, (const uint32_t *)r));
+    else
+        NB_TRY(launch_pdl(rescale_bring_kernel<uint64_t>, grid, EW_THREADS, 0, s, *g,
+                          (uint64_t *)t, (const uint64_t *)r));
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;
 }
 
 namespace {
-__global__ void inner_product_kernel(nb_ip_geom g, uint64_t *__restrict__ acc0,
-                                     uint64_t *__restrict__ acc1, uint64_t *__restrict__ acc1_p,
-                                     const uint64_t *__restrict__ ext,
-                                     const uint64_t *__restrict__ in,
-                                     const uint64_t *__restrict__ key)
+/* The inner product (nb_cpu_inner_product) of output limb blockIdx.y on
+ * words T: 64-bit words accumulate in 128 bits (mac128), reduced every
+ * `chunk` products; 32-bit words in 64 bits (products below 2^62), reduced
+ * every 4. */
+template <class T>
+__global__ void inner_product_kernel(nb_ip_geom g, T *__restrict__ acc0, T *__restrict__ acc1,
+                                     T *__restrict__ acc1_p, const T *__restrict__ ext,
+                                     const T *__restrict__ in, const T *__restrict__ key)
 {
     nb_gpu_pdl_launch_dependents();
     nb_gpu_pdl_wait();
@@ -407,6 +379,8 @@ __global__ void inner_product_kernel(nb_ip_geom g, uint64_t *__restrict__ acc0,
     const size_t n = g.n, L1 = g.level + 1, E = g.ext_limbs, per = g.q_count + g.alpha;
     const size_t pm = m < L1 ? m : g.q_count + (m - L1);
     const uint64_t q = g.prime_q[pm], ml = g.prime_mu_lo[pm], mh = g.prime_mu_hi[pm];
+    constexpr bool w32 = sizeof(T) == 4;
+    const unsigned chunk = w32 ? 4 : g.chunk;
     uint64_t lo0 = 0, hi0 = 0, lo1 = 0, hi1 = 0;
     unsigned k = 0;
     for (size_t j = 0; j < g.digits; j++) {
@@ -415,35 +389,52 @@ __global__ void inner_product_kernel(nb_ip_geom g, uint64_t *__restrict__ acc0,
         const bool from_in = in && m >= first && m < end;
         const size_t pos = !g.packed ? j * E + m : j * L1 + (m < first ? m : m - (end - first));
         const uint64_t x = from_in ? in[m * n + c] : ext[pos * n + c];
-        mac128(lo0, hi0, x, key[((2 * j) * per + pm) * n + c]);
-        mac128(lo1, hi1, x, key[((2 * j + 1) * per + pm) * n + c]);
-        if (++k == g.chunk && j + 1 < g.digits) {
+        const uint64_t k0 = key[((2 * j) * per + pm) * n + c];
+        const uint64_t k1 = key[((2 * j + 1) * per + pm) * n + c];
+        if constexpr (w32) {
+            lo0 += x * k0;
+            lo1 += x * k1;
+        } else {
+            mac128(lo0, hi0, x, k0);
+            mac128(lo1, hi1, x, k1);
+        }
+        if (++k == chunk && j + 1 < g.digits) {
             lo0 = nb_reduce_128(lo0, hi0, q, ml, mh);
             lo1 = nb_reduce_128(lo1, hi1, q, ml, mh);
             hi0 = hi1 = 0;
             k = 0;
         }
     }
-    acc0[m * n + c] = nb_reduce_128(lo0, hi0, q, ml, mh);
-    (m < L1 ? acc1 + m * n : acc1_p + (m - L1) * n)[c] = nb_reduce_128(lo1, hi1, q, ml, mh);
+    acc0[m * n + c] = (T)nb_reduce_128(lo0, hi0, q, ml, mh);
+    (m < L1 ? acc1 + m * n : acc1_p + (m - L1) * n)[c] = (T)nb_reduce_128(lo1, hi1, q, ml, mh);
 }
 
-} // namespace
-
-extern "C" nb_status nb_gpu_inner_product(const nb_ip_geom *g, uint64_t *acc0, uint64_t *acc1,
-                                          uint64_t *acc1_p, const uint64_t *ext,
-                                          const uint64_t *in, const uint64_t *key, void *stream)
+template <class T>
+nb_status inner_product_as(const nb_ip_geom *g, void *acc0, void *acc1, void *acc1_p,
+                           const void *ext, const void *in, const void *key, void *stream)
 {
     dim3 grid((unsigned)((g->n + EW_THREADS - 1) / EW_THREADS), (unsigned)g->ext_limbs);
-    NB_TRY(launch_pdl(inner_product_kernel, grid, EW_THREADS, 0, (cudaStream_t)stream, *g, acc0,
-                      acc1, acc1_p, ext, in, key));
+    NB_TRY(launch_pdl(inner_product_kernel<T>, grid, EW_THREADS, 0, (cudaStream_t)stream, *g,
+                      (T *)acc0, (T *)acc1, (T *)acc1_p, (const T *)ext, (const T *)in,
+                      (const T *)key));
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;
 }
 
-extern "C" nb_status nb_gpu_copy(uint64_t *dst, const uint64_t *src, size_t words, void *stream)
+} // namespace
+
+extern "C" nb_status nb_gpu_inner_product(const nb_ip_geom *g, void *acc0, void *acc1,
+                                          void *acc1_p, const void *ext, const void *in,
+                                          const void *key, void *stream)
 {
-    NB_CUDA_TRY(cudaMemcpyAsync(dst, src, words * sizeof(uint64_t), cudaMemcpyDeviceToDevice,
-                                (cudaStream_t)stream));
+    return g->word_bits == 32 ? inner_product_as<uint32_t>(g, acc0, acc1, acc1_p, ext, in, key,
+                                                           stream)
+                              : inner_product_as<uint64_t>(g, acc0, acc1, acc1_p, ext, in, key,
+                                                           stream);
+}
+
+extern "C" nb_status nb_gpu_copy(void *dst, const void *src, size_t bytes, void *stream)
+{
+    NB_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream));
     return NB_OK;
 }

@@ -16,24 +16,36 @@
  * TCHES 2021), include/public/Test.h: q_0 and P of 62 bits, scaling primes
  * of 51 bits, alpha = (L+1)/dnum. */
 static const nb_ckks_preset presets[] = {
-    {"test-tiny", {4, 3, 2, 40, 30, 40},
+    {"test-tiny", {4, 3, 2, 40, 30, 40, 64, 1, 1},
      "test set: N=16, L=3, dnum=2 (the GMP schoolbook key switch runs in milliseconds)"},
-    {"test-small", {10, 7, 3, 50, 40, 50},
+    {"test-small", {10, 7, 3, 50, 40, 50, 64, 1, 1},
      "test set: N=2^10, L=7, dnum=3 (partial last digit), CI-sized"},
-    {"test-medium", {12, 15, 4, 60, 45, 60},
+    {"test-medium", {12, 15, 4, 60, 45, 60, 64, 1, 1},
      "test set: N=2^12, L=15, dnum=4, 60-bit q_0/P and 45-bit scaling primes"},
-    {"ckks16-l30-d3", {16, 30, 3, 62, 51, 62},
+    {"ckks16-l30-d3", {16, 30, 3, 62, 51, 62, 64, 1, 1},
      "comparison point of GPU CKKS papers: logN 16, L=30, dnum=3 (alpha=11), with the 100x "
      "prime sizes (62-bit q_0 and P, 51-bit scaling primes)"},
-    {"100x-16-d3", {16, 44, 3, 62, 51, 62},
+    {"100x-16-d3", {16, 44, 3, 62, 51, 62, 64, 1, 1},
      "100x (Jung et al., TCHES 2021) PARAM_SMALL_DNUM of scale-snu/ckks-gpu-core: logN 16, "
      "L=44, dnum=3 (alpha=15); its ModUp/ModDown/KeySwitch were timed on a V100"},
-    {"100x-16-d45", {16, 44, 45, 62, 51, 62},
+    {"100x-16-d45", {16, 44, 45, 62, 51, 62, 64, 1, 1},
      "100x (Jung et al., TCHES 2021) PARAM_LARGE_DNUM of scale-snu/ckks-gpu-core: logN 16, "
      "L=44, dnum=45 (alpha=1: one special prime, the SEAL-style decomposition)"},
-    {"100x-17-d3", {17, 29, 3, 62, 51, 62},
+    {"100x-17-d3", {17, 29, 3, 62, 51, 62, 64, 1, 1},
      "100x (Jung et al., TCHES 2021) SPECIAL_PARAM of scale-snu/ckks-gpu-core: logN 17, "
      "L=29, dnum=3 (alpha=10), bootstrapping-sized ring"},
+    {"ckks16-l30-d3-w32", {16, 61, 3, 31, 51, 31, 32, 2, 2},
+     "the 32-bit twin of ckks16-l30-d3: logN 16, dnum 3, every prime below 2^31; q_0 is two "
+     "31-bit primes, each of the 30 levels a pair of primes whose product is just below 2^51 "
+     "(rescale drops the pair), P is 21 31-bit primes (alpha=21)"},
+    {"cheddar16-boot-w32", {16, 46, 4, 25, 30, 31, 32, 4, 1},
+     "Cheddar (Kim et al., arXiv:2407.13055), logN 16 bootstrapping set at scale 2^40 on "
+     "32-bit words: Q = 4 25-bit terminal + 43 30-bit main primes, P = 12 31-bit primes "
+     "(dnum 4 gives alpha=12)"},
+    {"cheddar16-boot-w64", {16, 25, 4, 50, 40, 56, 64, 1, 1},
+     "Cheddar (Kim et al., arXiv:2407.13055), logN 16 bootstrapping set at scale 2^40 on "
+     "64-bit words: Q = one 50-bit + 25 40-bit primes, P = 7 56-bit primes (dnum 4 gives "
+     "alpha=7)"},
 };
 
 size_t nb_ckks_preset_count(void) { return sizeof presets / sizeof presets[0]; }
@@ -169,6 +181,20 @@ nb_status nb_conv_desc_build(nb_ckks_consts *k, nb_conv_desc *d, const uint64_t 
 
 /* ---- parameter sets ---- */
 
+/* The spec with its defaults filled in (word 64, one base prime, one
+ * prime dropped per rescale). */
+static nb_ckks_spec normalized(const nb_ckks_spec *s)
+{
+    nb_ckks_spec n = *s;
+    if (!n.word_bits)
+        n.word_bits = 64;
+    if (!n.q0_count)
+        n.q0_count = 1;
+    if (!n.rescale_primes)
+        n.rescale_primes = 1;
+    return n;
+}
+
 static nb_status check_spec(const nb_ckks_spec *s)
 {
     if (s->log_n < NB_MIN_LOG_N || s->log_n > NB_MAX_LOG_N)
@@ -179,14 +205,32 @@ static nb_status check_spec(const nb_ckks_spec *s)
     if (s->dnum < 1 || s->dnum > s->levels + 1 || s->dnum > 64)
         return nb_set_error(NB_ERR_INVALID_ARG, "CKKS: dnum=%u outside [1, min(L+1=%u, 64)]",
                             s->dnum, s->levels + 1);
-    const unsigned lo = s->log_n + 2, hi = NB_MAX_PRIME_BITS;
+    if (s->word_bits != 64 && s->word_bits != 32)
+        return nb_set_error(NB_ERR_INVALID_ARG, "CKKS: word_bits=%u (32 or 64)", s->word_bits);
+    if (s->q0_count > s->levels)
+        return nb_set_error(NB_ERR_INVALID_ARG, "CKKS: q0_count=%u outside [1, L=%u]",
+                            s->q0_count, s->levels);
+    if (s->rescale_primes > 2)
+        return nb_set_error(NB_ERR_INVALID_ARG, "CKKS: rescale_primes=%u (1 or 2)",
+                            s->rescale_primes);
+    if ((s->levels + 1 - s->q0_count) % s->rescale_primes)
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "CKKS: %u scaling primes do not come in groups of %u",
+                            s->levels + 1 - s->q0_count, s->rescale_primes);
+    const unsigned lo = s->log_n + 2, hi = s->word_bits == 32 ? NB_MAX_PRIME_BITS_32
+                                                                : NB_MAX_PRIME_BITS;
+    /* a pair's product: both primes below 2^hi, the product below 2^63 */
+    const unsigned q_hi = s->rescale_primes == 2 ? (2 * hi < 62 ? 2 * hi : 62) : hi;
+    const unsigned q_lo = s->rescale_primes == 2 ? 2 * lo : lo;
     const unsigned bits[3] = {s->q0_bits, s->q_bits, s->p_bits};
-    const char *what[3] = {"q0 bits", "q bits", "p bits"};
+    const unsigned los[3] = {lo, q_lo, lo}, his[3] = {hi, q_hi, hi};
+    const char *what[3] = {"q0 bits", s->rescale_primes == 2 ? "q bits (of a pair)" : "q bits",
+                           "p bits"};
     for (int i = 0; i < 3; i++)
-        if (bits[i] < lo || bits[i] > hi)
-            return nb_set_error(NB_ERR_INVALID_ARG,
-                                "CKKS: %s=%u outside [%u, %u] (log_n + 2 .. %u)", what[i],
-                                bits[i], lo, hi, hi);
+        if (bits[i] < los[i] || bits[i] > his[i])
+            return nb_set_error(NB_ERR_INVALID_ARG, "CKKS: %s=%u outside [%u, %u]%s", what[i],
+                                bits[i], los[i], his[i],
+                                s->word_bits == 32 ? " for 32-bit words" : "");
     return NB_OK;
 }
 
@@ -314,29 +358,108 @@ static nb_status build_consts(nb_ckks_params *p)
         k->blob[k->p_inv_shoup + i] = nb_shoup_precompute(inv, p->q[i]);
     }
 
-    /* rescale: q_l^-1 mod q_i and floor(q_l/2) mod q_i */
+    /* rescale from level l >= g: D_l = q_(l-g+1)..q_l; D_l^-1 and floor(D_l/2)
+     * mod q_i (i <= l-g); g = 2: q_(l-1)^-1 mod q_l for Garner's formula */
+    const size_t g = p->rescale_primes;
     NB_TRY(reserve(k, Q * Q, &k->ql_inv));
     NB_TRY(reserve(k, Q * Q, &k->ql_inv_shoup));
     NB_TRY(reserve(k, Q * Q, &k->ql_half));
-    for (size_t l = 0; l < Q; l++) {
-        const uint64_t ql = p->q[l], half = ql >> 1;
-        for (size_t i = 0; i < l; i++) {
-            uint64_t inv = nb_inv_mod(ql % p->q[i], p->q[i]);
+    NB_TRY(reserve(k, Q, &k->garner));
+    NB_TRY(reserve(k, Q, &k->garner_shoup));
+    for (size_t l = g; l < Q; l++) {
+        const unsigned __int128 D = g == 2 ? (unsigned __int128)p->q[l - 1] * p->q[l] : p->q[l];
+        const uint64_t half = (uint64_t)(D >> 1);
+        for (size_t i = 0; i + g <= l; i++) {
+            const uint64_t qi = p->q[i];
+            uint64_t inv = nb_inv_mod((uint64_t)(D % qi), qi);
             k->blob[k->ql_inv + l * Q + i] = inv;
-            k->blob[k->ql_inv_shoup + l * Q + i] = nb_shoup_precompute(inv, p->q[i]);
-            k->blob[k->ql_half + l * Q + i] = half % p->q[i];
+            k->blob[k->ql_inv_shoup + l * Q + i] = nb_shoup_precompute(inv, qi);
+            k->blob[k->ql_half + l * Q + i] = half % qi;
         }
-        k->blob[k->ql_half + l * Q + l] = half;
+        if (g == 2) {
+            const uint64_t inv = nb_inv_mod(p->q[l - 1] % p->q[l], p->q[l]);
+            k->blob[k->garner + l] = inv;
+            k->blob[k->garner_shoup + l] = nb_shoup_precompute(inv, p->q[l]);
+        }
     }
     return NB_OK;
 }
 
-nb_status nb_ckks_params_create(nb_ckks_params **out, const nb_ckks_spec *spec)
+/* The largest prime q <= bound with q = 1 mod 2N that is in neither
+ * list; 0 if there is none. */
+static uint64_t largest_prime_at_most(unsigned log_n, uint64_t bound, const uint64_t *a,
+                                      size_t na, const uint64_t *b, size_t nb)
+{
+    const uint64_t m = 2ull << log_n;
+    for (uint64_t c = bound < m + 1 ? 0 : ((bound - 1) / m) * m + 1; c > m; c -= m) {
+        int used = 0;
+        for (size_t i = 0; i < na && !used; i++)
+            used = a[i] == c;
+        for (size_t i = 0; i < nb && !used; i++)
+            used = b[i] == c;
+        if (!used && nb_is_prime(c))
+            return c;
+    }
+    return 0;
+}
+
+/* `pairs` pairs of scaling primes into out[0..2 pairs): pair i is (s_i,
+ * t_i), s_i the i-th largest free prime <= 2^(bits/2) and t_i the largest
+ * free prime <= 2^bits / s_i, so that every product is just below 2^bits;
+ * none in skip[0..n_skip). */
+static nb_status generate_pairs(unsigned log_n, unsigned bits, size_t pairs, const uint64_t *skip,
+                                size_t n_skip, uint64_t *out)
+{
+    const uint64_t top = 1ull << bits;
+    uint64_t s_bound = (uint64_t)1 << (bits / 2);
+    if (bits & 1) /* floor(2^(bits/2)) for odd bits: 2^((bits-1)/2) * sqrt(2) */
+        s_bound = (uint64_t)((double)s_bound * 1.4142135623730951);
+    for (size_t i = 0; i < pairs; i++) {
+        const uint64_t s = largest_prime_at_most(log_n, s_bound, skip, n_skip, out, 2 * i);
+        if (!s)
+            return nb_set_error(NB_ERR_INVALID_ARG,
+                                "CKKS: only %zu pairs of primes = 1 mod 2^%u with a product "
+                                "below 2^%u are available (asked for %zu)",
+                                i, log_n + 1, bits, pairs);
+        out[2 * i] = s;
+        const uint64_t t = largest_prime_at_most(log_n, (top - 1) / s, skip, n_skip, out, 2 * i + 1);
+        if (!t)
+            return nb_set_error(NB_ERR_INVALID_ARG,
+                                "CKKS: no prime partner below 2^%u / %llu for a pair (log_n %u)",
+                                bits, (unsigned long long)s, log_n);
+        out[2 * i + 1] = t;
+        s_bound = s - 1;
+    }
+    return NB_OK;
+}
+
+/* Every prime of the set: the base, the scaling primes (or pairs), then P,
+ * each skipping all chosen so far; 32-bit sets are checked below 2^31. */
+static nb_status generate_primes(nb_ckks_params *p)
+{
+    const nb_ckks_spec *sp = &p->spec;
+    const size_t Q = p->q_count, b = p->q0_count;
+    NB_TRY(nb_primes_generate(p->log_n, sp->q0_bits, b, NULL, 0, p->primes));
+    if (p->rescale_primes == 2)
+        NB_TRY(generate_pairs(p->log_n, sp->q_bits, (Q - b) / 2, p->primes, b, p->primes + b));
+    else if (Q > b)
+        NB_TRY(nb_primes_generate(p->log_n, sp->q_bits, Q - b, p->primes, b, p->primes + b));
+    NB_TRY(nb_primes_generate(p->log_n, sp->p_bits, p->alpha, p->primes, Q, p->primes + Q));
+    for (size_t i = 0; p->word_bits == 32 && i < Q + p->alpha; i++)
+        if (p->primes[i] >> NB_MAX_PRIME_BITS_32)
+            return nb_set_error(NB_ERR_INVALID_ARG, "CKKS: prime %llu is not below 2^31",
+                                (unsigned long long)p->primes[i]);
+    return NB_OK;
+}
+
+nb_status nb_ckks_params_create(nb_ckks_params **out, const nb_ckks_spec *spec_in)
 {
     if (out)
         *out = NULL;
-    if (!out || !spec)
+    if (!out || !spec_in)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_ckks_params_create: NULL argument");
+    const nb_ckks_spec sp = normalized(spec_in);
+    const nb_ckks_spec *spec = &sp;
     NB_TRY(check_spec(spec));
     nb_ckks_params *p = calloc(1, sizeof *p);
     if (!p)
@@ -348,20 +471,16 @@ nb_status nb_ckks_params_create(nb_ckks_params **out, const nb_ckks_spec *spec)
     p->max_level = spec->levels;
     p->q_count = (size_t)spec->levels + 1;
     p->dnum = spec->dnum;
+    p->word_bits = spec->word_bits;
+    p->q0_count = spec->q0_count;
+    p->rescale_primes = spec->rescale_primes;
     p->alpha = (p->q_count + p->dnum - 1) / p->dnum;
     const size_t total = p->q_count + p->alpha;
     p->primes = calloc(total, sizeof *p->primes);
     nb_status s = p->primes ? NB_OK
                             : nb_set_error(NB_ERR_OUT_OF_MEMORY, "CKKS params: out of host memory");
-    /* q_0 first, then the scaling primes, then P, each skipping all chosen so far */
     if (s == NB_OK)
-        s = nb_primes_generate(p->log_n, spec->q0_bits, 1, NULL, 0, p->primes);
-    if (s == NB_OK)
-        s = nb_primes_generate(p->log_n, spec->q_bits, p->q_count - 1, p->primes, 1,
-                               p->primes + 1);
-    if (s == NB_OK)
-        s = nb_primes_generate(p->log_n, spec->p_bits, p->alpha, p->primes, p->q_count,
-                               p->primes + p->q_count);
+        s = generate_primes(p);
     if (s == NB_OK) {
         p->q = p->primes;
         p->p = p->primes + p->q_count;
@@ -415,8 +534,8 @@ void nb_ckks_ntt_counts(const nb_ckks_params *p, nb_ckks_stage stage, size_t lev
         f = level + 1;
         break;
     case NB_CKKS_STAGE_RESCALE:
-        i = 1;
-        f = level;
+        i = p->rescale_primes;
+        f = level + 1 - p->rescale_primes;
         break;
     }
     if (forward_limbs)

@@ -4,11 +4,13 @@
  * gpu_kernels.cu. The nb_ckks object owns the NTT, the constants (a device
  * copy for GPU variants) and every scratch buffer, so a pipeline call
  * allocates nothing and (GPU) never synchronizes. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ckks/consts.h"
 #include "core/device.h"
+#include "ntt/arith.h"
 
 struct nb_ckks {
     const nb_ckks_params *p;
@@ -22,14 +24,23 @@ struct nb_ckks {
                                NULL with many digits (create_extra_plans) */
     nb_buffer *dconsts;     /* GPU: device copy of the constants blob */
     const uint64_t *base;   /* the blob in the backend's memory */
+    unsigned word_bits;     /* the variant's: 64 or 32 */
+    size_t limb_bytes;      /* N words */
     nb_buffer *scratch;
-    uint64_t *s_coeff;      /* L+1 limbs: the digits in coefficient form (modUp) */
-    uint64_t *s_ext;        /* dnum * (L+1+alpha) limbs: modUp outputs (key switch) */
-    uint64_t *s_acc0, *s_acc1; /* L+1+alpha limbs each: inner-product outputs */
-    uint64_t *s_p;          /* alpha limbs: P part in coefficient form (modDown, rescale) */
-    uint64_t *s_t;          /* 2(L+1) limbs: converted limbs (modDown, rescale; key
+    void *s_coeff;          /* L+1 limbs: the digits in coefficient form (modUp) */
+    void *s_ext;            /* dnum * (L+1+alpha) limbs: modUp outputs (key switch) */
+    void *s_acc0, *s_acc1;  /* L+1+alpha limbs each: inner-product outputs */
+    void *s_p;              /* max(alpha, 2) limbs: P part in coefficient form (modDown),
+                               the dropped limbs (rescale) */
+    void *s_t;              /* 2(L+1) limbs: converted limbs (modDown, rescale; key
                                switch: both polynomials) */
 };
+
+/* p advanced by `limbs` limbs of N words. */
+static void *at(const nb_ckks *c, const void *p, size_t limbs)
+{
+    return (char *)(uintptr_t)p + limbs * c->limb_bytes;
+}
 
 static nb_status mark(const nb_ckks_hook *h, const char *step, int is_ntt, size_t limbs,
                       int inverse)
@@ -39,15 +50,15 @@ static nb_status mark(const nb_ckks_hook *h, const char *step, int is_ntt, size_
     return NB_OK;
 }
 
-static nb_status copy_words(const nb_ckks *c, uint64_t *dst, const uint64_t *src, size_t words,
-                            void *stream)
+static nb_status copy_limbs(const nb_ckks *c, void *dst, const void *src, size_t limbs,
+                           void *stream)
 {
     if (c->backend == NB_BACKEND_CPU) {
-        memcpy(dst, src, words * sizeof *dst);
+        memcpy(dst, src, limbs * c->limb_bytes);
         return NB_OK;
     }
 #ifdef NB_HAVE_CUDA
-    return nb_gpu_copy(dst, src, words, stream);
+    return nb_gpu_copy(dst, src, limbs * c->limb_bytes, stream);
 #else
     (void)stream;
     return nb_gpu_require();
@@ -55,9 +66,17 @@ static nb_status copy_words(const nb_ckks *c, uint64_t *dst, const uint64_t *src
 }
 
 /* One polynomial for the kernels below: out from a (and b). */
-static nb_polys one(uint64_t *out, const uint64_t *a, const uint64_t *b)
+static nb_polys one(const nb_ckks *c, void *out, const void *a, const void *b)
 {
-    const nb_polys io = {{out, NULL}, {a, NULL}, {b, NULL}, 1};
+    const nb_polys io = {{out, NULL}, {a, NULL}, {b, NULL}, 1, c->word_bits};
+    return io;
+}
+
+/* Two polynomials: out0 from (a0, b0), out1 from (a1, b1). */
+static nb_polys two(const nb_ckks *c, void *out0, void *out1, const void *a0, const void *a1,
+                    const void *b0, const void *b1)
+{
+    const nb_polys io = {{out0, out1}, {a0, a1}, {b0, b1}, 2, c->word_bits};
     return io;
 }
 
@@ -66,7 +85,7 @@ static nb_status conv(const nb_ckks *c, const nb_conv_view *v, const nb_polys *i
 {
     if (c->backend == NB_BACKEND_CPU) {
         for (unsigned p = 0; p < io->count; p++)
-            NB_TRY(nb_cpu_conv(v, io->out[p], io->a[p], c->p->n));
+            NB_TRY(nb_cpu_conv(v, io->out[p], io->a[p], c->p->n, c->word_bits));
         return NB_OK;
     }
 #ifdef NB_HAVE_CUDA
@@ -83,7 +102,8 @@ static nb_status sub_mul(const nb_ckks *c, const nb_limb_consts *k, const nb_pol
 {
     if (c->backend == NB_BACKEND_CPU) {
         for (unsigned p = 0; p < io->count; p++)
-            NB_TRY(nb_cpu_sub_mul(k, io->out[p], io->a[p], io->b[p], count, c->p->n));
+            NB_TRY(nb_cpu_sub_mul(k, io->out[p], io->a[p], io->b[p], count, c->p->n,
+                                  c->word_bits));
         return NB_OK;
     }
 #ifdef NB_HAVE_CUDA
@@ -94,19 +114,40 @@ static nb_status sub_mul(const nb_ckks *c, const nb_limb_consts *k, const nb_pol
 #endif
 }
 
-static nb_status rescale_bring(const nb_ckks *c, size_t level, int round, uint64_t *t,
-                               const uint64_t *r, void *stream)
+/* t (l+1-g limbs) from r, rescale's g dropped limbs of level l in
+ * coefficient form (nb_bring_args). */
+static nb_status rescale_bring(const nb_ckks *c, size_t level, int round, void *t,
+                               const void *r, void *stream)
 {
     const nb_ckks_consts *k = c->k;
-    const size_t Q = c->p->q_count;
-    const uint64_t q_l = c->p->q[level], h_l = c->p->q[level] >> 1;
-    const uint64_t *q = c->base + k->prime_q, *ml = c->base + k->prime_mu_lo,
-                   *mh = c->base + k->prime_mu_hi;
-    const uint64_t *h = round ? c->base + k->ql_half + level * Q : NULL;
+    const nb_ckks_params *p = c->p;
+    const size_t Q = p->q_count, g = p->rescale_primes;
+    const uint64_t *B = k->blob; /* host copy of the scalars */
+    nb_bring_args a = {
+        .drop = (unsigned)g,
+        .d0 = p->q[level + 1 - g],
+        .d1 = p->q[level],
+        .q = c->base + k->prime_q,
+        .mu_lo = c->base + k->prime_mu_lo,
+        .mu_hi = c->base + k->prime_mu_hi,
+        .h = round ? c->base + k->ql_half + level * Q : NULL,
+        .count = level + 1 - g,
+        .n = p->n,
+        .word_bits = c->word_bits,
+    };
+    const unsigned __int128 D = g == 2 ? (unsigned __int128)a.d0 * a.d1 : a.d0;
+    a.D = (uint64_t)D;
+    a.H = a.D >> 1;
+    if (g == 2) {
+        a.d1_mu_lo = B[k->prime_mu_lo + level];
+        a.d1_mu_hi = B[k->prime_mu_hi + level];
+        a.inv = B[k->garner + level];
+        a.inv_shoup = B[k->garner_shoup + level];
+    }
     if (c->backend == NB_BACKEND_CPU)
-        return nb_cpu_rescale_bring(t, r, q_l, h_l, q, ml, mh, h, level, c->p->n);
+        return nb_cpu_rescale_bring(&a, t, r);
 #ifdef NB_HAVE_CUDA
-    return nb_gpu_rescale_bring(t, r, q_l, h_l, q, ml, mh, h, level, c->p->n, stream);
+    return nb_gpu_rescale_bring(&a, t, r, stream);
 #else
     (void)stream;
     return nb_gpu_require();
@@ -115,9 +156,9 @@ static nb_status rescale_bring(const nb_ckks *c, size_t level, int round, uint64
 
 /* acc1's P limbs at acc1_p (acc1 + (level+1) N: the natural layout); ext in
  * the packed layout when `in` is given (the digits' own limbs read there). */
-static nb_status inner_product(const nb_ckks *c, size_t level, uint64_t *acc0, uint64_t *acc1,
-                               uint64_t *acc1_p, const uint64_t *ext, const uint64_t *in,
-                               const uint64_t *key, void *stream)
+static nb_status inner_product(const nb_ckks *c, size_t level, void *acc0, void *acc1,
+                               void *acc1_p, const void *ext, const void *in, const void *key,
+                               void *stream)
 {
     const nb_ckks_params *p = c->p;
     nb_ip_geom g = {
@@ -130,6 +171,7 @@ static nb_status inner_product(const nb_ckks *c, size_t level, uint64_t *acc0, u
         .alpha_digit = p->alpha,
         .packed = in != NULL,
         .chunk = c->k->ip_chunk,
+        .word_bits = c->word_bits,
         .prime_q = c->base + c->k->prime_q,
         .prime_mu_lo = c->base + c->k->prime_mu_lo,
         .prime_mu_hi = c->base + c->k->prime_mu_hi,
@@ -211,6 +253,19 @@ void nb_ckks_destroy(nb_ckks *c)
     free(c);
 }
 
+/* Bits of the set's largest prime. */
+static unsigned max_bits(const nb_ckks_params *p)
+{
+    uint64_t m = 0;
+    for (size_t i = 0; i < p->q_count + p->alpha; i++)
+        if (p->primes[i] > m)
+            m = p->primes[i];
+    unsigned b = 0;
+    while (b < 64 && (m >> b))
+        b++;
+    return b;
+}
+
 nb_status nb_ckks_create(nb_ckks **out, const nb_ckks_params *params,
                          const nb_ntt_variant *variant, void *stream)
 {
@@ -218,16 +273,22 @@ nb_status nb_ckks_create(nb_ckks **out, const nb_ckks_params *params,
         *out = NULL;
     if (!out || !params || !variant)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_ckks_create: NULL argument");
-    if (variant->word_bits != 64)
-        return nb_set_error(NB_ERR_UNSUPPORTED,
-                            "variant '%s' works on %u-bit words; the CKKS stages take 64-bit ones",
-                            variant->name, variant->word_bits);
+    if (variant->word_bits == 32)
+        for (size_t i = 0; i < params->q_count + params->alpha; i++)
+            if (params->primes[i] >> NB_MAX_PRIME_BITS_32)
+                return nb_set_error(NB_ERR_UNSUPPORTED,
+                                    "variant '%s' works on 32-bit words and set '%s' has "
+                                    "primes of up to %u bits; a 32-bit variant needs every "
+                                    "prime below 2^31 (e.g. ckks16-l30-d3-w32)",
+                                    variant->name, params->name, max_bits(params));
     nb_ckks *c = calloc(1, sizeof *c);
     if (!c)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_create: out of host memory");
     c->p = params;
     c->k = params->consts;
     c->backend = variant->backend;
+    c->word_bits = variant->word_bits;
+    c->limb_bytes = params->n * (variant->word_bits / 8);
     const size_t n = params->n, Q = params->q_count, A = params->alpha;
     nb_status s = nb_ntt_create(&c->ntt, variant, params->log_n, params->primes, NULL, Q + A,
                                 stream);
@@ -246,24 +307,26 @@ nb_status nb_ckks_create(nb_ckks **out, const nb_ckks_params *params,
     } else {
         c->base = c->k->blob;
     }
-    const size_t limbs = Q + params->dnum * (Q + A) + 2 * (Q + A) + A + 2 * Q;
+    const size_t pa = A > 2 ? A : 2; /* s_p: modDown's P limbs, rescale's dropped ones */
+    const size_t limbs = Q + params->dnum * (Q + A) + 2 * (Q + A) + pa + 2 * Q;
     if (s == NB_OK)
-        s = nb_buffer_create(&c->scratch, c->backend, limbs * n * sizeof(uint64_t));
+        s = nb_buffer_create(&c->scratch, c->backend, limbs * c->limb_bytes);
     if (s != NB_OK) {
         nb_ckks_destroy(c);
         return s;
     }
-    uint64_t *w = nb_buffer_ptr(c->scratch);
+    (void)n;
+    void *w = nb_buffer_ptr(c->scratch);
     c->s_coeff = w;
-    w += Q * n;
+    w = at(c, w, Q);
     c->s_ext = w;
-    w += params->dnum * (Q + A) * n;
+    w = at(c, w, params->dnum * (Q + A));
     c->s_acc0 = w;
-    w += (Q + A) * n;
+    w = at(c, w, Q + A);
     c->s_acc1 = w;
-    w += (Q + A) * n;
+    w = at(c, w, Q + A);
     c->s_p = w;
-    w += A * n;
+    w = at(c, w, pa);
     c->s_t = w;
     *out = c;
     return NB_OK;
@@ -272,6 +335,7 @@ nb_status nb_ckks_create(nb_ckks **out, const nb_ckks_params *params,
 const nb_ckks_params *nb_ckks_get_params(const nb_ckks *c) { return c ? c->p : NULL; }
 nb_backend nb_ckks_backend(const nb_ckks *c) { return c ? c->backend : NB_BACKEND_CPU; }
 nb_ntt *nb_ckks_get_ntt(nb_ckks *c) { return c ? c->ntt : NULL; }
+size_t nb_ckks_word_bytes(const nb_ckks *c) { return c ? c->word_bits / 8 : 0; }
 
 /* ---- argument checks ---- */
 
@@ -301,31 +365,31 @@ static nb_status check_ptrs(const char *op, const void *a, const void *b, const 
  * the digit and the P limbs are one contiguous range). packed = 0: `out` is a
  * poly over B_l (the digit's own limbs in place, untouched); packed = 1: the
  * new limbs only, in prime order. */
-static nb_status forward_outside_digit(nb_ckks *c, size_t level, uint64_t *out, size_t first,
+static nb_status forward_outside_digit(nb_ckks *c, size_t level, void *out, size_t first,
                                        size_t count, int packed, void *stream)
 {
     const nb_ckks_params *p = c->p;
-    const size_t n = p->n, L1 = level + 1, Q = p->q_count, A = p->alpha;
+    const size_t L1 = level + 1, Q = p->q_count, A = p->alpha;
     const size_t after = first + count, skip = packed ? count : 0;
     if (first > 0)
         NB_TRY(nb_ntt_forward(c->ntt, out, 0, first, stream));
     if (L1 == Q) /* q_after..q_L and p_0.. are consecutive primes of the plan */
-        return nb_ntt_forward(c->ntt, out + (after - skip) * n, after, Q + A - after, stream);
+        return nb_ntt_forward(c->ntt, at(c, out, after - skip), after, Q + A - after, stream);
     if (after < L1)
-        NB_TRY(nb_ntt_forward(c->ntt, out + (after - skip) * n, after, L1 - after, stream));
-    return nb_ntt_forward(c->ntt, out + (L1 - skip) * n, Q, A, stream);
+        NB_TRY(nb_ntt_forward(c->ntt, at(c, out, after - skip), after, L1 - after, stream));
+    return nb_ntt_forward(c->ntt, at(c, out, L1 - skip), Q, A, stream);
 }
 
 /* dst = iNTT of limbs [first, first + count) of src (under the main plan):
  * out of place when the variant can, else a copy and the in-place transform.
  * A "copy" step is marked when this copies or the caller copied since its
  * last mark (copied != 0); then the "intt" step. */
-static nb_status inverse_into(nb_ckks *c, uint64_t *dst, const uint64_t *src, size_t first,
+static nb_status inverse_into(nb_ckks *c, void *dst, const void *src, size_t first,
                               size_t count, int copied, const nb_ckks_hook *hook, void *stream)
 {
     const int oop = nb_ntt_out_of_place(c->ntt);
     if (!oop)
-        NB_TRY(copy_words(c, dst, src, count * c->p->n, stream));
+        NB_TRY(copy_limbs(c, dst, src, count, stream));
     if (!oop || copied)
         NB_TRY(mark(hook, "copy", 0, 0, 0));
     if (oop)
@@ -336,18 +400,18 @@ static nb_status inverse_into(nb_ckks *c, uint64_t *dst, const uint64_t *src, si
 }
 
 /* modUp of one digit into `out` (poly over B_l). */
-static nb_status modup_digit(nb_ckks *c, size_t level, size_t digit, uint64_t *out,
-                             const uint64_t *in, const nb_ckks_hook *hook, void *stream)
+static nb_status modup_digit(nb_ckks *c, size_t level, size_t digit, void *out, const void *in,
+                             const nb_ckks_hook *hook, void *stream)
 {
     const nb_ckks_params *p = c->p;
-    const size_t n = p->n, L1 = level + 1, A = p->alpha;
+    const size_t L1 = level + 1, A = p->alpha;
     size_t first, count;
     nb_ckks_digit_range(p, level, digit, &first, &count);
-    NB_TRY(copy_words(c, out + first * n, in + first * n, count * n, stream));
-    NB_TRY(inverse_into(c, c->s_coeff, in + first * n, first, count, 1, hook, stream));
+    NB_TRY(copy_limbs(c, at(c, out, first), at(c, in, first), count, stream));
+    NB_TRY(inverse_into(c, c->s_coeff, at(c, in, first), first, count, 1, hook, stream));
     const nb_conv_desc *d = &c->k->modup[level * p->dnum + digit];
     nb_conv_view v = nb_conv_view_at(d, c->base, d->n_to);
-    const nb_polys io = one(out, c->s_coeff, NULL);
+    const nb_polys io = one(c, out, c->s_coeff, NULL);
     NB_TRY(conv(c, &v, &io, stream));
     NB_TRY(mark(hook, "conv", 0, 0, 0));
     NB_TRY(forward_outside_digit(c, level, out, first, count, 0, stream));
@@ -361,28 +425,28 @@ static nb_status modup_digit(nb_ckks *c, size_t level, size_t digit, uint64_t *o
  * digit j's targets only, in order, at out + j*(l+1)*N (digits of alpha limbs
  * each but the last: every digit but the last takes l+1 limbs), and at the
  * top level one NTT call over every digit's targets when ntt_ext exists. */
-static nb_status modup_all(nb_ckks *c, size_t level, uint64_t *out, const uint64_t *in,
-                           int packed, const nb_ckks_hook *hook, void *stream)
+static nb_status modup_all(nb_ckks *c, size_t level, void *out, const void *in, int packed,
+                           const nb_ckks_hook *hook, void *stream)
 {
     const nb_ckks_params *p = c->p;
-    const size_t n = p->n, L1 = level + 1, E = L1 + p->alpha, digits = nb_ckks_digits(p, level);
+    const size_t L1 = level + 1, E = L1 + p->alpha, digits = nb_ckks_digits(p, level);
     const int one_call = packed && L1 == p->q_count && c->ntt_ext;
     if (!packed)
         for (size_t j = 0; j < digits; j++) {
             size_t first, count;
             nb_ckks_digit_range(p, level, j, &first, &count);
-            NB_TRY(copy_words(c, out + (j * E + first) * n, in + first * n, count * n, stream));
+            NB_TRY(copy_limbs(c, at(c, out, j * E + first), at(c, in, first), count, stream));
         }
     NB_TRY(inverse_into(c, c->s_coeff, in, 0, L1, !packed, hook, stream));
     for (size_t j = 0; j < digits; j++) {
         size_t first, count;
         nb_ckks_digit_range(p, level, j, &first, &count);
-        uint64_t *o = out + j * (packed ? L1 : E) * n;
+        void *o = at(c, out, j * (packed ? L1 : E));
         const nb_conv_desc *d = &c->k->modup[level * p->dnum + j];
         nb_conv_view v = nb_conv_view_at(d, c->base, d->n_to);
         if (packed)
             v.out_limb = c->base + c->k->identity;
-        const nb_polys io = one(o, c->s_coeff + first * n, NULL);
+        const nb_polys io = one(c, o, at(c, c->s_coeff, first), NULL);
         NB_TRY(conv(c, &v, &io, stream));
         NB_TRY(mark(hook, "conv", 0, 0, 0));
         if (one_call)
@@ -398,8 +462,8 @@ static nb_status modup_all(nb_ckks *c, size_t level, uint64_t *out, const uint64
     return NB_OK;
 }
 
-nb_status nb_ckks_modup(nb_ckks *c, size_t level, size_t digit, uint64_t *out,
-                        const uint64_t *in, const nb_ckks_hook *hook, void *stream)
+nb_status nb_ckks_modup(nb_ckks *c, size_t level, size_t digit, void *out, const void *in,
+                        const nb_ckks_hook *hook, void *stream)
 {
     NB_TRY(check_level(c, level, 0, "modUp"));
     NB_TRY(check_ptrs("modUp", out, in, out, in));
@@ -409,7 +473,7 @@ nb_status nb_ckks_modup(nb_ckks *c, size_t level, size_t digit, uint64_t *out,
     return modup_digit(c, level, digit, out, in, hook, stream);
 }
 
-nb_status nb_ckks_modup_all(nb_ckks *c, size_t level, uint64_t *out, const uint64_t *in,
+nb_status nb_ckks_modup_all(nb_ckks *c, size_t level, void *out, const void *in,
                             const nb_ckks_hook *hook, void *stream)
 {
     NB_TRY(check_level(c, level, 0, "modUp"));
@@ -419,22 +483,21 @@ nb_status nb_ckks_modup_all(nb_ckks *c, size_t level, uint64_t *out, const uint6
 
 /* modDown of one polynomial; the input stays unchanged (its P limbs are
  * transformed into scratch). */
-static nb_status moddown(nb_ckks *c, size_t level, uint64_t *out, const uint64_t *in,
+static nb_status moddown(nb_ckks *c, size_t level, void *out, const void *in,
                          const nb_ckks_hook *hook, void *stream)
 {
-    const nb_ckks_params *p = c->p;
-    const size_t n = p->n, L1 = level + 1, Q = p->q_count, A = p->alpha;
-    uint64_t *pl = c->s_p;
-    NB_TRY(inverse_into(c, pl, in + L1 * n, Q, A, 0, hook, stream));
+    const size_t L1 = level + 1, Q = c->p->q_count, A = c->p->alpha;
+    void *pl = c->s_p;
+    NB_TRY(inverse_into(c, pl, at(c, in, L1), Q, A, 0, hook, stream));
     nb_conv_view v = nb_conv_view_at(&c->k->moddown, c->base, (uint32_t)L1);
-    const nb_polys ci = one(c->s_t, pl, NULL);
+    const nb_polys ci = one(c, c->s_t, pl, NULL);
     NB_TRY(conv(c, &v, &ci, stream));
     NB_TRY(mark(hook, "conv", 0, 0, 0));
     NB_TRY(nb_ntt_forward(c->ntt, c->s_t, 0, L1, stream));
     NB_TRY(mark(hook, "ntt", 1, L1, 0));
     nb_limb_consts k = {c->base + c->k->prime_q, c->base + c->k->p_inv,
                         c->base + c->k->p_inv_shoup};
-    const nb_polys si = one(out, in, c->s_t);
+    const nb_polys si = one(c, out, in, c->s_t);
     NB_TRY(sub_mul(c, &k, &si, L1, stream));
     NB_TRY(mark(hook, "scalar", 0, 0, 0));
     return NB_OK;
@@ -443,17 +506,15 @@ static nb_status moddown(nb_ckks *c, size_t level, uint64_t *out, const uint64_t
 /* modDown of the key switch's two accumulators in place: acc0 (l+1+alpha
  * limbs in order) and acc1 (its Q limbs at acc1_q, its P limbs right after
  * acc0's), each NTT step one call over both polynomials. */
-static nb_status moddown_pair(nb_ckks *c, size_t level, uint64_t *out0, uint64_t *out1,
-                              uint64_t *acc0, const uint64_t *acc1_q,
-                              const nb_ckks_hook *hook, void *stream)
+static nb_status moddown_pair(nb_ckks *c, size_t level, void *out0, void *out1, void *acc0,
+                              const void *acc1_q, const nb_ckks_hook *hook, void *stream)
 {
-    const nb_ckks_params *p = c->p;
-    const size_t n = p->n, L1 = level + 1, Q = p->q_count, A = p->alpha;
-    uint64_t *pl = acc0 + L1 * n, *t0 = c->s_t, *t1 = c->s_t + Q * n;
+    const size_t L1 = level + 1, Q = c->p->q_count, A = c->p->alpha;
+    void *pl = at(c, acc0, L1), *t0 = c->s_t, *t1 = at(c, c->s_t, Q);
     NB_TRY(nb_ntt_inverse(c->ntt_pp, pl, 0, 2 * A, stream));
     NB_TRY(mark(hook, "intt", 1, 2 * A, 1));
     nb_conv_view v = nb_conv_view_at(&c->k->moddown, c->base, (uint32_t)L1);
-    const nb_polys ci = {{t0, t1}, {pl, pl + A * n}, {NULL, NULL}, 2};
+    const nb_polys ci = two(c, t0, t1, pl, at(c, pl, A), NULL, NULL);
     NB_TRY(conv(c, &v, &ci, stream));
     NB_TRY(mark(hook, "conv", 0, 0, 0));
     if (L1 == Q) { /* t0, t1 adjacent over q_0..q_L twice */
@@ -465,71 +526,69 @@ static nb_status moddown_pair(nb_ckks *c, size_t level, uint64_t *out0, uint64_t
     NB_TRY(mark(hook, "ntt", 1, 2 * L1, 0));
     nb_limb_consts k = {c->base + c->k->prime_q, c->base + c->k->p_inv,
                         c->base + c->k->p_inv_shoup};
-    const nb_polys si = {{out0, out1}, {acc0, acc1_q}, {t0, t1}, 2};
+    const nb_polys si = two(c, out0, out1, acc0, acc1_q, t0, t1);
     NB_TRY(sub_mul(c, &k, &si, L1, stream));
     NB_TRY(mark(hook, "scalar", 0, 0, 0));
     return NB_OK;
 }
 
-nb_status nb_ckks_moddown(nb_ckks *c, size_t level, uint64_t *out, const uint64_t *in,
+nb_status nb_ckks_moddown(nb_ckks *c, size_t level, void *out, const void *in,
                           const nb_ckks_hook *hook, void *stream)
 {
     NB_TRY(check_level(c, level, 0, "modDown"));
     NB_TRY(check_ptrs("modDown", out, in, out, in));
-    if ((const uint64_t *)out == in)
+    if ((const void *)out == in)
         return nb_set_error(NB_ERR_INVALID_ARG, "modDown: output aliases input");
     return moddown(c, level, out, in, hook, stream);
 }
 
-nb_status nb_ckks_inner_product(nb_ckks *c, size_t level, uint64_t *acc0, uint64_t *acc1,
-                                const uint64_t *ext, const uint64_t *key,
-                                const nb_ckks_hook *hook, void *stream)
+nb_status nb_ckks_inner_product(nb_ckks *c, size_t level, void *acc0, void *acc1,
+                                const void *ext, const void *key, const nb_ckks_hook *hook,
+                                void *stream)
 {
     NB_TRY(check_level(c, level, 0, "inner product"));
     NB_TRY(check_ptrs("inner product", acc0, acc1, ext, key));
-    NB_TRY(inner_product(c, level, acc0, acc1, acc1 + (level + 1) * c->p->n, ext, NULL, key,
-                         stream));
+    NB_TRY(inner_product(c, level, acc0, acc1, at(c, acc1, level + 1), ext, NULL, key, stream));
     return mark(hook, "inner-product", 0, 0, 0);
 }
 
-nb_status nb_ckks_keyswitch(nb_ckks *c, size_t level, uint64_t *out0, uint64_t *out1,
-                            const uint64_t *in, const uint64_t *key, const nb_ckks_hook *hook,
-                            void *stream)
+nb_status nb_ckks_keyswitch(nb_ckks *c, size_t level, void *out0, void *out1, const void *in,
+                            const void *key, const nb_ckks_hook *hook, void *stream)
 {
     NB_TRY(check_level(c, level, 0, "key switch"));
     NB_TRY(check_ptrs("key switch", out0, out1, in, key));
-    if (out0 == out1 || (const uint64_t *)out0 == in || (const uint64_t *)out1 == in)
+    if (out0 == out1 || (const void *)out0 == in || (const void *)out1 == in)
         return nb_set_error(NB_ERR_INVALID_ARG, "key switch: outputs alias each other or the input");
     NB_TRY(modup_all(c, level, c->s_ext, in, 1, hook, stream));
     /* acc1's P limbs right after acc0's (both inside the two accumulators'
      * scratch), so that one NTT call serves both P parts */
-    const size_t n = c->p->n, E = level + 1 + c->p->alpha;
-    uint64_t *acc1_q = c->s_acc1 + c->p->alpha * n, *acc1_p = c->s_acc0 + E * n;
+    const size_t E = level + 1 + c->p->alpha;
+    void *acc1_q = at(c, c->s_acc1, c->p->alpha), *acc1_p = at(c, c->s_acc0, E);
     NB_TRY(inner_product(c, level, c->s_acc0, acc1_q, acc1_p, c->s_ext, in, key, stream));
     NB_TRY(mark(hook, "inner-product", 0, 0, 0));
     return moddown_pair(c, level, out0, out1, c->s_acc0, acc1_q, hook, stream);
 }
 
-nb_status nb_ckks_rescale(nb_ckks *c, size_t level, nb_ckks_rounding rounding, uint64_t *out,
-                          const uint64_t *in, const nb_ckks_hook *hook, void *stream)
+nb_status nb_ckks_rescale(nb_ckks *c, size_t level, nb_ckks_rounding rounding, void *out,
+                          const void *in, const nb_ckks_hook *hook, void *stream)
 {
-    NB_TRY(check_level(c, level, 1, "rescale"));
+    const size_t g = c ? c->p->rescale_primes : 1;
+    NB_TRY(check_level(c, level, g, "rescale"));
     NB_TRY(check_ptrs("rescale", out, in, out, in));
     if (rounding != NB_CKKS_RESCALE_FLOOR && rounding != NB_CKKS_RESCALE_ROUND)
         return nb_set_error(NB_ERR_INVALID_ARG, "rescale: unknown rounding mode %d", (int)rounding);
-    if ((const uint64_t *)out == in)
+    if ((const void *)out == in)
         return nb_set_error(NB_ERR_INVALID_ARG, "rescale: output aliases input");
-    const nb_ckks_params *p = c->p;
-    const size_t n = p->n, Q = p->q_count;
-    NB_TRY(inverse_into(c, c->s_p, in + level * n, level, 1, 0, hook, stream));
+    const size_t Q = c->p->q_count, keep = level + 1 - g;
+    NB_TRY(inverse_into(c, c->s_p, at(c, in, keep), keep, g, 0, hook, stream));
     NB_TRY(rescale_bring(c, level, rounding == NB_CKKS_RESCALE_ROUND, c->s_t, c->s_p, stream));
     NB_TRY(mark(hook, "conv", 0, 0, 0));
-    NB_TRY(nb_ntt_forward(c->ntt, c->s_t, 0, level, stream));
-    NB_TRY(mark(hook, "ntt", 1, level, 0));
+    NB_TRY(nb_ntt_forward(c->ntt, c->s_t, 0, keep, stream));
+    NB_TRY(mark(hook, "ntt", 1, keep, 0));
     nb_limb_consts k = {c->base + c->k->prime_q, c->base + c->k->ql_inv + level * Q,
                         c->base + c->k->ql_inv_shoup + level * Q};
-    const nb_polys si = one(out, in, c->s_t);
-    NB_TRY(sub_mul(c, &k, &si, level, stream));
+    const nb_polys si = one(c, out, in, c->s_t);
+    NB_TRY(sub_mul(c, &k, &si, keep, stream));
     NB_TRY(mark(hook, "scalar", 0, 0, 0));
     return NB_OK;
 }

@@ -192,19 +192,26 @@ nb_status nb_ref_div_floor(uint64_t *out, const uint64_t *in, size_t n, const ui
 nb_status nb_ref_rescale(uint64_t *out, const uint64_t *in, size_t n, const uint64_t *qs,
                          size_t count, int round)
 {
-    if (!out || !in || !qs || n == 0 || count < 2)
+    return nb_ref_rescale_by(out, in, n, qs, count, 1, round);
+}
+
+nb_status nb_ref_rescale_by(uint64_t *out, const uint64_t *in, size_t n, const uint64_t *qs,
+                            size_t count, size_t drop, int round)
+{
+    if (!out || !in || !qs || n == 0 || drop < 1 || count <= drop)
         return NB_ERR_INVALID_ARG;
-    const uint64_t ql = qs[count - 1];
-    mpz_t x;
-    mpz_init(x);
+    mpz_t x, D, half;
+    mpz_inits(x, D, half, NULL);
+    nb_ref_basis_product(D, qs + count - drop, drop);
+    mpz_fdiv_q_2exp(half, D, 1);
     for (size_t c = 0; c < n; c++) {
         nb_ref_crt_compose(x, in + c, n, qs, count);
         if (round)
-            mpz_add_ui(x, x, ql / 2);
-        mpz_fdiv_q_ui(x, x, ql);
-        nb_ref_crt_decompose(out + c, n, x, qs, count - 1);
+            mpz_add(x, x, half);
+        mpz_fdiv_q(x, x, D);
+        nb_ref_crt_decompose(out + c, n, x, qs, count - drop);
     }
-    mpz_clear(x);
+    mpz_clears(x, D, half, NULL);
     return NB_OK;
 }
 

@@ -53,6 +53,12 @@ nb_status nb_ref_div_floor(uint64_t *out, const uint64_t *in, size_t n, const ui
 nb_status nb_ref_rescale(uint64_t *out, const uint64_t *in, size_t n, const uint64_t *qs,
                          size_t count, int round);
 
+/* Rescale by the top `drop` primes (drop >= 1, count > drop): out over
+ * q_0..q_(count-drop-1) = floor(x / D) (round = 0) or floor((x + floor(D/2))
+ * / D) (round = 1), D the product of the dropped primes. */
+nb_status nb_ref_rescale_by(uint64_t *out, const uint64_t *in, size_t n, const uint64_t *qs,
+                            size_t count, size_t drop, int round);
+
 /* Hybrid key switch on big integers. log_n: N = 2^log_n. in: poly over
  * qs[0..q_count) (= Q_l). key: dnum_digits x 2 polys over Q_l u P
  * (q_count + p_count limbs each; digit j component k at limb offset

@@ -1,6 +1,7 @@
 /* Tests of CKKS parameter sets: every preset generates, primes are distinct,
  * NTT-friendly, of the requested sizes, Q and P disjoint; digits cover Q_l;
  * NTT counts follow the pipelines; bad specifications fail cleanly. */
+#include <math.h>
 #include <string.h>
 
 #include "ckks/ckks.h"
@@ -25,12 +26,26 @@ static void check_params(const nb_ckks_params *p)
     assert_int_equal(p->q_count, s->levels + 1);
     assert_int_equal(p->alpha, (s->levels + 1 + s->dnum - 1) / s->dnum);
     assert_int_equal(p->n, (size_t)1 << s->log_n);
+    const size_t base = p->q0_count, g = p->rescale_primes;
+    assert_true(base >= 1 && (g == 1 || g == 2) && (p->q_count - base) % g == 0);
     for (size_t i = 0; i < total; i++) {
         assert_int_equal(nb_prime_validate(p->primes[i], s->log_n), NB_OK);
-        unsigned want = i == 0 ? s->q0_bits : i < p->q_count ? s->q_bits : s->p_bits;
-        if (bitlen(p->primes[i]) != want)
-            nb_test_fail("prime %zu = %llu has %u bits, want %u", i,
-                         (unsigned long long)p->primes[i], bitlen(p->primes[i]), want);
+        if (p->word_bits == 32 && p->primes[i] >> 31)
+            nb_test_fail("prime %zu = %llu is not below 2^31 in a 32-bit set", i,
+                         (unsigned long long)p->primes[i]);
+        const int pair = g == 2 && i >= base && i < p->q_count;
+        unsigned want = i < base ? s->q0_bits : i < p->q_count ? s->q_bits : s->p_bits;
+        unsigned got = bitlen(p->primes[i]);
+        if (pair && (i - base) % 2 == 0) /* the pair's product has q_bits bits */
+            got = bitlen(p->primes[i]) + bitlen(p->primes[i + 1]) -
+                  ((unsigned __int128)p->primes[i] * p->primes[i + 1] <
+                   (unsigned __int128)1 << (bitlen(p->primes[i]) + bitlen(p->primes[i + 1]) - 1));
+        if (pair && (i - base) % 2 == 1)
+            continue;
+        if (got != want)
+            nb_test_fail("prime %zu = %llu has %u bits%s, want %u", i,
+                         (unsigned long long)p->primes[i], got, pair ? " (with its pair)" : "",
+                         want);
         for (size_t j = 0; j < i; j++)
             if (p->primes[i] == p->primes[j])
                 nb_test_fail("primes %zu and %zu are equal (%llu)", j, i,
@@ -85,7 +100,7 @@ static void test_equal_q_and_p_sizes_stay_disjoint(void **state)
 {
     (void)state;
     /* all primes of one size: Q and P must still share none */
-    nb_ckks_spec s = {8, 9, 2, 40, 40, 40};
+    nb_ckks_spec s = {8, 9, 2, 40, 40, 40, 64, 1, 1};
     nb_ckks_params *p = NULL;
     assert_int_equal(nb_ckks_params_create(&p, &s), NB_OK);
     check_params(p);
@@ -149,15 +164,22 @@ static void test_bad_specs_are_rejected(void **state)
 {
     (void)state;
     const nb_ckks_spec bad[] = {
-        {0, 3, 1, 40, 40, 40},  /* log_n */
-        {18, 3, 1, 40, 40, 40}, /* log_n */
-        {8, 0, 1, 40, 40, 40},  /* levels */
-        {8, 3, 0, 40, 40, 40},  /* dnum */
-        {8, 3, 5, 40, 40, 40},  /* dnum > L+1 */
-        {8, 3, 1, 63, 40, 40},  /* q0 bits */
-        {8, 3, 1, 40, 9, 40},   /* q bits < log_n + 2 */
-        {8, 3, 1, 40, 40, 70},  /* p bits */
-        {12, 200, 1, 14, 14, 14}, /* too few 14-bit primes = 1 mod 2^13 */
+        {0, 3, 1, 40, 40, 40, 64, 1, 1},  /* log_n */
+        {18, 3, 1, 40, 40, 40, 64, 1, 1}, /* log_n */
+        {8, 0, 1, 40, 40, 40, 64, 1, 1},  /* levels */
+        {8, 3, 0, 40, 40, 40, 64, 1, 1},  /* dnum */
+        {8, 3, 5, 40, 40, 40, 64, 1, 1},  /* dnum > L+1 */
+        {8, 3, 1, 63, 40, 40, 64, 1, 1},  /* q0 bits */
+        {8, 3, 1, 40, 9, 40, 64, 1, 1},   /* q bits < log_n + 2 */
+        {8, 3, 1, 40, 40, 70, 64, 1, 1},  /* p bits */
+        {12, 200, 1, 14, 14, 14, 64, 1, 1}, /* too few 14-bit primes = 1 mod 2^13 */
+        {8, 3, 1, 40, 30, 30, 32, 1, 1},  /* 32-bit words: q0 bits above 31 */
+        {8, 3, 1, 30, 30, 30, 16, 1, 1},  /* word size */
+        {8, 4, 1, 30, 50, 30, 32, 2, 3},  /* rescale_primes 3 */
+        {8, 4, 1, 30, 50, 30, 32, 5, 1},  /* q0_count > L */
+        {8, 5, 1, 30, 50, 30, 32, 1, 2},  /* 5 scaling primes do not pair up */
+        {8, 4, 1, 30, 63, 30, 64, 1, 2},  /* a pair's product above 62 bits */
+        {16, 121, 3, 31, 51, 31, 32, 2, 2}, /* 60 pairs: too few primes below 2^25.5 */
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         nb_ckks_params *p = (nb_ckks_params *)0x1;
@@ -169,6 +191,51 @@ static void test_bad_specs_are_rejected(void **state)
     }
     assert_int_equal(nb_ckks_params_create(NULL, &bad[0]), NB_ERR_INVALID_ARG);
     nb_ckks_params_destroy(NULL);
+}
+
+/* The 32-bit twin keeps what the question needs equal: the same N and
+ * dnum, log Q within one 31-bit prime of the 64-bit set's, log P within one
+ * of the 64-bit set's primes (alpha = ceil(62/3) = 21 31-bit primes against
+ * 11 62-bit ones), and every rescale dropping within one bit below the
+ * 64-bit set's q_bits. */
+static double log2_product(const uint64_t *q, size_t count)
+{
+    double b = 0;
+    for (size_t i = 0; i < count; i++)
+        b += log2((double)q[i]);
+    return b;
+}
+
+static void test_w32_twin_matches_its_64bit_set(void **state)
+{
+    (void)state;
+    nb_ckks_params *p64 = NULL, *p32 = NULL;
+    assert_int_equal(nb_ckks_params_from_preset(&p64, "ckks16-l30-d3"), NB_OK);
+    assert_int_equal(nb_ckks_params_from_preset(&p32, "ckks16-l30-d3-w32"), NB_OK);
+    assert_int_equal(p32->word_bits, 32);
+    assert_int_equal(p32->log_n, p64->log_n);
+    assert_int_equal(p32->dnum, p64->dnum);
+    assert_int_equal(p32->rescale_primes, 2);
+    const double q64 = log2_product(p64->q, p64->q_count),
+                 q32 = log2_product(p32->q, p32->q_count);
+    const double pp64 = log2_product(p64->p, p64->alpha), pp32 = log2_product(p32->p, p32->alpha);
+    if (fabs(q64 - q32) > 31 || fabs(pp64 - pp32) > 62)
+        nb_test_fail("log Q %.1f vs %.1f (at most 31 apart), log P %.1f vs %.1f (at most 62)",
+                     q32, q64, pp32, pp64);
+    /* the same number of levels, each dropping about q_bits */
+    assert_int_equal((p32->q_count - p32->q0_count) / 2, p64->q_count - 1);
+    for (size_t l = p32->q_count - 1; l > p32->q0_count; l -= 2) {
+        const double drop = log2_product(p32->q + l - 1, 2);
+        if (drop < p64->spec.q_bits - 1 || drop > p64->spec.q_bits)
+            nb_test_fail("level %zu drops %.3f bits, want within one below %u", l, drop,
+                         p64->spec.q_bits);
+    }
+    size_t f, i;
+    nb_ckks_ntt_counts(p32, NB_CKKS_STAGE_RESCALE, p32->q_count - 1, &f, &i);
+    assert_int_equal(i, 2);
+    assert_int_equal(f, p32->q_count - 2);
+    nb_ckks_params_destroy(p64);
+    nb_ckks_params_destroy(p32);
 }
 
 /* The Montgomery path of the GPU base conversion: for sums of `count`
@@ -225,6 +292,7 @@ int main(void)
         cmocka_unit_test(test_digits_partition_each_level),
         cmocka_unit_test(test_ntt_counts_follow_the_pipelines),
         cmocka_unit_test(test_bad_specs_are_rejected),
+        cmocka_unit_test(test_w32_twin_matches_its_64bit_set),
         cmocka_unit_test(test_conv_redc_plan_is_exact_at_its_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

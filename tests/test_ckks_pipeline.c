@@ -483,10 +483,10 @@ static void test_keyswitch_matches_bigint_reference(void **state)
 {
     (void)state;
     check_keyswitch("test-tiny", NULL);
-    const nb_ckks_spec s1 = {5, 8, 3, 60, 50, 60};  /* alpha 3, 3 digits */
-    const nb_ckks_spec s2 = {6, 4, 1, 61, 45, 62};  /* dnum 1: one digit, alpha = L+1 */
-    const nb_ckks_spec s3 = {5, 11, 4, 62, 62, 62}; /* 62-bit primes everywhere */
-    const nb_ckks_spec s4 = {5, 8, 9, 60, 50, 60};  /* alpha 1, 9 digits: one NTT call
+    const nb_ckks_spec s1 = {5, 8, 3, 60, 50, 60, 64, 1, 1};  /* alpha 3, 3 digits */
+    const nb_ckks_spec s2 = {6, 4, 1, 61, 45, 62, 64, 1, 1};  /* dnum 1: one digit, alpha = L+1 */
+    const nb_ckks_spec s3 = {5, 11, 4, 62, 62, 62, 64, 1, 1}; /* 62-bit primes everywhere */
+    const nb_ckks_spec s4 = {5, 8, 9, 60, 50, 60, 64, 1, 1};  /* alpha 1, 9 digits: one NTT call
                                                        per digit at the top level too */
     check_keyswitch(NULL, &s1);
     check_keyswitch(NULL, &s2);

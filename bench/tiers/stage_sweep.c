@@ -142,7 +142,7 @@ static nb_status run_custom(const nb_tier_run *r, const nb_stage_tier_opts *o)
     for (size_t k = 0; k < r->sweep.n_log_n; k++) {
         nb_ckks_spec spec = {r->sweep.log_n[k], (unsigned)o->custom_levels, (unsigned)o->dnum,
                              (unsigned)(o->q0_bits ? o->q0_bits : o->p_bits),
-                             (unsigned)o->q_bits, (unsigned)o->p_bits};
+                             (unsigned)o->q_bits, (unsigned)o->p_bits, 64, 1, 1};
         nb_ckks_params *p = NULL;
         NB_TRY(nb_ckks_params_create(&p, &spec));
         snprintf(p->name, sizeof p->name, "custom-%u-%zu-%zu", spec.log_n, o->custom_levels,
