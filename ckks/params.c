@@ -22,6 +22,12 @@ static const nb_ckks_preset presets[] = {
      "test set: N=2^10, L=7, dnum=3 (partial last digit), CI-sized"},
     {"test-medium", {12, 15, 4, 60, 45, 60, 64, 1, 1},
      "test set: N=2^12, L=15, dnum=4, 60-bit q_0/P and 45-bit scaling primes"},
+    {"test-tiny-w32", {4, 5, 2, 31, 50, 31, 32, 2, 2},
+     "test set on 32-bit words: N=16, two 31-bit base primes, two levels of a prime pair "
+     "(product just below 2^50), dnum=2 (the GMP schoolbook key switch runs in milliseconds)"},
+    {"test-small-w32", {10, 13, 3, 31, 50, 31, 32, 2, 2},
+     "test set on 32-bit words: N=2^10, two 31-bit base primes, six levels of a prime pair, "
+     "dnum=3 (alpha=5, a partial last digit), CI-sized"},
     {"ckks16-l30-d3", {16, 30, 3, 62, 51, 62, 64, 1, 1},
      "comparison point of GPU CKKS papers: logN 16, L=30, dnum=3 (alpha=11), with the 100x "
      "prime sizes (62-bit q_0 and P, 51-bit scaling primes)"},

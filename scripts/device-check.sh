@@ -14,6 +14,12 @@
 #   stage : the stage tier (modup, moddown, keyswitch, rescale) of ckks16-l30-d3
 #           for every GPU variant ($STAGE_VARIANTS), with breakdown and
 #           micro-benchmarks
+#   stagew: the stage tier of ckks16-l30-d3 (gpu-fast) beside its 32-bit twin
+#           ckks16-l30-d3-w32 (gpu-fast32), and of Cheddar's two log N 16
+#           bootstrapping sets -> $OUT/stagew.json, the word-size table in stagew.txt
+#   wordx : the word phase's sweeps at log N 12..14 (32-bit limbs) and the
+#           equal-log-Q comparison at log N 12..14 and 17 -> $OUT/word32x.json,
+#           $OUT/wordqx.json
 #   gpu   : the GPU tests and the sanitizer runs of `check`, without the CPU tests
 #   gpusuite: the GPU tests alone
 #   san, calib: the sanitizer runs of `check` alone; `nttbench calibrate` alone
@@ -96,10 +102,12 @@ sanitize_all() {
                 --bits "${4:-60}" --direction forward,inverse &
             jobs+=($!)
         done
-        for v in gpu-regs gpu-fast; do
-            [[ "$v" =~ ${SAN_ONLY:-.} ]] || continue
+        for v in gpu-regs gpu-fast gpu-fast32 gpu-radix2-32; do
+            [[ "stages-$v" =~ ${SAN_ONLY:-.} ]] || continue
+            local preset=test-small
+            [[ "$v" == *32 ]] && preset=test-small-w32
             san_one $tool "stages-$v" verify --stage modup,moddown,keyswitch,rescale \
-                --preset test-small --variant $v &
+                --preset $preset --variant $v &
             jobs+=($!)
         done
         wait "${jobs[@]}"
@@ -151,6 +159,26 @@ if has stage; then
         --format json --output "$OUT/stage.json" > "$OUT/stage.txt" 2> "$OUT/stage.err"
     stamp "stage tier rc=$?"
     cat "$OUT/stage.txt" >> "$summary"
+fi
+if has stagew; then
+    "$NB" run --tier stage --variant gpu-fast,gpu-fast32 \
+        --preset ckks16-l30-d3,ckks16-l30-d3-w32,cheddar16-boot-w64,cheddar16-boot-w32 \
+        --max-noise 1 --timeout 4 --no-progress \
+        --format json --output "$OUT/stagew.json" > "$OUT/stagew.txt" 2> "$OUT/stagew.err"
+    stamp "stage tier, both word sizes rc=$?"
+    sed -n '/^Word sizes/,/^$/p' "$OUT/stagew.txt" | tee -a "$summary"
+fi
+if has wordx; then
+    "$NB" run --tier warm,cold --word 32 --variant gpu-fast32 --logn 12:14 \
+        --limbs 1,2,4,8,16,32,64,128 --bits 31 --direction forward,inverse \
+        ${WORD_TIMING:---min-time 0.02 --timeout 0.3} --no-progress \
+        --format json --output "$OUT/word32x.json" > "$OUT/word32x.txt" 2> "$OUT/word32x.err"
+    stamp "word32 sweep log N 12..14 rc=$?"
+    "$NB" run --tier warm,cold --word 32,64 --variant gpu-fast,gpu-fast32 --logn 12,13,14,17 \
+        --logq ${WORD_LOGQ:-120,480,960,1920,3840} --direction forward,inverse \
+        ${WORD_TIMING:---min-time 0.02 --timeout 0.3} --no-progress \
+        --format json --output "$OUT/wordqx.json" > "$OUT/wordqx.txt" 2> "$OUT/wordqx.err"
+    stamp "word log Q sweep log N 12..14, 17 rc=$?"
 fi
 if has gpu; then # the GPU tests and the sanitizers alone (after a GPU-only change)
     meson test -C "$B" --no-rebuild --suite gpu --num-processes 4 --print-errorlogs > "$OUT/tests.log" 2>&1

@@ -1,9 +1,12 @@
 /* GPU CKKS pipelines against the CPU pipelines (themselves checked against
- * GMP in test_ckks_pipeline): modUp, modDown, key switch and rescale (both
- * roundings) bit-exact for the paper-sized presets, with every GPU NTT
- * variant that supports the set, plus the GPU base conversion on the
- * partial-reduction and large-shared-memory paths. Outputs are poisoned on
- * the device first. Exits 77 (skip) without a device. */
+ * GMP in test_ckks_pipeline and test_ckks_words): modUp, modDown, key
+ * switch and rescale (both roundings) bit-exact for the paper-sized presets
+ * and the 32-bit sets, with every GPU NTT variant that supports the set, on
+ * its word size (the 64-bit CPU pipeline is the oracle for both: 32-bit
+ * data are narrowed on upload and widened on download), plus the GPU base
+ * conversion on the partial-reduction and large-shared-memory paths.
+ * Outputs are poisoned on the device first (0xA5 bytes: above every prime of
+ * either word size). Exits 77 (skip) without a device. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +14,7 @@
 #include "testutil.h"
 
 static void *stream;
+static unsigned word = 64; /* the word size of the GPU side being checked */
 
 static uint64_t *host_alloc(size_t words)
 {
@@ -28,11 +32,32 @@ static nb_buffer *dev_alloc(size_t words)
     return b;
 }
 
+/* h (64-bit words) on the device in `word`-bit words. */
 static nb_buffer *dev_from(const uint64_t *h, size_t words)
 {
     nb_buffer *b = dev_alloc(words);
-    assert_int_equal(nb_buffer_upload(b, 0, h, words * sizeof *h, stream), NB_OK);
+    if (word == 32) {
+        uint32_t *t = malloc(words * sizeof *t);
+        assert_non_null(t);
+        for (size_t i = 0; i < words; i++)
+            t[i] = (uint32_t)h[i];
+        assert_int_equal(nb_buffer_upload(b, 0, t, words * sizeof *t, stream), NB_OK);
+        assert_int_equal(nb_stream_sync(stream), NB_OK);
+        free(t);
+    } else {
+        assert_int_equal(nb_buffer_upload(b, 0, h, words * sizeof *h, stream), NB_OK);
+    }
     return b;
+}
+
+/* The first `words` words of a device buffer of `word`-bit words, widened. */
+static void download_words(const nb_buffer *got, uint64_t *h, size_t words)
+{
+    assert_int_equal(nb_buffer_download(got, 0, h, words * (word / 8), stream), NB_OK);
+    assert_int_equal(nb_stream_sync(stream), NB_OK);
+    if (word == 32)
+        for (size_t i = words; i-- > 0;)
+            h[i] = ((const uint32_t *)h)[i];
 }
 
 static void expect_device_equals(const char *what, const uint64_t *want, const nb_buffer *got,
@@ -41,7 +66,7 @@ static void expect_device_equals(const char *what, const uint64_t *want, const n
     uint64_t *h = host_alloc(limbs * n);
     if (nb_stream_sync(stream) != NB_OK)
         nb_test_fail("%s: %s", what, nb_last_error());
-    assert_int_equal(nb_buffer_download(got, 0, h, limbs * n * sizeof *h, stream), NB_OK);
+    download_words(got, h, limbs * n);
     for (size_t l = 0; l < limbs; l++)
         for (size_t i = 0; i < n; i++)
             if (h[l * n + i] != want[l * n + i])
@@ -51,14 +76,14 @@ static void expect_device_equals(const char *what, const uint64_t *want, const n
     free(h);
 }
 
-static int variant_fits(const nb_ntt_variant *v, const nb_ckks_params *p)
+/* words = 0: either word size; else only variants of that word size */
+static int variant_fits(const nb_ntt_variant *v, const nb_ckks_params *p, unsigned words)
 {
-    if (v->backend != NB_BACKEND_GPU || v->word_bits != 64 || p->log_n < v->min_log_n ||
-        p->log_n > v->max_log_n) /* the CKKS stages take 64-bit words */
+    if (v->backend != NB_BACKEND_GPU || (words && v->word_bits != words) ||
+        p->log_n < v->min_log_n || p->log_n > v->max_log_n)
         return 0;
-    unsigned bits[3] = {p->spec.q0_bits, p->spec.q_bits, p->spec.p_bits};
-    for (int i = 0; i < 3; i++)
-        if (bits[i] > v->max_prime_bits)
+    for (size_t i = 0; i < p->q_count + p->alpha; i++)
+        if (p->primes[i] >> v->max_prime_bits)
             return 0;
     return 1;
 }
@@ -67,6 +92,7 @@ static int variant_fits(const nb_ntt_variant *v, const nb_ckks_params *p)
 static void check_preset_with(const nb_ckks_params *p, nb_ckks *cpu, const nb_ntt_variant *v)
 {
     nb_ckks *gpu = NULL;
+    word = v->word_bits;
     if (nb_ckks_create(&gpu, p, v, stream) != NB_OK)
         nb_test_fail("%s with %s: %s", p->name, v->name, nb_last_error());
     const size_t n = p->n, A = p->alpha;
@@ -76,7 +102,8 @@ static void check_preset_with(const nb_ckks_params *p, nb_ckks *cpu, const nb_nt
     for (size_t poly = 0; poly < key_words / (per * n); poly++)
         nb_test_fill_residues(key + poly * per * n, n, p->primes, per);
     nb_buffer *dkey = dev_from(key, key_words);
-    const size_t levels[2] = {p->max_level, p->max_level / 2 ? p->max_level / 2 : 1};
+    const size_t g = p->rescale_primes;
+    const size_t levels[2] = {p->max_level, p->max_level / 2 >= g ? p->max_level / 2 : g};
     char what[160];
     for (int li = 0; li < 2; li++) {
         const size_t l = levels[li], L1 = l + 1, E = L1 + A;
@@ -140,7 +167,7 @@ static void check_preset_with(const nb_ckks_params *p, nb_ckks *cpu, const nb_nt
                 nb_test_fail("GPU rescale: %s", nb_last_error());
             snprintf(what, sizeof what, "%s %s rescale(%s) level %zu", p->name, v->name,
                      mode ? "round" : "floor", l);
-            expect_device_equals(what, want0, o0, l, n);
+            expect_device_equals(what, want0, o0, l + 1 - g, n);
         }
         /* the device input is unchanged by all of the above */
         snprintf(what, sizeof what, "%s %s input preserved", p->name, v->name);
@@ -157,17 +184,21 @@ static void check_preset_with(const nb_ckks_params *p, nb_ckks *cpu, const nb_nt
     nb_ckks_destroy(gpu);
 }
 
-/* every_variant = 0: only the first fitting GPU variant */
-static void check_preset(const char *name, int every_variant)
+/* every_variant = 0: only the first fitting GPU variant; words: 0 (any) or
+ * the word size of the variants to run. spec used when name is NULL. */
+static void check_set(const char *name, const nb_ckks_spec *spec, int every_variant,
+                      unsigned words)
 {
     nb_ckks_params *p = NULL;
-    assert_int_equal(nb_ckks_params_from_preset(&p, name), NB_OK);
+    if ((name ? nb_ckks_params_from_preset(&p, name) : nb_ckks_params_create(&p, spec)) != NB_OK)
+        nb_test_fail("params: %s", nb_last_error());
+    name = p->name;
     nb_ckks *cpu = NULL;
     assert_int_equal(nb_ckks_create(&cpu, p, nb_ntt_variant_find("cpu-harvey"), NULL), NB_OK);
     int ran = 0;
     for (size_t i = 0; i < nb_ntt_variant_count(); i++) {
         const nb_ntt_variant *v = nb_ntt_variant_at(i);
-        if (!variant_fits(v, p))
+        if (!variant_fits(v, p, words))
             continue;
         printf("# %s with %s\n", name, v->name);
         fflush(stdout);
@@ -182,19 +213,39 @@ static void check_preset(const char *name, int every_variant)
     nb_ckks_params_destroy(p);
 }
 
+static void check_preset(const char *name, int every_variant, unsigned words)
+{
+    check_set(name, NULL, every_variant, words);
+}
+
 static void test_gpu_pipelines_match_cpu_logn16_every_variant(void **state)
 {
     (void)state;
-    check_preset("ckks16-l30-d3", 1);
+    check_preset("ckks16-l30-d3", 1, 64);
 }
 
 static void test_gpu_pipelines_match_cpu_paper_presets(void **state)
 {
     (void)state;
-    check_preset("test-medium", 1);
-    check_preset("100x-16-d3", 0);
-    check_preset("100x-17-d3", 0);
-    check_preset("100x-16-d45", 0);
+    check_preset("test-medium", 1, 64);
+    check_preset("100x-16-d3", 0, 64);
+    check_preset("100x-17-d3", 0, 64);
+    check_preset("100x-16-d45", 0, 64);
+    check_preset("cheddar16-boot-w64", 0, 64);
+}
+
+/* 32-bit sets with every variant of either word size (the two-prime
+ * rescale on 64-bit words too), and the 32-bit conversion's table in
+ * global memory (dnum 1: 110 x 110 primes, 48 KiB of table). */
+static void test_gpu_pipelines_on_32bit_sets_match_cpu(void **state)
+{
+    (void)state;
+    check_preset("ckks16-l30-d3-w32", 1, 0);
+    check_preset("cheddar16-boot-w32", 0, 32);
+    const nb_ckks_spec wide = {10, 109, 1, 31, 30, 31, 32, 1, 1};
+    check_set(NULL, &wide, 0, 32);
+    const nb_ckks_spec small = {12, 13, 3, 25, 40, 28, 32, 2, 2}; /* small primes, pairs */
+    check_set(NULL, &small, 1, 32);
 }
 
 /* GPU against CPU base conversion; the GPU input starts `in_off` words into
@@ -204,6 +255,7 @@ static void check_baseconv(unsigned log_n, unsigned bits, size_t n_from, size_t 
 {
     const size_t n = (size_t)1 << log_n;
     uint64_t from[256], to[256];
+    word = 64; /* the stand-alone plan takes 64-bit words */
     assert_int_equal(nb_primes_generate(log_n, bits, n_from, NULL, 0, from), NB_OK);
     assert_int_equal(nb_primes_generate(log_n, bits, n_to, from, n_from, to), NB_OK);
     uint64_t *in = host_alloc(n_from * n), *want = host_alloc(n_to * n);
@@ -260,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_gpu_baseconv_matches_cpu),
         cmocka_unit_test(test_gpu_pipelines_match_cpu_logn16_every_variant),
         cmocka_unit_test(test_gpu_pipelines_match_cpu_paper_presets),
+        cmocka_unit_test(test_gpu_pipelines_on_32bit_sets_match_cpu),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     nb_stream_destroy(stream);

@@ -3,7 +3,8 @@
  * counts of nb_ckks_ntt_counts and the in-stage vs micro-benchmark metrics;
  * bad stage options exit with the usage code; `--tier stage --cache warm`
  * times the stages with a warm cache and `--tier warm,stage` keeps its old
- * meaning; `nttbench list` shows the presets. argv[1] is the nttbench executable (tests/meson.build). */
+ * meaning; `nttbench list` shows the presets; a 64-bit set and its 32-bit
+ * twin are paired by word size, and `verify --stage` checks 32-bit sets. argv[1] is the nttbench executable (tests/meson.build). */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +184,91 @@ static void test_bad_stage_options_are_usage_errors(void **state)
     assert_int_not_equal(access(out, F_OK), 0); /* nothing written on bad usage */
 }
 
+/* The text of a file (NUL-terminated, caller frees). */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return strdup(buf);
+}
+
+/* A 64-bit set beside its 32-bit twin: each runs with variants of its own
+ * word size (chosen without --variant; the other pairs are skipped cases
+ * naming the word sizes), the cases carry word_bits and conv_share, and the
+ * table pairs the two rescales (log Q 1592) with their ratio. Rescale
+ * only: the cheapest stage of the log N 16 sets on a CPU. */
+static void test_stage_run_pairs_word_sizes(void **state)
+{
+    (void)state;
+    char out[256], txt[256];
+    snprintf(out, sizeof out, "%s/words.json", tmpdir);
+    snprintf(txt, sizeof txt, "%s/words.txt", tmpdir);
+    const char *args[] = {"run", "--tier", "stage", "--backend", "cpu", "--stage", "rescale",
+                          "--preset", "ckks16-l30-d3,ckks16-l30-d3-w32", "--variant",
+                          "cpu-harvey,cpu-harvey32", "--min-samples", "2", "--max-samples", "2",
+                          "--min-time", "0.001", "--max-noise", "100", "--warmup", "1",
+                          "--cold", "rotate", "--breakdown-passes", "2", "--no-micro",
+                          "--no-progress", "--format", "json", "--output", out, NULL};
+    int rc = run_cli(args, txt); /* the table on stdout, the report in JSON */
+    if (rc != 0)
+        nb_test_fail("the two-word stage run exited with %d", rc);
+    char *t = slurp(txt);
+    if (!strstr(t, "Word sizes at equal log Q") || !strstr(t, "rescale floor      1592"))
+        nb_test_fail("no word-size row for the rescale pair in:\n%s", t);
+    if (!strstr(t, "is made for 32-bit words and variant 'cpu-harvey' works on 64-bit ones"))
+        nb_test_fail("the cross-word pair is not reported as skipped");
+    free(t);
+    json_error_t err;
+    json_t *r = json_load_file(out, 0, &err);
+    if (!r)
+        nb_test_fail("%s does not parse: %s", out, err.text);
+    json_t *cases = json_object_get(r, "cases"), *c;
+    size_t i, ok = 0;
+    json_array_foreach(cases, i, c)
+    {
+        if (strcmp(json_string_value(json_object_get(c, "status")), "ok") != 0)
+            continue;
+        ok++;
+        json_t *p = json_object_get(c, "params"), *m = json_object_get(c, "metrics");
+        const char *preset = json_string_value(json_object_get(p, "preset"));
+        const long long word = json_integer_value(json_object_get(p, "word_bits"));
+        assert_int_equal(word, strstr(preset, "-w32") ? 32 : 64);
+        assert_true(json_real_value(json_object_get(m, "conv_share")) > 0);
+        assert_true(json_real_value(json_object_get(m, "bytes_per_launch")) > 0);
+        assert_int_equal(json_real_value(json_object_get(m, "ntt_inv_limbs")),
+                         word == 32 ? 2 : 1);
+    }
+    assert_int_equal(ok, 2);
+    json_decref(r);
+}
+
+/* `verify --stage` on a 32-bit set picks the 32-bit CPU variants and checks
+ * them against GMP; a 64-bit variant named on it is skipped with the reason. */
+static void test_verify_stage_on_32bit_set(void **state)
+{
+    (void)state;
+    char out[256];
+    snprintf(out, sizeof out, "%s/vs.txt", tmpdir);
+    const char *args[] = {"verify", "--stage", "modup,moddown,keyswitch,rescale", "--preset",
+                          "test-tiny-w32", "--backend", "cpu", NULL};
+    assert_int_equal(run_cli(args, out), 0);
+    char *t = slurp(out);
+    if (!strstr(t, "16 passed, 0 failed, 0 skipped") || !strstr(t, "cpu-harvey32-scalar"))
+        nb_test_fail("verify --stage on test-tiny-w32:\n%s", t);
+    free(t);
+    const char *cross[] = {"verify", "--stage", "rescale", "--preset", "test-tiny-w32",
+                           "--variant", "cpu-harvey", NULL};
+    run_cli(cross, out);
+    t = slurp(out);
+    if (!strstr(t, "the set is made for 32-bit words, the variant works on 64-bit ones"))
+        nb_test_fail("a 64-bit variant on a 32-bit set:\n%s", t);
+    free(t);
+}
+
 static void test_list_shows_presets(void **state)
 {
     (void)state;
@@ -221,6 +307,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_warm_stage_run_and_old_spellings),
         cmocka_unit_test(test_bad_stage_options_are_usage_errors),
         cmocka_unit_test(test_list_shows_presets),
+        cmocka_unit_test(test_stage_run_pairs_word_sizes),
+        cmocka_unit_test(test_verify_stage_on_32bit_set),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rmdir(tmpdir);

@@ -173,6 +173,9 @@ nb_status nb_cli_stage_set(nb_cli_run *run, const char *name, const char *value)
 nb_status nb_cli_stage_check(nb_cli_run *run);
 /* The parsed options for nb_tier_run.tier_opts (defaults when none given). */
 const nb_stage_tier_opts *nb_cli_stage_opts(nb_cli_run *run);
+/* The word sizes (NB_CLI_WORD bits) of the sets given with --preset, 0 if
+ * none: variants chosen without --word include them. */
+unsigned nb_cli_stage_words(const nb_cli_run *run);
 /* Presets for `nttbench list`: a text section (markdown when md) and a JSON
  * array of {"name", "description", ...} objects (new reference). */
 void nb_cli_stage_list_text(FILE *f, int md);

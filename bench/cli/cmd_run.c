@@ -13,7 +13,7 @@
 
 /* Resolves --backend auto: GPU if a device is present and a GPU variant of
  * a chosen word size exists. */
-static nb_cli_backend resolve_backend(const nb_cli_run *run)
+static nb_cli_backend resolve_backend(const nb_cli_run *run, unsigned words)
 {
     if (run->backend != NB_CLI_AUTO)
         return run->backend;
@@ -22,7 +22,7 @@ static nb_cli_backend resolve_backend(const nb_cli_run *run)
     if (nb_gpu_count() > 0)
         for (size_t i = 0; i < nb_ntt_variant_count(); i++) {
             const nb_ntt_variant *v = nb_ntt_variant_at(i);
-            if (v->backend == NB_BACKEND_GPU && (run->words & NB_CLI_WORD(v->word_bits)))
+            if (v->backend == NB_BACKEND_GPU && (words & NB_CLI_WORD(v->word_bits)))
                 return NB_CLI_GPU;
         }
     return NB_CLI_CPU;
@@ -32,7 +32,9 @@ nb_status nb_cli_run_variants(const nb_cli_run *run, const nb_ntt_variant **out,
                               size_t *n)
 {
     *n = 0;
-    nb_cli_backend b = resolve_backend(run);
+    /* without --word, also the word sizes of the CKKS sets given */
+    const unsigned words = run->given_word ? run->words : run->words | nb_cli_stage_words(run);
+    nb_cli_backend b = resolve_backend(run, words);
     if (run->n_variants) {
         for (size_t i = 0; i < run->n_variants; i++) {
             const nb_ntt_variant *v = nb_ntt_variant_find(run->variants[i]);
@@ -51,13 +53,13 @@ nb_status nb_cli_run_variants(const nb_cli_run *run, const nb_ntt_variant **out,
     }
     for (size_t i = 0; i < nb_ntt_variant_count() && *n < max; i++) {
         const nb_ntt_variant *v = nb_ntt_variant_at(i);
-        if ((int)v->backend == (int)b && (run->words & NB_CLI_WORD(v->word_bits)))
+        if ((int)v->backend == (int)b && (words & NB_CLI_WORD(v->word_bits)))
             out[(*n)++] = v;
     }
     if (*n == 0)
         return nb_set_error(NB_ERR_NOT_FOUND, "no %s%s variant is registered",
-                            run->words == NB_CLI_WORD(32)   ? "32-bit "
-                            : run->words == NB_CLI_WORD(64) ? "64-bit "
+                            words == NB_CLI_WORD(32)   ? "32-bit "
+                            : words == NB_CLI_WORD(64) ? "64-bit "
                                                             : "",
                             b == NB_CLI_GPU ? "GPU" : "CPU");
     return NB_OK;

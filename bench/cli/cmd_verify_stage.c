@@ -190,19 +190,25 @@ static nb_status pick_variants(const stage_args *a, const nb_ntt_variant **out, 
         nb_gpu_require(); /* sets the message: why no device is usable */
         return NB_ERR_NO_DEVICE;
     }
+    unsigned words = 0; /* the word sizes the sets are made for */
+    for (size_t i = 0; i < a->n_presets; i++) {
+        const nb_ckks_preset *pr = nb_ckks_preset_find(a->presets[i]);
+        words |= pr && pr->spec.word_bits == 32 ? 32 : 64;
+    }
     for (size_t i = 0; i < nb_ntt_variant_count() && *n < NB_CLI_MAX_LIST; i++) {
         const nb_ntt_variant *v = nb_ntt_variant_at(i);
         int b = (int)v->backend;
-        if (((a->backend < 0 && (b == 0 || gpu)) || a->backend == b) && v->word_bits == 64)
-            out[(*n)++] = v; /* the CKKS stages run on 64-bit words */
+        if (((a->backend < 0 && (b == 0 || gpu)) || a->backend == b) && (v->word_bits & words))
+            out[(*n)++] = v;
     }
     return NB_OK;
 }
 
-/* Rows of a preset whose ring the variant does not support: skipped, with
- * the reason (as `verify` skips sizes outside a variant's range). */
+/* Rows of a preset the variant does not run (its ring, or the set made for
+ * the other word size): skipped, with the reason (as `verify` skips sizes
+ * outside a variant's range). */
 static void skip_preset(const stage_args *a, const char *preset, const nb_ntt_variant *v,
-                        unsigned log_n, const unsigned long long *lv, size_t nlv,
+                        const nb_ckks_params *p, const unsigned long long *lv, size_t nlv,
                         nb_cli_stage_row *rows, size_t *n)
 {
     for (size_t si = 0; si < a->n_stages; si++)
@@ -210,8 +216,14 @@ static void skip_preset(const stage_args *a, const char *preset, const nb_ntt_va
             nb_cli_stage_row *r = &rows[(*n)++];
             *r = (nb_cli_stage_row){.v = v, .preset = preset, .stage = a->stages[si],
                                     .level = (size_t)lv[li], .result = "skipped"};
-            snprintf(r->message, sizeof r->message, "log N %u outside [%u, %u] of the variant",
-                     log_n, v->min_log_n, v->max_log_n);
+            if (v->word_bits != p->word_bits)
+                snprintf(r->message, sizeof r->message,
+                         "the set is made for %u-bit words, the variant works on %u-bit ones",
+                         p->word_bits, v->word_bits);
+            else
+                snprintf(r->message, sizeof r->message,
+                         "log N %u outside [%u, %u] of the variant", p->log_n, v->min_log_n,
+                         v->max_log_n);
         }
 }
 
@@ -249,11 +261,11 @@ static nb_status check_preset(const stage_args *a, const char *preset,
     nb_ckks *c = NULL;
     const double t0 = nb_now_s();
     NB_TRY(nb_ckks_params_from_preset(&p, preset));
-    unsigned long long top[2] = {p->max_level, 1};
+    unsigned long long top[2] = {p->max_level, p->rescale_primes};
     const unsigned long long *lv = a->n_levels ? a->levels : top;
     size_t nlv = a->n_levels ? a->n_levels : (p->max_level > 1 ? 2 : 1);
-    if (p->log_n < v->min_log_n || p->log_n > v->max_log_n) {
-        skip_preset(a, preset, v, p->log_n, lv, nlv, rows, n);
+    if (p->log_n < v->min_log_n || p->log_n > v->max_log_n || v->word_bits != p->word_bits) {
+        skip_preset(a, preset, v, p, lv, nlv, rows, n);
         nb_ckks_params_destroy(p);
         return NB_OK;
     }

@@ -2,7 +2,9 @@
  * stage pipeline of ckks/ckks.h on the variant's backend, its input and
  * outputs moved through nb_buffer objects, against reference/ckks_ref.h
  * after converting the outputs to coefficient form with the reference NTT.
- * Outputs are poisoned first; a value not below its prime fails the row. */
+ * Outputs are poisoned first; a value not below its prime fails the row.
+ * Data travel in the variant's word size (32-bit words narrowed on upload
+ * and widened on download); the checks work on 64-bit words. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,11 +59,43 @@ static int differs(nb_cli_stage_row *r, const char *what, uint64_t *got, const u
     return bad != 0;
 }
 
-/* Device (or host) buffers of a check: in, out0, out1, key; sizes in words. */
+/* Device (or host) buffers of a check: in, out0, out1, key; sizes in words
+ * of wb bytes (the variant's: 8, or 4 for 32-bit words). */
 typedef struct bufs {
     nb_buffer *b[4];
     size_t words[4];
+    size_t wb;
 } bufs;
+
+/* Uploads `words` 64-bit words of h into b as words of B->wb bytes. */
+static nb_status upload_words(const bufs *B, nb_buffer *b, const uint64_t *h, size_t words,
+                              void *stream)
+{
+    if (B->wb == 8)
+        return nb_buffer_upload(b, 0, h, words * 8, stream);
+    uint32_t *t = malloc(words * sizeof *t + 4);
+    if (!t)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    for (size_t i = 0; i < words; i++)
+        t[i] = (uint32_t)h[i];
+    nb_status s = nb_buffer_upload(b, 0, t, words * sizeof *t, stream);
+    if (s == NB_OK)
+        s = nb_stream_sync(stream);
+    free(t);
+    return s;
+}
+
+/* Downloads `words` words of b into h, widened to 64 bits. */
+static nb_status download_words(const bufs *B, const nb_buffer *b, uint64_t *h, size_t words,
+                                void *stream)
+{
+    NB_TRY(nb_buffer_download(b, 0, h, words * B->wb, stream));
+    NB_TRY(nb_stream_sync(stream));
+    if (B->wb == 4)
+        for (size_t i = words; i-- > 0;)
+            h[i] = ((const uint32_t *)h)[i];
+    return NB_OK;
+}
 
 static nb_status bufs_make(bufs *B, nb_backend where, void *stream, const uint64_t *in,
                            const uint64_t *key)
@@ -70,19 +104,19 @@ static nb_status bufs_make(bufs *B, nb_backend where, void *stream, const uint64
         B->b[k] = NULL;
         if (!B->words[k])
             continue;
-        NB_TRY(nb_buffer_create(&B->b[k], where, B->words[k] * sizeof(uint64_t)));
+        NB_TRY(nb_buffer_create(&B->b[k], where, B->words[k] * B->wb));
     }
     uint64_t *poison = malloc((B->words[1] > B->words[2] ? B->words[1] : B->words[2]) * 8 + 8);
     if (!poison)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
     for (size_t i = 0; i < B->words[1] || i < B->words[2]; i++)
-        poison[i] = POISON;
-    nb_status s = nb_buffer_upload(B->b[0], 0, in, B->words[0] * 8, stream);
+        poison[i] = POISON; /* as 32-bit words 0xA5A5A5A5: above every prime below 2^31 */
+    nb_status s = upload_words(B, B->b[0], in, B->words[0], stream);
     for (int k = 1; k <= 2 && s == NB_OK; k++)
         if (B->b[k])
-            s = nb_buffer_upload(B->b[k], 0, poison, B->words[k] * 8, stream);
+            s = upload_words(B, B->b[k], poison, B->words[k], stream);
     if (s == NB_OK && B->b[3])
-        s = nb_buffer_upload(B->b[3], 0, key, B->words[3] * 8, stream);
+        s = upload_words(B, B->b[3], key, B->words[3], stream);
     free(poison);
     return s;
 }
@@ -93,9 +127,9 @@ static void bufs_free(bufs *B)
         nb_buffer_destroy(B->b[k]);
 }
 
-static uint64_t *ptr(const bufs *B, int k)
+static void *ptr(const bufs *B, int k)
 {
-    return (uint64_t *)nb_buffer_ptr(B->b[k]);
+    return nb_buffer_ptr(B->b[k]);
 }
 
 /* Host side of one stage call: input (NTT form), outputs, the key-switch
@@ -114,7 +148,8 @@ typedef struct stage_io {
 static nb_status run_stage(nb_cli_stage_ctx *x, const nb_cli_stage_row *r, const stage_io *io)
 {
     bufs B = {.words = {io->in_words, io->out_words, io->out1 ? io->out_words : 0,
-                        io->key ? nb_ckks_key_limbs(x->p) * x->p->n : 0}};
+                        io->key ? nb_ckks_key_limbs(x->p) * x->p->n : 0},
+              .wb = nb_ckks_word_bytes(x->c)};
     nb_status s = bufs_make(&B, x->v->backend, x->stream, io->in, io->key);
     const size_t l = r->level;
     if (s == NB_OK) {
@@ -131,9 +166,9 @@ static nb_status run_stage(nb_cli_stage_ctx *x, const nb_cli_stage_row *r, const
                                 ptr(&B, 1), ptr(&B, 0), NULL, x->stream);
     }
     if (s == NB_OK)
-        s = nb_buffer_download(B.b[1], 0, io->out0, io->out_words * 8, x->stream);
+        s = download_words(&B, B.b[1], io->out0, io->out_words, x->stream);
     if (s == NB_OK && io->out1)
-        s = nb_buffer_download(B.b[2], 0, io->out1, io->out_words * 8, x->stream);
+        s = download_words(&B, B.b[2], io->out1, io->out_words, x->stream);
     bufs_free(&B);
     return s;
 }
@@ -209,11 +244,12 @@ static nb_status check_moddown(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
     return s;
 }
 
-/* Rescale from level l >= 1, floor and round, against nb_ref_rescale. */
+/* Rescale from level l >= g (the primes it drops), floor and round,
+ * against nb_ref_rescale_by. */
 static nb_status check_rescale(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
 {
     const nb_ckks_params *p = x->p;
-    const size_t n = p->n, l = r->level;
+    const size_t n = p->n, l = r->level, g = p->rescale_primes, keep = l + 1 - g;
     uint64_t *m[4]; /* in, in (coefficients), out, want */
     if (!alloc_all(m, 4, (l + 1) * n))
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
@@ -221,11 +257,11 @@ static nb_status check_rescale(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
     memcpy(m[1], m[0], (l + 1) * n * 8);
     nb_status s = to_coeff(m[1], p->q, l + 1, p->log_n);
     for (int round = 0; round < 2 && s == NB_OK && !strcmp(r->result, "pass"); round++) {
-        stage_io io = {m[0], (l + 1) * n, m[2], NULL, l * n, NULL, round};
+        stage_io io = {m[0], (l + 1) * n, m[2], NULL, keep * n, NULL, round};
         s = run_stage(x, r, &io);
-        if (s == NB_OK && nb_ref_rescale(m[3], m[1], n, p->q, l + 1, round) != NB_OK)
+        if (s == NB_OK && nb_ref_rescale_by(m[3], m[1], n, p->q, l + 1, g, round) != NB_OK)
             s = nb_set_error(NB_ERR_INVALID_ARG, "the GMP reference rejected rescale");
-        if (s == NB_OK && differs(r, round ? "round" : "floor", m[2], m[3], p->q, l, p->log_n))
+        if (s == NB_OK && differs(r, round ? "round" : "floor", m[2], m[3], p->q, keep, p->log_n))
             r->result = "fail";
     }
     free_all(m, 4);
@@ -293,9 +329,10 @@ void nb_cli_stage_check_row(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
                  x->p->max_level);
         return;
     }
-    if (r->stage == NB_CKKS_STAGE_RESCALE && r->level == 0) {
+    if (r->stage == NB_CKKS_STAGE_RESCALE && r->level < x->p->rescale_primes) {
         r->result = "skipped";
-        snprintf(r->message, sizeof r->message, "rescale needs level >= 1");
+        snprintf(r->message, sizeof r->message, "rescale needs level >= %zu",
+                 x->p->rescale_primes);
         return;
     }
     if (r->stage == NB_CKKS_STAGE_KEYSWITCH && x->p->log_n > KEYSWITCH_REF_MAX_LOG_N) {

@@ -71,6 +71,18 @@ nb_status nb_cli_stage_check(nb_cli_run *run)
     return NB_OK;
 }
 
+unsigned nb_cli_stage_words(const nb_cli_run *run)
+{
+    const stage_cli *c = run->stage;
+    unsigned words = 0;
+    for (size_t i = 0; c && i < c->o.n_presets; i++) {
+        const nb_ckks_preset *pr = nb_ckks_preset_find(c->presets[i]);
+        if (pr)
+            words |= NB_CLI_WORD(pr->spec.word_bits == 32 ? 32 : 64);
+    }
+    return words;
+}
+
 const nb_stage_tier_opts *nb_cli_stage_opts(nb_cli_run *run)
 {
     stage_cli *c = opts_of(run);

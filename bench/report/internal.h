@@ -93,6 +93,9 @@ void nb_report_write_completion(const nb_report *r, FILE *f, int md);
 /* The per-NTT comparison of the stage cases (warm, cold, in-stage ns per
  * limb-transform and the in-stage ratios); nothing without stage metrics. */
 void nb_text_write_stage_ntt(const nb_report *r, FILE *f, int md);
+/* words.c: stage cases on 32-bit words beside their 64-bit twins (the
+ * same stage at the nearest log Q), when the report holds such pairs. */
+void nb_text_write_word_pairs(const nb_report *r, FILE *f, int md);
 /* env_write.c: the environment and command line opening a table or
  * markdown report; nothing when the report has no environment. */
 void nb_env_write_block(const nb_report *r, FILE *f, int md);

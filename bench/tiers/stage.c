@@ -110,6 +110,8 @@ static nb_status add_breakdown_metrics(nb_case *cs, const nb_breakdown *bd, doub
     NB_TRY(nb_case_metric(cs, "in_stage_fwd_ns_per_limb", in_fwd * 1e9));
     NB_TRY(nb_case_metric(cs, "in_stage_inv_ns_per_limb", in_inv * 1e9));
     NB_TRY(nb_case_metric(cs, "ntt_share", bd->ntt_share));
+    const nb_step_stat *sc = find_step(bd, "conv"); /* base conversion (rescale: the bring step) */
+    NB_TRY(nb_case_metric(cs, "conv_share", sc && bd->sum_s > 0 ? sc->median_s / bd->sum_s : 0));
     NB_TRY(nb_case_metric(cs, "breakdown_sum_ns", bd->sum_s * 1e9));
     NB_TRY(nb_case_metric(cs, "breakdown_vs_stage", stage_s > 0 ? bd->sum_s / stage_s : NAN));
     if (!micro)
@@ -190,6 +192,8 @@ nb_status nb_stage_run_case(nb_case **out, const nb_ckks_params *params,
         s = nb_case_metric(cs, "ntt_fwd_limbs", (double)fwd);
     if (s == NB_OK)
         s = nb_case_metric(cs, "ntt_inv_limbs", (double)inv);
+    if (s == NB_OK) /* input + output + (key switch) the key: each once */
+        s = nb_case_metric(cs, "bytes_per_launch", (double)w->ops->bytes_per_launch(w->ctx));
     if (s == NB_OK)
         s = measure_stage(cs, w, micro, o, passes, stream);
     nb_workload_destroy(w);

@@ -22,7 +22,8 @@ void nb_stage_tier_opts_default(nb_stage_tier_opts *o)
     o->micro = 1;
 }
 
-/* 1 if the variant can transform every prime of the set. */
+/* 1 if the variant works on the words the set is made for and can
+ * transform every prime of it. */
 static int variant_fits(const nb_ntt_variant *v, const nb_ckks_params *p, char *why, size_t len)
 {
     if (p->log_n < v->min_log_n || p->log_n > v->max_log_n) {
@@ -30,11 +31,15 @@ static int variant_fits(const nb_ntt_variant *v, const nb_ckks_params *p, char *
                  v->max_log_n, v->name);
         return 0;
     }
-    const unsigned bits[3] = {p->spec.q0_bits, p->spec.q_bits, p->spec.p_bits};
-    for (int i = 0; i < 3; i++)
-        if (bits[i] > v->max_prime_bits) {
-            snprintf(why, len, "%u-bit primes exceed the %u bits of variant '%s'", bits[i],
-                     v->max_prime_bits, v->name);
+    if (v->word_bits != p->word_bits) {
+        snprintf(why, len, "set %s is made for %u-bit words and variant '%s' works on %u-bit ones",
+                 p->name, p->word_bits, v->name, v->word_bits);
+        return 0;
+    }
+    for (size_t i = 0; i < p->q_count + p->alpha; i++)
+        if (p->primes[i] >> v->max_prime_bits) {
+            snprintf(why, len, "the prime %llu of set %s exceeds the %u bits of variant '%s'",
+                     (unsigned long long)p->primes[i], p->name, v->max_prime_bits, v->name);
             return 0;
         }
     return 1;
@@ -98,20 +103,22 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
 }
 
 /* NB_ERR_INVALID_ARG naming the level when a requested level lies outside
- * what the set allows: above its top level L, or below 1 when rescale (which
- * drops a level) is among the stages. */
+ * what the set allows: above its top level L, or below the primes rescale
+ * drops when rescale is among the stages. */
 static nb_status check_levels(const nb_stage_tier_opts *o, const nb_ckks_params *p)
 {
     size_t lowest = 0;
     for (size_t si = 0; si < o->n_stages; si++)
         if (o->stages[si] == NB_CKKS_STAGE_RESCALE)
-            lowest = 1;
+            lowest = p->rescale_primes;
     for (size_t li = 0; li < o->n_levels; li++)
         if (o->levels[li] > p->max_level || o->levels[li] < lowest)
             return nb_set_error(NB_ERR_INVALID_ARG,
                                 "--level %zu is outside [%zu, %zu] of the set %s%s",
                                 o->levels[li], lowest, p->max_level, p->name,
-                                lowest ? " (rescale needs level 1 or more)" : "");
+                                lowest == 1   ? " (rescale needs level 1 or more)"
+                                : lowest == 2 ? " (rescale drops two primes: level 2 or more)"
+                                              : "");
     return NB_OK;
 }
 

@@ -62,6 +62,7 @@ typedef struct stage_ctx {
     nb_ckks *ck;
     size_t level, L1, E, digits;
     size_t in_limbs, out_limbs, key_limbs; /* per set */
+    size_t wb;                             /* bytes per word of the variant: 8 or 4 */
     uint64_t *in_primes, *out_primes;      /* per limb of input / output */
     size_t fwd, inv;
     /* per-case buffers (setup .. teardown) */
@@ -69,7 +70,8 @@ typedef struct stage_ctx {
     nb_buffer *in, *out, *key;
     /* verification (host) */
     nb_ckks *ref;
-    uint64_t *h_in, *h_key, *h_got;
+    uint64_t *h_in, *h_key, *h_got;        /* 64-bit words (the oracle's) */
+    void *h_words;                         /* 32-bit variants: inputs narrowed */
     uint64_t *h_exp[2];
     size_t exp_set[2];
 } stage_ctx;
@@ -106,26 +108,45 @@ static nb_status hook_mark(void *user, const char *step, int is_ntt, size_t limb
     return nb_step_mark(((mark_ctx *)user)->marks, step, is_ntt, limbs, inverse);
 }
 
-static nb_status run_stage(nb_ckks *ck, const stage_ctx *c, uint64_t *out, const uint64_t *in,
-                           const uint64_t *key, const nb_ckks_hook *hook, void *stream)
+/* One stage call on ck's words: out, in, key of ck's word size. */
+static nb_status run_stage(nb_ckks *ck, const stage_ctx *c, void *out, const void *in,
+                           const void *key, const nb_ckks_hook *hook, void *stream)
 {
-    const size_t n = c->p->n, l = c->level;
+    const size_t l = c->level, out1 = c->L1 * c->p->n * nb_ckks_word_bytes(ck);
     switch (c->cfg.stage) {
     case NB_CKKS_STAGE_MODUP:
         return nb_ckks_modup_all(ck, l, out, in, hook, stream);
     case NB_CKKS_STAGE_MODDOWN:
         return nb_ckks_moddown(ck, l, out, in, hook, stream);
     case NB_CKKS_STAGE_KEYSWITCH:
-        return nb_ckks_keyswitch(ck, l, out, out + c->L1 * n, in, key, hook, stream);
+        return nb_ckks_keyswitch(ck, l, out, (char *)out + out1, in, key, hook, stream);
     case NB_CKKS_STAGE_RESCALE:
         return nb_ckks_rescale(ck, l, c->cfg.rounding, out, in, hook, stream);
     }
     return nb_set_error(NB_ERR_INVALID_ARG, "unknown stage %d", (int)c->cfg.stage);
 }
 
-static uint64_t *buf_at(nb_buffer *b, size_t set, size_t limbs, size_t n)
+/* Set `set` of a buffer of sets of `limbs` limbs of the variant's words. */
+static void *buf_at(const stage_ctx *c, nb_buffer *b, size_t set, size_t limbs)
 {
-    return b ? (uint64_t *)nb_buffer_ptr(b) + set * limbs * n : NULL;
+    return b ? (char *)nb_buffer_ptr(b) + set * limbs * c->p->n * c->wb : NULL;
+}
+
+/* Uploads `words` 64-bit words of h at set `set` of b (limbs per set), as
+ * the variant's words. */
+static nb_status upload_set(const stage_ctx *c, nb_buffer *b, size_t set, size_t limbs,
+                            const uint64_t *h, void *stream)
+{
+    const size_t words = limbs * c->p->n, bytes = words * c->wb;
+    const void *src = h;
+    if (c->wb == 4) {
+        uint32_t *t = c->h_words;
+        for (size_t i = 0; i < words; i++)
+            t[i] = (uint32_t)h[i];
+        src = t;
+    }
+    NB_TRY(nb_buffer_upload(b, set * bytes, src, bytes, stream));
+    return c->wb == 4 ? nb_stream_sync(stream) : NB_OK; /* h_words is reused */
 }
 
 static void ws_teardown(void *ctx)
@@ -138,6 +159,8 @@ static void ws_teardown(void *ctx)
     free(c->h_in);
     free(c->h_key);
     free(c->h_got);
+    free(c->h_words);
+    c->h_words = NULL;
     free(c->h_exp[0]);
     free(c->h_exp[1]);
     c->h_in = c->h_key = c->h_got = c->h_exp[0] = c->h_exp[1] = NULL;
@@ -156,20 +179,20 @@ static nb_status ws_setup(void *ctx, size_t sets, void *stream)
     c->h_in = malloc(c->in_limbs * n * sizeof(uint64_t));
     c->h_got = malloc(c->out_limbs * n * sizeof(uint64_t));
     c->h_key = c->key_limbs ? malloc(c->key_limbs * n * sizeof(uint64_t)) : NULL;
-    if (!c->h_in || !c->h_got || (c->key_limbs && !c->h_key))
+    const size_t most = c->in_limbs > c->key_limbs ? c->in_limbs : c->key_limbs;
+    c->h_words = c->wb == 4 ? malloc(most * n * sizeof(uint32_t)) : NULL;
+    if (!c->h_in || !c->h_got || (c->key_limbs && !c->h_key) || (c->wb == 4 && !c->h_words))
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "stage workload: out of host memory");
-    NB_TRY(nb_buffer_create(&c->in, be, sets * c->in_limbs * n * sizeof(uint64_t)));
-    NB_TRY(nb_buffer_create(&c->out, be, sets * c->out_limbs * n * sizeof(uint64_t)));
+    NB_TRY(nb_buffer_create(&c->in, be, sets * c->in_limbs * n * c->wb));
+    NB_TRY(nb_buffer_create(&c->out, be, sets * c->out_limbs * n * c->wb));
     if (c->key_limbs)
-        NB_TRY(nb_buffer_create(&c->key, be, sets * c->key_limbs * n * sizeof(uint64_t)));
+        NB_TRY(nb_buffer_create(&c->key, be, sets * c->key_limbs * n * c->wb));
     NB_TRY(nb_buffer_fill(c->out, 0xA5, stream));
     for (size_t s = 0; s < sets; s++) {
         set_inputs(c, s, c->h_in, c->h_key);
-        NB_TRY(nb_buffer_upload(c->in, s * c->in_limbs * n * sizeof(uint64_t), c->h_in,
-                                c->in_limbs * n * sizeof(uint64_t), stream));
+        NB_TRY(upload_set(c, c->in, s, c->in_limbs, c->h_in, stream));
         if (c->key_limbs)
-            NB_TRY(nb_buffer_upload(c->key, s * c->key_limbs * n * sizeof(uint64_t), c->h_key,
-                                    c->key_limbs * n * sizeof(uint64_t), stream));
+            NB_TRY(upload_set(c, c->key, s, c->key_limbs, c->h_key, stream));
     }
     c->sets = sets;
     return NB_OK;
@@ -184,7 +207,7 @@ static size_t key_limbs_used(const stage_ctx *c)
 static size_t ws_bytes(const void *ctx)
 {
     const stage_ctx *c = ctx;
-    return (c->in_limbs + c->out_limbs + key_limbs_used(c)) * c->p->n * sizeof(uint64_t);
+    return (c->in_limbs + c->out_limbs + key_limbs_used(c)) * c->p->n * c->wb;
 }
 
 static nb_status ws_launch(void *ctx, size_t set, void *stream)
@@ -192,9 +215,8 @@ static nb_status ws_launch(void *ctx, size_t set, void *stream)
     stage_ctx *c = ctx;
     if (set >= c->sets)
         return nb_set_error(NB_ERR_INVALID_ARG, "stage workload: set %zu of %zu", set, c->sets);
-    const size_t n = c->p->n;
-    return run_stage(c->ck, c, buf_at(c->out, set, c->out_limbs, n),
-                     buf_at(c->in, set, c->in_limbs, n), buf_at(c->key, set, c->key_limbs, n),
+    return run_stage(c->ck, c, buf_at(c, c->out, set, c->out_limbs),
+                     buf_at(c, c->in, set, c->in_limbs), buf_at(c, c->key, set, c->key_limbs),
                      NULL, stream);
 }
 
@@ -203,11 +225,10 @@ static nb_status ws_launch_marked(void *ctx, size_t set, void *stream, nb_step_m
     stage_ctx *c = ctx;
     if (set >= c->sets)
         return nb_set_error(NB_ERR_INVALID_ARG, "stage workload: set %zu of %zu", set, c->sets);
-    const size_t n = c->p->n;
     mark_ctx m = {marks};
     nb_ckks_hook hook = {hook_mark, &m};
-    return run_stage(c->ck, c, buf_at(c->out, set, c->out_limbs, n),
-                     buf_at(c->in, set, c->in_limbs, n), buf_at(c->key, set, c->key_limbs, n),
+    return run_stage(c->ck, c, buf_at(c, c->out, set, c->out_limbs),
+                     buf_at(c, c->in, set, c->in_limbs), buf_at(c, c->key, set, c->key_limbs),
                      &hook, stream);
 }
 
@@ -245,8 +266,11 @@ static nb_status ws_verify(void *ctx, size_t set, void *stream)
         return nb_set_error(NB_ERR_INVALID_ARG, "stage workload: set %zu of %zu", set, c->sets);
     const size_t n = c->p->n, words = c->out_limbs * n;
     NB_TRY(nb_stream_sync(stream));
-    NB_TRY(nb_buffer_download(c->out, set * words * sizeof(uint64_t), c->h_got,
-                              words * sizeof(uint64_t), stream));
+    NB_TRY(nb_buffer_download(c->out, set * words * c->wb, c->h_got, words * c->wb, stream));
+    NB_TRY(nb_stream_sync(stream));
+    if (c->wb == 4) /* widen in place, from the end */
+        for (size_t i = words; i-- > 0;)
+            c->h_got[i] = ((const uint32_t *)c->h_got)[i];
     const uint64_t *exp = NULL;
     NB_TRY(expected_for(c, set, &exp));
     size_t bad = 0, first = SIZE_MAX;
@@ -270,8 +294,8 @@ static nb_status ws_input_region(const void *ctx, size_t set, void **ptr, size_t
     const stage_ctx *c = ctx;
     if (set >= c->sets)
         return nb_set_error(NB_ERR_INVALID_ARG, "stage workload: set %zu of %zu", set, c->sets);
-    *ptr = buf_at(c->in, set, c->in_limbs, c->p->n);
-    *bytes = c->in_limbs * c->p->n * sizeof(uint64_t);
+    *ptr = buf_at(c, c->in, set, c->in_limbs);
+    *bytes = c->in_limbs * c->p->n * c->wb;
     return NB_OK;
 }
 
@@ -312,10 +336,10 @@ nb_status nb_stage_workload_create(nb_workload **out, const nb_ckks_params *para
     if ((unsigned)cfg->stage > 3)
         return nb_set_error(NB_ERR_INVALID_ARG, "unknown stage %d", (int)cfg->stage);
     const size_t level = cfg->level == SIZE_MAX ? params->max_level : cfg->level;
-    if (level > params->max_level || (cfg->stage == NB_CKKS_STAGE_RESCALE && level < 1))
-        return nb_set_error(NB_ERR_INVALID_ARG, "stage %s: level %zu outside [%d, L=%zu]",
-                            nb_stage_name(cfg->stage), level,
-                            cfg->stage == NB_CKKS_STAGE_RESCALE, params->max_level);
+    const size_t lowest = cfg->stage == NB_CKKS_STAGE_RESCALE ? params->rescale_primes : 0;
+    if (level > params->max_level || level < lowest)
+        return nb_set_error(NB_ERR_INVALID_ARG, "stage %s: level %zu outside [%zu, L=%zu]",
+                            nb_stage_name(cfg->stage), level, lowest, params->max_level);
     stage_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "stage workload: out of host memory");
@@ -324,6 +348,7 @@ nb_status nb_stage_workload_create(nb_workload **out, const nb_ckks_params *para
     c->cfg = *cfg;
     c->cfg.level = level;
     c->level = level;
+    c->wb = variant->word_bits / 8;
     c->L1 = level + 1;
     c->E = level + 1 + params->alpha;
     c->digits = nb_ckks_digits(params, level);
@@ -354,7 +379,7 @@ nb_status nb_stage_workload_create(nb_workload **out, const nb_ckks_params *para
         break;
     case NB_CKKS_STAGE_RESCALE:
         c->in_limbs = c->L1;
-        c->out_limbs = level;
+        c->out_limbs = level + 1 - params->rescale_primes;
         memcpy(c->in_primes, params->q, c->L1 * sizeof(uint64_t));
         break;
     }
