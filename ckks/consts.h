@@ -36,6 +36,9 @@ typedef struct nb_conv_desc {
     size_t qhat_mont;        /* [n_to * n_from] (C/c_i) 2^64 mod b_j                 */
     size_t to_neg_inv;       /* [n_to]   -b_j^-1 mod 2^64                            */
     uint32_t redc_steps;
+    /* 32-bit words (targets below 2^31, else 0): 2^32 and 2^64 mod b_j, the
+     * 32-bit Shoup value of 2^32 mod b_j and floor(2^32 / b_j) */
+    size_t to_r32, to_r64, to_r32_shoup, to_one_shoup; /* [n_to] */
 } nb_conv_desc;
 
 /* The same as pointers (host or device); passed to kernels by value. A view
@@ -47,6 +50,7 @@ typedef struct nb_conv_view {
     const uint64_t *qhat_mod;
     const uint64_t *qhat_mont, *to_neg_inv;
     uint32_t redc_steps;
+    const uint64_t *to_r32, *to_r64, *to_r32_shoup, *to_one_shoup;
 } nb_conv_view;
 
 typedef struct nb_ckks_consts {
@@ -54,6 +58,9 @@ typedef struct nb_ckks_consts {
     size_t words, cap;
     /* every prime of the full layout q_0..q_L, p_0..p_(alpha-1) */
     size_t prime_q, prime_mu_lo, prime_mu_hi; /* [L+1+alpha] */
+    /* [L+1+alpha] for primes below 2^31 (0 above): 2^32 mod q, its 32-bit Shoup
+     * value, and floor(2^32 / q) (the Shoup value of 1): 32-bit reductions */
+    size_t prime_r32, prime_r32_shoup, prime_one_shoup;
     uint32_t ip_chunk;      /* inner product: products per 128-bit partial sum */
     size_t identity;        /* [L+1+alpha] 0, 1, 2, ...: out_limb of a packed modUp */
     nb_conv_desc *modup;    /* [(L+1) * dnum]: level l, digit j at l*dnum + j  */
@@ -83,6 +90,10 @@ static inline nb_conv_view nb_conv_view_at(const nb_conv_desc *d, const uint64_t
     v.qhat_mont = base + d->qhat_mont;
     v.to_neg_inv = base + d->to_neg_inv;
     v.redc_steps = d->redc_steps;
+    v.to_r32 = base + d->to_r32;
+    v.to_r64 = base + d->to_r64;
+    v.to_r32_shoup = base + d->to_r32_shoup;
+    v.to_one_shoup = base + d->to_one_shoup;
     return v;
 }
 
@@ -146,6 +157,7 @@ typedef struct nb_bring_args {
     uint64_t inv, inv_shoup;        /* d0^-1 mod d1 and its Shoup value         */
     const uint64_t *q, *mu_lo, *mu_hi; /* [count] targets, Barrett constants    */
     const uint64_t *h;              /* [count] H mod q_i, or NULL (floor)       */
+    const uint64_t *r32, *r32_shoup, *one_shoup; /* [count] (32-bit words)       */
     size_t count, n;
     unsigned word_bits;
 } nb_bring_args;

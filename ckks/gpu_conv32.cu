@@ -1,5 +1,7 @@
 /* The fast base conversion on 32-bit words (C interface in ckks/consts.h,
- * reached through nb_gpu_conv): Conv_{C->B} for primes below 2^31.
+ * reached through nb_gpu_conv): Conv_{C->B} for primes below 2^31. Two
+ * kernels: the register-tiled one (conv32_tiled_kernel, up to 64 source
+ * primes: the pipelines' modUp and modDown) and the general one below.
  *
  * Block: CONV32_TILE coefficients x up to CONV32_GROUPS target groups.
  * Phase 1 stages y_i = [x_i * chat_i^-1]_{c_i} (32-bit Shoup) of the tile in
@@ -10,9 +12,11 @@
  * 2^62 is one 32 x 32 -> 64-bit multiply-add into a 64-bit sum; every 4
  * products the sum's high word moves into a 64-bit carry word (4 products
  * on a value below 2^32 stay below 2^64), so the sum of up to 256 products
- * is exact in (carry, sum) and is reduced once per output by a 128-bit
- * Barrett reduction (nb_reduce_128). Nothing here allocates or
+ * is exact in (carry, sum) and is reduced once per output with 32-bit
+ * Shoup products (reduce_sum). Nothing here allocates or
  * synchronizes; every launch is checked. */
+#include <stdint.h>
+
 #include <cuda_runtime_api.h>
 
 #include "ckks/consts.h"
@@ -25,8 +29,25 @@
 #define CONV32_TARGETS 4  /* targets per thread at a time                  */
 #define CONV32_FOLD 4     /* products between moves of the high word        */
 #define CONV32_SMEM (48 * 1024)
+#define CONV32_WIDE 128     /* coefficients per block of the tiled kernel (4 per lane) */
+#define CONV32_TILED_NF 64  /* source primes up to which the tiled kernel runs        */
 
 namespace {
+
+/* (carry 2^32 + sum) mod b_j for carry < 2^38, sum < 2^32, b_j < 2^31: X =
+ * [carry]_32 r32 + (carry >> 32) r64 + sum < 2^64 is congruent to it, and
+ * X = xh 2^32 + xl reduces as [xh r32]_b + [xl]_b with two 32-bit Shoup
+ * products (r32 = 2^32 mod b, r64 = 2^64 mod b). */
+__device__ __forceinline__ uint32_t reduce_sum(uint64_t carry, uint64_t sum,
+                                               const nb_conv_view &v, unsigned j)
+{
+    const uint32_t b = (uint32_t)v.to_q[j], r32 = (uint32_t)v.to_r32[j];
+    const uint64_t x = (uint64_t)(uint32_t)carry * r32 + (carry >> 32) * v.to_r64[j] + sum;
+    const uint32_t a =
+        nb_csub32(nb_mul_shoup32_lazy((uint32_t)(x >> 32), r32, (uint32_t)v.to_r32_shoup[j], b), b);
+    const uint32_t c = nb_csub32(nb_mul_shoup32_lazy((uint32_t)x, 1, (uint32_t)v.to_one_shoup[j], b), b);
+    return nb_csub32(a + c, b);
+}
 
 template <bool HS>
 __global__ void __launch_bounds__(CONV32_TILE *CONV32_GROUPS)
@@ -91,13 +112,90 @@ __global__ void __launch_bounds__(CONV32_TILE *CONV32_GROUPS)
 #pragma unroll
         for (int t = 0; t < T; t++)
             if (jb + t < nt) {
-                /* the value carry 2^32 + sum as (hi:lo) */
-                const uint64_t lo = (carry[t] << 32) + sum[t];
-                const uint64_t hi = (carry[t] >> 32) + (lo < sum[t]);
-                const uint64_t r = nb_reduce_128(lo, hi, v.to_q[j[t]], v.to_mu_lo[j[t]],
-                                                 v.to_mu_hi[j[t]]);
-                out[(size_t)v.out_limb[j[t]] * n + col] = (uint32_t)r;
+                out[(size_t)v.out_limb[j[t]] * n + col] = reduce_sum(carry[t], sum[t], v, j[t]);
             }
+    }
+}
+
+/* The conversion with register tiles, for up to CONV32_TILED_NF source
+ * primes whose table fits in shared memory: a block takes CONV32_WIDE
+ * coefficients (4 per lane), thread (x, g) accumulates the 4 x 4 products
+ * of coefficients 4x..4x+3 and targets 4g.. (then every 4 G further), each
+ * step reading 4 staged y_i and 4 table entries with one 16-byte
+ * shared-memory load each, so 16 multiply-adds share 2 loads. The table is
+ * staged transposed, [i][j] with nt rounded up to a multiple of 4 (zeros
+ * past the last target). Accumulation and reduction as in conv32_kernel. */
+__global__ void __launch_bounds__(32 * CONV32_GROUPS)
+    conv32_tiled_kernel(nb_conv_view v, nb_polys io, size_t n)
+{
+    const bool second = blockIdx.y;
+    uint32_t *__restrict__ out = (uint32_t *)(second ? io.out[1] : io.out[0]);
+    const uint32_t *__restrict__ in = (const uint32_t *)(second ? io.a[1] : io.a[0]);
+    extern __shared__ __align__(16) uint32_t sm32[]; /* y [nf][WIDE], then table [nf][ntp] */
+    const size_t c0 = (size_t)blockIdx.x * CONV32_WIDE;
+    const unsigned nthr = 32 * blockDim.y, tid = threadIdx.y * 32 + threadIdx.x;
+    const unsigned nf = v.n_from, nt = v.n_to, ntp = (nt + 3) & ~3u;
+    uint32_t *y = sm32, *tt = sm32 + nf * CONV32_WIDE;
+    nb_gpu_pdl_launch_dependents();
+    for (unsigned idx = tid; idx < nf * ntp; idx += nthr) { /* constants */
+        const unsigned i = idx / ntp, j = idx % ntp;
+        tt[idx] = j < nt ? (uint32_t)v.qhat_mod[(size_t)j * nf + i] : 0;
+    }
+    nb_gpu_pdl_wait();
+    for (unsigned idx = tid; idx < nf * CONV32_WIDE; idx += nthr) {
+        const unsigned i = idx / CONV32_WIDE, c = idx % CONV32_WIDE;
+        const size_t col = c0 + c;
+        y[idx] = col < n ? nb_mul_shoup32(in[(size_t)i * n + col], (uint32_t)v.qhat_inv[i],
+                                          nb_shoup32_from64(v.qhat_inv_shoup[i]),
+                                          (uint32_t)v.from_q[i])
+                         : 0;
+    }
+    __syncthreads();
+    const size_t col = c0 + 4 * threadIdx.x; /* n is a multiple of 4 (N >= 16) */
+    if (col >= n)
+        return;
+    for (unsigned jb = 4 * threadIdx.y; jb < nt; jb += 4 * blockDim.y) {
+        uint64_t sum[4][4], carry[4][4]; /* [target][coefficient] */
+#pragma unroll
+        for (int t = 0; t < 4; t++)
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                sum[t][k] = carry[t][k] = 0;
+        for (unsigned i0 = 0; i0 < nf; i0 += CONV32_FOLD) {
+#pragma unroll
+            for (int d = 0; d < CONV32_FOLD; d++) {
+                const unsigned i = i0 + d;
+                if (i < nf) {
+                    const uint4 yv = *(const uint4 *)&y[i * CONV32_WIDE + 4 * threadIdx.x];
+                    const uint4 wv = *(const uint4 *)&tt[i * ntp + jb];
+                    const uint32_t yk[4] = {yv.x, yv.y, yv.z, yv.w};
+                    const uint32_t wt[4] = {wv.x, wv.y, wv.z, wv.w};
+#pragma unroll
+                    for (int t = 0; t < 4; t++)
+#pragma unroll
+                        for (int k = 0; k < 4; k++)
+                            sum[t][k] += (uint64_t)yk[k] * wt[t];
+                }
+            }
+#pragma unroll
+            for (int t = 0; t < 4; t++)
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    carry[t][k] += sum[t][k] >> 32;
+                    sum[t][k] &= 0xffffffffull;
+                }
+        }
+#pragma unroll
+        for (int t = 0; t < 4; t++) {
+            const unsigned j = jb + t;
+            if (j >= nt)
+                break;
+            uint32_t r[4];
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                r[k] = reduce_sum(carry[t][k], sum[t][k], v, j);
+            *(uint4 *)&out[(size_t)v.out_limb[j] * n + col] = make_uint4(r[0], r[1], r[2], r[3]);
+        }
     }
 }
 
@@ -120,6 +218,18 @@ extern "C" nb_status nb_gpu_conv32(const nb_conv_view *v, const nb_polys *io, si
     const dim3 block(CONV32_TILE, groups < CONV32_GROUPS ? groups : CONV32_GROUPS);
     const dim3 grid((unsigned)((n + CONV32_TILE - 1) / CONV32_TILE), io->count);
     cudaStream_t s = (cudaStream_t)stream;
+    const size_t tiled = (size_t)v->n_from * (CONV32_WIDE + ((v->n_to + 3) & ~3u)) * 4;
+    int aligned = 1; /* 16-byte stores */
+    for (unsigned p = 0; p < io->count; p++)
+        aligned &= (uintptr_t)io->out[p] % 16 == 0;
+    if (v->n_from <= CONV32_TILED_NF && tiled <= CONV32_SMEM && n % 4 == 0 && aligned) {
+        const unsigned g4 = (v->n_to + 3) / 4;
+        const dim3 tblock(32, g4 < CONV32_GROUPS ? g4 : CONV32_GROUPS);
+        const dim3 tgrid((unsigned)((n + CONV32_WIDE - 1) / CONV32_WIDE), io->count);
+        NB_TRY(launch_pdl(conv32_tiled_kernel, tgrid, tblock, tiled, s, *v, *io, n));
+        NB_CUDA_LAUNCH_CHECK();
+        return NB_OK;
+    }
     if (smem + table <= CONV32_SMEM)
         NB_TRY(launch_pdl(conv32_kernel<true>, grid, block, smem + table, s, *v, *io, n));
     else /* 256 source primes stage 32 KiB: always below the default limit */

@@ -278,8 +278,9 @@ extern "C" nb_status nb_gpu_conv(const nb_conv_view *v, const nb_polys *io, size
 
 namespace {
 /* out = (a - b) * w per limb (blockIdx.y) and polynomial (blockIdx.z), on
- * words T (uint64_t or uint32_t). */
-template <class T>
+ * words T (uint64_t or uint32_t), V consecutive coefficients per thread
+ * (V = 4 on 32-bit words: 16-byte accesses). */
+template <class T, int V>
 __global__ void sub_mul_kernel(const uint64_t *__restrict__ q, const uint64_t *__restrict__ w,
                                const uint64_t *__restrict__ ws, nb_polys io, size_t n)
 {
@@ -290,11 +291,21 @@ __global__ void sub_mul_kernel(const uint64_t *__restrict__ q, const uint64_t *_
     nb_gpu_pdl_launch_dependents();
     nb_gpu_pdl_wait();
     const size_t limb = blockIdx.y;
-    const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t c = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * V;
     if (c >= n)
         return;
     const size_t at = limb * n + c;
-    if constexpr (sizeof(T) == 4) {
+    if constexpr (V == 4) {
+        const uint32_t qi = (uint32_t)q[limb], wi = (uint32_t)w[limb];
+        const uint32_t wsi = nb_shoup32_from64(ws[limb]);
+        const uint4 av = *(const uint4 *)&a[at], bv = *(const uint4 *)&b[at];
+        const uint32_t x[4] = {av.x, av.y, av.z, av.w}, y[4] = {bv.x, bv.y, bv.z, bv.w};
+        uint32_t r[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            r[k] = nb_mul_shoup32(nb_csub32(x[k] + qi - y[k], qi), wi, wsi, qi);
+        *(uint4 *)&out[at] = make_uint4(r[0], r[1], r[2], r[3]);
+    } else if constexpr (sizeof(T) == 4) {
         const uint32_t qi = (uint32_t)q[limb];
         const uint32_t d = nb_csub32(a[at] + qi - b[at], qi);
         out[at] = nb_mul_shoup32(d, (uint32_t)w[limb], nb_shoup32_from64(ws[limb]), qi);
@@ -302,6 +313,17 @@ __global__ void sub_mul_kernel(const uint64_t *__restrict__ q, const uint64_t *_
         const uint64_t qi = q[limb];
         out[at] = nb_mul_shoup(nb_sub_mod(a[at], b[at], qi), w[limb], ws[limb], qi);
     }
+}
+
+/* Every pointer of io 16-byte aligned (and n a multiple of 4): the 32-bit
+ * kernels may take 4 coefficients per thread. */
+bool polys_vec4(const nb_polys *io, size_t n)
+{
+    bool ok = n % 4 == 0;
+    for (unsigned p = 0; p < io->count; p++)
+        ok = ok && (uintptr_t)io->out[p] % 16 == 0 && (uintptr_t)io->a[p] % 16 == 0 &&
+             (!io->b[p] || (uintptr_t)io->b[p] % 16 == 0);
+    return ok;
 }
 
 } // namespace
@@ -314,8 +336,12 @@ extern "C" nb_status nb_gpu_sub_mul(const nb_limb_consts *k, const nb_polys *io,
                             NB_POLYS);
     if (count == 0)
         return NB_OK;
-    dim3 grid((unsigned)((n + EW_THREADS - 1) / EW_THREADS), (unsigned)count, io->count);
-    auto kern = io->word_bits == 32 ? sub_mul_kernel<uint32_t> : sub_mul_kernel<uint64_t>;
+    const bool vec = io->word_bits == 32 && polys_vec4(io, n);
+    const size_t per = EW_THREADS * (vec ? 4 : 1);
+    dim3 grid((unsigned)((n + per - 1) / per), (unsigned)count, io->count);
+    auto kern = io->word_bits != 32 ? sub_mul_kernel<uint64_t, 1>
+                : vec               ? sub_mul_kernel<uint32_t, 4>
+                                    : sub_mul_kernel<uint32_t, 1>;
     NB_TRY(launch_pdl(kern, grid, EW_THREADS, 0, (cudaStream_t)stream, k->q, k->w, k->w_shoup,
                       *io, n));
     NB_CUDA_LAUNCH_CHECK();
@@ -323,9 +349,10 @@ extern "C" nb_status nb_gpu_sub_mul(const nb_limb_consts *k, const nb_polys *io,
 }
 
 namespace {
-/* Rescale's bring step (nb_bring_args): target limb blockIdx.y. */
-template <class T>
-__global__ void rescale_bring_kernel(nb_bring_args g, T *__restrict__ t, const T *__restrict__ r)
+/* Rescale's bring step (nb_bring_args) on 64-bit words: target limb
+ * blockIdx.y. */
+__global__ void rescale_bring_kernel(nb_bring_args g, uint64_t *__restrict__ t,
+                                     const uint64_t *__restrict__ r)
 {
     nb_gpu_pdl_launch_dependents();
     nb_gpu_pdl_wait();
@@ -336,7 +363,35 @@ __global__ void rescale_bring_kernel(nb_bring_args g, T *__restrict__ t, const T
     const uint64_t qi = g.q[i];
     const uint64_t R = nb_bring_compose(&g, r[c], g.drop == 2 ? (uint64_t)r[n + c] : 0);
     const uint64_t h = g.h ? g.h[i] : 0;
-    t[i * n + c] = (T)nb_sub_mod(nb_reduce_64(R, qi, g.mu_lo[i], g.mu_hi[i]), h, qi);
+    t[i * n + c] = nb_sub_mod(nb_reduce_64(R, qi, g.mu_lo[i], g.mu_hi[i]), h, qi);
+}
+
+/* The bring step on 32-bit words: thread c composes x mod D once and
+ * reduces it to BRING32_TARGETS targets (blockIdx.y of them at a time) with
+ * 32-bit Shoup products: R = h 2^32 + l, [h (2^32 mod q)]_q + [l]_q. */
+#define BRING32_TARGETS 8
+__global__ void rescale_bring32_kernel(nb_bring_args g, uint32_t *__restrict__ t,
+                                       const uint32_t *__restrict__ r)
+{
+    nb_gpu_pdl_launch_dependents();
+    nb_gpu_pdl_wait();
+    const size_t n = g.n, c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n)
+        return;
+    const uint64_t R = nb_bring_compose(&g, r[c], g.drop == 2 ? (uint64_t)r[n + c] : 0);
+    const uint32_t hi = (uint32_t)(R >> 32), lo = (uint32_t)R;
+    const size_t i0 = (size_t)blockIdx.y * BRING32_TARGETS;
+    const size_t i1 = i0 + BRING32_TARGETS < g.count ? i0 + BRING32_TARGETS : g.count;
+    for (size_t i = i0; i < i1; i++) {
+        const uint32_t q = (uint32_t)g.q[i];
+        const uint32_t a = nb_csub32(
+            nb_mul_shoup32_lazy(hi, (uint32_t)g.r32[i], (uint32_t)g.r32_shoup[i], q), q);
+        const uint32_t b = nb_csub32(nb_mul_shoup32_lazy(lo, 1, (uint32_t)g.one_shoup[i], q), q);
+        uint32_t x = nb_csub32(a + b, q);
+        if (g.h)
+            x = nb_csub32(x + q - (uint32_t)g.h[i], q);
+        t[i * n + c] = x;
+    }
 }
 
 } // namespace
@@ -350,11 +405,12 @@ extern "C" nb_status nb_gpu_rescale_bring(const nb_bring_args *g, void *t, const
         return NB_OK;
     dim3 grid((unsigned)((g->n + EW_THREADS - 1) / EW_THREADS), (unsigned)g->count);
     cudaStream_t s = (cudaStream_t)stream;
-    if (g->word_bits == 32)
-        NB_TRY(launch_pdl(rescale_bring_kernel<uint32_t>, grid, EW_THREADS, 0, s, *g,
-                          (uint32_t *)t, (const uint32_t *)r));
-    else
-        NB_TRY(launch_pdl(rescale_bring_kernel<uint64_t>, grid, EW_THREADS, 0, s, *g,
+    if (g->word_bits == 32) {
+        const dim3 g32(grid.x, (unsigned)((g->count + BRING32_TARGETS - 1) / BRING32_TARGETS));
+        NB_TRY(launch_pdl(rescale_bring32_kernel, g32, EW_THREADS, 0, s, *g, (uint32_t *)t,
+                          (const uint32_t *)r));
+    } else
+        NB_TRY(launch_pdl(rescale_bring_kernel, grid, EW_THREADS, 0, s, *g,
                           (uint64_t *)t, (const uint64_t *)r));
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;
@@ -362,10 +418,11 @@ extern "C" nb_status nb_gpu_rescale_bring(const nb_bring_args *g, void *t, const
 
 namespace {
 /* The inner product (nb_cpu_inner_product) of output limb blockIdx.y on
- * words T: 64-bit words accumulate in 128 bits (mac128), reduced every
- * `chunk` products; 32-bit words in 64 bits (products below 2^62), reduced
- * every 4. */
-template <class T>
+ * words T, V consecutive coefficients per thread: 64-bit words accumulate
+ * in 128 bits (mac128), reduced every `chunk` products; 32-bit words in 64
+ * bits (products below 2^62), reduced every 4, with V = 4 (16-byte
+ * accesses) when every pointer allows it. */
+template <class T, int V>
 __global__ void inner_product_kernel(nb_ip_geom g, T *__restrict__ acc0, T *__restrict__ acc1,
                                      T *__restrict__ acc1_p, const T *__restrict__ ext,
                                      const T *__restrict__ in, const T *__restrict__ key)
@@ -373,7 +430,7 @@ __global__ void inner_product_kernel(nb_ip_geom g, T *__restrict__ acc0, T *__re
     nb_gpu_pdl_launch_dependents();
     nb_gpu_pdl_wait();
     const size_t m = blockIdx.y;
-    const size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t c = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * V;
     if (c >= g.n)
         return;
     const size_t n = g.n, L1 = g.level + 1, E = g.ext_limbs, per = g.q_count + g.alpha;
@@ -381,40 +438,72 @@ __global__ void inner_product_kernel(nb_ip_geom g, T *__restrict__ acc0, T *__re
     const uint64_t q = g.prime_q[pm], ml = g.prime_mu_lo[pm], mh = g.prime_mu_hi[pm];
     constexpr bool w32 = sizeof(T) == 4;
     const unsigned chunk = w32 ? 4 : g.chunk;
-    uint64_t lo0 = 0, hi0 = 0, lo1 = 0, hi1 = 0;
+    uint64_t lo0[V], hi0[V], lo1[V], hi1[V];
+#pragma unroll
+    for (int v = 0; v < V; v++)
+        lo0[v] = hi0[v] = lo1[v] = hi1[v] = 0;
     unsigned k = 0;
     for (size_t j = 0; j < g.digits; j++) {
         const size_t first = j * g.alpha_digit;
         const size_t end = first + g.alpha_digit < L1 ? first + g.alpha_digit : L1;
         const bool from_in = in && m >= first && m < end;
         const size_t pos = !g.packed ? j * E + m : j * L1 + (m < first ? m : m - (end - first));
-        const uint64_t x = from_in ? in[m * n + c] : ext[pos * n + c];
-        const uint64_t k0 = key[((2 * j) * per + pm) * n + c];
-        const uint64_t k1 = key[((2 * j + 1) * per + pm) * n + c];
-        if constexpr (w32) {
-            lo0 += x * k0;
-            lo1 += x * k1;
+        const T *xs = from_in ? in + m * n + c : ext + pos * n + c;
+        const T *k0s = key + ((2 * j) * per + pm) * n + c, *k1s = key + ((2 * j + 1) * per + pm) * n + c;
+        uint64_t x[V], k0[V], k1[V];
+        if constexpr (V == 4) {
+            const uint4 xv = *(const uint4 *)xs, av = *(const uint4 *)k0s, bv = *(const uint4 *)k1s;
+            x[0] = xv.x, x[1] = xv.y, x[2] = xv.z, x[3] = xv.w;
+            k0[0] = av.x, k0[1] = av.y, k0[2] = av.z, k0[3] = av.w;
+            k1[0] = bv.x, k1[1] = bv.y, k1[2] = bv.z, k1[3] = bv.w;
         } else {
-            mac128(lo0, hi0, x, k0);
-            mac128(lo1, hi1, x, k1);
+            x[0] = xs[0];
+            k0[0] = k0s[0];
+            k1[0] = k1s[0];
+        }
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            if constexpr (w32) {
+                lo0[v] += x[v] * k0[v];
+                lo1[v] += x[v] * k1[v];
+            } else {
+                mac128(lo0[v], hi0[v], x[v], k0[v]);
+                mac128(lo1[v], hi1[v], x[v], k1[v]);
+            }
         }
         if (++k == chunk && j + 1 < g.digits) {
-            lo0 = nb_reduce_128(lo0, hi0, q, ml, mh);
-            lo1 = nb_reduce_128(lo1, hi1, q, ml, mh);
-            hi0 = hi1 = 0;
+#pragma unroll
+            for (int v = 0; v < V; v++) {
+                lo0[v] = nb_reduce_128(lo0[v], hi0[v], q, ml, mh);
+                lo1[v] = nb_reduce_128(lo1[v], hi1[v], q, ml, mh);
+                hi0[v] = hi1[v] = 0;
+            }
             k = 0;
         }
     }
-    acc0[m * n + c] = (T)nb_reduce_128(lo0, hi0, q, ml, mh);
-    (m < L1 ? acc1 + m * n : acc1_p + (m - L1) * n)[c] = (T)nb_reduce_128(lo1, hi1, q, ml, mh);
+    T r0[V], r1[V];
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        r0[v] = (T)nb_reduce_128(lo0[v], hi0[v], q, ml, mh);
+        r1[v] = (T)nb_reduce_128(lo1[v], hi1[v], q, ml, mh);
+    }
+    T *o0 = acc0 + m * n + c, *o1 = (m < L1 ? acc1 + m * n : acc1_p + (m - L1) * n) + c;
+    if constexpr (V == 4) {
+        *(uint4 *)o0 = make_uint4(r0[0], r0[1], r0[2], r0[3]);
+        *(uint4 *)o1 = make_uint4(r1[0], r1[1], r1[2], r1[3]);
+    } else {
+        *o0 = r0[0];
+        *o1 = r1[0];
+    }
 }
 
-template <class T>
+template <class T, int V>
 nb_status inner_product_as(const nb_ip_geom *g, void *acc0, void *acc1, void *acc1_p,
                            const void *ext, const void *in, const void *key, void *stream)
 {
-    dim3 grid((unsigned)((g->n + EW_THREADS - 1) / EW_THREADS), (unsigned)g->ext_limbs);
-    NB_TRY(launch_pdl(inner_product_kernel<T>, grid, EW_THREADS, 0, (cudaStream_t)stream, *g,
+    const size_t per = (size_t)EW_THREADS * V;
+    dim3 grid((unsigned)((g->n + per - 1) / per), (unsigned)g->ext_limbs);
+    NB_TRY(launch_pdl(inner_product_kernel<T, V>, grid, EW_THREADS, 0, (cudaStream_t)stream, *g,
                       (T *)acc0, (T *)acc1, (T *)acc1_p, (const T *)ext, (const T *)in,
                       (const T *)key));
     NB_CUDA_LAUNCH_CHECK();
@@ -427,10 +516,14 @@ extern "C" nb_status nb_gpu_inner_product(const nb_ip_geom *g, void *acc0, void 
                                           void *acc1_p, const void *ext, const void *in,
                                           const void *key, void *stream)
 {
-    return g->word_bits == 32 ? inner_product_as<uint32_t>(g, acc0, acc1, acc1_p, ext, in, key,
-                                                           stream)
-                              : inner_product_as<uint64_t>(g, acc0, acc1, acc1_p, ext, in, key,
-                                                           stream);
+    if (g->word_bits != 32)
+        return inner_product_as<uint64_t, 1>(g, acc0, acc1, acc1_p, ext, in, key, stream);
+    const void *ptrs[6] = {acc0, acc1, acc1_p, ext, in, key};
+    bool vec = g->n % 4 == 0;
+    for (int i = 0; i < 6; i++)
+        vec = vec && (uintptr_t)ptrs[i] % 16 == 0; /* in may be NULL: 0 % 16 */
+    return vec ? inner_product_as<uint32_t, 4>(g, acc0, acc1, acc1_p, ext, in, key, stream)
+               : inner_product_as<uint32_t, 1>(g, acc0, acc1, acc1_p, ext, in, key, stream);
 }
 
 extern "C" nb_status nb_gpu_copy(void *dst, const void *src, size_t bytes, void *stream)

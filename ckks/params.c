@@ -142,6 +142,10 @@ nb_status nb_conv_desc_build(nb_ckks_consts *k, nb_conv_desc *d, const uint64_t 
     NB_TRY(reserve(k, n_to * n_from, &d->qhat_mod));
     NB_TRY(reserve(k, n_to * n_from, &d->qhat_mont));
     NB_TRY(reserve(k, n_to, &d->to_neg_inv));
+    NB_TRY(reserve(k, n_to, &d->to_r32));
+    NB_TRY(reserve(k, n_to, &d->to_r64));
+    NB_TRY(reserve(k, n_to, &d->to_r32_shoup));
+    NB_TRY(reserve(k, n_to, &d->to_one_shoup));
     uint64_t *B = k->blob; /* stable from here on: no more reserve() below */
     uint64_t max_c = 0, max_b = 0;
     for (size_t i = 0; i < n_from; i++) {
@@ -164,6 +168,13 @@ nb_status nb_conv_desc_build(nb_ckks_consts *k, nb_conv_desc *d, const uint64_t 
         B[d->to_mu_hi + j] = hi;
         B[d->out_limb + j] = out_limb ? out_limb[j] : j;
         B[d->to_neg_inv + j] = nb_neg_inv_2_64(b[j]);
+        if (!(b[j] >> NB_MAX_PRIME_BITS_32)) {
+            const uint64_t r32 = ((uint64_t)1 << 32) % b[j];
+            B[d->to_r32 + j] = r32;
+            B[d->to_r64 + j] = nb_mul_mod_host(r32, r32, b[j]);
+            B[d->to_r32_shoup + j] = nb_shoup32_precompute((uint32_t)r32, (uint32_t)b[j]);
+            B[d->to_one_shoup + j] = ((uint64_t)1 << 32) / b[j];
+        }
         if (b[j] > max_b)
             max_b = b[j];
         const uint64_t r64 = (uint64_t)(((unsigned __int128)1 << 64) % b[j]); /* 2^64 mod b_j */
@@ -345,6 +356,18 @@ static nb_status build_consts(nb_ckks_params *p)
             max_prime = p->primes[i];
     }
     k->ip_chunk = nb_conv_chunk(max_prime, max_prime);
+    NB_TRY(reserve(k, total, &k->prime_r32));
+    NB_TRY(reserve(k, total, &k->prime_r32_shoup));
+    NB_TRY(reserve(k, total, &k->prime_one_shoup));
+    for (size_t i = 0; i < total; i++) {
+        const uint64_t q = p->primes[i];
+        if (q >> NB_MAX_PRIME_BITS_32)
+            continue;
+        const uint64_t r32 = ((uint64_t)1 << 32) % q;
+        k->blob[k->prime_r32 + i] = r32;
+        k->blob[k->prime_r32_shoup + i] = nb_shoup32_precompute((uint32_t)r32, (uint32_t)q);
+        k->blob[k->prime_one_shoup + i] = ((uint64_t)1 << 32) / q;
+    }
     NB_TRY(reserve(k, total, &k->identity));
     for (size_t i = 0; i < total; i++)
         k->blob[k->identity + i] = i;

@@ -29,7 +29,9 @@
 #           $OUT/results.md
 #   ncu   : Nsight Compute of gpu-fast, log N 16, L = 1 and 32, cold semantics
 #   ncuconv: Nsight Compute of one base conversion (11 -> 31 primes) inside the
-#           ckks16-l30-d3 key switch
+#           ckks16-l30-d3 key switch ($NCU_CONV_VARIANT, $NCU_CONV_PRESET and
+#           $NCU_CONV_KERNEL, a regex, choose another: gpu-fast32,
+#           ckks16-l30-d3-w32 and conv32_tiled_kernel for the 32-bit one)
 #   ab    : this tree side by side with a baseline source tarball ($NB_BASE_TAR,
 #           e.g. `git archive -o .devdeps/base.tar HEAD` before the change):
 #           both built, then `nttbench run $AB_ARGS` with each build in turn,
@@ -245,12 +247,13 @@ if has ncuconv; then # batch mode: no blocking kernel, which ncu's serialization
         --section SpeedOfLight --section LaunchStats --section Occupancy \
         --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis \
         --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio|sm__inst_executed_pipe_.*\.avg\.pct_of_peak_sustained_active|smsp__inst_executed\.sum$' \
-        --kernel-name regex:conv_kernel --launch-skip 5 --launch-count 1 \
-        "$NB" run --tier stage --variant gpu-fast --preset ckks16-l30-d3 --stage keyswitch \
+        --kernel-name regex:${NCU_CONV_KERNEL:-conv_kernel} --launch-skip 5 --launch-count 1 \
+        "$NB" run --tier stage --variant ${NCU_CONV_VARIANT:-gpu-fast} \
+        --preset ${NCU_CONV_PRESET:-ckks16-l30-d3} --stage keyswitch \
         --no-micro --mode batch --batch 1 --min-samples 1 --max-samples 1 --min-time 0 \
         --warmup 1 --warmup-time 0 --timeout 5 --no-progress -q > "$OUT/ncu-conv.txt" 2>&1
     stamp "ncu conversion rc=$?"
-    grep -E "conv_kernel|Duration|DRAM Throughput|Issue Slots Busy|Registers Per|Achieved Occupancy|inst_executed\.sum |pipe_(alu|fmaheavy|lsu)\.avg|stalled_(math|not_sel|wait|long|barrier|dispatch)" \
+    grep -E "conv.*kernel|Duration|DRAM Throughput|Issue Slots Busy|Registers Per|Achieved Occupancy|inst_executed\.sum |pipe_(alu|fmaheavy|lsu)\.avg|stalled_(math|not_sel|wait|long|barrier|dispatch)" \
         "$OUT/ncu-conv.txt" | grep -v "==PROF==" | head -40
 fi
 if has ab; then
