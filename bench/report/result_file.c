@@ -242,6 +242,12 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
     const json_t *stop = json_object_get(c, "stopping");
     out->noise_target_met = json_is_true(json_object_get(stop, "noise_target_met"));
     out->stop_reason = str_or(stop, "reason", "");
+    const json_t *contended = json_object_get(c, "contended");
+    if (contended && !json_is_boolean(contended) && !json_is_null(contended))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'contended' is not true or "
+                            "false", p, idx);
+    out->contended = json_is_true(contended);
+    out->contention_reason = str_or(json_object_get(c, "contention"), "reason", "");
     double *samples = NULL, *clocks = NULL;
     size_t n = 0, nc = 0;
     int nulls = 0, clock_nulls = 0;
