@@ -475,7 +475,7 @@ static void test_verify_impossible_primes_exits_2(void **state)
     expect_error("verify with fewer primes than limbs",
                  (const char *[]){"verify", "--variant", "cpu-harvey", "--bits", "20", "--logn",
                                   "17", "--limbs", "2", "--direction", "forward", NULL},
-                 2, "1 check(s) cannot run with these parameters: only 1 primes q < 2^20");
+                 2, "1 check cannot run with these parameters: only 1 prime q < 2^20");
 }
 
 /* Guards: run --mode graph on the CPU skipped its only case and exited 0. */

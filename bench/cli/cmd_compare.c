@@ -13,7 +13,7 @@
 
 static const nb_cli_option compare_options[] = {
     {"threshold", 1, "PCT    changes within +-PCT % count as the same (1)"},
-    {"alpha", 1, "A      significance level of the Mann-Whitney test (0.01)"},
+    {"alpha", 1, "A      significance level of the tests (0.01)"},
     {"min-samples", 1, "N      fewer stored samples: insufficient data (5)"},
     {"run-noise", 1, "PCT    run-to-run noise of one run's median, % (GPU 1, CPU 2);\n"
                      "                         0: within-run samples only"},
@@ -41,7 +41,8 @@ void nb_cmd_compare_help(FILE *f)
                "is not judged unless --strict. Environment differences and unmatched cases\n"
                "are listed. One file may be '-' (standard input).\n"
                "Exit 0: nothing slower beyond the threshold; 1: a case is slower (never\n"
-               "with --match word); 2: bad input or nothing matches.\n\n");
+               "with --match word; a contended one only with --strict); 2: bad input or\n"
+               "nothing matches.\n\n");
     nb_cli_print_options(f, compare_options);
 }
 
