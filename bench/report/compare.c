@@ -11,7 +11,7 @@
 
 /* ------------------------------------------------------------ environment */
 
-static void json_text(const json_t *v, char *buf, size_t n)
+void nb_json_text(const json_t *v, char *buf, size_t n)
 {
     if (!v) {
         snprintf(buf, n, "-");
@@ -37,8 +37,8 @@ static nb_status add_diff(nb_comparison *c, const char *prefix, const char *fiel
     c->env_diffs = d;
     d = &d[c->n_env_diffs++];
     snprintf(d->field, sizeof d->field, "%s%s", prefix, field);
-    json_text(a, d->base, sizeof d->base);
-    json_text(b, d->new_, sizeof d->new_);
+    nb_json_text(a, d->base, sizeof d->base);
+    nb_json_text(b, d->new_, sizeof d->new_);
     return NB_OK;
 }
 

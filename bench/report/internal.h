@@ -101,6 +101,9 @@ void nb_env_write_block(const nb_report *r, FILE *f, int md);
 nb_status nb_report_write_table(const nb_report *r, FILE *f);
 nb_status nb_report_write_markdown(const nb_report *r, FILE *f);
 
+/* compare.c: a JSON value as text in buf (n bytes, cut to fit): a string
+ * as is, "-" for NULL, anything else as compact JSON. */
+void nb_json_text(const json_t *v, char *buf, size_t n);
 /* compare_case.c: the tests and verdict of one matched row whose base, new_,
  * base_run and new_run are set; n_base_files / n_new_files: the runs of each
  * side (for the note when a run lacks the case). Errors: allocation failure,
