@@ -36,16 +36,8 @@ static void derive_cases(const char *name, const char *edit)
     json_t *j = load_json("base.json"), *e = json_loads(edit, 0, NULL), *c;
     assert_non_null(e);
     size_t i;
-    json_array_foreach(json_object_get(j, "cases"), i, c) {
-        const char *k;
-        json_t *v;
-        json_object_foreach(e, k, v) {
-            if (json_is_string(v) && !strcmp(json_string_value(v), "DELETE"))
-                json_object_del(c, k);
-            else
-                json_object_set(c, k, v);
-        }
-    }
+    json_array_foreach(json_object_get(j, "cases"), i, c)
+        merge_edit(c, e);
     assert_int_equal(json_dump_file(j, at(name), JSON_INDENT(1) | JSON_PRESERVE_ORDER), 0);
     json_decref(e);
     json_decref(j);
