@@ -91,7 +91,9 @@ nb_status nb_primes_generate(unsigned log_n, unsigned bits, size_t count,
     /* largest candidate < 2^bits with cand = 1 mod 2N */
     if (limit <= m + 1)
         return nb_set_error(NB_ERR_INVALID_ARG,
-                            "no prime q < 2^%u with q = 1 mod 2N for log_n=%u", bits, log_n);
+                            "only 0 primes q < 2^%u with q = 1 mod 2^%u are available "
+                            "(asked for %zu)",
+                            bits, log_n + 1, count);
     uint64_t cand = ((limit - 2) / m) * m + 1;
     size_t found = 0;
     while (found < count && cand > m) {
@@ -101,9 +103,10 @@ nb_status nb_primes_generate(unsigned log_n, unsigned bits, size_t count,
     }
     if (found < count)
         return nb_set_error(NB_ERR_INVALID_ARG,
-                            "only %zu primes q < 2^%u with q = 1 mod 2^%u are available "
+                            "only %zu prime%s q < 2^%u with q = 1 mod 2^%u %s available "
                             "(asked for %zu)",
-                            found, bits, log_n + 1, count);
+                            found, found == 1 ? "" : "s", bits, log_n + 1,
+                            found == 1 ? "is" : "are", count);
     return NB_OK;
 }
 

@@ -277,5 +277,9 @@ if has ab; then
             > "$OUT/ab-compare-$pass.txt" 2>&1
         stamp "ab compare pass $pass rc=$?"
     done
+    # both passes of each build as repeated runs: the run-to-run spread enters the verdict
+    "$NB" compare "$OUT/ab-base-1.json" "$OUT/ab-base-2.json" -- "$OUT/ab-new-1.json" \
+        "$OUT/ab-new-2.json" --threshold 1 > "$OUT/ab-compare-runs.txt" 2>&1
+    stamp "ab compare runs rc=$?"
 fi
 stamp "done"

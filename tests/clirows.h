@@ -2,8 +2,8 @@
  * shell), assert exactly one "nttbench: error:" line with the expected exit
  * code, and write the row (what, command, exit code, message; the scratch
  * folder written DIR) to `table`, from which scripts/reliability-table builds
- * docs/reliability.md. Also small scratch-file helpers. Header-only; include
- * after cliutil.h. */
+ * docs/reliability.md. Also small scratch-file and JSON-edit helpers.
+ * Header-only; include after cliutil.h. */
 #ifndef NB_CLIROWS_H
 #define NB_CLIROWS_H
 
@@ -124,6 +124,20 @@ static void expect_error(const char *what, const char *const *args, int code, co
     else if (table)
         fprintf(table, "%s\t%s\t%d\t%s\n", what, cmd, rc, msg);
     free(e);
+}
+
+/* Merges `edit` into the object obj: each key set to its value, or removed
+ * where the value is the string "DELETE". */
+static inline void merge_edit(json_t *obj, json_t *edit)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(edit, k, v) {
+        if (json_is_string(v) && !strcmp(json_string_value(v), "DELETE"))
+            json_object_del(obj, k);
+        else
+            json_object_set(obj, k, v);
+    }
 }
 
 /* Writes len bytes to dir/name. */

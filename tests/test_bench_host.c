@@ -1,11 +1,13 @@
 /* Tests of the host readings of the timing core: /proc/stat and
  * /proc/meminfo parsers on synthetic text, the "contended" rule on injected
- * readings (each threshold alone, and an idle host), and the memory-fit check
- * naming the sizes. */
+ * readings (each threshold alone, and an idle host), the memory-fit check
+ * naming the sizes, and the wake-up of the OpenMP team after a cold CPU
+ * flush on a scripted clock. */
 #include <stdio.h>
 #include <string.h>
 
 #include "bench/timing/contention.h"
+#include "bench/timing/internal.h"
 #include "bench/timing/memfit.h"
 #include "testutil.h"
 
@@ -156,6 +158,49 @@ static void test_memory_fit_names_needed_and_available(void **state)
     assert_non_null(strstr(nb_last_error(), "GiB available"));
 }
 
+/* A clock whose empty parallel regions take script[k] seconds, k = 0, 1, ...
+ * (two reads per region; the last entry repeats). */
+typedef struct script_clock {
+    const double *dt;
+    size_t n, reads;
+    double now;
+} script_clock;
+
+static double scripted(void *ctx)
+{
+    script_clock *c = ctx;
+    const size_t region = c->reads / 2;
+    if (c->reads++ % 2)
+        c->now += c->dt[region < c->n ? region : c->n - 1];
+    return c->now;
+}
+
+static size_t wake_regions(const double *dt, size_t n)
+{
+    script_clock c = {dt, n, 0, 0.0};
+    nb_bench_opts o;
+    nb_bench_opts_default(&o);
+    o.clock = scripted;
+    o.clock_ctx = &c;
+    int threads = 0;
+    const size_t k = nb_cpu_wake_team(&o, &threads);
+    assert_true(threads >= 1);
+    return k;
+}
+
+/* After a flush the sample waits until the team wakes in a steady time: the
+ * scheduler's delay (milliseconds on a shared host) is spent before t0. */
+static void test_cold_cpu_sample_starts_after_the_team_woke(void **state)
+{
+    (void)state;
+    static const double settled[] = {5e-6}, after_delay[] = {4e-3, 1e-3, 20e-6, 18e-6},
+                        erratic[] = {1e-3, 10e-6, 1e-3, 10e-6, 1e-3, 10e-6, 1e-3, 10e-6,
+                                     1e-3, 10e-6};
+    assert_int_equal(wake_regions(settled, 1), 2);
+    assert_int_equal(wake_regions(after_delay, 4), 4);
+    assert_int_equal(wake_regions(erratic, 10), NB_CPU_WAKE_MAX);
+}
+
 int main(void)
 {
     nb_test_seed_init();
@@ -169,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_live_reading_is_plausible),
         cmocka_unit_test(test_meminfo_available_is_read),
         cmocka_unit_test(test_memory_fit_names_needed_and_available),
+        cmocka_unit_test(test_cold_cpu_sample_starts_after_the_team_woke),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,8 @@
  * hand-computed values (exact null distribution of small samples, normal
  * approximation with ties), the Hodges-Lehmann shift and its interval against
  * brute-force enumeration of all pairwise differences on seeded random
- * samples with ties, and the ratio interval of log times. */
+ * samples with ties, the ratio interval of log times, and Student's t
+ * tail and quantiles against closed forms and printed tables. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +173,30 @@ static void test_ratio_of_scaled_times(void **state)
     assert_true(nb_rank_median(base, 0) != nb_rank_median(base, 0)); /* NaN */
 }
 
+/* Student's t: df 1 and 2 in closed form, the quantiles of printed tables
+ * (to their 4-5 digits), the normal at df = infinity, symmetry. */
+static void test_student_t_matches_tables(void **state)
+{
+    (void)state;
+    const double pi = 3.14159265358979323846;
+    for (double t = -5; t <= 5; t += 0.25) {
+        assert_true(fabs(nb_student_t_upper(t, 1) - (0.5 - atan(t) / pi)) < 1e-12);
+        assert_true(fabs(nb_student_t_upper(t, 2) - 0.5 * (1 - t / sqrt(2 + t * t))) < 1e-12);
+        assert_true(fabs(nb_student_t_upper(t, 7) + nb_student_t_upper(-t, 7) - 1) < 1e-12);
+    }
+    static const struct { double p, df, q; } table[] = {
+        {0.025, 1, 12.7062}, {0.025, 4, 2.7764}, {0.025, 30, 2.0423},
+        {0.005, 8, 3.3554},  {0.005, 12, 3.0545}, {0.05, 3, 2.3534},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        assert_true(fabs(nb_student_t_upper_quantile(table[i].p, table[i].df) - table[i].q) <
+                    1e-4 * table[i].q);
+    assert_true(fabs(nb_student_t_upper_quantile(0.025, INFINITY) - 1.959964) < 1e-6);
+    assert_true(fabs(nb_student_t_upper(1.959964, INFINITY) - 0.025) < 1e-7);
+    assert_true(isnan(nb_student_t_upper_quantile(0.025, 0)));
+    assert_true(isnan(nb_student_t_upper(1.0, -1)));
+}
+
 int main(void)
 {
     nb_test_seed_init();
@@ -184,6 +209,7 @@ int main(void)
         cmocka_unit_test(test_hodges_lehmann_hand_examples),
         cmocka_unit_test(test_hodges_lehmann_matches_brute_force),
         cmocka_unit_test(test_ratio_of_scaled_times),
+        cmocka_unit_test(test_student_t_matches_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,15 +60,7 @@ static void derive(const char *name, const char *edit)
     json_error_t err;
     json_t *e = json_loads(edit, 0, &err);
     assert_non_null(e);
-    const char *k;
-    json_t *v;
-    json_object_foreach(e, k, v)
-    {
-        if (json_is_string(v) && !strcmp(json_string_value(v), "DELETE"))
-            json_object_del(j, k);
-        else
-            json_object_set(j, k, v);
-    }
+    merge_edit(j, e);
     assert_int_equal(json_dump_file(j, at(name), JSON_INDENT(1) | JSON_PRESERVE_ORDER), 0);
     json_decref(e);
     json_decref(j);
@@ -475,7 +467,7 @@ static void test_verify_impossible_primes_exits_2(void **state)
     expect_error("verify with fewer primes than limbs",
                  (const char *[]){"verify", "--variant", "cpu-harvey", "--bits", "20", "--logn",
                                   "17", "--limbs", "2", "--direction", "forward", NULL},
-                 2, "1 check(s) cannot run with these parameters: only 1 primes q < 2^20");
+                 2, "1 check cannot run with these parameters: only 1 prime q < 2^20");
 }
 
 /* Guards: run --mode graph on the CPU skipped its only case and exited 0. */

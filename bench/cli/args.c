@@ -117,6 +117,22 @@ nb_status nb_cli_parse_words(const char *s, const char *flag, char **storage, ch
     return NB_OK;
 }
 
+nb_status nb_cli_parse_names(const char *s, const char *flag, char **storage, char **out,
+                             size_t max, size_t *n)
+{
+    NB_TRY(nb_cli_parse_words(s, flag, storage, out, max, n));
+    size_t k = 0;
+    for (size_t i = 0; i < *n; i++) {
+        size_t j = 0;
+        while (j < k && strcmp(out[j], out[i]))
+            j++;
+        if (j == k)
+            out[k++] = out[i];
+    }
+    *n = k;
+    return NB_OK;
+}
+
 nb_status nb_cli_parse_double(const char *s, const char *flag, double lo, double hi, double *out)
 {
     if (!s || !*s)
@@ -153,48 +169,83 @@ nb_status nb_cli_parse_u64(const char *s, const char *flag, uint64_t *out)
     return NB_OK;
 }
 
+/* The option of `tables` that argument a ("--name" or "--name=value") names,
+ * or NULL; *eq: its '=' or NULL. *known: 0 when a is no "--name" at all. */
+static const nb_cli_option *lookup(const nb_cli_option *const *tables, const char *a,
+                                   const char **eq, int *known)
+{
+    *eq = NULL;
+    *known = 0;
+    if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
+        return NULL;
+    *known = 1;
+    *eq = strchr(a + 2, '=');
+    const size_t len = *eq ? (size_t)(*eq - (a + 2)) : strlen(a + 2);
+    for (size_t t = 0; tables[t]; t++)
+        for (const nb_cli_option *o = tables[t]; o->name; o++)
+            if (strlen(o->name) == len && !strncmp(o->name, a + 2, len))
+                return o;
+    return NULL;
+}
+
+/* Whether option o (taking a value) was already given in argv[0..end), read
+ * as nb_cli_next_option reads it: an option's value is skipped. */
+static int given_before(int end, char **argv, const nb_cli_option *const *tables,
+                        const nb_cli_option *o)
+{
+    for (int j = 0; j < end; j++) {
+        const char *eq;
+        int known;
+        const nb_cli_option *p = lookup(tables, argv[j], &eq, &known);
+        if (p == o)
+            return 1;
+        if (p && p->takes_value && !eq)
+            j++;
+    }
+    return 0;
+}
+
 int nb_cli_next_option(int argc, char **argv, int *i, const nb_cli_option *const *tables,
                        const char **name, const char **value)
 {
-    static char buf[128];
-    const char *a = argv[*i];
-    if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
+    const char *a = argv[*i], *eq;
+    int known;
+    const nb_cli_option *o = lookup(tables, a, &eq, &known);
+    if (!known)
         return 0;
-    const char *eq = strchr(a + 2, '=');
-    size_t len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
-    if (len >= sizeof buf) {
-        nb_set_error(NB_ERR_INVALID_ARG, "unknown option '%s'", a);
+    if (!o) {
+        const size_t len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
+        nb_set_error(NB_ERR_INVALID_ARG, "unknown option '--%.*s' (see --help)",
+                     (int)(len < 100 ? len : 100), a + 2);
         return -1;
     }
-    memcpy(buf, a + 2, len);
-    buf[len] = '\0';
-    for (size_t t = 0; tables[t]; t++)
-        for (const nb_cli_option *o = tables[t]; o->name; o++) {
-            if (strcmp(o->name, buf) != 0)
-                continue;
-            *name = o->name;
-            (*i)++;
-            if (!o->takes_value) {
-                if (eq) {
-                    nb_set_error(NB_ERR_INVALID_ARG, "option --%s takes no value", o->name);
-                    return -1;
-                }
-                *value = NULL;
-                return 1;
-            }
-            if (eq) {
-                *value = eq + 1;
-                return 1;
-            }
-            if (*i >= argc) {
-                nb_set_error(NB_ERR_INVALID_ARG, "option --%s needs a value", o->name);
-                return -1;
-            }
-            *value = argv[(*i)++];
-            return 1;
+    if (o->takes_value && given_before(*i, argv, tables, o)) {
+        const int list = !strncmp(o->help, "LIST", 4);
+        nb_set_error(NB_ERR_INVALID_ARG, "--%s given twice: give it once%s%s%s", o->name,
+                     list ? " (a list takes commas: --" : "", list ? o->name : "",
+                     list ? " A,B)" : "");
+        return -1;
+    }
+    *name = o->name;
+    (*i)++;
+    if (!o->takes_value) {
+        if (eq) {
+            nb_set_error(NB_ERR_INVALID_ARG, "option --%s takes no value", o->name);
+            return -1;
         }
-    nb_set_error(NB_ERR_INVALID_ARG, "unknown option '--%s' (see --help)", buf);
-    return -1;
+        *value = NULL;
+        return 1;
+    }
+    if (eq) {
+        *value = eq + 1;
+        return 1;
+    }
+    if (*i >= argc) {
+        nb_set_error(NB_ERR_INVALID_ARG, "option --%s needs a value", o->name);
+        return -1;
+    }
+    *value = argv[(*i)++];
+    return 1;
 }
 
 void nb_cli_print_options(FILE *f, const nb_cli_option *table)
@@ -217,9 +268,11 @@ nb_status nb_cli_parse_directions(const char *s, int *out)
             dirs |= 1;
         else if (!strcmp(words[i], "inverse") || !strcmp(words[i], "inv"))
             dirs |= 2;
+        else if (!strcmp(words[i], "both"))
+            dirs |= 3;
         else {
-            nb_status st = nb_set_error(NB_ERR_INVALID_ARG,
-                                        "--direction '%s': forward, inverse or both", words[i]);
+            nb_status st = nb_set_error(NB_ERR_INVALID_ARG, "--direction '%s': forward, inverse, "
+                                        "forward,inverse or both", words[i]);
             free(storage);
             return st;
         }

@@ -35,6 +35,10 @@ nb_status nb_cli_parse_ulist(const char *s, const char *flag, unsigned long long
  * which the caller frees). Empty items are an error. */
 nb_status nb_cli_parse_words(const char *s, const char *flag, char **storage, char **out,
                              size_t max, size_t *n);
+/* nb_cli_parse_words without repeats, order kept: a variant or preset named
+ * twice runs once, as a repeated --logn value does. */
+nb_status nb_cli_parse_names(const char *s, const char *flag, char **storage, char **out,
+                             size_t max, size_t *n);
 /* Numbers with range checks. Every numeric option goes through these: strict
  * decimal only (bench/cli/numparse.h): the whole string, no sign, blanks,
  * base prefix or leading zero. */
@@ -42,8 +46,8 @@ nb_status nb_cli_parse_double(const char *s, const char *flag, double lo, double
                               double *out);
 nb_status nb_cli_parse_size(const char *s, const char *flag, unsigned long long lo,
                             unsigned long long hi, size_t *out);
-/* --direction of run and verify: "forward", "inverse" (or fwd, inv), or a
- * comma list of both; *out = bit 0 forward | bit 1 inverse. */
+/* --direction of run and verify: "forward", "inverse" (or fwd, inv), a
+ * comma list of both, or "both"; *out = bit 0 forward | bit 1 inverse. */
 nb_status nb_cli_parse_directions(const char *s, int *out);
 /* 64-bit unsigned, the full range 0 .. 2^64 - 1. */
 nb_status nb_cli_parse_u64(const char *s, const char *flag, uint64_t *out);
@@ -58,8 +62,10 @@ typedef struct nb_cli_option {
 
 /* Iterates argv[*i]: returns 1 and sets *name / *value for an option of
  * `table` (value from "=..." or the next argument), 0 at a positional
- * argument (left alone), -1 on an unknown option or a missing value (message
- * set). *i is advanced past what was consumed. */
+ * argument (left alone), -1 on an unknown option, a missing value, or an
+ * option taking a value that argv[0..*i) already gave (message set: a second
+ * --variant would silently replace the first). *i is advanced past what was
+ * consumed. argv[0] must be the command's first argument. */
 int nb_cli_next_option(int argc, char **argv, int *i, const nb_cli_option *const *tables,
                        const char **name, const char **value);
 
@@ -168,8 +174,9 @@ void nb_cli_run_help(FILE *f);
  * nb_stage_tier_opts with its storage) and the preset list of `nttbench list`. */
 extern const nb_cli_option nb_cli_stage_options[];
 nb_status nb_cli_stage_set(nb_cli_run *run, const char *name, const char *value);
-/* After parsing: a custom set's options (--levels, --dnum, ...) together with
- * --preset, or without --levels, are bad usage (NB_ERR_INVALID_ARG). */
+/* After parsing: a stage option in a run without the stage tier, or a custom
+ * set's options (--levels, --dnum, ...) together with --preset or without
+ * --levels, are bad usage (NB_ERR_INVALID_ARG). */
 nb_status nb_cli_stage_check(nb_cli_run *run);
 /* The parsed options for nb_tier_run.tier_opts (defaults when none given). */
 const nb_stage_tier_opts *nb_cli_stage_opts(nb_cli_run *run);

@@ -1,7 +1,9 @@
-/* `nttbench compare BASE.json NEW.json [--threshold PCT] [--alpha A]`: the
- * comparison of two run reports (bench/report/compare.h) as a table,
- * markdown, CSV or JSON. Exit 0 when no case is slower beyond the threshold,
- * 1 when one is, 2 on bad input (unreadable or malformed file, wrong schema,
+/* `nttbench compare BASE.json NEW.json` or `compare BASE1.json BASE2.json ...
+ * -- NEW1.json NEW2.json ...` (repeated runs of each side) [--threshold PCT]
+ * [--alpha A] [--run-noise PCT] [--strict]: the comparison of run reports
+ * (bench/report/compare.h) as a table, markdown, CSV or JSON. Exit 0 when no
+ * case is slower beyond the threshold, 1 when one is (a contended case only
+ * with --strict), 2 on bad input (unreadable or malformed file, wrong schema,
  * nothing matches), 3 when the output cannot be written. */
 #include <string.h>
 
@@ -11,8 +13,11 @@
 
 static const nb_cli_option compare_options[] = {
     {"threshold", 1, "PCT    changes within +-PCT % count as the same (1)"},
-    {"alpha", 1, "A      significance level of the Mann-Whitney test (0.01)"},
+    {"alpha", 1, "A      significance level of the tests (0.01)"},
     {"min-samples", 1, "N      fewer stored samples: insufficient data (5)"},
+    {"run-noise", 1, "PCT    run-to-run noise of one run's median, % (GPU 1, CPU 2);\n"
+                     "                         0: within-run samples only"},
+    {"strict", 0, "       judge contended cases too (they can then make exit 1)"},
     {"match", 1, "M      same: the same cases (default); word: each 32-bit case of NEW\n"
                  "                         against the 64-bit case of BASE of the same tier,\n"
                  "                         direction and log N, log Q nearest within a prime"},
@@ -21,17 +26,23 @@ static const nb_cli_option compare_options[] = {
 
 void nb_cmd_compare_help(FILE *f)
 {
-    fprintf(f, "usage: nttbench compare BASE.json NEW.json [--threshold PCT] [--alpha A]\n"
-               "                        [--min-samples N] [--match same|word]\n"
-               "                        [--format table|md|csv|json]\n\n"
-               "Matches the cases of two run reports (tier, variant, cache state, mode,\n"
+    fprintf(f, "usage: nttbench compare BASE.json NEW.json [options]\n"
+               "       nttbench compare BASE1.json BASE2.json ... -- NEW1.json NEW2.json ...\n"
+               "options: [--threshold PCT] [--alpha A] [--min-samples N] [--run-noise PCT]\n"
+               "         [--strict] [--match same|word] [--format table|md|csv|json]\n\n"
+               "Matches the cases of run reports (tier, variant, cache state, mode,\n"
                "parameters) and prints per case both medians, the ratio new/base with its 95%%\n"
-               "interval (Hodges-Lehmann on log times), the two-sided Mann-Whitney p-value of\n"
-               "the times and of the cycles (time x SM clock) and a verdict: faster, slower,\n"
-               "same, clock-change, noisy or insufficient-data. Environment differences and\n"
-               "unmatched cases are listed. Either file may be '-' (standard input).\n"
+               "interval, what the interval covers, its p-value, the same on the cycles\n"
+               "(time x SM clock) and a verdict: faster, slower, same, clock-change, noisy,\n"
+               "contended or insufficient-data. With one run a side the interval is the\n"
+               "within-run one (Hodges-Lehmann on log times) widened by the run-to-run noise\n"
+               "of --run-noise; with repeated runs of a side (files before and after '--')\n"
+               "it comes from the spread of the runs' medians. A case with a contended run\n"
+               "is not judged unless --strict. Environment differences and unmatched cases\n"
+               "are listed. One file may be '-' (standard input).\n"
                "Exit 0: nothing slower beyond the threshold; 1: a case is slower (never\n"
-               "with --match word); 2: bad input or nothing matches.\n\n");
+               "with --match word; a contended one only with --strict); 2: bad input or\n"
+               "nothing matches.\n\n");
     nb_cli_print_options(f, compare_options);
 }
 
@@ -54,21 +65,41 @@ void nb_cli_warn_incomplete(const nb_result_file *f, int quiet)
         fprintf(stderr, "nttbench: warning: %s\n", why);
 }
 
+/* Loads every file of both sides; files[0..nb) base, files[nb..nb+nn) new. */
+static nb_status load_all(const char *const *paths, size_t n, nb_result_file **files)
+{
+    for (size_t i = 0; i < n; i++)
+        NB_TRY(nb_result_file_load(&files[i], paths[i]));
+    return NB_OK;
+}
+
+#define MAX_RUNS 64
+
 int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int quiet)
 {
     nb_compare_opts o;
     nb_compare_opts_default(&o);
-    const char *paths[2];
-    int np = 0;
+    const char *paths[2 * MAX_RUNS];
+    size_t np = 0, n_base = 0;
+    int split = 0, stdin_uses = 0;
     const nb_cli_option *const tables[] = {compare_options, NULL};
     for (int i = 0; i < argc;) {
         const char *n, *v;
         int r = nb_cli_next_option(argc, argv, &i, tables, &n, &v);
         if (r < 0)
             return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+        if (r == 0 && !strcmp(argv[i], "--")) {
+            if (split++)
+                return nb_cli_fail(NB_ERR_INVALID_ARG, "compare takes one '--' (between the "
+                                                       "base runs and the new ones)");
+            n_base = np;
+            i++;
+            continue;
+        }
         if (r == 0) {
-            if (np == 2)
-                return nb_cli_fail(NB_ERR_INVALID_ARG, "compare takes two result files");
+            if (np == 2 * MAX_RUNS)
+                return nb_cli_fail(NB_ERR_INVALID_ARG, "compare takes at most 64 runs a side");
+            stdin_uses += !strcmp(argv[i], "-");
             paths[np++] = argv[i++];
             continue;
         }
@@ -79,6 +110,10 @@ int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int
             st = nb_cli_parse_double(v, n, 1e-12, 0.5, &o.alpha);
         else if (!strcmp(n, "min-samples"))
             st = nb_cli_parse_size(v, n, 2, 1000000, &o.min_samples);
+        else if (!strcmp(n, "run-noise"))
+            st = nb_cli_parse_double(v, n, 0, 50, &o.run_noise_pct);
+        else if (!strcmp(n, "strict"))
+            o.strict = 1;
         else if (!strcmp(n, "match") && (!strcmp(v, "same") || !strcmp(v, "word")))
             o.match = !strcmp(v, "word") ? NB_MATCH_WORD : NB_MATCH_SAME;
         else if (!strcmp(n, "match"))
@@ -86,21 +121,28 @@ int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int
         if (st != NB_OK)
             return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
     }
-    if (np != 2)
+    if (!split && np != 2)
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "compare needs two result files: nttbench compare "
+                                               "BASE.json NEW.json (or BASE1.json ... -- "
+                                               "NEW1.json ...)");
+    if (!split)
+        n_base = 1;
+    if (n_base == 0 || n_base == np)
         return nb_cli_fail(NB_ERR_INVALID_ARG,
-                           "compare needs two result files: nttbench compare BASE.json NEW.json");
-    if (!strcmp(paths[0], "-") && !strcmp(paths[1], "-"))
+                           "compare needs at least one result file on each side of '--'");
+    if (n_base > MAX_RUNS || np - n_base > MAX_RUNS)
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "compare takes at most 64 runs a side");
+    if (stdin_uses > 1)
         return nb_cli_fail(NB_ERR_INVALID_ARG, "compare reads at most one file from standard "
                                                "input ('-')");
-    nb_result_file *a = NULL, *b = NULL;
+    nb_result_file *files[2 * MAX_RUNS] = {NULL};
     nb_comparison *c = NULL;
-    nb_status s = nb_result_file_load(&a, paths[0]);
-    if (s == NB_OK)
-        s = nb_result_file_load(&b, paths[1]);
+    nb_status s = load_all(paths, np, files);
     if (s == NB_OK) {
-        nb_cli_warn_incomplete(a, quiet);
-        nb_cli_warn_incomplete(b, quiet);
-        s = nb_compare(a, b, &o, &c);
+        for (size_t i = 0; i < np; i++)
+            nb_cli_warn_incomplete(files[i], quiet);
+        s = nb_compare_runs((const nb_result_file *const *)files, n_base,
+                            (const nb_result_file *const *)files + n_base, np - n_base, &o, &c);
     }
     int rc;
     if (s != NB_OK) {
@@ -112,7 +154,7 @@ int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int
                         : nb_comparison_regressed(c) ? 1 : 0;
     }
     nb_comparison_destroy(c);
-    nb_result_file_destroy(a);
-    nb_result_file_destroy(b);
+    for (size_t i = 0; i < np; i++)
+        nb_result_file_destroy(files[i]);
     return rc;
 }

@@ -69,7 +69,7 @@ typedef struct summary {
     strset levels, dnum;
     range samples, noise, flush_mib, sets, clock, lps;
     size_t cases, timed, converged, stable, capped, timeouts, throttled, verified, blocked;
-    size_t noise_met, reservoir;
+    size_t noise_met, reservoir, contended;
 } summary;
 
 static void summarise_case(summary *s, const nb_rf_case *c)
@@ -97,6 +97,7 @@ static void summarise_case(summary *s, const nb_rf_case *c)
     see(&s->clock, c->median_clock_mhz);
     s->noise_met += c->noise_target_met;
     s->reservoir += c->samples_reservoir;
+    s->contended += c->contended;
     s->converged += !strcmp(c->stop_reason, "converged");
     s->stable += !strcmp(c->stop_reason, "noise-stable");
     s->capped += !strcmp(c->stop_reason, "max-samples");
@@ -299,6 +300,12 @@ static nb_status write_report(void *ctx, FILE *f)
             fprintf(f, " of the %lld planned", (long long)json_integer_value(planned));
         fprintf(f, ".\n\n");
     }
+    if (s.contended)
+        fprintf(f, "The host was contended during %zu of the %zu timed cases (other processes, "
+                   "steal time or preemption: the case's `contended` flag and reason): their "
+                   "times are upper bounds on what the code needs on a quiet host, not its "
+                   "speed.\n\n",
+                s.contended, s.timed);
     if (s.reservoir)
         fprintf(f, "The file stores a seeded reservoir sample of the samples of %zu case%s "
                    "(the statistics above use every sample).\n\n",

@@ -270,7 +270,7 @@ static nb_status set_verify_option(verify_args *a, const char *n, const char *v)
 {
     if (!strcmp(n, "variant")) {
         free(a->vstore);
-        return nb_cli_parse_words(v, n, &a->vstore, a->vnames, NB_CLI_MAX_LIST, &a->nvn);
+        return nb_cli_parse_names(v, n, &a->vstore, a->vnames, NB_CLI_MAX_LIST, &a->nvn);
     }
     if (!strcmp(n, "backend")) {
         nb_cli_backend b;
@@ -425,15 +425,18 @@ static int finish_verify(check_row *rows, size_t n, nb_format fmt, uint64_t seed
         return nb_cli_fail(st, nb_last_error());
     if (!fails && errs && impossible == errs) { /* the parameters, not the machine */
         char msg[400];
-        snprintf(msg, sizeof msg, "%zu check(s) cannot run with these parameters: %s", errs, why);
+        snprintf(msg, sizeof msg, "%zu check%s cannot run with these parameters: %s", errs,
+                 errs == 1 ? "" : "s", why);
         return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
     }
     if (fails) {
-        fprintf(stderr, "nttbench: error: %zu check(s) failed against the GMP reference\n", fails);
+        fprintf(stderr, "nttbench: error: %zu check%s failed against the GMP reference\n", fails,
+                fails == 1 ? "" : "s");
         return NB_EXIT_VERIFY;
     }
     if (errs) {
-        fprintf(stderr, "nttbench: error: %zu check(s) could not run\n", errs);
+        fprintf(stderr, "nttbench: error: %zu check%s could not run\n", errs,
+                errs == 1 ? "" : "s");
         return NB_EXIT_ENV;
     }
     return 0;

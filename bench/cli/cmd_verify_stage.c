@@ -140,7 +140,7 @@ static nb_status set_arg(stage_args *a, const char *name, const char *v)
         return set_stages(a, v);
     if (!strcmp(name, "preset")) {
         free(a->preset_store);
-        NB_TRY(nb_cli_parse_words(v, name, &a->preset_store, a->presets, NB_CLI_MAX_LIST,
+        NB_TRY(nb_cli_parse_names(v, name, &a->preset_store, a->presets, NB_CLI_MAX_LIST,
                                   &a->n_presets));
         for (size_t i = 0; i < a->n_presets; i++)
             if (!nb_ckks_preset_find(a->presets[i]))
@@ -151,7 +151,7 @@ static nb_status set_arg(stage_args *a, const char *name, const char *v)
     }
     if (!strcmp(name, "variant")) {
         free(a->variant_store);
-        return nb_cli_parse_words(v, name, &a->variant_store, a->variants, NB_CLI_MAX_LIST,
+        return nb_cli_parse_names(v, name, &a->variant_store, a->variants, NB_CLI_MAX_LIST,
                                   &a->n_variants);
     }
     if (!strcmp(name, "backend")) {
@@ -348,12 +348,13 @@ int nb_cmd_verify_stage(int argc, char **argv, nb_format fmt, const char *output
     free(rows);
     if (fails) {
         char msg[96];
-        snprintf(msg, sizeof msg, "%zu stage check(s) failed against the GMP reference", fails);
+        snprintf(msg, sizeof msg, "%zu stage check%s failed against the GMP reference", fails,
+                 fails == 1 ? "" : "s");
         return nb_cli_fail(NB_ERR_VERIFY, msg);
     }
     if (errs) {
         char msg[64];
-        snprintf(msg, sizeof msg, "%zu stage check(s) could not run", errs);
+        snprintf(msg, sizeof msg, "%zu stage check%s could not run", errs, errs == 1 ? "" : "s");
         return nb_cli_fail(NB_ERR_CUDA, msg);
     }
     return 0;

@@ -50,6 +50,9 @@ static nb_status parse_line(const char *s, size_t len, const char *name, size_t 
     nb_num_result r = nb_num_u64n(s + a, b - a, x);
     if (r == NB_NUM_OVERFLOW)
         return nb_set_error(NB_ERR_IO, "%s:%zu: value above 2^64 - 1", name, lineno);
+    if (r == NB_NUM_LEADING_ZERO)
+        return nb_set_error(NB_ERR_IO, "%s:%zu: '%.*s' %s", name, lineno,
+                            (int)(b - a < 40 ? b - a : 40), s + a, nb_num_why(r));
     if (r != NB_NUM_OK)
         return nb_set_error(NB_ERR_IO,
                             "%s:%zu: expected one unsigned decimal number (optionally "

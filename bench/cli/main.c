@@ -61,8 +61,12 @@ static int load_plugin(const char *path)
     *(void **)&init = sym;
     nb_status s = init();
     if (s != NB_OK) {
-        snprintf(msg, sizeof msg, "plug-in '%.200s' failed to initialise: %.300s (%s)", path,
-                 nb_last_error(), nb_status_str(s));
+        if (*nb_last_error())
+            snprintf(msg, sizeof msg, "plug-in '%.200s' failed to initialise: %.300s", path,
+                     nb_last_error());
+        else
+            snprintf(msg, sizeof msg, "plug-in '%.200s' failed to initialise: %s() returned "
+                     "%s with no message", path, NB_PLUGIN_INIT_SYMBOL, nb_status_str(s));
         return nb_cli_fail(NB_ERR_IO, msg);
     }
     return 0; /* the handle stays open: its variants live in it */
@@ -155,11 +159,22 @@ static void command_help(const char *cmd)
         usage(stdout);
 }
 
+/* The usage error of a global option given a second time: the last one
+ * would silently win (two --output: one report lost). */
+static int twice(const char *option, const char *first, const char *second)
+{
+    char msg[700];
+    snprintf(msg, sizeof msg, "%s given twice ('%.250s', then '%.250s'): give it once", option,
+             first, second);
+    return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
+}
+
 /* Parses the global options out of argv; the other words go to rest[]
  * (command first). Returns -1 to go on, else the exit code. */
 static int parse_globals(int argc, char **argv, char **rest, int *nrest, const char **plugins,
                          int *nplug, nb_format *fmt, const char **output, int *flags)
 {
+    const char *format_given = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = NULL;
@@ -184,13 +199,21 @@ static int parse_globals(int argc, char **argv, char **rest, int *nrest, const c
                 return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
             }
             if (matched == 0) {
+                for (int k = 0; k < *nplug; k++)
+                    if (!strcmp(plugins[k], val))
+                        return twice("--plugin", plugins[k], val);
                 plugins[(*nplug)++] = val;
             } else if (matched == 1) {
+                if (format_given)
+                    return twice("--format", format_given, val);
+                format_given = val;
                 if (nb_format_parse(val, fmt) != NB_OK)
                     return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
             } else {
                 if (!*val)
                     return nb_cli_fail(NB_ERR_INVALID_ARG, "--output needs a file name");
+                if (*output)
+                    return twice("--output", *output, val);
                 *output = val;
             }
             continue;

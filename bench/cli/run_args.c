@@ -177,7 +177,7 @@ static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v
         return parse_caches(run, v);
     if (!strcmp(name, "variant")) {
         free(run->variant_storage);
-        return nb_cli_parse_words(v, name, &run->variant_storage, run->variants, NB_CLI_MAX_LIST,
+        return nb_cli_parse_names(v, name, &run->variant_storage, run->variants, NB_CLI_MAX_LIST,
                                   &run->n_variants);
     }
     if (!strcmp(name, "backend")) {

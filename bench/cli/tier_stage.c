@@ -31,6 +31,7 @@ typedef struct stage_cli {
     char *presets[NB_CLI_MAX_LIST];
     size_t levels[NB_CLI_MAX_LIST];
     const char *custom_option; /* the first custom-set option given (--dnum, ...), or NULL */
+    const char *first_option;  /* the first stage option given, or NULL */
 } stage_cli;
 
 static stage_cli *opts_of(nb_cli_run *run)
@@ -58,6 +59,13 @@ void nb_cli_stage_free(nb_cli_run *run)
 nb_status nb_cli_stage_check(nb_cli_run *run)
 {
     const stage_cli *c = run->stage;
+    int stage_tier = 0;
+    for (size_t i = 0; i < run->n_tiers; i++)
+        stage_tier |= !strcmp(run->tiers[i].tier->name, "stage");
+    if (c && c->first_option && !stage_tier)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s is an option of the stage tier, which "
+                            "this run does not time (add --tier stage, or leave --%s out)",
+                            c->first_option, c->first_option);
     if (!c || !c->custom_option)
         return NB_OK;
     if (c->o.n_presets)
@@ -95,13 +103,15 @@ nb_status nb_cli_stage_set(nb_cli_run *run, const char *name, const char *v)
     if (!c)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of host memory");
     nb_stage_tier_opts *o = &c->o;
+    if (!c->first_option)
+        c->first_option = name;
     if (!strcmp(name, "stage"))
         return nb_stage_parse_list(v, o->stages, 4, &o->n_stages);
     if (!strcmp(name, "preset")) {
         free(c->preset_storage);
         c->preset_storage = NULL;
         o->n_presets = 0;
-        NB_TRY(nb_cli_parse_words(v, name, &c->preset_storage, c->presets, NB_CLI_MAX_LIST,
+        NB_TRY(nb_cli_parse_names(v, name, &c->preset_storage, c->presets, NB_CLI_MAX_LIST,
                                   &o->n_presets));
         o->presets = (const char *const *)c->presets;
         for (size_t i = 0; i < o->n_presets; i++)

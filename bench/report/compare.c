@@ -1,143 +1,17 @@
-/* The comparison model: case matching, the per-case tests in time and cycle
- * space, verdicts, and the environment / option differences of two result
- * files. The writers are in compare_write.c. */
+/* The comparison: case matching between the first files of each side, the
+ * same case in each repeated run, and the environment / option differences.
+ * The per-case tests and verdicts are in compare_case.c, the writers in
+ * compare_write.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/timing/rank_stats.h"
 #include "bench/report/compare.h"
-
-const char *nb_verdict_name(nb_verdict v)
-{
-    switch (v) {
-    case NB_VERDICT_SAME: return "same";
-    case NB_VERDICT_FASTER: return "faster";
-    case NB_VERDICT_SLOWER: return "slower";
-    case NB_VERDICT_CLOCK: return "clock-change";
-    case NB_VERDICT_NOISY: return "noisy";
-    case NB_VERDICT_INSUFFICIENT: return "insufficient-data";
-    }
-    return "unknown";
-}
-
-void nb_compare_opts_default(nb_compare_opts *o)
-{
-    o->threshold_pct = 1.0;
-    o->alpha = 0.01;
-    o->level = 0.95;
-    o->min_samples = 5;
-    o->match = NB_MATCH_SAME;
-}
-
-/* Time and cycle tests of samples a (base) and b (new); noise_ok: both sides met
- * their noise target. */
-static nb_status run_test(const double *a, size_t na, const double *b, size_t nb,
-                          const nb_compare_opts *o, int noise_ok, nb_compare_test *t)
-{
-    nb_mwu u;
-    nb_shift_ci ci;
-    NB_TRY(nb_mann_whitney(a, na, b, nb, &u));
-    NB_TRY(nb_ratio_ci(a, na, b, nb, o->level, &ci));
-    t->done = 1;
-    t->p = u.p;
-    t->ratio = ci.estimate;
-    t->lo = ci.lo;
-    t->hi = ci.hi;
-    const double up = 1.0 + o->threshold_pct / 100.0, down = 1.0 / up;
-    if (u.p < o->alpha && ci.estimate > up)
-        t->verdict = NB_VERDICT_SLOWER;
-    else if (u.p < o->alpha && ci.estimate < down)
-        t->verdict = NB_VERDICT_FASTER;
-    else if (ci.lo >= down && ci.hi <= up)
-        t->verdict = NB_VERDICT_SAME;
-    else
-        t->verdict = noise_ok ? NB_VERDICT_SAME : NB_VERDICT_NOISY;
-    return NB_OK;
-}
-
-/* Cycles (ns x MHz / 1000) of a case: per-sample clocks, or one clock for all. */
-static double *cycles_of(const nb_rf_case *c, int per_sample)
-{
-    double *v = malloc((c->n_samples ? c->n_samples : 1) * sizeof *v);
-    if (!v)
-        return NULL;
-    for (size_t i = 0; i < c->n_samples; i++)
-        v[i] = c->samples_ns[i] *
-               (per_sample ? c->clock_mhz[i] : c->median_clock_mhz) / 1000.0;
-    return v;
-}
-
-static nb_status cycle_test(nb_compare_row *r, const nb_compare_opts *o, int noise_ok)
-{
-    const nb_rf_case *a = r->base, *b = r->new_;
-    r->cycle_source = a->clock_source < b->clock_source ? a->clock_source : b->clock_source;
-    if (r->cycle_source == NB_CLOCK_NONE)
-        return NB_OK;
-    int per_sample = r->cycle_source == NB_CLOCK_PER_SAMPLE;
-    double *ca = cycles_of(a, per_sample), *cb = cycles_of(b, per_sample);
-    nb_status s = ca && cb ? run_test(ca, a->n_samples, cb, b->n_samples, o, noise_ok, &r->cycles)
-                           : nb_set_error(NB_ERR_OUT_OF_MEMORY, "compare: out of memory");
-    free(ca);
-    free(cb);
-    return s;
-}
-
-static nb_status compare_case(nb_compare_row *r, const nb_compare_opts *o)
-{
-    const nb_rf_case *a = r->base, *b = r->new_;
-    r->base_median_ns = a->median_ns;
-    r->new_median_ns = b->median_ns;
-    r->base_clock_mhz = a->median_clock_mhz;
-    r->new_clock_mhz = b->median_clock_mhz;
-    r->time.ratio = b->median_ns / a->median_ns;
-    r->time.lo = r->time.hi = r->time.p = NAN;
-    r->cycles = r->time;
-    r->verdict = NB_VERDICT_INSUFFICIENT;
-    if (strcmp(a->status, "ok") || strcmp(b->status, "ok")) {
-        snprintf(r->note, sizeof r->note, "status %s / %s", a->status, b->status);
-        return NB_OK;
-    }
-    if (a->n_samples < o->min_samples || b->n_samples < o->min_samples) {
-        snprintf(r->note, sizeof r->note, "%zu / %zu stored samples (at least %zu needed)",
-                 a->n_samples, b->n_samples, o->min_samples);
-        return NB_OK;
-    }
-    const int noise_ok = a->noise_target_met && b->noise_target_met;
-    NB_TRY(run_test(a->samples_ns, a->n_samples, b->samples_ns, b->n_samples, o, noise_ok,
-                    &r->time));
-    NB_TRY(cycle_test(r, o, noise_ok));
-    r->verdict = r->time.verdict;
-    size_t u = 0;
-    if (r->cycles.done && (r->time.verdict == NB_VERDICT_SLOWER ||
-                           r->time.verdict == NB_VERDICT_FASTER) &&
-        r->cycles.verdict == NB_VERDICT_SAME) {
-        r->verdict = NB_VERDICT_CLOCK;
-        u += (size_t)snprintf(r->note, sizeof r->note, "time %s, cycles unchanged; ",
-                              nb_verdict_name(r->time.verdict));
-    } else if (r->cycles.done && r->cycles.verdict != r->time.verdict) {
-        u += (size_t)snprintf(r->note, sizeof r->note, "cycles: %s; ",
-                              nb_verdict_name(r->cycles.verdict));
-    }
-    if (isfinite(r->base_clock_mhz) && isfinite(r->new_clock_mhz) &&
-        fabs(r->new_clock_mhz / r->base_clock_mhz - 1.0) > 0.01 && u < sizeof r->note)
-        u += (size_t)snprintf(r->note + u, sizeof r->note - u, "SM clock %.0f -> %.0f MHz; ",
-                              r->base_clock_mhz, r->new_clock_mhz);
-    if (!noise_ok && u < sizeof r->note)
-        u += (size_t)snprintf(r->note + u, sizeof r->note - u, "noise target not met; ");
-    if ((a->samples_reservoir || b->samples_reservoir) && u < sizeof r->note)
-        snprintf(r->note + u, sizeof r->note - u, "tested on %zu / %zu stored of %zu / %zu "
-                 "samples (reservoir); ", a->n_samples, b->n_samples, a->n_recorded_samples,
-                 b->n_recorded_samples);
-    size_t len = strlen(r->note);
-    while (len && (r->note[len - 1] == ' ' || r->note[len - 1] == ';'))
-        r->note[--len] = '\0';
-    return NB_OK;
-}
+#include "bench/report/internal.h"
 
 /* ------------------------------------------------------------ environment */
 
-static void json_text(const json_t *v, char *buf, size_t n)
+void nb_json_text(const json_t *v, char *buf, size_t n)
 {
     if (!v) {
         snprintf(buf, n, "-");
@@ -163,8 +37,8 @@ static nb_status add_diff(nb_comparison *c, const char *prefix, const char *fiel
     c->env_diffs = d;
     d = &d[c->n_env_diffs++];
     snprintf(d->field, sizeof d->field, "%s%s", prefix, field);
-    json_text(a, d->base, sizeof d->base);
-    json_text(b, d->new_, sizeof d->new_);
+    nb_json_text(a, d->base, sizeof d->base);
+    nb_json_text(b, d->new_, sizeof d->new_);
     return NB_OK;
 }
 
@@ -270,36 +144,113 @@ static nb_status match(nb_comparison *c)
     return NB_OK;
 }
 
+/* The k-th case with `key` in f (k counted from 0), or NULL. */
+static const nb_rf_case *kth_with_key(const nb_result_file *f, const char *key, size_t k)
+{
+    for (size_t i = 0, n = nb_result_file_case_count(f); i < n; i++) {
+        const nb_rf_case *c = nb_result_file_case(f, i);
+        if (!strcmp(c->key, key) && k-- == 0)
+            return c;
+    }
+    return NULL;
+}
+
+/* How many cases before `c` in f share its key. */
+static size_t rank_of(const nb_result_file *f, const nb_rf_case *c)
+{
+    size_t k = 0;
+    for (size_t i = 0, n = nb_result_file_case_count(f); i < n; i++) {
+        const nb_rf_case *o = nb_result_file_case(f, i);
+        if (o == c)
+            break;
+        k += !strcmp(o->key, c->key);
+    }
+    return k;
+}
+
+/* Each row's case in every file of each side: [0] the first file's. */
+static nb_status gather_runs(nb_comparison *c)
+{
+    const size_t per = c->n_base_files + c->n_new_files;
+    c->run_cases = calloc(c->n_rows * per + 1, sizeof *c->run_cases);
+    if (!c->run_cases)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "compare: out of memory");
+    for (size_t i = 0; i < c->n_rows; i++) {
+        nb_compare_row *r = &c->rows[i];
+        r->base_run = c->run_cases + i * per;
+        r->new_run = r->base_run + c->n_base_files;
+        const nb_rf_case *firsts[2] = {r->base, r->new_};
+        const nb_result_file **files[2] = {c->base_files, c->new_files};
+        size_t nf[2] = {c->n_base_files, c->n_new_files}, *nr[2] = {&r->n_base_run, &r->n_new_run};
+        const nb_rf_case **out[2] = {r->base_run, r->new_run};
+        for (int k = 0; k < 2; k++) {
+            const size_t rank = rank_of(files[k][0], firsts[k]);
+            out[k][(*nr[k])++] = firsts[k];
+            for (size_t f = 1; f < nf[k]; f++) {
+                const nb_rf_case *x = kth_with_key(files[k][f], firsts[k]->key, rank);
+                if (x)
+                    out[k][(*nr[k])++] = x;
+            }
+        }
+    }
+    return NB_OK;
+}
+
 nb_status nb_compare(const nb_result_file *base, const nb_result_file *new_,
                      const nb_compare_opts *opts, nb_comparison **out)
 {
-    if (!base || !new_ || !out)
+    return nb_compare_runs(&base, 1, &new_, 1, opts, out);
+}
+
+nb_status nb_compare_runs(const nb_result_file *const *base, size_t n_base,
+                          const nb_result_file *const *new_, size_t n_new,
+                          const nb_compare_opts *opts, nb_comparison **out)
+{
+    if (!out)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_compare: NULL argument");
     *out = NULL;
+    if (!base || !new_ || !n_base || !n_new)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_compare: no file on a side");
+    for (size_t i = 0; i < n_base + n_new; i++)
+        if (!(i < n_base ? base[i] : new_[i - n_base]))
+            return nb_set_error(NB_ERR_INVALID_ARG, "nb_compare: NULL file");
     nb_compare_opts o;
     nb_compare_opts_default(&o);
     if (opts)
         o = *opts;
     if (!(o.threshold_pct >= 0 && o.threshold_pct < 1000) || !(o.alpha > 0 && o.alpha < 1) ||
-        !(o.level > 0 && o.level < 1))
+        !(o.level > 0 && o.level < 1) || !(o.run_noise_pct < 100))
         return nb_set_error(NB_ERR_INVALID_ARG, "compare: threshold must be in [0, 1000) %%, "
-                            "alpha and level in (0, 1)");
+                            "alpha and level in (0, 1), run noise below 100 %%");
     nb_comparison *c = calloc(1, sizeof *c);
     if (!c)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "compare: out of memory");
-    c->base = base;
-    c->new_ = new_;
+    c->base = base[0];
+    c->new_ = new_[0];
     c->opts = o;
-    nb_status s = match(c);
+    c->base_files = malloc(n_base * sizeof *c->base_files);
+    c->new_files = malloc(n_new * sizeof *c->new_files);
+    nb_status s = c->base_files && c->new_files
+                      ? NB_OK
+                      : nb_set_error(NB_ERR_OUT_OF_MEMORY, "compare: out of memory");
+    if (s == NB_OK) {
+        memcpy(c->base_files, base, n_base * sizeof *base);
+        memcpy(c->new_files, new_, n_new * sizeof *new_);
+        c->n_base_files = n_base;
+        c->n_new_files = n_new;
+        s = match(c);
+    }
     if (s == NB_OK && c->n_rows == 0)
         s = nb_set_error(NB_ERR_INVALID_ARG,
                          o.match == NB_MATCH_WORD
                              ? "no 32-bit case of %s matches a 64-bit case of %s (same tier, "
                                "direction, log N, log Q within a prime)"
                              : "no case of %s matches a case of %s",
-                         nb_result_file_path(new_), nb_result_file_path(base));
+                         nb_result_file_path(c->new_), nb_result_file_path(c->base));
+    if (s == NB_OK)
+        s = gather_runs(c);
     for (size_t i = 0; s == NB_OK && i < c->n_rows; i++) {
-        s = compare_case(&c->rows[i], &o);
+        s = nb_compare_judge_row(&c->rows[i], &o, n_base, n_new);
         if (s == NB_OK)
             c->counts[c->rows[i].verdict]++;
     }
@@ -318,6 +269,9 @@ void nb_comparison_destroy(nb_comparison *c)
     if (!c)
         return;
     free(c->rows);
+    free(c->run_cases);
+    free(c->base_files);
+    free(c->new_files);
     free(c->unmatched_base);
     free(c->unmatched_new);
     free(c->env_diffs);

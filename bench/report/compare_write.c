@@ -1,7 +1,7 @@
 /* Writers of a comparison (compare.h): terminal table, markdown, CSV (one row
- * per matched case) and JSON (schema "nttbench-compare", version 2). A row
- * whose two sides differ in variant or label (compare --match word) shows
- * both, new first. */
+ * per matched case) and JSON (schema "nttbench-compare", version 3). Each row
+ * says which variance its interval covers; a row whose two sides differ in
+ * variant or label (compare --match word) shows both, new first. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,35 +30,50 @@ static void fmt_ratio(char *buf, size_t n, const nb_compare_test *t)
         snprintf(buf, n, "%.4f [%.4f, %.4f]", t->ratio, t->lo, t->hi);
 }
 
-enum { NCOL = 10 };
-static const char *const cols[NCOL] = {"tier",  "variant", "case",   "base",          "new",
-                                       "ratio new/base [95% CI]", "p",      "cycles ratio",
-                                       "verdict", "notes"};
-
-static void row_cells(const nb_compare_row *r, char cell[NCOL][200])
+/* What a row's interval covers, in a few words: "within-run", "+-1.0 %/run
+ * assumed", "3+3 runs". */
+static void source_text(const nb_compare_row *r, char *buf, size_t n)
 {
-    snprintf(cell[0], 200, "%s", r->base->tier);
+    if (!r->time.done)
+        snprintf(buf, n, "-");
+    else if (r->source == NB_VARIANCE_RUNS)
+        snprintf(buf, n, "%zu+%zu runs", r->base_runs, r->new_runs);
+    else if (r->source == NB_VARIANCE_FLOOR)
+        snprintf(buf, n, "+-%.3g%%/run assumed", r->run_noise_pct);
+    else
+        snprintf(buf, n, "within-run");
+}
+
+enum { NCOL = 11, CELL = 340 };
+static const char *const cols[NCOL] = {"tier",  "variant", "case",   "base",          "new",
+                                       "ratio new/base [95% CI]", "interval covers", "p",
+                                       "cycles ratio", "verdict", "notes"};
+
+static void row_cells(const nb_compare_row *r, char cell[NCOL][CELL])
+{
+    snprintf(cell[0], CELL, "%s", r->base->tier);
     if (strcmp(r->base->variant, r->new_->variant))
-        snprintf(cell[1], 200, "%.90s / %.90s", r->new_->variant, r->base->variant);
+        snprintf(cell[1], CELL, "%.90s / %.90s", r->new_->variant, r->base->variant);
     else
-        snprintf(cell[1], 200, "%s", r->base->variant);
+        snprintf(cell[1], CELL, "%.200s", r->base->variant);
     if (strcmp(r->base->label, r->new_->label))
-        snprintf(cell[2], 200, "%.90s / %.90s", r->new_->label, r->base->label);
+        snprintf(cell[2], CELL, "%.90s / %.90s", r->new_->label, r->base->label);
     else
-        snprintf(cell[2], 200, "%s", r->base->label);
-    nb_text_fmt_time(cell[3], 200, r->base_median_ns * 1e-9);
-    nb_text_fmt_time(cell[4], 200, r->new_median_ns * 1e-9);
-    fmt_ratio(cell[5], 200, &r->time);
-    fmt_p(cell[6], 200, r->time.p);
+        snprintf(cell[2], CELL, "%.200s", r->base->label);
+    nb_text_fmt_time(cell[3], CELL, r->base_median_ns * 1e-9);
+    nb_text_fmt_time(cell[4], CELL, r->new_median_ns * 1e-9);
+    fmt_ratio(cell[5], CELL, &r->time);
+    source_text(r, cell[6], CELL);
+    fmt_p(cell[7], CELL, r->time.p);
     if (r->cycles.done) {
         char p[32];
         fmt_p(p, sizeof p, r->cycles.p);
-        snprintf(cell[7], 200, "%.4f (p %s)", r->cycles.ratio, p);
+        snprintf(cell[8], CELL, "%.4f (p %s)", r->cycles.ratio, p);
     } else {
-        snprintf(cell[7], 200, "-");
+        snprintf(cell[8], CELL, "-");
     }
-    snprintf(cell[8], 200, "%s", nb_verdict_name(r->verdict));
-    snprintf(cell[9], 200, "%s", r->note);
+    snprintf(cell[9], CELL, "%s", nb_verdict_name(r->verdict));
+    snprintf(cell[10], CELL, "%s", r->note);
 }
 
 static const char *cycle_sources(const nb_comparison *c)
@@ -85,27 +100,99 @@ static void write_header(const nb_comparison *c, FILE *f, int md)
     const json_t *sides[2] = {ea, eb};
     const char *names[2] = {"base", "new"};
     const nb_result_file *files[2] = {c->base, c->new_};
+    const nb_result_file *const *more[2] = {c->base_files, c->new_files};
+    const size_t n_more[2] = {c->n_base_files, c->n_new_files};
     for (int k = 0; k < 2; k++) {
         const json_t *g = nb_json_path(sides[k], "gpu.name"), *h = nb_json_path(sides[k], "host.cpu");
         const json_t *t = nb_json_path(sides[k], "timestamp_utc");
         const json_t *cm = nb_json_path(sides[k], "git_commit");
-        fprintf(f, "%s%s:%s %s (%s; commit %s; %s)%s\n", b, names[k], b,
+        fprintf(f, "%s%s:%s %s (%s; commit %s; %s)", b, names[k], b,
                 nb_result_file_path(files[k]),
                 json_is_string(g) ? json_string_value(g)
                                   : json_is_string(h) ? json_string_value(h) : "unknown device",
                 json_is_string(cm) ? json_string_value(cm) : "unknown",
-                json_is_string(t) ? json_string_value(t) : "no date", md ? "  " : "");
+                json_is_string(t) ? json_string_value(t) : "no date");
+        for (size_t i = 1; i < n_more[k]; i++)
+            fprintf(f, "%s %s", i == 1 ? "; repeated runs:" : ",", nb_result_file_path(more[k][i]));
+        fprintf(f, "%s\n", md ? "  " : "");
     }
-    fprintf(f, "\nratio = new/base: Hodges-Lehmann estimate on log times with its %.0f%% "
-               "(Moses) interval; p = two-sided Mann-Whitney U (exact below %u samples without "
-               "ties, else normal approximation with tie correction); cycles = time x SM clock: "
-               "%s. A change counts when p < %g and the ratio is beyond +-%g%%.\n\n",
-            100 * c->opts.level, NB_MWU_EXACT_MAX_N, cycle_sources(c), c->opts.alpha,
-            c->opts.threshold_pct);
+    fprintf(f, "\nratio = new/base with its %.0f%% interval, which covers (column 'interval "
+               "covers'):\n"
+               "%s within-run: the samples of one run a side only: Hodges-Lehmann estimate on "
+               "log times, Moses interval, p = two-sided Mann-Whitney U;\n"
+               "%s assumed: that interval widened by the run-to-run noise of one run's median "
+               "(--run-noise; default GPU %.3g%%, CPU %.3g%%), normal quantile;\n"
+               "%s K+K runs: the mean of the runs' log medians, their spread pooled with the "
+               "assumed noise (as %g degrees of freedom), Student's t.\n"
+               "cycles = time x SM clock: %s. A change counts when p < %g (with one run a "
+               "side, the within-run p too) and the ratio is beyond +-%g%%; a contended case "
+               "is %s.\n\n",
+            100 * c->opts.level, md ? "-" : " ", md ? "-" : " ", NB_RUN_NOISE_GPU_PCT,
+            NB_RUN_NOISE_CPU_PCT, md ? "-" : " ", NB_RUN_NOISE_PRIOR_DF, cycle_sources(c),
+            c->opts.alpha, c->opts.threshold_pct,
+            c->opts.strict ? "judged like the others (--strict)"
+                           : "not judged (verdict 'contended'; --strict judges it)");
     if (c->opts.match == NB_MATCH_WORD)
         fprintf(f, "Matched by word size: each 32-bit case of new against the 64-bit case of "
                    "base of the same tier, direction and log N whose log Q is nearest (within "
                    "one prime); variant and case read new / base.\n\n");
+}
+
+/* Appends to buf the fields (dotted, "params.x") whose values differ
+ * between the key objects a and b, "name base -> new" each. */
+static void key_fields_differ(const json_t *a, const json_t *b, const char *prefix, char *buf,
+                              size_t n)
+{
+    const char *k;
+    json_t *va;
+    json_object_foreach((json_t *)a, k, va) {
+        const json_t *vb = json_object_get(b, k);
+        char path[96];
+        snprintf(path, sizeof path, "%s%s", prefix, k);
+        if (json_is_object(va) && json_is_object(vb)) {
+            snprintf(path, sizeof path, "%s%s.", prefix, k);
+            key_fields_differ(va, vb, path, buf, n);
+        } else if (!vb || !json_equal(va, (json_t *)vb)) {
+            char x[48], y[48];
+            nb_json_text(va, x, sizeof x);
+            nb_json_text(vb, y, sizeof y);
+            size_t u = strlen(buf);
+            snprintf(buf + u, n - u, "%s%s %s -> %s", u ? ", " : "", path, x, y);
+        }
+    }
+    json_object_foreach((json_t *)b, k, va) {
+        size_t u = strlen(buf);
+        if (!json_object_get(a, k) && !json_is_object(va)) {
+            char y[48];
+            nb_json_text(va, y, sizeof y);
+            snprintf(buf + u, n - u, "%s%s%s - -> %s", u ? ", " : "", prefix, k, y);
+        }
+    }
+}
+
+/* For an unmatched case x of one side: " (the case of new with this label
+ * differs: params.x 1 -> 2)" when the other side's first file has a case of
+ * the same tier, variant and label (the first such), else "". */
+static void why_unmatched(const nb_rf_case *x, const nb_result_file *other, int x_is_base,
+                          char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    for (size_t i = 0, n = nb_result_file_case_count(other); i < n; i++) {
+        const nb_rf_case *y = nb_result_file_case(other, i);
+        if (strcmp(x->tier, y->tier) || strcmp(x->variant, y->variant) ||
+            strcmp(x->label, y->label))
+            continue;
+        json_t *kx = json_loads(x->key, 0, NULL), *ky = json_loads(y->key, 0, NULL);
+        char diff[300] = "";
+        if (kx && ky)
+            key_fields_differ(x_is_base ? kx : ky, x_is_base ? ky : kx, "", diff, sizeof diff);
+        json_decref(kx);
+        json_decref(ky);
+        if (diff[0])
+            snprintf(buf, cap, " (the case of %s with this label differs: %s)",
+                     x_is_base ? "new" : "base", diff);
+        return;
+    }
 }
 
 static void write_lists(const nb_comparison *c, FILE *f, int md)
@@ -127,9 +214,12 @@ static void write_lists(const nb_comparison *c, FILE *f, int md)
             continue;
         fprintf(f, "\n%s%s%s (%zu unmatched):\n%s", md ? "**" : "", which[k], md ? "**" : "",
                 counts[k], md ? "\n" : "");
-        for (size_t i = 0; i < counts[k]; i++)
-            fprintf(f, "%s%s %s %s\n", bullet, lists[k][i]->tier, lists[k][i]->variant,
-                    lists[k][i]->label);
+        for (size_t i = 0; i < counts[k]; i++) {
+            char why[400];
+            why_unmatched(lists[k][i], k ? c->base : c->new_, k == 0, why, sizeof why);
+            fprintf(f, "%s%s %s %s%s\n", bullet, lists[k][i]->tier, lists[k][i]->variant,
+                    lists[k][i]->label, why);
+        }
     }
     fprintf(f, "\n%zu matched: ", c->n_rows);
     for (int v = 0; v < NB_VERDICT_COUNT; v++)
@@ -139,7 +229,7 @@ static void write_lists(const nb_comparison *c, FILE *f, int md)
 
 static nb_status write_text(const nb_comparison *c, FILE *f, int md)
 {
-    char(*cells)[NCOL][200] = calloc(c->n_rows ? c->n_rows : 1, sizeof *cells);
+    char(*cells)[NCOL][CELL] = calloc(c->n_rows ? c->n_rows : 1, sizeof *cells);
     if (!cells)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "compare: out of memory");
     size_t w[NCOL];
@@ -158,7 +248,7 @@ static nb_status write_text(const nb_comparison *c, FILE *f, int md)
             if (md)
                 fprintf(f, "%s %s", k ? "" : "|", s);
             else
-                fprintf(f, k >= 3 && k <= 7 ? "%*s  " : "%-*s  ", (int)w[k], s);
+                fprintf(f, k >= 3 && k <= 8 ? "%*s  " : "%-*s  ", (int)w[k], s);
             if (md)
                 fputs(" |", f);
         }
@@ -166,7 +256,7 @@ static nb_status write_text(const nb_comparison *c, FILE *f, int md)
         if (md && i == 0) {
             fputs("|", f);
             for (int k = 0; k < NCOL; k++)
-                fputs(k >= 3 && k <= 7 ? " ---: |" : " --- |", f);
+                fputs(k >= 3 && k <= 8 ? " ---: |" : " --- |", f);
             fputc('\n', f);
         }
     }
@@ -186,7 +276,9 @@ static nb_status write_csv(const nb_comparison *c, FILE *f)
 {
     fputs("tier,variant,label,base_median_ns,new_median_ns,base_samples,new_samples,ratio,"
           "ratio_ci_lo,ratio_ci_hi,p,cycle_source,cycle_ratio,cycle_ci_lo,cycle_ci_hi,cycle_p,"
-          "base_sm_clock_mhz,new_sm_clock_mhz,verdict,note,new_variant,new_label\n", f);
+          "base_sm_clock_mhz,new_sm_clock_mhz,verdict,note,new_variant,new_label,"
+          "interval_source,base_runs,new_runs,run_noise_pct,run_sd_pct,df,within_ratio,"
+          "within_ci_lo,within_ci_hi,within_p,contended\n", f);
     for (size_t i = 0; i < c->n_rows; i++) {
         const nb_compare_row *r = &c->rows[i];
         nb_csv_write_field(f, r->base->tier);
@@ -214,7 +306,16 @@ static nb_status write_csv(const nb_comparison *c, FILE *f)
         nb_csv_write_field(f, r->new_->variant);
         fputc(',', f);
         nb_csv_write_field(f, r->new_->label);
-        fputc('\n', f);
+        fprintf(f, ",%s,%zu,%zu", r->time.done ? nb_variance_source_name(r->source) : "",
+                r->base_runs, r->new_runs);
+        csv_num(f, r->run_noise_pct);
+        csv_num(f, r->run_sd_pct);
+        csv_num(f, r->df);
+        csv_num(f, r->within.done ? r->within.ratio : NAN);
+        csv_num(f, r->within.lo);
+        csv_num(f, r->within.hi);
+        csv_num(f, r->within.p);
+        fprintf(f, ",%s\n", r->contended ? "true" : "false");
     }
     return NB_OK;
 }
@@ -236,8 +337,13 @@ static json_t *comparison_json(const nb_comparison *c)
         const nb_compare_row *r = &c->rows[i];
         json_t *cy = test_json(&r->cycles);
         json_object_set_new(cy, "clock_source", json_string(nb_clock_source_name(r->cycle_source)));
-        json_array_append_new(
-            cases, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:o, s:o, s:o, "
+        json_t *interval = json_pack("{s:s, s:I, s:I, s:o, s:o, s:o}", "covers",
+                                     nb_variance_source_name(r->source), "base_runs",
+                                     (json_int_t)r->base_runs, "new_runs",
+                                     (json_int_t)r->new_runs, "run_noise_pct",
+                                     jnum(r->run_noise_pct), "run_sd_pct", jnum(r->run_sd_pct),
+                                     "df", jnum(r->df));
+        json_t *row = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:o, s:o, s:o, "
                              "s:o, s:o, s:s, s:s}",
                              "tier", r->base->tier, "variant", r->base->variant, "label",
                              r->base->label, "new_variant", r->new_->variant, "new_label",
@@ -249,7 +355,13 @@ static json_t *comparison_json(const nb_comparison *c)
                              "new_sm_clock_mhz", jnum(r->new_clock_mhz), "noise_target_met",
                              json_boolean(r->base->noise_target_met &&
                                           r->new_->noise_target_met),
-                             "verdict", nb_verdict_name(r->verdict), "note", r->note));
+                             "verdict", nb_verdict_name(r->verdict), "note", r->note);
+        json_object_set_new(row, "within_run", test_json(&r->within));
+        json_object_set_new(row, "interval", r->time.done ? interval : json_null());
+        if (!r->time.done)
+            json_decref(interval);
+        json_object_set_new(row, "contended", json_boolean(r->contended != 0));
+        json_array_append_new(cases, row);
     }
     json_t *diffs = json_array(), *ub = json_array(), *un = json_array(), *counts = json_object();
     for (size_t i = 0; i < c->n_env_diffs; i++)
@@ -264,14 +376,30 @@ static json_t *comparison_json(const nb_comparison *c)
         json_object_set_new(counts, nb_verdict_name((nb_verdict)v),
                             json_integer((json_int_t)c->counts[v]));
     json_object_set_new(counts, "regression", json_boolean(nb_comparison_regressed(c)));
-    return json_pack("{s:s, s:i, s:s, s:s, s:{s:s, s:s, s:s, s:f, s:f, s:f, s:I}, s:o, s:o, "
-                     "s:o, s:o, s:o}",
-                     "schema", "nttbench-compare", "schema_version", 2, "base",
-                     nb_result_file_path(c->base), "new", nb_result_file_path(c->new_), "method",
-                     "match", c->opts.match == NB_MATCH_WORD ? "word" : "same", "ratio", "Hodges-Lehmann estimate of new/base on log times, Moses interval",
-                     "test", "two-sided Mann-Whitney U", "threshold_pct", c->opts.threshold_pct,
-                     "alpha", c->opts.alpha, "level", c->opts.level, "min_samples",
-                     (json_int_t)c->opts.min_samples, "cases", cases,
+    json_t *bf = json_array(), *nf = json_array();
+    for (size_t i = 0; i < c->n_base_files; i++)
+        json_array_append_new(bf, json_string(nb_result_file_path(c->base_files[i])));
+    for (size_t i = 0; i < c->n_new_files; i++)
+        json_array_append_new(nf, json_string(nb_result_file_path(c->new_files[i])));
+    json_t *method = json_pack(
+        "{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:I, s:o, s:f, s:f, s:f, s:b}", "match",
+        c->opts.match == NB_MATCH_WORD ? "word" : "same", "ratio",
+        "within-run: Hodges-Lehmann estimate of new/base on log times, Moses interval; "
+        "repeated runs: mean of the runs' log medians",
+        "test", "within-run: two-sided Mann-Whitney U; with the run-to-run noise: two-sided "
+        "t on the log ratio (normal with one run a side)",
+        "interval", "covers the within-run variance, plus the assumed run-to-run noise with "
+        "one run a side, or the spread of repeated runs pooled with it",
+        "threshold_pct", c->opts.threshold_pct, "alpha", c->opts.alpha, "level", c->opts.level,
+        "min_samples", (json_int_t)c->opts.min_samples, "run_noise_pct",
+        c->opts.run_noise_pct >= 0 ? json_real(c->opts.run_noise_pct) : json_null(),
+        "default_run_noise_gpu_pct", NB_RUN_NOISE_GPU_PCT, "default_run_noise_cpu_pct",
+        NB_RUN_NOISE_CPU_PCT, "run_noise_prior_df", NB_RUN_NOISE_PRIOR_DF, "strict",
+        c->opts.strict);
+    return json_pack("{s:s, s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "schema",
+                     "nttbench-compare", "schema_version", 3, "base",
+                     nb_result_file_path(c->base), "new", nb_result_file_path(c->new_),
+                     "base_files", bf, "new_files", nf, "method", method, "cases", cases,
                      "environment_differences", diffs, "unmatched_base", ub, "unmatched_new", un,
                      "summary", counts);
 }

@@ -1,6 +1,7 @@
 /* Internal to bench/report/: the case and report structures the writers
- * read, and the helpers they share (JSON builders, CSV field quoting, the
- * text cells of the table and markdown writers). */
+ * read, the helpers they share (JSON builders, CSV field quoting, the text
+ * cells of the table and markdown writers) and the per-row judgement that
+ * compare.c calls. */
 #ifndef NB_BENCH_REPORT_INTERNAL_H
 #define NB_BENCH_REPORT_INTERNAL_H
 
@@ -102,5 +103,17 @@ void nb_env_write_block(const nb_report *r, FILE *f, int md);
 /* table.c, markdown.c */
 nb_status nb_report_write_table(const nb_report *r, FILE *f);
 nb_status nb_report_write_markdown(const nb_report *r, FILE *f);
+
+/* compare.c: a JSON value as text in buf (n bytes, cut to fit): a string
+ * as is, "-" for NULL, anything else as compact JSON. */
+void nb_json_text(const json_t *v, char *buf, size_t n);
+/* compare_case.c: the tests and verdict of one matched row whose base, new_,
+ * base_run and new_run are set; n_base_files / n_new_files: the runs of each
+ * side (for the note when a run lacks the case). Errors: allocation failure,
+ * samples the rank statistics refuse. */
+struct nb_compare_row;
+struct nb_compare_opts;
+nb_status nb_compare_judge_row(struct nb_compare_row *r, const struct nb_compare_opts *o,
+                               size_t n_base_files, size_t n_new_files);
 
 #endif

@@ -138,12 +138,18 @@ static double recorded_clock(const json_t *c)
 }
 
 /* samples_stored / samples_selection (optional): the stored count must match
- * samples_ns, the selection be "all" or "reservoir". */
+ * samples_ns when the file has samples_ns (without it the case has no stored
+ * samples to test), the selection be "all" or "reservoir". */
 static nb_status stored_samples(const json_t *c, nb_rf_case *out, const char *p, size_t idx)
 {
     const json_t *st = json_object_get(c, "samples_stored");
     const json_t *sel = json_object_get(c, "samples_selection");
-    if (st && (!json_is_integer(st) || (size_t)json_integer_value(st) != out->n_samples))
+    if (st && !json_is_integer(st))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'samples_stored' is not a count",
+                            p, idx);
+    if (!json_object_get(c, "samples_ns")) /* none kept: insufficient data, as documented */
+        st = NULL;
+    if (st && (size_t)json_integer_value(st) != out->n_samples)
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'samples_stored' does not "
                             "match the %zu entries of 'samples_ns'", p, idx, out->n_samples);
     const char *v = json_string_value(sel);
@@ -214,9 +220,9 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
             return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu has no string '%s'", p, idx,
                                 required[i]);
     const json_t *params = json_object_get(c, "params");
-    if (params && !json_is_object(params))
-        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'params' is not an object", p,
-                            idx);
+    if (!json_is_object(params))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu has no 'params' object (what "
+                            "the case measured; it is matched on them)", p, idx);
     NB_TRY(word_and_log_q(params, out, p, idx));
     out->json = c;
     out->tier = str_or(c, "tier", "");
@@ -242,6 +248,12 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
     const json_t *stop = json_object_get(c, "stopping");
     out->noise_target_met = json_is_true(json_object_get(stop, "noise_target_met"));
     out->stop_reason = str_or(stop, "reason", "");
+    const json_t *contended = json_object_get(c, "contended");
+    if (contended && !json_is_boolean(contended) && !json_is_null(contended))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'contended' is not true or "
+                            "false", p, idx);
+    out->contended = json_is_true(contended);
+    out->contention_reason = str_or(json_object_get(c, "contention"), "reason", "");
     double *samples = NULL, *clocks = NULL;
     size_t n = 0, nc = 0;
     int nulls = 0, clock_nulls = 0;

@@ -52,6 +52,8 @@ typedef struct nb_rf_case {
     double noise_pct;            /* stats.noise_pct, NaN without stats */
     int noise_target_met;        /* stopping.noise_target_met (0 when absent) */
     const char *stop_reason;     /* stopping.reason or "" */
+    int contended;               /* "contended": true (the host interfered; CPU cases) */
+    const char *contention_reason; /* contention.reason, or "" */
     const double *samples_ns;    /* samples_ns, n_samples of them (may be 0) */
     size_t n_samples;
     size_t n_recorded_samples;   /* stats.samples (> n_samples when the writer capped) */

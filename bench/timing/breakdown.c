@@ -57,7 +57,7 @@ static nb_status marked_pass(run_state *st, nb_step_marks *m, size_t set, double
     m->overflow = 0;
     if (st->backend == NB_BACKEND_CPU) {
         if (st->plan.flush)
-            nb_cpu_flush(st->cpu_scratch, st->scratch_bytes);
+            nb_cpu_flush(st->cpu_scratch, st->scratch_bytes, st->o);
         m->t[0] = nb_run_clock(st->o);
         NB_TRY(ops->launch_marked(st->w->ctx, set, st->stream, m));
         for (size_t i = 0; i < m->count; i++)

@@ -29,8 +29,20 @@ size_t nb_host_llc_bytes(const char **source);
 
 /* Evicts the host caches: every OpenMP thread reads and writes its share of
  * `buf` (bytes >= 2x LLC), so private L1/L2 and the shared LLC lose the
- * workload's lines. */
-void nb_cpu_flush(unsigned char *buf, size_t bytes);
+ * workload's lines; then wakes the team (nb_cpu_wake_team), so that a sample
+ * starting next finds its threads running. Returns the wake regions run. */
+size_t nb_cpu_flush(unsigned char *buf, size_t bytes, const nb_bench_opts *o);
+
+/* The most empty parallel regions nb_cpu_wake_team runs. */
+#define NB_CPU_WAKE_MAX 8
+/* Runs empty OpenMP parallel regions (they touch no data) until two in a row
+ * take as long within a factor of 2 on o's clock, at most NB_CPU_WAKE_MAX:
+ * the flush used the threads' CPU time, and on a host shared with other
+ * processes the scheduler then makes a sleeping worker wait milliseconds to
+ * run again; this wait is spent here, outside the sample. Returns the
+ * regions run (at least 2 unless the cap is 1); *threads (may be NULL): the
+ * threads that entered the last region. */
+size_t nb_cpu_wake_team(const nb_bench_opts *o, int *threads);
 
 /* NVML: device's driver and ECC state for the environment ("" / -1 when NVML
  * is absent). */

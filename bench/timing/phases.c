@@ -1,8 +1,9 @@
 /* The phases every timed pass shares: check (workload and options), open
  * (plan the cache, set up the buffer sets, flush scratch, GPU state), verify
  * one set, take one sample (CPU here, GPU in sample_gpu.c), close. A CPU
- * sample: [flush LLC]  t0  work  t1 (work runs to completion). Nothing
- * between the start and stop of a sample allocates or synchronizes. */
+ * sample: [flush LLC, wake the team]  t0  work  t1 (work runs to
+ * completion). Nothing between the start and stop of a sample allocates or
+ * synchronizes. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,19 +40,44 @@ void nb_run_log(const nb_bench_opts *o, const char *fmt, ...)
     o->log(o->log_ctx, buf);
 }
 
-void nb_cpu_flush(unsigned char *buf, size_t bytes)
+size_t nb_cpu_wake_team(const nb_bench_opts *o, int *threads)
+{
+    double prev = -1.0;
+    size_t k = 0;
+    while (k < NB_CPU_WAKE_MAX) {
+        int n = 0;
+        const double t0 = nb_run_clock(o);
+#pragma omp parallel
+        {
+#pragma omp atomic
+            n++;
+        }
+        const double dt = nb_run_clock(o) - t0;
+        k++;
+        if (threads)
+            *threads = n;
+        if (prev >= 0.0 && dt <= 2.0 * prev && prev <= 2.0 * dt)
+            break;
+        prev = dt;
+    }
+    return k;
+}
+
+size_t nb_cpu_flush(unsigned char *buf, size_t bytes, const nb_bench_opts *o)
 {
     const size_t words = bytes / sizeof(uint64_t);
     uint64_t *w = (uint64_t *)buf;
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < words; i += 8) /* one touch per 64-byte line */
         w[i] += 1;
+    return nb_cpu_wake_team(o, NULL);
 }
+
 static nb_status cpu_sample(run_state *st, size_t i, double *total_s, double *mhz)
 {
     const nb_workload_ops *ops = st->w->ops;
     if (st->plan.flush)
-        nb_cpu_flush(st->cpu_scratch, st->scratch_bytes);
+        nb_cpu_flush(st->cpu_scratch, st->scratch_bytes, st->o);
     nb_status s = NB_OK;
     double t0 = nb_run_clock(st->o);
     for (size_t k = 0; k < st->plan.launches && s == NB_OK; k++)

@@ -1,6 +1,7 @@
 /* Mann-Whitney U (exact and normal approximation with tie correction) and the
  * Hodges-Lehmann shift with its Moses confidence interval, for comparing two
- * runs' timing samples (bench/report/compare.c). */
+ * runs' timing samples, and Student's t distribution for comparing the
+ * medians of repeated runs (bench/report/compare_case.c). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -54,6 +55,69 @@ double nb_normal_upper_quantile(double p)
     for (int it = 0; it < 200; it++) {
         double mid = 0.5 * (lo + hi);
         if (0.5 * erfc(mid / sqrt(2.0)) > p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* Regularized incomplete beta I_x(a, b) by the continued fraction of
+ * Numerical Recipes (modified Lentz), x in [0, 1]. */
+static double incomplete_beta(double x, double a, double b)
+{
+    if (x <= 0.0)
+        return 0.0;
+    if (x >= 1.0)
+        return 1.0;
+    if (x > (a + 1.0) / (a + b + 2.0)) /* the fraction converges fast below this point */
+        return 1.0 - incomplete_beta(1.0 - x, b, a);
+    const double front =
+        exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x)) / a;
+    const double tiny = 1e-300;
+    double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
+    d = 1.0 / (fabs(d) < tiny ? tiny : d);
+    double f = d;
+    for (int m = 1; m <= 500; m++) {
+        for (int half = 0; half < 2; half++) {
+            const double num = half ? -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+                                    : m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+            d = 1.0 + num * d;
+            d = 1.0 / (fabs(d) < tiny ? tiny : d);
+            c = 1.0 + num / c;
+            c = fabs(c) < tiny ? tiny : c;
+            f *= c * d;
+        }
+        if (fabs(c * d - 1.0) < 1e-15)
+            break;
+    }
+    return front * f;
+}
+
+double nb_student_t_upper(double t, double df)
+{
+    if (isnan(t) || isnan(df) || !(df > 0.0))
+        return NAN;
+    if (isinf(df))
+        return 0.5 * erfc(t / sqrt(2.0));
+    const double tail = 0.5 * incomplete_beta(df / (df + t * t), df / 2.0, 0.5);
+    return t >= 0.0 ? tail : 1.0 - tail;
+}
+
+double nb_student_t_upper_quantile(double p, double df)
+{
+    if (!(p > 0.0 && p < 1.0) || isnan(df) || !(df > 0.0))
+        return NAN;
+    if (isinf(df))
+        return nb_normal_upper_quantile(p);
+    double lo = -1e3, hi = 1e3; /* beyond: p below 1e-6 at df = 1 */
+    while (nb_student_t_upper(hi, df) > p && hi < 1e300)
+        hi *= 1e3;
+    while (nb_student_t_upper(lo, df) < p && lo > -1e300)
+        lo *= 1e3;
+    for (int it = 0; it < 300 && hi - lo > 1e-13 * fmax(1.0, fabs(hi)); it++) {
+        const double mid = 0.5 * (lo + hi);
+        if (nb_student_t_upper(mid, df) > p)
             lo = mid;
         else
             hi = mid;

@@ -2,7 +2,8 @@
  * Mann-Whitney U test (exact distribution for small samples without ties,
  * normal approximation with tie and continuity correction otherwise) and the
  * Hodges-Lehmann shift estimate with its distribution-free confidence
- * interval, applied to log times to give a ratio new/base with an interval.
+ * interval, applied to log times to give a ratio new/base with an interval;
+ * Student's t distribution for the run-to-run test of `compare`.
  * Pure functions of their inputs: no allocation survives a call, nothing is
  * printed, no global state. */
 #ifndef NB_RANK_STATS_H
@@ -65,6 +66,16 @@ double nb_rank_median(const double *v, size_t n);
 
 /* Upper quantile z with P(Z > z) = p of the standard normal, p in (0, 1). */
 double nb_normal_upper_quantile(double p);
+
+/* Upper tail P(T > t) of Student's t distribution with df > 0 degrees of
+ * freedom, for any finite t; df = INFINITY gives the standard normal's.
+ * NaN for df <= 0 or a NaN argument. Accurate to about 1e-12 (a continued
+ * fraction of the regularized incomplete beta function). */
+double nb_student_t_upper(double t, double df);
+
+/* Upper quantile t with P(T > t) = p of Student's t with df > 0 degrees of
+ * freedom (df = INFINITY: the normal's), p in (0, 1); NaN otherwise. */
+double nb_student_t_upper_quantile(double p, double df);
 
 #ifdef __cplusplus
 }

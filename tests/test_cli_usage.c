@@ -1,0 +1,215 @@
+/* Usage the command line used to misread silently or answer misleadingly: an
+ * option given twice (the last one won), a name repeated in a list (the case
+ * ran twice), stage options in a run without the stage tier (ignored),
+ * `--direction both` (refused by a message that offered it), a zero-padded
+ * coefficient, the count of primes ("1 primes"), a plug-in error naming an
+ * internal code, a report silent about contended cases, and result files
+ * whose cases lack params or samples, or do not match. Each guard fails on
+ * the code before its fix; rejected inputs are rows of the bad-input table
+ * (clirows.h). argv: NTTBENCH TABLE-FILE. */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/cli/cli.h"
+#pragma GCC diagnostic ignored "-Wunused-function" /* shared helpers this file does not use */
+#include "testutil.h"
+#include "cliutil.h"
+#include "clirows.h"
+
+#define QUICK "--tier", "warm", "--logn", "10", "--limbs", "1", "--min-time", "0.01", \
+              "--timeout", "1"
+
+static int make_base(void **state)
+{
+    (void)state;
+    return run_v((const char *[]){"-q", "--format", "json", "--output", at("base.json"), "run",
+                                  "--variant", "cpu-harvey", QUICK, NULL});
+}
+
+/* dir/NAME: base.json with every case changed by `edit` (an object merged
+ * into each case; a key whose value is "DELETE" is removed). */
+static void derive_cases(const char *name, const char *edit)
+{
+    json_t *j = load_json("base.json"), *e = json_loads(edit, 0, NULL), *c;
+    assert_non_null(e);
+    size_t i;
+    json_array_foreach(json_object_get(j, "cases"), i, c)
+        merge_edit(c, e);
+    assert_int_equal(json_dump_file(j, at(name), JSON_INDENT(1) | JSON_PRESERVE_ORDER), 0);
+    json_decref(e);
+    json_decref(j);
+}
+
+/* Guards: a second --variant (or --threshold, --logn) replaced the first
+ * without a word; a second --output wrote one report and dropped the other. */
+static void test_option_given_twice_is_refused(void **state)
+{
+    (void)state;
+    expect_error("--variant given twice",
+                 (const char *[]){"run", "--variant", "cpu-harvey", "--variant",
+                                  "cpu-harvey32", NULL},
+                 2, "--variant given twice: give it once (a list takes commas: --variant A,B)");
+    expect_error("--threshold given twice",
+                 (const char *[]){"compare", at("base.json"), at("base.json"), "--threshold",
+                                  "1", "--threshold=2", NULL},
+                 2, "--threshold given twice: give it once");
+    expect_error("--output given twice",
+                 (const char *[]){"--output", at("a.json"), "list", "--output", at("b.json"),
+                                  NULL},
+                 2, "--output given twice ('DIR/a.json', then 'DIR/b.json'): give it once");
+    expect_error("--format given twice",
+                 (const char *[]){"--format", "csv", "list", "--format", "json", NULL}, 2,
+                 "--format given twice ('csv', then 'json'): give it once");
+    expect_error("--plugin given twice with the same file",
+                 (const char *[]){"--plugin", at("p.so"), "--plugin", at("p.so"), "list", NULL},
+                 2, "--plugin given twice");
+}
+
+/* Guards: `--variant cpu-harvey,cpu-harvey` timed the case twice (a repeated
+ * --logn value ran once). */
+static void test_name_repeated_in_a_list_runs_once(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){"-q", "--format", "json", "--output", at("rep.json"),
+                                            "run", "--variant", "cpu-harvey,cpu-harvey", QUICK,
+                                            NULL}),
+                     0);
+    json_t *j = load_json("rep.json");
+    assert_int_equal(json_array_size(json_object_get(j, "cases")), 1);
+    json_decref(j);
+}
+
+/* Guards: --preset, --stage, ... in a run without the stage tier were
+ * ignored; `--direction both` was refused by a message that offered "both". */
+static void test_stage_options_and_direction_both(void **state)
+{
+    (void)state;
+    expect_error("stage option without the stage tier",
+                 (const char *[]){"run", "--tier", "warm", "--preset", "test-tiny", NULL}, 2,
+                 "--preset is an option of the stage tier, which this run does not time (add "
+                 "--tier stage, or leave --preset out)");
+    expect_error("unknown direction",
+                 (const char *[]){"run", "--direction", "sideways", NULL}, 2,
+                 "--direction 'sideways': forward, inverse, forward,inverse or both");
+    assert_int_equal(run_v((const char *[]){"--format", "json", "verify", "--variant",
+                                            "cpu-harvey", "--direction", "both", "--logn", "10",
+                                            "--limbs", "1", "--bits", "36", NULL}),
+                     0);
+    json_t *j = load_json("out.txt");
+    assert_int_equal(json_array_size(json_object_get(j, "checks")), 2);
+    json_decref(j);
+}
+
+/* Guards: "0007" in a coefficient file got the generic syntax message, not
+ * the leading-zero one options get; "only 1 primes ... are"; "no prime ...
+ * mod 2N for log_n=16", a third wording of the same condition; a plug-in
+ * failure ended in "(NB_ERR_INVALID_ARG)". */
+static void test_messages_say_what_is_wrong(void **state)
+{
+    (void)state;
+    puts_file("z.txt", "0007\n");
+    expect_error("zero-padded coefficient",
+                 (const char *[]){"check", "--expected", at("z.txt"), "--actual", at("z.txt"),
+                                  NULL},
+                 2, "DIR/z.txt:1: '0007' has a leading zero (decimal only: write it without)");
+    expect_error("one prime where three are asked for",
+                 (const char *[]){"primes", "--logn", "17", "--bits", "20", "--count", "3", NULL},
+                 2, "only 1 prime q < 2^20 with q = 1 mod 2^18 is available (asked for 3)");
+    expect_error("no prime of the size",
+                 (const char *[]){"primes", "--logn", "16", "--bits", "16", "--count", "1", NULL},
+                 2, "only 0 primes q < 2^16 with q = 1 mod 2^17 are available (asked for 1)");
+    char bin[512], rel[600], plugin[PATH_MAX], link[300];
+    snprintf(bin, sizeof bin, "%s", exe);
+    snprintf(rel, sizeof rel, "%s/../../tests/libnb_plugin_example.so", dirname(bin));
+    snprintf(link, sizeof link, "%s", at("same-plugin.so"));
+    if (!realpath(rel, plugin) || symlink(plugin, link) != 0)
+        skip(); /* the example plug-in is built beside the tests */
+    assert_int_equal(run_v((const char *[]){"--plugin", plugin, "--plugin", link, "list", NULL}),
+                     3);
+    char *e = slurp("err.txt");
+    assert_non_null(strstr(e, "failed to initialise: variant 'example-naive' is already "
+                              "registered"));
+    assert_null(strstr(e, "NB_ERR"));
+    free(e);
+}
+
+/* Guards: report's methods paragraph never said that the host was contended
+ * while every case was timed. */
+static void test_report_names_contended_cases(void **state)
+{
+    (void)state;
+    derive_cases("busy.json", "{\"contended\": true}");
+    derive_cases("quiet.json", "{\"contended\": false}");
+    assert_int_equal(run_v((const char *[]){"report", at("busy.json"), NULL}), 0);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "The host was contended during 1 of the 1 timed cases"));
+    free(out);
+    assert_int_equal(run_v((const char *[]){"report", at("quiet.json"), NULL}), 0);
+    out = slurp("out.txt");
+    assert_null(strstr(out, "contended"));
+    free(out);
+}
+
+/* Guards: a case without params was read as a case matching nothing; one
+ * without samples_ns (documented as optional) was refused because its
+ * samples_stored did not match; cases whose params differ were listed twice
+ * under the same label with no word on why. */
+static void test_result_file_cases_that_do_not_match(void **state)
+{
+    (void)state;
+    derive_cases("noparams.json", "{\"params\": \"DELETE\"}");
+    expect_error("result file case without params",
+                 (const char *[]){"compare", at("base.json"), at("noparams.json"), NULL}, 2,
+                 "DIR/noparams.json: case 0 has no 'params' object");
+    derive_cases("nosamples.json", "{\"samples_ns\": \"DELETE\"}");
+    assert_int_equal(run_v((const char *[]){"compare", at("base.json"), at("nosamples.json"),
+                                            NULL}),
+                     0);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "1 insufficient-data"));
+    free(out);
+    derive_cases("both.json", "{}");
+    json_t *j = load_json("both.json"), *c = json_array_get(json_object_get(j, "cases"), 0);
+    json_t *d = json_deep_copy(c);
+    json_object_set_new(json_object_get(d, "params"), "extra", json_integer(1));
+    json_array_append_new(json_object_get(j, "cases"), d);
+    assert_int_equal(json_dump_file(j, at("both.json"), JSON_INDENT(1)), 0);
+    json_decref(j);
+    assert_int_equal(run_v((const char *[]){"compare", at("base.json"), at("both.json"), NULL}),
+                     0);
+    out = slurp("out.txt");
+    assert_non_null(strstr(out, "(the case of base with this label differs: params.extra - -> "
+                                "1)"));
+    free(out);
+}
+
+/* compare's repeated runs: a '--' with no file on one side, or twice. */
+static void test_compare_run_lists_are_checked(void **state)
+{
+    (void)state;
+    expect_error("compare with no base run before '--'",
+                 (const char *[]){"compare", "--", at("base.json"), NULL}, 2,
+                 "compare needs at least one result file on each side of '--'");
+    expect_error("compare with '--' twice",
+                 (const char *[]){"compare", at("base.json"), "--", at("base.json"), "--",
+                                  at("base.json"), NULL},
+                 2, "compare takes one '--' (between the base runs and the new ones)");
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_option_given_twice_is_refused),
+        cmocka_unit_test(test_name_repeated_in_a_list_runs_once),
+        cmocka_unit_test(test_stage_options_and_direction_both),
+        cmocka_unit_test(test_messages_say_what_is_wrong),
+        cmocka_unit_test(test_report_names_contended_cases),
+        cmocka_unit_test(test_result_file_cases_that_do_not_match),
+        cmocka_unit_test(test_compare_run_lists_are_checked),
+    };
+    return cli_rows_main(argc, argv, "nb-use-", "cli_usage", tests,
+                         sizeof tests / sizeof tests[0], make_base);
+}
