@@ -45,11 +45,11 @@ static const nb_ckks_preset presets[] = {
      "31-bit primes, each of the 30 levels a pair of primes whose product is just below 2^51 "
      "(rescale drops the pair), P is 21 31-bit primes (alpha=21)"},
     {"cheddar16-boot-w32", {16, 46, 4, 25, 30, 31, 32, 4, 1},
-     "Cheddar (Kim et al., arXiv:2407.13055), logN 16 bootstrapping set at scale 2^40 on "
+     "Cheddar (Choi, Kim and Ahn, ASPLOS 2026, arXiv:2407.13055), logN 16 bootstrapping set at scale 2^40 on "
      "32-bit words: Q = 4 25-bit terminal + 43 30-bit main primes, P = 12 31-bit primes "
      "(dnum 4 gives alpha=12)"},
     {"cheddar16-boot-w64", {16, 25, 4, 50, 40, 56, 64, 1, 1},
-     "Cheddar (Kim et al., arXiv:2407.13055), logN 16 bootstrapping set at scale 2^40 on "
+     "Cheddar (Choi, Kim and Ahn, ASPLOS 2026, arXiv:2407.13055), logN 16 bootstrapping set at scale 2^40 on "
      "64-bit words: Q = one 50-bit + 25 40-bit primes, P = 7 56-bit primes (dnum 4 gives "
      "alpha=7)"},
 };
