@@ -31,3 +31,12 @@ void nb_rng_fill_residues(nb_rng *r, uint64_t *dst, size_t n, uint64_t q)
     for (size_t i = 0; i < n; i++)
         dst[i] = nb_rng_below(r, q);
 }
+
+void nb_rng_fill_limbs(nb_rng *r, uint64_t *dst, size_t n, const uint64_t *q, size_t limbs)
+{
+    for (size_t l = 0; l < limbs; l++) {
+        nb_rng_fill_residues(r, dst + l * n, n, q[l]);
+        if (n && dst[l * n] == 0)
+            dst[l * n] = 1;
+    }
+}

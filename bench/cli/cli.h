@@ -192,11 +192,6 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
 int nb_cmd_transform(int argc, char **argv);
 int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output);
 
-/* Seeded inputs (inputs.c): `limbs` polys of n residues from core/rng.h's
- * generator at *state (advanced), limb l uniform in [0, q[l]), none starting
- * at zero (a zero first value becomes 1). */
-void nb_cli_fill_residues(uint64_t *a, size_t n, const uint64_t *q, size_t limbs,
-                          uint64_t *state);
 /* Bytes of one value of the variant's data: 8, or 4 for 32-bit words. */
 size_t nb_cli_word_bytes(const nb_ntt_variant *v);
 /* n values a[] (each below 2^word_bits) into the start of the variant's buffer

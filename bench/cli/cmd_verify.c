@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "bench/cli/cli.h"
+#include "core/rng.h"
 #include "ntt/arith.h"
 #include "reference/reference.h"
 
@@ -105,7 +106,8 @@ static void run_check(check_row *r, void *stream, uint64_t seed)
                           r->v->backend == NB_BACKEND_GPU ? stream : NULL);
     if (s == NB_OK) {
         const nb_ntt_tables *t = nb_ntt_get_tables(ntt);
-        nb_cli_fill_residues(a, N, primes, r->limbs, &seed);
+        nb_rng rng = {seed};
+        nb_rng_fill_limbs(&rng, a, N, primes, r->limbs);
         memcpy(ref, a, total * sizeof *a);
         memcpy(in, a, total * sizeof *a);
         for (size_t l = 0; l < r->limbs && s == NB_OK; l++) {

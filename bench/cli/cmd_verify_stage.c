@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "bench/cli/cli.h"
-#include "bench/cli/stage_check.h"
+#include "bench/tiers/stage_check.h"
 
 static const nb_cli_option stage_options[] = {
     {"stage", 1, "LIST   modup,moddown,keyswitch,rescale (all four)"},
@@ -23,7 +23,7 @@ static const nb_cli_option stage_options[] = {
 
 static const char *const stage_names[4] = {"modup", "moddown", "keyswitch", "rescale"};
 typedef struct stage_out {
-    const nb_cli_stage_row *rows;
+    const nb_stage_check_row *rows;
     size_t n;
     nb_format fmt;
     uint64_t seed;
@@ -33,7 +33,7 @@ static nb_status write_rows_json(const stage_out *o, FILE *f, size_t sum[4])
 {
     json_t *checks = json_array();
     for (size_t i = 0; i < o->n; i++) {
-        const nb_cli_stage_row *r = &o->rows[i];
+        const nb_stage_check_row *r = &o->rows[i];
         json_array_append_new(checks,
                               json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:s}", "variant",
                                         r->v->name, "backend", nb_backend_name(r->v->backend),
@@ -77,7 +77,7 @@ static nb_status write_rows(void *ctx, FILE *f)
         fprintf(f, "%-22s %-9s %-14s %5s  %-7s  %s\n", "variant", "stage", "preset", "level",
                 "result", "detail");
     for (size_t i = 0; i < o->n; i++) {
-        const nb_cli_stage_row *r = &o->rows[i];
+        const nb_stage_check_row *r = &o->rows[i];
         const char *res = r->result;
         if (csv)
             fprintf(f, "%s,%s,%s,%s,%zu,%s,\"%s\"\n", r->v->name, nb_backend_name(r->v->backend),
@@ -203,12 +203,12 @@ static nb_status pick_variants(const stage_args *a, const nb_ntt_variant **out, 
  * the reason (as `verify` skips sizes outside a variant's range). */
 static void skip_preset(const stage_args *a, const char *preset, const nb_ntt_variant *v,
                         unsigned log_n, const unsigned long long *lv, size_t nlv,
-                        nb_cli_stage_row *rows, size_t *n)
+                        nb_stage_check_row *rows, size_t *n)
 {
     for (size_t si = 0; si < a->n_stages; si++)
         for (size_t li = 0; li < nlv; li++) {
-            nb_cli_stage_row *r = &rows[(*n)++];
-            *r = (nb_cli_stage_row){.v = v, .preset = preset, .stage = a->stages[si],
+            nb_stage_check_row *r = &rows[(*n)++];
+            *r = (nb_stage_check_row){.v = v, .preset = preset, .stage = a->stages[si],
                                     .level = (size_t)lv[li], .result = "skipped"};
             snprintf(r->message, sizeof r->message, "log N %u outside [%u, %u] of the variant",
                      log_n, v->min_log_n, v->max_log_n);
@@ -242,7 +242,7 @@ static nb_status planned_rows(const stage_args *a, size_t nv, size_t cap, size_t
 
 /* Every stage x level of one preset and one variant into rows (advancing *n). */
 static nb_status check_preset(const stage_args *a, const char *preset,
-                              const nb_ntt_variant *v, void *stream, nb_cli_stage_row *rows,
+                              const nb_ntt_variant *v, void *stream, nb_stage_check_row *rows,
                               size_t *n, int quiet)
 {
     nb_ckks_params *p = NULL;
@@ -260,12 +260,12 @@ static nb_status check_preset(const stage_args *a, const char *preset,
     nb_status s = nb_ckks_create(&c, p, v, v->backend == NB_BACKEND_GPU ? stream : NULL);
     for (size_t si = 0; si < a->n_stages && s == NB_OK; si++)
         for (size_t li = 0; li < nlv; li++) {
-            nb_cli_stage_row *r = &rows[(*n)++];
-            *r = (nb_cli_stage_row){.v = v, .preset = preset, .stage = a->stages[si],
+            nb_stage_check_row *r = &rows[(*n)++];
+            *r = (nb_stage_check_row){.v = v, .preset = preset, .stage = a->stages[si],
                              .level = (size_t)lv[li]};
-            nb_cli_stage_ctx x = {p, c, v, v->backend == NB_BACKEND_GPU ? stream : NULL,
-                           a->seed ^ (0x9E3779B97F4A7C15ull * *n)};
-            nb_cli_stage_check_row(&x, r);
+            nb_stage_check_ctx x = {p, c, v, v->backend == NB_BACKEND_GPU ? stream : NULL,
+                                    {a->seed ^ (0x9E3779B97F4A7C15ull * *n)}};
+            nb_stage_check_run(&x, r);
             if (!quiet && nb_now_s() - t0 > 3.0) {
                 char eta[48];
                 nb_cli_eta(eta, sizeof eta, nb_now_s() - a->t_start, *n, a->total);
@@ -308,7 +308,7 @@ int nb_cmd_verify_stage(int argc, char **argv, nb_format fmt, const char *output
         if (vars[i]->backend == NB_BACKEND_GPU)
             st = nb_stream_create(&stream);
     size_t cap = nv * a.n_presets * a.n_stages * (a.n_levels ? a.n_levels : 2), n = 0;
-    nb_cli_stage_row *rows = st == NB_OK ? calloc(cap ? cap : 1, sizeof *rows) : NULL;
+    nb_stage_check_row *rows = st == NB_OK ? calloc(cap ? cap : 1, sizeof *rows) : NULL;
     if (st == NB_OK && !rows)
         st = nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
     a.t_start = nb_now_s();
