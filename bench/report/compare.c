@@ -28,6 +28,14 @@ void nb_compare_opts_default(nb_compare_opts *o)
     o->level = 0.95;
     o->min_samples = 5;
     o->match = NB_MATCH_SAME;
+    o->keep = NULL;
+    o->keep_ctx = NULL;
+}
+
+/* 1 when the case takes part (opts.keep). */
+static int kept(const nb_comparison *c, const nb_rf_case *k)
+{
+    return !c->opts.keep || c->opts.keep(c->opts.keep_ctx, k);
 }
 
 /* Time and cycle tests of samples a (base) and b (new); noise_ok: both sides met
@@ -206,7 +214,8 @@ static size_t word_partner(const nb_comparison *c, const nb_rf_case *b)
         return na;
     for (size_t i = 0; i < na; i++) {
         const nb_rf_case *a = nb_result_file_case(c->base, i);
-        if (a->word_bits != 64 || !isfinite(a->log_q) || strcmp(a->word_key, b->word_key))
+        if (a->word_bits != 64 || !isfinite(a->log_q) || strcmp(a->word_key, b->word_key) ||
+            !kept(c, a))
             continue;
         const double d = fabs(a->log_q - b->log_q);
         const unsigned tol = a->prime_bits > b->prime_bits ? a->prime_bits : b->prime_bits;
@@ -229,6 +238,8 @@ static nb_status match(nb_comparison *c)
         free(used);
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "compare: out of memory");
     }
+    for (size_t j = 0; j < nn; j++)
+        used[j] = !kept(c, nb_result_file_case(c->new_, j)); /* left out: never listed */
     if (c->opts.match == NB_MATCH_WORD) {
         char *base_used = calloc(na ? na : 1, 1);
         if (!base_used) {
@@ -237,7 +248,7 @@ static nb_status match(nb_comparison *c)
         }
         for (size_t j = 0; j < nn; j++) {
             const nb_rf_case *b = nb_result_file_case(c->new_, j);
-            size_t i = word_partner(c, b);
+            size_t i = used[j] ? na : word_partner(c, b);
             if (i == na)
                 continue;
             used[j] = base_used[i] = 1;
@@ -245,13 +256,15 @@ static nb_status match(nb_comparison *c)
             c->rows[c->n_rows++].new_ = b;
         }
         for (size_t i = 0; i < na; i++)
-            if (!base_used[i])
+            if (!base_used[i] && kept(c, nb_result_file_case(c->base, i)))
                 c->unmatched_base[c->n_unmatched_base++] = nb_result_file_case(c->base, i);
         free(base_used);
         na = 0; /* done: only the unmatched new cases are left to list */
     }
     for (size_t i = 0; i < na; i++) {
         const nb_rf_case *a = nb_result_file_case(c->base, i);
+        if (!kept(c, a))
+            continue;
         size_t j = 0;
         while (j < nn && (used[j] || strcmp(a->key, nb_result_file_case(c->new_, j)->key)))
             j++;
@@ -296,7 +309,8 @@ nb_status nb_compare(const nb_result_file *base, const nb_result_file *new_,
                          o.match == NB_MATCH_WORD
                              ? "no 32-bit case of %s matches a 64-bit case of %s (same tier, "
                                "direction, log N, log Q within a prime)"
-                             : "no case of %s matches a case of %s",
+                         : o.keep ? "no case of %s that the filter keeps matches a case of %s"
+                                  : "no case of %s matches a case of %s",
                          nb_result_file_path(new_), nb_result_file_path(base));
     for (size_t i = 0; s == NB_OK && i < c->n_rows; i++) {
         s = compare_case(&c->rows[i], &o);

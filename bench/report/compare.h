@@ -43,6 +43,10 @@ typedef struct nb_compare_opts {
     double level;         /* confidence level of the ratio interval (0.95) */
     size_t min_samples;   /* fewer stored samples on a side: insufficient data (5) */
     nb_compare_match match; /* NB_MATCH_SAME */
+    /* Optional: the cases that take part (NULL: all). A case of either file
+     * it answers 0 for is neither matched nor listed as unmatched. */
+    int (*keep)(void *ctx, const nb_rf_case *c);
+    void *keep_ctx;
 } nb_compare_opts;
 
 void nb_compare_opts_default(nb_compare_opts *o);
