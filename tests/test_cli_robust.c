@@ -296,6 +296,23 @@ static void test_plugin_of_another_abi_is_refused(void **state)
     free(o);
 }
 
+/* Guards: a --filter that keeps nothing ran nothing silently (exit 0, an
+ * empty report), and a pattern that does not compile was read literally. */
+static void test_filter_errors_exit_2(void **state)
+{
+    (void)state;
+    expect_error("--filter that is not a regular expression",
+                 (const char *[]){"run", "--filter", "(", NULL}, 2, "--filter '(': ");
+    expect_error("--filter that keeps no case",
+                 (const char *[]){"run", "--logn", "10", "--filter", "no-such-case", NULL}, 2,
+                 "--filter keeps none of the cases");
+    expect_error("--filter that keeps no check",
+                 (const char *[]){"verify", "--filter", "logn=99", NULL}, 2,
+                 "--filter keeps none of the checks");
+    expect_error("standard input as a plug-in", (const char *[]){"--plugin", "-", "list", NULL},
+                 2, "not from standard input");
+}
+
 /* Guards: a failing write (here: file size limit, as on a full disk) named
  * neither the file nor the cause ("write error"). */
 static void test_write_error_names_file_and_cause(void **state)
@@ -502,6 +519,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_io_errors_name_file_and_cause),
         cmocka_unit_test(test_write_error_names_file_and_cause),
         cmocka_unit_test(test_plugin_of_another_abi_is_refused),
+        cmocka_unit_test(test_filter_errors_exit_2),
         cmocka_unit_test(test_verify_catches_ignored_first),
         cmocka_unit_test(test_verify_catches_write_outside_range),
         cmocka_unit_test(test_verify_subranges_pass_correct_variant),

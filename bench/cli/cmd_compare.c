@@ -16,13 +16,15 @@ static const nb_cli_option compare_options[] = {
     {"match", 1, "M      same: the same cases (default); word: each 32-bit case of NEW\n"
                  "                         against the 64-bit case of BASE of the same tier,\n"
                  "                         direction and log N, log Q nearest within a prime"},
+    {"filter", 1, "REGEX  compare only the cases whose name (as `run --list` prints it)\n"
+                  "                         matches; repeatable: any"},
     {NULL, 0, NULL},
 };
 
 void nb_cmd_compare_help(FILE *f)
 {
     fprintf(f, "usage: nttbench compare BASE.json NEW.json [--threshold PCT] [--alpha A]\n"
-               "                        [--min-samples N] [--match same|word]\n"
+               "                        [--min-samples N] [--match same|word] [--filter REGEX]\n"
                "                        [--format table|md|csv|json]\n\n"
                "Matches the cases of two run reports (tier, variant, cache state, mode,\n"
                "parameters) and prints per case both medians, the ratio new/base with its 95%%\n"
@@ -46,6 +48,17 @@ static nb_status write_cb(void *ctx, FILE *f)
     return nb_comparison_write(w->c, w->fmt, f);
 }
 
+/* --filter on a case of a result file: its name as `run` gives it (the cache
+ * state, else the tier word of files before version 2). */
+static int keep_case(void *ctx, const nb_rf_case *c)
+{
+    const json_t *state = json_object_get(c->json, "cache_state");
+    const char *cache = json_is_string(state) ? json_string_value(state) : c->tier;
+    char name[512];
+    nb_case_name(name, sizeof name, strcmp(cache, "warm") == 0, c->variant, c->label, c->mode);
+    return nb_cli_filter_match(ctx, name);
+}
+
 void nb_cli_warn_incomplete(const nb_result_file *f, int quiet)
 {
     char why[1024];
@@ -54,7 +67,9 @@ void nb_cli_warn_incomplete(const nb_result_file *f, int quiet)
         fprintf(stderr, "nttbench: warning: %s\n", why);
 }
 
-int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int quiet)
+/* `compare`; its --filter patterns are compiled into *filter (the caller's). */
+static int compare_with(int argc, char **argv, nb_format fmt, const char *output, int quiet,
+                        nb_cli_filter *filter)
 {
     nb_compare_opts o;
     nb_compare_opts_default(&o);
@@ -83,12 +98,18 @@ int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int
             o.match = !strcmp(v, "word") ? NB_MATCH_WORD : NB_MATCH_SAME;
         else if (!strcmp(n, "match"))
             st = nb_set_error(NB_ERR_INVALID_ARG, "--match '%s': same or word", v);
+        else if (!strcmp(n, "filter"))
+            st = nb_cli_filter_add(filter, v);
         if (st != NB_OK)
             return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
     }
     if (np != 2)
         return nb_cli_fail(NB_ERR_INVALID_ARG,
                            "compare needs two result files: nttbench compare BASE.json NEW.json");
+    if (filter->n) {
+        o.keep = keep_case;
+        o.keep_ctx = filter;
+    }
     if (!strcmp(paths[0], "-") && !strcmp(paths[1], "-"))
         return nb_cli_fail(NB_ERR_INVALID_ARG, "compare reads at most one file from standard "
                                                "input ('-')");
@@ -114,5 +135,13 @@ int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int
     nb_comparison_destroy(c);
     nb_result_file_destroy(a);
     nb_result_file_destroy(b);
+    return rc;
+}
+
+int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int quiet)
+{
+    nb_cli_filter filter = {.n = 0};
+    int rc = compare_with(argc, argv, fmt, output, quiet, &filter);
+    nb_cli_filter_free(&filter);
     return rc;
 }

@@ -44,9 +44,13 @@ static void usage(FILE *f)
 }
 
 /* A plug-in that cannot be used (missing, not loadable, built for another
- * plug-in ABI, failing its init) is an environment error, exit 3. */
+ * plug-in ABI, failing its init) is an environment error, exit 3; `-` (which
+ * reads standard input where a file is read) is bad usage here, exit 2. */
 static int load_plugin(const char *path)
 {
+    if (!strcmp(path, "-"))
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "--plugin '-': a plug-in is loaded from a shared "
+                                               "object file, not from standard input");
     nb_status s = nb_plugin_load(path);
     if (s == NB_OK)
         return 0;
@@ -93,13 +97,17 @@ static void command_help(const char *cmd)
     else if (!strcmp(cmd, "verify"))
         printf("usage: nttbench verify [--variant LIST] [--backend cpu|gpu|auto] [--logn LIST]\n"
                "                       [--limbs LIST] [--bits LIST] [--direction LIST] "
-               "[--seed N]\n\n"
+               "[--seed N]\n"
+               "                       [--filter REGEX]...\n\n"
                "Checks each variant against the GMP reference on fresh random inputs\n"
                "(defaults: every variant usable here, --logn 10,13,16 --limbs 1,3 --bits 36,62\n"
                "--direction forward,inverse). With two or more limbs, each check also\n"
-               "transforms a sub-range of the limbs and checks the others are untouched.\n\n"
+               "transforms a sub-range of the limbs and checks the others are untouched.\n"
+               "--filter keeps the checks whose name (\"cpu-harvey forward logn=10 L=3 q36\")\n"
+               "matches the regular expression (repeatable: any).\n\n"
                "       nttbench verify --stage modup,moddown,keyswitch,rescale [--preset LIST]\n"
-               "                       [--variant LIST] [--backend B] [--level LIST] [--seed N]\n\n"
+               "                       [--variant LIST] [--backend B] [--level LIST] [--seed N]\n"
+               "                       [--filter REGEX]...\n\n"
                "Checks the CKKS stages of each variant against the GMP reference (default\n"
                "preset test-small; key-switch rows need log N <= 8, e.g. test-tiny).\n"
                "Exit 1 if any check fails.\n");
