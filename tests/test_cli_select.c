@@ -1,6 +1,6 @@
 /* bench/cli case selection (run_list.c, filter.c): `run --list` / `--dry-run`
  * prints exactly the cases the same command line runs, in order, with their
- * count and an estimate, and runs nothing; `--filter REGEX` (repeatable: any)
+ * count and an estimate (to --output when given), and runs nothing; `--filter REGEX` (repeatable: any)
  * keeps the cases whose name matches in run (NTT and stage tiers), verify,
  * verify --stage and compare, and the report's cases_planned counts only
  * those. argv: NTTBENCH DATA-DIR. */
@@ -91,8 +91,15 @@ static void test_dry_run_is_list(void **state)
     char *b = slurp("out.txt");
     assert_string_equal(a, b);
     assert_non_null(strstr(a, "cold cpu-harvey keyswitch test-tiny l=3 per-launch\n"));
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "--output %s/list.txt run --list --tier ntt,stage --preset "
+             "test-tiny " QUICK, dir);
+    assert_int_equal(run(cmd), 0);
+    char *c = slurp("list.txt");
+    assert_string_equal(a, c);
     free(a);
     free(b);
+    free(c);
 }
 
 /* The estimate grows with the rotated data outside the samples. */

@@ -214,6 +214,22 @@ static nb_status plan_cases(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_varia
     return NB_OK;
 }
 
+/* --list: the plan pass printed into the output (a file, or stdout). */
+typedef struct list_job {
+    nb_cli_run *run;
+    const nb_ntt_variant *const *vars;
+    size_t nv;
+} list_job;
+
+static nb_status write_list(void *c, FILE *f)
+{
+    const list_job *job = c;
+    size_t counts[16] = {0}, total = 0;
+    nb_cli_ctx none;
+    memset(&none, 0, sizeof none);
+    return plan_cases(job->run, &none, job->vars, job->nv, counts, f, &total);
+}
+
 /* Every tier x cache state through the library's table, on the variants
  * resolved once: the plan pass, then the cases it counted. */
 static nb_status run_tiers(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_variant *const *vars,
@@ -342,10 +358,8 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
     run.timing.log_ctx = &quiet;
     run.timing.interrupt = &interrupt_signal;
     if (run.list) { /* the cases and the estimate; nothing is built or measured */
-        size_t counts[16] = {0}, total = 0;
-        nb_cli_ctx none;
-        memset(&none, 0, sizeof none);
-        nb_status s = plan_cases(&run, &none, vars, nv, counts, stdout, &total);
+        list_job job = {&run, vars, nv};
+        nb_status s = nb_write_file_atomic(output ? output : "-", write_list, &job);
         nb_cli_run_free(&run);
         return s == NB_OK ? 0 : nb_cli_fail(s, nb_last_error());
     }
