@@ -4,6 +4,7 @@
 #define NTTBENCH_H
 
 #include "core/rng.h"
+#include "core/version.h"
 #include "ntt/ntt.h"
 #include "ckks/ckks.h"
 #include "bench/bench.h"

@@ -26,8 +26,37 @@ uint64_t nb_rng_below(nb_rng *r, uint64_t bound)
     return x % bound;
 }
 
+/* The same draws and values as nb_rng_below, with its two divisions per
+ * value taken out of the loop: the rejection threshold once, and x mod q by
+ * the quotient estimate mulhi(x, floor((2^64 - 1) / q)), which is at most 2
+ * below floor(x / q), so at most two subtractions follow. The inputs of
+ * every rotated buffer set of a cold case are drawn here, outside the
+ * samples but inside the sweep's wall time. */
 void nb_rng_fill_residues(nb_rng *r, uint64_t *dst, size_t n, uint64_t q)
 {
-    for (size_t i = 0; i < n; i++)
-        dst[i] = nb_rng_below(r, q);
+    if (q == 0) {
+        for (size_t i = 0; i < n; i++)
+            dst[i] = 0;
+        return;
+    }
+    const uint64_t skip = (0 - q) % q, m = UINT64_MAX / q;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x;
+        do
+            x = nb_rng_next(r);
+        while (x < skip);
+        uint64_t rem = x - (uint64_t)(((unsigned __int128)x * m) >> 64) * q;
+        while (rem >= q)
+            rem -= q;
+        dst[i] = rem;
+    }
+}
+
+void nb_rng_fill_limbs(nb_rng *r, uint64_t *dst, size_t n, const uint64_t *q, size_t limbs)
+{
+    for (size_t l = 0; l < limbs; l++) {
+        nb_rng_fill_residues(r, dst + l * n, n, q[l]);
+        if (n && dst[l * n] == 0)
+            dst[l * n] = 1;
+    }
 }

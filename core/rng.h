@@ -28,6 +28,12 @@ uint64_t nb_rng_below(nb_rng *r, uint64_t bound);
 /* dst[i] = nb_rng_below(r, q) for i < n (each uniform in [0, q)), in order. */
 void nb_rng_fill_residues(nb_rng *r, uint64_t *dst, size_t n, uint64_t q);
 
+/* A batch of `limbs` polynomials of n residues (limb l at dst + l*n), limb l
+ * uniform in [0, q[l]) as nb_rng_fill_residues draws it, limb after limb,
+ * its first value never 0 (a drawn 0 becomes 1): the inputs of the
+ * benchmarks and checks, never an all-zero limb. */
+void nb_rng_fill_limbs(nb_rng *r, uint64_t *dst, size_t n, const uint64_t *q, size_t limbs);
+
 #ifdef __cplusplus
 }
 #endif

@@ -82,9 +82,39 @@ size_t nb_ntt_variant_count(void);
 const nb_ntt_variant *nb_ntt_variant_at(size_t i);
 
 /* Entry point a plug-in shared object exports: it registers its variants.
- * The CLI calls it after dlopen() (`nttbench --plugin ./libmine.so ...`). */
+ * nb_plugin_load calls it after dlopen() (`nttbench --plugin ./libmine.so`). */
 typedef nb_status (*nb_plugin_init_fn)(void);
 #define NB_PLUGIN_INIT_SYMBOL "nb_plugin_init"
+
+/* The plug-in ABI: what a plug-in compiled against these headers assumes of
+ * the library (the layout and meaning of nb_ntt_variant and nb_ntt_tables,
+ * the contract of the four functions, nb_plugin_init). Raised whenever any
+ * of it changes; independent of the library's version (core/version.h). */
+#define NB_PLUGIN_ABI_VERSION 1
+#define NB_PLUGIN_ABI_SYMBOL "nb_plugin_abi_version"
+
+/* Defined by each plug-in, with NB_PLUGIN_ABI_EXPORT: the ABI it was
+ * compiled for. Never defined by the library. */
+extern const unsigned nb_plugin_abi_version;
+
+/* Written once at file scope in a plug-in (`NB_PLUGIN_ABI_EXPORT;`), in C or
+ * C++ / CUDA: exports nb_plugin_abi_version = NB_PLUGIN_ABI_VERSION of the
+ * headers it is built with. */
+#define NB_PLUGIN_ABI_EXPORT                                                             \
+    __attribute__((visibility("default"))) const unsigned nb_plugin_abi_version =        \
+        NB_PLUGIN_ABI_VERSION
+
+/* Loads a plug-in: dlopen(path), checks that it exports nb_plugin_abi_version
+ * equal to this library's NB_PLUGIN_ABI_VERSION, then calls its
+ * nb_plugin_init() (the object stays loaded: its variants live in it).
+ * NB_ERR_IO when it cannot be opened, lacks an entry point or its init fails;
+ * NB_ERR_UNSUPPORTED when it was built for another ABI (the one-line message
+ * names both versions; nothing of it has run). */
+nb_status nb_plugin_load(const char *path);
+
+/* NB_PLUGIN_ABI_VERSION of the headers the library was built with: the only
+ * ABI nb_plugin_load accepts. */
+unsigned nb_plugin_abi(void);
 
 #ifdef __cplusplus
 }

@@ -196,6 +196,8 @@ def self_test():
         "ckks/c.c": "nb_c T 0 10\nnb_a U\nhelper t 20 4\n",  # clean downward use
         "reference/r.c": "nb_r T 0 8\nnb_c U\n",             # reference sees ckks: not allowed
         "bench/cli/m.c": "main T 0 4\nnb_r U\nnb_c U\n",     # clean: cli may use reference
+        "bench/tiers/s.c": "nb_s T 0 8\nnb_r U\nnb_c U\n",   # clean: a tier's check may too
+        "ckks/k.c": "nb_k T 0 8\nnb_r U\n",                 # below bench/timing: not allowed
     }
     symbols = {src: parse_nm(text) for src, text in listings.items()}
     got = violations(symbols)
@@ -203,6 +205,7 @@ def self_test():
         "cycle: core/a.c <-> ntt/b.c",
         "upward: core/a.c (core) needs nb_b from ntt/b.c (ntt)",
         "upward: reference/r.c (reference) needs nb_c from ckks/c.c (ckks)",
+        "upward: ckks/k.c (ckks) needs nb_r from reference/r.c (reference)",
     ]
     failed = 0
     for w in want_prefixes:

@@ -122,6 +122,9 @@ static const nb_ntt_variant broken = {
     .inverse = inverse,
 };
 
+/* The plug-in ABI of the headers it is built with, checked before loading. */
+NB_PLUGIN_ABI_EXPORT;
+
 /* The entry point nttbench looks up (NB_PLUGIN_INIT_SYMBOL). */
 __attribute__((visibility("default"))) nb_status nb_plugin_init(void)
 {

@@ -178,4 +178,6 @@ const nb_ntt_variant example_gpu_dft = {
 
 } // namespace
 
+NB_PLUGIN_ABI_EXPORT;
+
 extern "C" nb_status nb_plugin_init(void) { return nb_ntt_variant_register(&example_gpu_dft); }

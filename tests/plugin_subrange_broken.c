@@ -110,6 +110,8 @@ static const nb_ntt_variant writes_outside = {
     .inverse = inv_writes_outside,
 };
 
+NB_PLUGIN_ABI_EXPORT;
+
 __attribute__((visibility("default"))) nb_status nb_plugin_init(void)
 {
     NB_TRY(nb_ntt_variant_register(&ignores_first));

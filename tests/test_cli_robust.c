@@ -23,6 +23,7 @@
 #include "cliutil.h"
 
 static const char *broken_plugin;
+static const char *abi_other_plugin; /* built for another plug-in ABI */
 #include "clirows.h"
 
 /* ------------------------------------------------------------- numbers */
@@ -272,6 +273,46 @@ static void test_io_errors_name_file_and_cause(void **state)
                  (const char *[]){"--plugin", at("nope.so"), "list", NULL}, 3, "nope.so");
 }
 
+/* Guards: a plug-in built for another plug-in ABI (or before the ABI mark)
+ * was called and could register variants whose struct the library misreads. */
+static void test_plugin_of_another_abi_is_refused(void **state)
+{
+    (void)state;
+    if (!abi_other_plugin)
+        skip();
+    char other[32], mine[32];
+    snprintf(other, sizeof other, "plug-in ABI %u,", NB_PLUGIN_ABI_VERSION + 1);
+    snprintf(mine, sizeof mine, "loads plug-in ABI %u:", NB_PLUGIN_ABI_VERSION);
+    char copy[256];
+    snprintf(copy, sizeof copy, "cp '%s' '%s/libother.so'", abi_other_plugin, dir);
+    assert_int_equal(system(copy), 0);
+    const char *const args[] = {"--plugin", at("libother.so"), "list", NULL};
+    expect_error("plug-in built for another plug-in ABI", args, 3, other);
+    char *e = slurp("err.txt");
+    assert_non_null(strstr(e, mine));
+    free(e);
+    char *o = slurp("out.txt");
+    assert_null(strstr(o, "abi-other")); /* its nb_plugin_init never ran */
+    free(o);
+}
+
+/* Guards: a --filter that keeps nothing ran nothing silently (exit 0, an
+ * empty report), and a pattern that does not compile was read literally. */
+static void test_filter_errors_exit_2(void **state)
+{
+    (void)state;
+    expect_error("--filter that is not a regular expression",
+                 (const char *[]){"run", "--filter", "(", NULL}, 2, "--filter '(': ");
+    expect_error("--filter that keeps no case",
+                 (const char *[]){"run", "--logn", "10", "--filter", "no-such-case", NULL}, 2,
+                 "--filter keeps none of the cases");
+    expect_error("--filter that keeps no check",
+                 (const char *[]){"verify", "--filter", "logn=99", NULL}, 2,
+                 "--filter keeps none of the checks");
+    expect_error("standard input as a plug-in", (const char *[]){"--plugin", "-", "list", NULL},
+                 2, "not from standard input");
+}
+
 /* Guards: a failing write (here: file size limit, as on a full disk) named
  * neither the file nor the cause ("write error"). */
 static void test_write_error_names_file_and_cause(void **state)
@@ -447,11 +488,13 @@ static void test_verify_stage_fails_broken_variant(void **state)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s NTTBENCH SUBRANGE-PLUGIN [TABLE-FILE]\n", argv[0]);
+        fprintf(stderr, "usage: %s NTTBENCH SUBRANGE-PLUGIN [TABLE-FILE [ABI-OTHER-PLUGIN]]\n",
+                argv[0]);
         return 2;
     }
     exe = argv[1];
     broken_plugin = argv[2];
+    abi_other_plugin = argc > 4 ? argv[4] : NULL;
     if (argc > 3 && !(table = fopen(argv[3], "w"))) {
         fprintf(stderr, "cannot write %s: %s\n", argv[3], strerror(errno));
         return 2;
@@ -475,6 +518,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_mixed_list_names_the_gpu_variant),
         cmocka_unit_test(test_io_errors_name_file_and_cause),
         cmocka_unit_test(test_write_error_names_file_and_cause),
+        cmocka_unit_test(test_plugin_of_another_abi_is_refused),
+        cmocka_unit_test(test_filter_errors_exit_2),
         cmocka_unit_test(test_verify_catches_ignored_first),
         cmocka_unit_test(test_verify_catches_write_outside_range),
         cmocka_unit_test(test_verify_subranges_pass_correct_variant),

@@ -3,6 +3,7 @@
  * are uniform on [0, bound) without modulo bias. Statistical checks use fixed
  * seeds and bounds several standard deviations wide, so they are
  * deterministic and cannot fail by chance. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -134,6 +135,39 @@ static void test_fill_residues_equals_successive_below_calls(void **state)
     assert_int_equal(nb_rng_next(&a), nb_rng_next(&b)); /* same number of draws */
 }
 
+/* Guards the division-free loop of nb_rng_fill_residues: the same values and
+ * the same number of draws as nb_rng_below for bounds of every size, the
+ * edges of the quotient estimate (1, powers of two and their neighbours,
+ * 2^64 - 1) and random ones, and 0 (all zeros, no draw). */
+static void test_fill_residues_equals_below_for_every_kind_of_bound(void **state)
+{
+    (void)state;
+    nb_rng pick;
+    nb_rng_seed(&pick, 0x5EED);
+    uint64_t bounds[64] = {1, 2, 3, 12289, (1ull << 31) - 1, 1ull << 32, (1ull << 61) - 1,
+                           (1ull << 62) - 57, 1ull << 63, (1ull << 63) + 1, UINT64_MAX - 58,
+                           UINT64_MAX, 0};
+    size_t nb = 13;
+    while (nb < 64) {
+        uint64_t b = nb_rng_next(&pick) >> (nb_rng_next(&pick) % 64);
+        bounds[nb++] = b ? b : 5;
+    }
+    enum { N = 500 };
+    static uint64_t got[N];
+    for (size_t k = 0; k < nb; k++) {
+        nb_rng a, b;
+        const uint64_t seed = nb_rng_next(&pick);
+        nb_rng_seed(&a, seed);
+        nb_rng_seed(&b, seed);
+        nb_rng_fill_residues(&a, got, N, bounds[k]);
+        for (size_t i = 0; i < N; i++)
+            if (got[i] != nb_rng_below(&b, bounds[k]))
+                fail_msg("bound %" PRIu64 " value %zu: %" PRIu64 " (seed %" PRIu64 ")", bounds[k],
+                         i, got[i], seed);
+        assert_int_equal(nb_rng_next(&a), nb_rng_next(&b));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -144,6 +178,7 @@ int main(void)
         cmocka_unit_test(test_below_small_bound_passes_chi_square),
         cmocka_unit_test(test_below_one_is_always_zero),
         cmocka_unit_test(test_fill_residues_equals_successive_below_calls),
+        cmocka_unit_test(test_fill_residues_equals_below_for_every_kind_of_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #define NB_CLI_H
 
 #include <jansson.h>
+#include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -72,6 +73,23 @@ int nb_cli_next_option(int argc, char **argv, int *i, const nb_cli_option *const
 /* Prints an option table as help. */
 void nb_cli_print_options(FILE *f, const nb_cli_option *table);
 
+/* ------------------------------------------------------------- selection */
+
+#define NB_CLI_MAX_FILTERS 16
+
+/* --filter REGEX (repeatable) of run, verify and compare (filter.c): POSIX
+ * extended regular expressions, matched anywhere in a case's name. */
+typedef struct nb_cli_filter {
+    regex_t re[NB_CLI_MAX_FILTERS];
+    size_t n;
+} nb_cli_filter;
+
+/* Compiles one more pattern; NB_ERR_INVALID_ARG naming it and why otherwise. */
+nb_status nb_cli_filter_add(nb_cli_filter *f, const char *pattern);
+/* 1 when no pattern is given or any of them matches `name`, else 0. */
+int nb_cli_filter_match(const nb_cli_filter *f, const char *name);
+void nb_cli_filter_free(nb_cli_filter *f);
+
 /* ------------------------------------------------------------- the run */
 
 typedef enum nb_cli_backend { NB_CLI_AUTO = -1, NB_CLI_CPU = 0, NB_CLI_GPU = 1 } nb_cli_backend;
@@ -112,6 +130,8 @@ typedef struct nb_cli_run {
     unsigned long long log_q[NB_CLI_MAX_LIST]; /* --logq targets (replace --limbs) */
     size_t n_log_q;
     void *stage;                    /* the stage tier's own parsed options (tier_stage.c) */
+    nb_cli_filter filter;           /* --filter: the cases kept (all when none) */
+    int list;                       /* --list / --dry-run: print the cases, run nothing */
 } nb_cli_run;
 
 /* The bit of a word size (64 or 32) in nb_cli_run.words and verify's set. */
@@ -121,6 +141,24 @@ nb_status nb_cli_parse_words_bits(const char *s, unsigned *out);
 /* NB_ERR_INVALID_ARG naming the variant when its word size is not in `words`
  * (an explicit --word list), else NB_OK. */
 nb_status nb_cli_check_word(const nb_ntt_variant *v, unsigned words);
+
+/* The plan pass of `run` (run_list.c): the select callback of a plan-only
+ * sweep (nb_tier_run.plan_only) counts the cases --filter keeps and sums
+ * their time estimate; with `list` set it also prints each one's name. */
+typedef struct nb_cli_plan {
+    const struct nb_cli_run *run;
+    FILE *list;              /* --list: one name per line here; NULL: count only */
+    int stage;               /* the tier being planned is the stage tier */
+    size_t cases, skipped;   /* kept (skipped rows included), of which skipped */
+    double lo_s, hi_s;       /* the timed runs: each at --min-time, at --timeout */
+    double outside_s;        /* outside the samples, estimated */
+    int any_cpu;             /* a CPU case: the environment probe measures the host */
+} nb_cli_plan;
+int nb_cli_plan_case(void *ctx, const nb_case_plan *c);
+/* "N cases (K skipped), estimated ... to ...: ..." and a newline. */
+void nb_cli_plan_print_total(const nb_cli_plan *p, FILE *f);
+/* The select callback of the real sweep: --filter (ctx: the nb_cli_run). */
+int nb_cli_keep_case(void *ctx, const nb_case_plan *c);
 
 /* What a run shares while it executes. */
 typedef struct nb_cli_ctx {
@@ -202,11 +240,6 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
 int nb_cmd_transform(int argc, char **argv);
 int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output);
 
-/* Seeded inputs (inputs.c): `limbs` polys of n residues from core/rng.h's
- * generator at *state (advanced), limb l uniform in [0, q[l]), none starting
- * at zero (a zero first value becomes 1). */
-void nb_cli_fill_residues(uint64_t *a, size_t n, const uint64_t *q, size_t limbs,
-                          uint64_t *state);
 /* Bytes of one value of the variant's data: 8, or 4 for 32-bit words. */
 size_t nb_cli_word_bytes(const nb_ntt_variant *v);
 /* n values a[] (each below 2^word_bits) into the start of the variant's buffer

@@ -21,6 +21,8 @@ static const nb_cli_option compare_options[] = {
     {"match", 1, "M      same: the same cases (default); word: each 32-bit case of NEW\n"
                  "                         against the 64-bit case of BASE of the same tier,\n"
                  "                         direction and log N, log Q nearest within a prime"},
+    {"filter", 1, "REGEX  compare only the cases whose name (as `run --list` prints it)\n"
+                  "                         matches; repeatable: any"},
     {NULL, 0, NULL},
 };
 
@@ -29,7 +31,7 @@ void nb_cmd_compare_help(FILE *f)
     fprintf(f, "usage: nttbench compare BASE.json NEW.json [options]\n"
                "       nttbench compare BASE1.json BASE2.json ... -- NEW1.json NEW2.json ...\n"
                "options: [--threshold PCT] [--alpha A] [--min-samples N] [--run-noise PCT]\n"
-               "         [--strict] [--match same|word] [--format table|md|csv|json]\n\n"
+               "         [--strict] [--match same|word] [--filter REGEX] [--format table|md|csv|json]\n\n"
                "Matches the cases of run reports (tier, variant, cache state, mode,\n"
                "parameters) and prints per case both medians, the ratio new/base with its 95%%\n"
                "interval, what the interval covers, its p-value, the same on the cycles\n"
@@ -57,6 +59,17 @@ static nb_status write_cb(void *ctx, FILE *f)
     return nb_comparison_write(w->c, w->fmt, f);
 }
 
+/* --filter on a case of a result file: its name as `run` gives it (the cache
+ * state, else the tier word of files before version 2). */
+static int keep_case(void *ctx, const nb_rf_case *c)
+{
+    const json_t *state = json_object_get(c->json, "cache_state");
+    const char *cache = json_is_string(state) ? json_string_value(state) : c->tier;
+    char name[512];
+    nb_case_name(name, sizeof name, strcmp(cache, "warm") == 0, c->variant, c->label, c->mode);
+    return nb_cli_filter_match(ctx, name);
+}
+
 void nb_cli_warn_incomplete(const nb_result_file *f, int quiet)
 {
     char why[1024];
@@ -75,7 +88,10 @@ static nb_status load_all(const char *const *paths, size_t n, nb_result_file **f
 
 #define MAX_RUNS 64
 
-int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int quiet)
+
+/* `compare`; its --filter patterns are compiled into *filter (the caller's). */
+static int compare_with(int argc, char **argv, nb_format fmt, const char *output, int quiet,
+                        nb_cli_filter *filter)
 {
     nb_compare_opts o;
     nb_compare_opts_default(&o);
@@ -118,6 +134,8 @@ int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int
             o.match = !strcmp(v, "word") ? NB_MATCH_WORD : NB_MATCH_SAME;
         else if (!strcmp(n, "match"))
             st = nb_set_error(NB_ERR_INVALID_ARG, "--match '%s': same or word", v);
+        else if (!strcmp(n, "filter"))
+            st = nb_cli_filter_add(filter, v);
         if (st != NB_OK)
             return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
     }
@@ -132,6 +150,10 @@ int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int
                            "compare needs at least one result file on each side of '--'");
     if (n_base > MAX_RUNS || np - n_base > MAX_RUNS)
         return nb_cli_fail(NB_ERR_INVALID_ARG, "compare takes at most 64 runs a side");
+    if (filter->n) {
+        o.keep = keep_case;
+        o.keep_ctx = filter;
+    }
     if (stdin_uses > 1)
         return nb_cli_fail(NB_ERR_INVALID_ARG, "compare reads at most one file from standard "
                                                "input ('-')");
@@ -156,5 +178,13 @@ int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int
     nb_comparison_destroy(c);
     for (size_t i = 0; i < np; i++)
         nb_result_file_destroy(files[i]);
+    return rc;
+}
+
+int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int quiet)
+{
+    nb_cli_filter filter = {.n = 0};
+    int rc = compare_with(argc, argv, fmt, output, quiet, &filter);
+    nb_cli_filter_free(&filter);
     return rc;
 }

@@ -1,7 +1,8 @@
-/* `nttbench run`: resolves the backend and the variants once, then loops over
- * tiers x cache states through the library's tier table (bench/tiers/tiers.h),
- * with progress lines, interruption (SIGINT, SIGTERM) and the report written
- * as cases finish. Its options are parsed in run_args.c. */
+/* `nttbench run`: resolves the backend and the variants once, plans the
+ * cases (run_list.c; --list stops there), then loops over tiers x cache
+ * states through the library's tier table (bench/tiers/tiers.h), with
+ * progress lines, interruption (SIGINT, SIGTERM) and the report written as
+ * cases finish. Its options are parsed in run_args.c. */
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -89,32 +90,6 @@ void nb_cli_progress(nb_cli_ctx *ctx, const nb_cli_run *run, const char *what, c
         fprintf(stderr, "[%zu] %s  %s\n", ctx->case_no, what, result ? result : "");
 }
 
-/* The prime sizes of a variant's cases: --bits, else 60 for 64-bit words
- * and 31 for 32-bit ones. */
-static size_t bits_of(const nb_cli_run *run, const nb_ntt_variant *v)
-{
-    return run->given_bits || v->word_bits != 32 ? run->n_bits : 1;
-}
-
-/* The cases one tier x cache state will report: the NTT tier's sweep, or
- * the stage tier's parameter sets x variants x levels x stages x modes. */
-static size_t planned_cases(nb_cli_run *run, const nb_tier *t,
-                            const nb_ntt_variant *const *vars, size_t nv)
-{
-    const size_t dirs = (size_t)((run->directions & 1) + ((run->directions >> 1) & 1));
-    if (strcmp(t->name, "stage") != 0) {
-        size_t n = 0, sizes = run->n_log_q ? run->n_log_q : run->n_limbs;
-        for (size_t i = 0; i < nv; i++)
-            n += dirs * run->n_logn * sizes * bits_of(run, vars[i]) * run->n_modes;
-        return n;
-    }
-    const nb_stage_tier_opts *o = nb_cli_stage_opts(run);
-    size_t sets = o->custom ? run->n_logn : 0;
-    if (o->n_presets || !o->custom)
-        sets += o->n_presets ? o->n_presets : 1;
-    return sets * nv * (o->n_levels ? o->n_levels : 1) * o->n_stages * run->n_modes;
-}
-
 /* After each case: the progress line, and the report file rewritten with
  * every case so far (an interrupted or killed sweep keeps them). Rewrites are
  * spaced so that they take at most a sixth of the run's time (a large report
@@ -159,14 +134,47 @@ static void catch_interrupts(struct sigaction *old_int, struct sigaction *old_te
         sigaction(SIGTERM, &sa, NULL);
 }
 
-/* Every tier x cache state through the library's table, on the variants
- * resolved once. */
-static nb_status run_tiers(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_variant *const *vars,
-                           size_t nv)
+/* The sweep of the command line in `tr` (variants resolved once), tier after
+ * tier, each in its cache states. Plan-only (tr->plan_only, tr->select =
+ * nb_cli_plan_case): counts[] receives the cases of each tier x state the
+ * filter keeps. Otherwise the cases run; counts[] (from the plan) keeps the
+ * progress count right past cases that end without a progress call. */
+static nb_status sweep(nb_cli_run *run, nb_cli_ctx *ctx, nb_tier_run *tr, size_t *counts)
 {
-    unsigned logn[NB_CLI_MAX_LIST], bits[NB_CLI_MAX_LIST], log_q[NB_CLI_MAX_LIST];
+    nb_cli_plan *plan = tr->plan_only ? tr->select_ctx : NULL;
+    for (size_t i = 0; i < run->n_tiers; i++) {
+        const nb_tier *t = run->tiers[i].tier;
+        const unsigned states = nb_cli_tier_states(run, &run->tiers[i]);
+        tr->tier_opts = strcmp(t->name, "stage") == 0 ? (const void *)nb_cli_stage_opts(run)
+                                                      : NULL;
+        for (int c = NB_CACHE_WARM; c <= NB_CACHE_COLD; c++) {
+            if (!(states & NB_CLI_STATE(c)))
+                continue;
+            tr->timing.cache = c == NB_CACHE_WARM ? NB_CACHE_WARM : run->timing.cache;
+            tr->timing.l2_persist = c == NB_CACHE_WARM ? run->timing.l2_persist : -1;
+            size_t *count = &counts[i * 2 + (c != NB_CACHE_WARM)];
+            if (plan) {
+                const size_t before = plan->cases;
+                plan->stage = tr->tier_opts != NULL;
+                NB_TRY(nb_tier_run_one(t, tr));
+                *count = plan->cases - before;
+                continue;
+            }
+            const size_t end = ctx->case_no + *count;
+            NB_TRY(nb_tier_run_one(t, tr));
+            if (ctx->case_no < end) /* cases skipped without a progress call */
+                ctx->case_no = end;
+        }
+    }
+    return NB_OK;
+}
+
+/* The tier run of the command line: the sweep's axes from the options. */
+static nb_tier_run tier_run(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_variant *const *vars,
+                            size_t nv, unsigned *logn, unsigned *bits, unsigned *log_q,
+                            size_t *limbs)
+{
     static const unsigned bits32[] = {31};
-    size_t limbs[NB_CLI_MAX_LIST];
     for (size_t i = 0; i < run->n_logn; i++)
         logn[i] = (unsigned)run->logn[i];
     for (size_t i = 0; i < run->n_limbs; i++)
@@ -176,36 +184,66 @@ static nb_status run_tiers(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_varian
     for (size_t i = 0; i < run->n_log_q; i++)
         log_q[i] = (unsigned)run->log_q[i];
     nb_tier_run tr = {.report = ctx->report, .env = &ctx->env, .stream = ctx->stream,
-                      .timing = run->timing, .progress = progress_cb, .progress_ctx = ctx};
+                      .timing = run->timing, .progress = progress_cb, .progress_ctx = ctx,
+                      .select = nb_cli_keep_case, .select_ctx = run};
     tr.sweep = (nb_sweep){vars, nv, logn, run->n_logn, limbs, run->n_limbs, bits, run->n_bits,
                           run->directions, run->modes, run->n_modes, run->seed,
                           run->given_bits ? NULL : bits32, run->given_bits ? 0 : 1,
                           log_q, run->n_log_q};
-    ctx->case_total = 0;
-    for (size_t i = 0; i < run->n_tiers; i++)
-        for (int c = NB_CACHE_WARM; c <= NB_CACHE_COLD; c++)
-            if (nb_cli_tier_states(run, &run->tiers[i]) & NB_CLI_STATE(c))
-                ctx->case_total += planned_cases(run, run->tiers[i].tier, vars, nv);
-    nb_report_set_planned(ctx->report, ctx->case_total);
-    for (size_t i = 0; i < run->n_tiers; i++) {
-        const nb_tier *t = run->tiers[i].tier;
-        const unsigned states = nb_cli_tier_states(run, &run->tiers[i]);
-        tr.tier_opts = strcmp(t->name, "stage") == 0 ? (const void *)nb_cli_stage_opts(run) : NULL;
-        for (int c = NB_CACHE_WARM; c <= NB_CACHE_COLD; c++) {
-            if (!(states & NB_CLI_STATE(c)))
-                continue;
-            tr.timing.cache = c == NB_CACHE_WARM ? NB_CACHE_WARM : run->timing.cache;
-            if (c != NB_CACHE_WARM)
-                tr.timing.l2_persist = -1;
-            else
-                tr.timing.l2_persist = run->timing.l2_persist;
-            const size_t end = ctx->case_no + planned_cases(run, t, vars, nv);
-            NB_TRY(nb_tier_run_one(t, &tr));
-            if (ctx->case_no < end) /* cases skipped without a progress call */
-                ctx->case_no = end;
-        }
-    }
+    return tr;
+}
+
+/* The plan pass: every case the options and --filter select, counted per
+ * tier x state into counts[] and, with `list`, printed there with the time
+ * estimate. NB_ERR_INVALID_ARG when --filter leaves no case. */
+static nb_status plan_cases(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_variant *const *vars,
+                            size_t nv, size_t *counts, FILE *list, size_t *total)
+{
+    unsigned logn[NB_CLI_MAX_LIST], bits[NB_CLI_MAX_LIST], log_q[NB_CLI_MAX_LIST];
+    size_t limbs[NB_CLI_MAX_LIST];
+    nb_tier_run tr = tier_run(run, ctx, vars, nv, logn, bits, log_q, limbs);
+    nb_cli_plan plan = {.run = run, .list = list};
+    tr.plan_only = 1;
+    tr.select = nb_cli_plan_case;
+    tr.select_ctx = &plan;
+    NB_TRY(sweep(run, ctx, &tr, counts));
+    *total = plan.cases;
+    if (plan.cases == 0 && run->filter.n)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--filter keeps none of the cases (nttbench "
+                            "run --list without --filter shows their names)");
+    if (list)
+        nb_cli_plan_print_total(&plan, list);
     return NB_OK;
+}
+
+/* --list: the plan pass printed into the output (a file, or stdout). */
+typedef struct list_job {
+    nb_cli_run *run;
+    const nb_ntt_variant *const *vars;
+    size_t nv;
+} list_job;
+
+static nb_status write_list(void *c, FILE *f)
+{
+    const list_job *job = c;
+    size_t counts[16] = {0}, total = 0;
+    nb_cli_ctx none;
+    memset(&none, 0, sizeof none);
+    return plan_cases(job->run, &none, job->vars, job->nv, counts, f, &total);
+}
+
+/* Every tier x cache state through the library's table, on the variants
+ * resolved once: the plan pass, then the cases it counted. */
+static nb_status run_tiers(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_variant *const *vars,
+                           size_t nv)
+{
+    size_t counts[16] = {0};
+    NB_TRY(plan_cases(run, ctx, vars, nv, counts, NULL, &ctx->case_total));
+    nb_report_set_planned(ctx->report, ctx->case_total);
+    unsigned logn[NB_CLI_MAX_LIST], bits[NB_CLI_MAX_LIST], log_q[NB_CLI_MAX_LIST];
+    size_t limbs[NB_CLI_MAX_LIST];
+    nb_tier_run tr = tier_run(run, ctx, vars, nv, logn, bits, log_q, limbs);
+    return sweep(run, ctx, &tr, counts);
 }
 
 /* Resolves the variants (once) and the backend-dependent defaults; an exit
@@ -321,6 +359,12 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
     run.timing.log = nb_cli_log;
     run.timing.log_ctx = &quiet;
     run.timing.interrupt = &interrupt_signal;
+    if (run.list) { /* the cases and the estimate; nothing is built or measured */
+        list_job job = {&run, vars, nv};
+        nb_status s = nb_write_file_atomic(output ? output : "-", write_list, &job);
+        nb_cli_run_free(&run);
+        return s == NB_OK ? 0 : nb_cli_fail(s, nb_last_error());
+    }
 
     nb_cli_ctx ctx;
     memset(&ctx, 0, sizeof ctx);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "bench/cli/cli.h"
+#include "core/rng.h"
 #include "ntt/arith.h"
 #include "reference/reference.h"
 
@@ -21,6 +22,8 @@ static const nb_cli_option verify_options[] = {
     {"bits", 1, "LIST   prime sizes in bits (36,62; 30,31 for 32-bit variants)"},
     {"direction", 1, "LIST   forward,inverse (both)"},
     {"seed", 1, "N      input seed (time-based)"},
+    {"filter", 1, "REGEX  keep the checks whose name (\"cpu-harvey forward logn=10 L=3 q36\")\n"
+                  "                         matches; repeatable: any"},
     {NULL, 0, NULL},
 };
 
@@ -105,7 +108,8 @@ static void run_check(check_row *r, void *stream, uint64_t seed)
                           r->v->backend == NB_BACKEND_GPU ? stream : NULL);
     if (s == NB_OK) {
         const nb_ntt_tables *t = nb_ntt_get_tables(ntt);
-        nb_cli_fill_residues(a, N, primes, r->limbs, &seed);
+        nb_rng rng = {seed};
+        nb_rng_fill_limbs(&rng, a, N, primes, r->limbs);
         memcpy(ref, a, total * sizeof *a);
         memcpy(in, a, total * sizeof *a);
         for (size_t l = 0; l < r->limbs && s == NB_OK; l++) {
@@ -250,6 +254,7 @@ typedef struct verify_args {
     unsigned words;       /* --word: NB_CLI_WORD bits (default 64) */
     int given_word, given_bits;
     uint64_t seed;
+    nb_cli_filter filter; /* --filter */
 } verify_args;
 
 /* The prime sizes a variant is checked with: --bits, else 36,62 for 64-bit
@@ -293,6 +298,8 @@ static nb_status set_verify_option(verify_args *a, const char *n, const char *v)
     }
     if (!strcmp(n, "seed"))
         return nb_cli_parse_u64(v, n, &a->seed);
+    if (!strcmp(n, "filter"))
+        return nb_cli_filter_add(&a->filter, v);
     if (!strcmp(n, "direction"))
         return nb_cli_parse_directions(v, &a->dirs);
     return NB_OK;
@@ -374,9 +381,18 @@ static void check_one(check_row *r, void *stream, uint64_t seed, int gpu)
     }
 }
 
-/* Every variant x direction x log N x limbs x bits into rows (*n of them). */
+/* The name a check is shown and filtered by: "cpu-harvey forward logn=10 L=3 q36". */
+static void check_name(char *buf, size_t n, const check_row *r)
+{
+    snprintf(buf, n, "%s %s logn=%u L=%zu q%u", r->v->name, r->inverse ? "inverse" : "forward",
+             r->log_n, r->limbs, r->bits);
+}
+
+/* Every variant x direction x log N x limbs x bits that --filter keeps into
+ * rows (*n of them; at most cap). With `run` 0 the rows are only named and
+ * counted. */
 static void check_all(const verify_args *a, const nb_ntt_variant *const *vars, size_t nv,
-                      void *stream, int quiet, check_row *rows, size_t cap, size_t *n)
+                      void *stream, int quiet, check_row *rows, size_t cap, size_t *n, int run)
 {
     const int gpu = nb_gpu_count() > 0;
     double t0 = nb_now_s();
@@ -387,20 +403,25 @@ static void check_all(const verify_args *a, const nb_ntt_variant *const *vars, s
                 continue;
             size_t nbits;
             const unsigned long long *bits = bits_of(a, vars[vi], &nbits);
-            for (size_t x = 0; x < a->nlogn * a->nlimbs * nbits; x++) {
-                check_row *r = &rows[(*n)++];
+            for (size_t x = 0; x < a->nlogn * a->nlimbs * nbits && *n < cap; x++) {
+                check_row *r = &rows[*n];
+                char name[160];
                 r->v = vars[vi];
                 r->inverse = d;
                 r->log_n = (unsigned)a->logn[x / (a->nlimbs * nbits)];
                 r->limbs = (size_t)a->limbs[x / nbits % a->nlimbs];
                 r->bits = (unsigned)bits[x % nbits];
+                check_name(name, sizeof name, r);
+                if (!nb_cli_filter_match(&a->filter, name))
+                    continue;
+                ++*n;
+                if (!run)
+                    continue;
                 check_one(r, stream, a->seed ^ (0x9E37ull * *n), gpu);
                 if (!quiet && nb_now_s() - t0 > 3.0) {
                     char eta[48];
                     nb_cli_eta(eta, sizeof eta, nb_now_s() - t0, *n, cap);
-                    fprintf(stderr, "[%zu/%zu] %s %s logn=%u L=%zu q%u: %s%s\n", *n, cap,
-                            r->v->name, d ? "inverse" : "forward", r->log_n, r->limbs, r->bits,
-                            r->result, eta);
+                    fprintf(stderr, "[%zu/%zu] %s: %s%s\n", *n, cap, name, r->result, eta);
                 }
             }
         }
@@ -442,6 +463,47 @@ static int finish_verify(check_row *rows, size_t n, nb_format fmt, uint64_t seed
     return 0;
 }
 
+/* `verify` once its options are parsed into a. */
+static int verify_with(verify_args *a, nb_format fmt, const char *output, int quiet)
+{
+    const nb_ntt_variant *vars[NB_CLI_MAX_LIST];
+    size_t nv = 0;
+    nb_status st = verify_variants(a, vars, &nv);
+    if (st != NB_OK)
+        return nb_cli_fail(st == NB_ERR_INVALID_ARG ? st : NB_ERR_NOT_FOUND, nb_last_error());
+    int need_gpu = 0;
+    for (size_t i = 0; i < nv; i++)
+        need_gpu |= vars[i]->backend == NB_BACKEND_GPU;
+    const int gpu = nb_gpu_count() > 0;
+    if (!gpu && (a->backend == 1 || (need_gpu && a->nvn)))
+        return nb_cli_fail_no_gpu(vars, nv);
+    size_t cap = 0, n = 0;
+    for (size_t i = 0; i < nv; i++) {
+        size_t nbits;
+        bits_of(a, vars[i], &nbits);
+        cap += 2 * a->nlogn * a->nlimbs * nbits;
+    }
+    check_row *rows = calloc(cap ? cap : 1, sizeof *rows);
+    if (!rows)
+        return nb_cli_fail(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    check_all(a, vars, nv, NULL, quiet, rows, cap, &cap, 0); /* the checks --filter keeps */
+    if (cap == 0 && a->filter.n) {
+        free(rows);
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "--filter keeps none of the checks (their names "
+                                               "read \"cpu-harvey forward logn=10 L=3 q36\")");
+    }
+    void *stream = NULL;
+    if (need_gpu && gpu && (st = nb_stream_create(&stream)) != NB_OK) {
+        free(rows);
+        return nb_cli_fail(st, nb_last_error());
+    }
+    check_all(a, vars, nv, stream, quiet, rows, cap, &n, 1);
+    nb_stream_destroy(stream);
+    int rc = finish_verify(rows, n, fmt, a->seed, output);
+    free(rows);
+    return rc;
+}
+
 int nb_cmd_verify(int argc, char **argv, nb_format fmt, const char *output, int quiet)
 {
     for (int i = 0; i < argc; i++)
@@ -449,40 +511,9 @@ int nb_cmd_verify(int argc, char **argv, nb_format fmt, const char *output, int 
             return nb_cmd_verify_stage(argc, argv, fmt, output, quiet);
     verify_args a;
     nb_status st = parse_verify(argc, argv, &a);
-    if (st != NB_OK) {
-        free(a.vstore);
-        return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
-    }
-    const nb_ntt_variant *vars[NB_CLI_MAX_LIST];
-    size_t nv = 0;
-    st = verify_variants(&a, vars, &nv);
+    int rc = st == NB_OK ? verify_with(&a, fmt, output, quiet)
+                         : nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
     free(a.vstore);
-    a.vstore = NULL;
-    if (st != NB_OK)
-        return nb_cli_fail(st == NB_ERR_INVALID_ARG ? st : NB_ERR_NOT_FOUND, nb_last_error());
-    int need_gpu = 0;
-    for (size_t i = 0; i < nv; i++)
-        need_gpu |= vars[i]->backend == NB_BACKEND_GPU;
-    const int gpu = nb_gpu_count() > 0;
-    if (!gpu && (a.backend == 1 || (need_gpu && a.nvn)))
-        return nb_cli_fail_no_gpu(vars, nv);
-    void *stream = NULL;
-    if (need_gpu && gpu && (st = nb_stream_create(&stream)) != NB_OK)
-        return nb_cli_fail(st, nb_last_error());
-    size_t cap = 0, n = 0;
-    for (size_t i = 0; i < nv; i++) {
-        size_t nbits;
-        bits_of(&a, vars[i], &nbits);
-        cap += 2 * a.nlogn * a.nlimbs * nbits;
-    }
-    check_row *rows = calloc(cap ? cap : 1, sizeof *rows);
-    if (!rows) {
-        nb_stream_destroy(stream);
-        return nb_cli_fail(NB_ERR_OUT_OF_MEMORY, "out of memory");
-    }
-    check_all(&a, vars, nv, stream, quiet, rows, cap, &n);
-    nb_stream_destroy(stream);
-    int rc = finish_verify(rows, n, fmt, a.seed, output);
-    free(rows);
+    nb_cli_filter_free(&a.filter);
     return rc;
 }

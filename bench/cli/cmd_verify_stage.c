@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "bench/cli/cli.h"
-#include "bench/cli/stage_check.h"
+#include "bench/tiers/stage_check.h"
 
 static const nb_cli_option stage_options[] = {
     {"stage", 1, "LIST   modup,moddown,keyswitch,rescale (all four)"},
@@ -18,12 +18,14 @@ static const nb_cli_option stage_options[] = {
     {"backend", 1, "B      cpu | gpu | auto (auto)"},
     {"level", 1, "LIST   levels (the top one and 1)"},
     {"seed", 1, "N      input seed (time-based)"},
+    {"filter", 1, "REGEX  keep the checks whose name (\"cpu-harvey test-small modup l=7\")\n"
+                  "                         matches; repeatable: any"},
     {NULL, 0, NULL},
 };
 
 static const char *const stage_names[4] = {"modup", "moddown", "keyswitch", "rescale"};
 typedef struct stage_out {
-    const nb_cli_stage_row *rows;
+    const nb_stage_check_row *rows;
     size_t n;
     nb_format fmt;
     uint64_t seed;
@@ -33,7 +35,7 @@ static nb_status write_rows_json(const stage_out *o, FILE *f, size_t sum[4])
 {
     json_t *checks = json_array();
     for (size_t i = 0; i < o->n; i++) {
-        const nb_cli_stage_row *r = &o->rows[i];
+        const nb_stage_check_row *r = &o->rows[i];
         json_array_append_new(checks,
                               json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:s}", "variant",
                                         r->v->name, "backend", nb_backend_name(r->v->backend),
@@ -77,7 +79,7 @@ static nb_status write_rows(void *ctx, FILE *f)
         fprintf(f, "%-22s %-9s %-14s %5s  %-7s  %s\n", "variant", "stage", "preset", "level",
                 "result", "detail");
     for (size_t i = 0; i < o->n; i++) {
-        const nb_cli_stage_row *r = &o->rows[i];
+        const nb_stage_check_row *r = &o->rows[i];
         const char *res = r->result;
         if (csv)
             fprintf(f, "%s,%s,%s,%s,%zu,%s,\"%s\"\n", r->v->name, nb_backend_name(r->v->backend),
@@ -109,9 +111,20 @@ typedef struct stage_args {
     unsigned long long levels[NB_CLI_MAX_LIST];
     size_t n_levels;
     uint64_t seed;
+    nb_cli_filter filter; /* --filter */
     double t_start; /* progress: when the checks began, how many are planned */
     size_t total;
 } stage_args;
+
+/* 1 when --filter keeps the check of `stage` at `level` of variant v on a
+ * preset; its name: "cpu-harvey test-small modup l=7". */
+static int kept(const stage_args *a, const nb_ntt_variant *v, const char *preset, int stage,
+                unsigned long long level)
+{
+    char name[200];
+    snprintf(name, sizeof name, "%s %s %s l=%llu", v->name, preset, stage_names[stage], level);
+    return nb_cli_filter_match(&a->filter, name);
+}
 
 static nb_status set_stages(stage_args *a, const char *v)
 {
@@ -162,6 +175,8 @@ static nb_status set_arg(stage_args *a, const char *name, const char *v)
     }
     if (!strcmp(name, "level"))
         return nb_cli_parse_ulist(v, name, 0, 255, a->levels, NB_CLI_MAX_LIST, &a->n_levels);
+    if (!strcmp(name, "filter"))
+        return nb_cli_filter_add(&a->filter, v);
     return nb_cli_parse_u64(v, name, &a->seed);
 }
 
@@ -209,12 +224,14 @@ static nb_status pick_variants(const stage_args *a, const nb_ntt_variant **out, 
  * outside a variant's range). */
 static void skip_preset(const stage_args *a, const char *preset, const nb_ntt_variant *v,
                         const nb_ckks_params *p, const unsigned long long *lv, size_t nlv,
-                        nb_cli_stage_row *rows, size_t *n)
+                        nb_stage_check_row *rows, size_t *n)
 {
     for (size_t si = 0; si < a->n_stages; si++)
         for (size_t li = 0; li < nlv; li++) {
-            nb_cli_stage_row *r = &rows[(*n)++];
-            *r = (nb_cli_stage_row){.v = v, .preset = preset, .stage = a->stages[si],
+            if (!kept(a, v, preset, a->stages[si], lv[li]))
+                continue;
+            nb_stage_check_row *r = &rows[(*n)++];
+            *r = (nb_stage_check_row){.v = v, .preset = preset, .stage = a->stages[si],
                                     .level = (size_t)lv[li], .result = "skipped"};
             if (v->word_bits != p->word_bits)
                 snprintf(r->message, sizeof r->message,
@@ -227,11 +244,13 @@ static void skip_preset(const stage_args *a, const char *preset, const nb_ntt_va
         }
 }
 
-/* The rows check_preset will fill for every preset and variant (the
- * default levels depend on each preset's L); `cap` when a preset cannot be
- * loaded (its rows then fail early). A --level above a preset's top level is
- * bad usage, as in `run` (NB_ERR_INVALID_ARG, *total untouched). */
-static nb_status planned_rows(const stage_args *a, size_t nv, size_t cap, size_t *total)
+/* The rows check_preset will fill for every preset and variant that
+ * --filter keeps (the default levels depend on each preset's L); `cap` when
+ * a preset cannot be loaded (its rows then fail early). A --level above a
+ * preset's top level is bad usage, as in `run` (NB_ERR_INVALID_ARG, *total
+ * untouched). */
+static nb_status planned_rows(const stage_args *a, const nb_ntt_variant *const *vars, size_t nv,
+                              size_t cap, size_t *total)
 {
     size_t rows = 0;
     for (size_t pi = 0; pi < a->n_presets; pi++) {
@@ -246,7 +265,13 @@ static nb_status planned_rows(const stage_args *a, size_t nv, size_t cap, size_t
             if (a->levels[li] > top)
                 return nb_set_error(NB_ERR_INVALID_ARG, "--level %llu is above the top level "
                                     "%zu of the set %s", a->levels[li], top, a->presets[pi]);
-        rows += nv * a->n_stages * (a->n_levels ? a->n_levels : top > 1 ? 2 : 1);
+        const unsigned long long defaults[2] = {top, 1};
+        const unsigned long long *lv = a->n_levels ? a->levels : defaults;
+        const size_t nlv = a->n_levels ? a->n_levels : top > 1 ? 2 : 1;
+        for (size_t vi = 0; vi < nv; vi++)
+            for (size_t si = 0; si < a->n_stages; si++)
+                for (size_t li = 0; li < nlv; li++)
+                    rows += kept(a, vars[vi], a->presets[pi], a->stages[si], lv[li]);
     }
     *total = rows;
     return NB_OK;
@@ -254,7 +279,7 @@ static nb_status planned_rows(const stage_args *a, size_t nv, size_t cap, size_t
 
 /* Every stage x level of one preset and one variant into rows (advancing *n). */
 static nb_status check_preset(const stage_args *a, const char *preset,
-                              const nb_ntt_variant *v, void *stream, nb_cli_stage_row *rows,
+                              const nb_ntt_variant *v, void *stream, nb_stage_check_row *rows,
                               size_t *n, int quiet)
 {
     nb_ckks_params *p = NULL;
@@ -272,16 +297,18 @@ static nb_status check_preset(const stage_args *a, const char *preset,
     nb_status s = nb_ckks_create(&c, p, v, v->backend == NB_BACKEND_GPU ? stream : NULL);
     for (size_t si = 0; si < a->n_stages && s == NB_OK; si++)
         for (size_t li = 0; li < nlv; li++) {
-            nb_cli_stage_row *r = &rows[(*n)++];
-            *r = (nb_cli_stage_row){.v = v, .preset = preset, .stage = a->stages[si],
+            if (!kept(a, v, preset, a->stages[si], lv[li]))
+                continue;
+            nb_stage_check_row *r = &rows[(*n)++];
+            *r = (nb_stage_check_row){.v = v, .preset = preset, .stage = a->stages[si],
                              .level = (size_t)lv[li]};
-            nb_cli_stage_ctx x = {p, c, v, v->backend == NB_BACKEND_GPU ? stream : NULL,
-                           a->seed ^ (0x9E3779B97F4A7C15ull * *n)};
-            nb_cli_stage_check_row(&x, r);
+            nb_stage_check_ctx x = {p, c, v, v->backend == NB_BACKEND_GPU ? stream : NULL,
+                                    {a->seed ^ (0x9E3779B97F4A7C15ull * *n)}};
+            nb_stage_check_run(&x, r);
             if (!quiet && nb_now_s() - t0 > 3.0) {
                 char eta[48];
                 nb_cli_eta(eta, sizeof eta, nb_now_s() - a->t_start, *n, a->total);
-                fprintf(stderr, "[%zu/%zu] %s %s %s level %zu: %s%s\n", *n, a->total, v->name,
+                fprintf(stderr, "[%zu/%zu] %s %s %s l=%zu: %s%s\n", *n, a->total, v->name,
                         preset, stage_names[r->stage], r->level, r->result, eta);
             }
         }
@@ -320,17 +347,21 @@ int nb_cmd_verify_stage(int argc, char **argv, nb_format fmt, const char *output
         if (vars[i]->backend == NB_BACKEND_GPU)
             st = nb_stream_create(&stream);
     size_t cap = nv * a.n_presets * a.n_stages * (a.n_levels ? a.n_levels : 2), n = 0;
-    nb_cli_stage_row *rows = st == NB_OK ? calloc(cap ? cap : 1, sizeof *rows) : NULL;
+    nb_stage_check_row *rows = st == NB_OK ? calloc(cap ? cap : 1, sizeof *rows) : NULL;
     if (st == NB_OK && !rows)
         st = nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
     a.t_start = nb_now_s();
     if (st == NB_OK)
-        st = planned_rows(&a, nv, cap, &a.total);
+        st = planned_rows(&a, vars, nv, cap, &a.total);
+    if (st == NB_OK && a.total == 0 && a.filter.n)
+        st = nb_set_error(NB_ERR_INVALID_ARG, "--filter keeps none of the checks (their names "
+                          "read \"cpu-harvey test-small modup l=7\")");
     for (size_t pi = 0; pi < a.n_presets && st == NB_OK; pi++)
         for (size_t vi = 0; vi < nv && st == NB_OK; vi++)
             st = check_preset(&a, a.presets[pi], vars[vi], stream, rows, &n, quiet);
     nb_stream_destroy(stream);
     free(a.variant_store);
+    nb_cli_filter_free(&a.filter);
     if (st == NB_OK) {
         stage_out o = {rows, n, fmt, a.seed};
         st = nb_write_file_atomic(output ? output : "-", write_rows, &o);

@@ -1,21 +1,6 @@
-/* Seeded random inputs of the CLI's checks (`verify`, `verify --stage`):
- * residue polynomials drawn from core's generator, so a printed seed
- * reproduces the inputs exactly; and the trip of such values into and out
- * of a variant's buffer in its word size (`verify`, `transform`). */
+/* The trip of the CLI's check values into and out of a variant's buffer in
+ * its word size (`verify`, `transform`). */
 #include "bench/cli/cli.h"
-#include "core/rng.h"
-
-void nb_cli_fill_residues(uint64_t *a, size_t n, const uint64_t *q, size_t limbs,
-                          uint64_t *state)
-{
-    nb_rng rng = {*state};
-    for (size_t l = 0; l < limbs; l++) {
-        nb_rng_fill_residues(&rng, a + l * n, n, q[l]);
-        if (a[l * n] == 0)
-            a[l * n] = 1;
-    }
-    *state = rng.state;
-}
 
 size_t nb_cli_word_bytes(const nb_ntt_variant *v)
 {

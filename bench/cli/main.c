@@ -1,8 +1,7 @@
 /* nttbench: the command-line entry point. Global options (--plugin, --format,
- * --output, --quiet, --help, --version) may appear anywhere; the first other
+ * --output, --quiet, --help, --version / -V) may appear anywhere; the first other
  * word is the command. Exit codes: 0 ok, 1 verification failed, 2 bad usage,
  * 3 environment error; every failure prints one line "nttbench: error: ...". */
-#include <dlfcn.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 
 #include "bench/cli/cli.h"
 #include "bench/cli/paper.h"
+#include "core/version.h"
 
 static void usage(FILE *f)
 {
@@ -36,40 +36,25 @@ static void usage(FILE *f)
             "  --output FILE   write the report to FILE (a regular file is replaced atomically)\n"
             "  --quiet         no progress or warnings on stderr\n"
             "  --help, -h      this text; COMMAND --help for a command's options\n"
-            "  --version       version and git commit\n\n"
+            "  --version, -V   version, git commit and plug-in ABI\n\n"
             "Ordering convention: forward NTT takes natural-order input and returns\n"
             "bit-reversed output, entry k = a(psi^(2*brv(k)+1)) mod q; inverse is its exact\n"
             "inverse (scaled by N^-1). Exit codes: 0 ok, 1 verification failed, 2 bad usage,\n"
             "3 environment error (e.g. no device for a GPU variant).\n");
 }
 
+/* A plug-in that cannot be used (missing, not loadable, built for another
+ * plug-in ABI, failing its init) is an environment error, exit 3; `-` (which
+ * reads standard input where a file is read) is bad usage here, exit 2. */
 static int load_plugin(const char *path)
 {
-    void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-    char msg[700];
-    if (!h) {
-        snprintf(msg, sizeof msg, "cannot load plug-in '%.200s': %.400s", path, dlerror());
-        return nb_cli_fail(NB_ERR_IO, msg);
-    }
-    void *sym = dlsym(h, NB_PLUGIN_INIT_SYMBOL);
-    if (!sym) {
-        snprintf(msg, sizeof msg, "plug-in '%.200s' exports no %s()", path,
-                 NB_PLUGIN_INIT_SYMBOL);
-        return nb_cli_fail(NB_ERR_IO, msg);
-    }
-    nb_plugin_init_fn init;
-    *(void **)&init = sym;
-    nb_status s = init();
-    if (s != NB_OK) {
-        if (*nb_last_error())
-            snprintf(msg, sizeof msg, "plug-in '%.200s' failed to initialise: %.300s", path,
-                     nb_last_error());
-        else
-            snprintf(msg, sizeof msg, "plug-in '%.200s' failed to initialise: %s() returned "
-                     "%s with no message", path, NB_PLUGIN_INIT_SYMBOL, nb_status_str(s));
-        return nb_cli_fail(NB_ERR_IO, msg);
-    }
-    return 0; /* the handle stays open: its variants live in it */
+    if (!strcmp(path, "-"))
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "--plugin '-': a plug-in is loaded from a shared "
+                                               "object file, not from standard input");
+    nb_status s = nb_plugin_load(path);
+    if (s == NB_OK)
+        return 0;
+    return nb_cli_fail(s == NB_ERR_INVALID_ARG ? s : NB_ERR_IO, nb_last_error());
 }
 
 /* Dispatches the command word; rest[0] is the command, the rest its options. */
@@ -112,13 +97,17 @@ static void command_help(const char *cmd)
     else if (!strcmp(cmd, "verify"))
         printf("usage: nttbench verify [--variant LIST] [--backend cpu|gpu|auto] [--logn LIST]\n"
                "                       [--limbs LIST] [--bits LIST] [--direction LIST] "
-               "[--seed N]\n\n"
+               "[--seed N]\n"
+               "                       [--filter REGEX]...\n\n"
                "Checks each variant against the GMP reference on fresh random inputs\n"
                "(defaults: every variant usable here, --logn 10,13,16 --limbs 1,3 --bits 36,62\n"
                "--direction forward,inverse). With two or more limbs, each check also\n"
-               "transforms a sub-range of the limbs and checks the others are untouched.\n\n"
+               "transforms a sub-range of the limbs and checks the others are untouched.\n"
+               "--filter keeps the checks whose name (\"cpu-harvey forward logn=10 L=3 q36\")\n"
+               "matches the regular expression (repeatable: any).\n\n"
                "       nttbench verify --stage modup,moddown,keyswitch,rescale [--preset LIST]\n"
-               "                       [--variant LIST] [--backend B] [--level LIST] [--seed N]\n\n"
+               "                       [--variant LIST] [--backend B] [--level LIST] [--seed N]\n"
+               "                       [--filter REGEX]...\n\n"
                "Checks the CKKS stages of each variant against the GMP reference (default\n"
                "preset test-small; key-switch rows need log N <= 8, e.g. test-tiny).\n"
                "Exit 1 if any check fails.\n");
@@ -222,7 +211,7 @@ static int parse_globals(int argc, char **argv, char **rest, int *nrest, const c
             *flags |= 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
             *flags |= 2;
-        else if (!strcmp(a, "--version"))
+        else if (!strcmp(a, "--version") || !strcmp(a, "-V"))
             *flags |= 4;
         else
             rest[(*nrest)++] = argv[i];
@@ -241,9 +230,8 @@ static int run_main(int argc, char **argv, char **rest, const char **plugins)
         return rc;
     const int quiet = flags & 1, help = flags & 2;
     if (flags & 4) {
-        nb_env e;
-        nb_env_collect(&e, 0, 0);
-        printf("nttbench %s (%s)\n", e.version, e.git_commit);
+        printf("nttbench %s (commit %s, plug-in ABI %u)\n", nb_version(), nb_git_commit(),
+               nb_plugin_abi());
         return 0;
     }
     if (nrest == 0) {

@@ -46,6 +46,11 @@ static const nb_cli_option run_options[] = {
     {"sets", 1, "K      buffer sets to rotate through (automatic: >= 3x the cache)"},
     {"l2-persist", 1, "F      warm cache: pin the input in L2, access-policy hit ratio F"},
     {"seed", 1, "N      input seed (time-based; recorded per case)"},
+    {"filter", 1, "REGEX  keep the cases whose name (--list shows it) matches; repeatable:\n"
+                  "                         a case is kept when any matches"},
+    {"list", 0, "       print the cases this command line would run, their count and a\n"
+                "                         time estimate; run nothing"},
+    {"dry-run", 0, "       the same as --list"},
     {"progress", 0, "       progress lines on stderr from the start"},
     {"no-progress", 0, "       no progress lines"},
     {NULL, 0, NULL},
@@ -86,6 +91,7 @@ void nb_cli_run_free(nb_cli_run *run)
         return;
     free(run->variant_storage);
     run->variant_storage = NULL;
+    nb_cli_filter_free(&run->filter);
     nb_cli_stage_free(run);
 }
 
@@ -219,6 +225,12 @@ static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v
         run->seed_given = 1;
         return nb_cli_parse_u64(v, name, &run->seed);
     }
+    if (!strcmp(name, "filter"))
+        return nb_cli_filter_add(&run->filter, v);
+    if (!strcmp(name, "list") || !strcmp(name, "dry-run")) {
+        run->list = 1;
+        return NB_OK;
+    }
     if (!strcmp(name, "progress")) {
         run->progress = 1;
         return NB_OK;
@@ -329,6 +341,9 @@ void nb_cli_run_help(FILE *f)
                "--logq BITS picks L per case: the smallest L whose primes' product Q has\n"
                "log2 Q >= BITS - bits/2 (the L nearest BITS, never half a prime under it);\n"
                "each case's label shows that L and its log Q.\n"
+               "A case's name, as --list prints it and --filter matches it: its cache state,\n"
+               "variant and label, then its mode (\"cold cpu-harvey fwd logn=16 L=8 q60 w64\n"
+               "logQ=480.0 per-launch\", \"cold cpu-harvey keyswitch test-medium l=15 per-launch\").\n"
                "What is timed (--tier ntt, stage) and the cache state (--cache warm, cold;\n"
                "--cold says what cold does) are separate choices: --tier stage --cache warm\n"
                "times the stages with a warm cache.\n");

@@ -72,6 +72,12 @@ static nb_status env_differences(nb_comparison *c)
 /* Under NB_MATCH_WORD: the 64-bit case of base for the 32-bit case b (nearest
  * log Q within one prime's bits, the first on a tie; used or not, as several
  * 32-bit variants may face the same one), or the case count when none. */
+/* 1 when the case takes part (opts.keep). */
+static int kept(const nb_comparison *c, const nb_rf_case *k)
+{
+    return !c->opts.keep || c->opts.keep(c->opts.keep_ctx, k);
+}
+
 static size_t word_partner(const nb_comparison *c, const nb_rf_case *b)
 {
     size_t na = nb_result_file_case_count(c->base), best = na;
@@ -80,7 +86,8 @@ static size_t word_partner(const nb_comparison *c, const nb_rf_case *b)
         return na;
     for (size_t i = 0; i < na; i++) {
         const nb_rf_case *a = nb_result_file_case(c->base, i);
-        if (a->word_bits != 64 || !isfinite(a->log_q) || strcmp(a->word_key, b->word_key))
+        if (a->word_bits != 64 || !isfinite(a->log_q) || strcmp(a->word_key, b->word_key) ||
+            !kept(c, a))
             continue;
         const double d = fabs(a->log_q - b->log_q);
         const unsigned tol = a->prime_bits > b->prime_bits ? a->prime_bits : b->prime_bits;
@@ -103,6 +110,8 @@ static nb_status match(nb_comparison *c)
         free(used);
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "compare: out of memory");
     }
+    for (size_t j = 0; j < nn; j++)
+        used[j] = !kept(c, nb_result_file_case(c->new_, j)); /* left out: never listed */
     if (c->opts.match == NB_MATCH_WORD) {
         char *base_used = calloc(na ? na : 1, 1);
         if (!base_used) {
@@ -111,7 +120,7 @@ static nb_status match(nb_comparison *c)
         }
         for (size_t j = 0; j < nn; j++) {
             const nb_rf_case *b = nb_result_file_case(c->new_, j);
-            size_t i = word_partner(c, b);
+            size_t i = used[j] ? na : word_partner(c, b);
             if (i == na)
                 continue;
             used[j] = base_used[i] = 1;
@@ -119,13 +128,15 @@ static nb_status match(nb_comparison *c)
             c->rows[c->n_rows++].new_ = b;
         }
         for (size_t i = 0; i < na; i++)
-            if (!base_used[i])
+            if (!base_used[i] && kept(c, nb_result_file_case(c->base, i)))
                 c->unmatched_base[c->n_unmatched_base++] = nb_result_file_case(c->base, i);
         free(base_used);
         na = 0; /* done: only the unmatched new cases are left to list */
     }
     for (size_t i = 0; i < na; i++) {
         const nb_rf_case *a = nb_result_file_case(c->base, i);
+        if (!kept(c, a))
+            continue;
         size_t j = 0;
         while (j < nn && (used[j] || strcmp(a->key, nb_result_file_case(c->new_, j)->key)))
             j++;
@@ -245,7 +256,8 @@ nb_status nb_compare_runs(const nb_result_file *const *base, size_t n_base,
                          o.match == NB_MATCH_WORD
                              ? "no 32-bit case of %s matches a 64-bit case of %s (same tier, "
                                "direction, log N, log Q within a prime)"
-                             : "no case of %s matches a case of %s",
+                         : o.keep ? "no case of %s that the filter keeps matches a case of %s"
+                                  : "no case of %s matches a case of %s",
                          nb_result_file_path(c->new_), nb_result_file_path(c->base));
     if (s == NB_OK)
         s = gather_runs(c);

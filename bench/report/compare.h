@@ -61,6 +61,10 @@ typedef struct nb_compare_opts {
                            * default; 0: none (the interval is within-run only unless a
                            * side has repeated runs) */
     int strict;           /* 1: judge contended cases like the others (0) */
+    /* Optional: the cases that take part (NULL: all). A case of either file
+     * it answers 0 for is neither matched nor listed as unmatched. */
+    int (*keep)(void *ctx, const nb_rf_case *c);
+    void *keep_ctx;
 } nb_compare_opts;
 
 void nb_compare_opts_default(nb_compare_opts *o);

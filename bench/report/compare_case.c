@@ -47,6 +47,8 @@ void nb_compare_opts_default(nb_compare_opts *o)
     o->match = NB_MATCH_SAME;
     o->run_noise_pct = -1.0;
     o->strict = 0;
+    o->keep = NULL;
+    o->keep_ctx = NULL;
 }
 
 /* The within-run test of samples a (base) and b (new); its verdict is set by

@@ -154,6 +154,16 @@ void nb_case_set_cause(nb_case *c, nb_status cause)
 
 nb_status nb_case_get_cause(const nb_case *c) { return c ? c->cause : NB_OK; }
 
+void nb_case_name(char *buf, size_t n, int warm, const char *variant, const char *label,
+                  const char *mode)
+{
+    const size_t ll = strlen(label), ml = mode ? strlen(mode) : 0;
+    const int has_mode = !mode || (ll >= ml && strcmp(label + ll - ml, mode) == 0 &&
+                                   (ll == ml || label[ll - ml - 1] == ' '));
+    snprintf(buf, n, "%s %s %s%s%s", warm ? "warm" : "cold", variant, label,
+             has_mode ? "" : " ", has_mode ? "" : mode);
+}
+
 const char *nb_case_get_message(const nb_case *c) { return c ? c->message : ""; }
 
 nb_status nb_case_set_result(nb_case *c, const nb_bench_result *r)

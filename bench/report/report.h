@@ -90,6 +90,15 @@ void nb_case_set_cause(nb_case *c, nb_status cause);
 nb_status nb_case_get_cause(const nb_case *c);
 const char *nb_case_get_message(const nb_case *c); /* "" when none */
 
+/* The name a case is listed and selected by (`nttbench run --list`,
+ * `--filter` of run and compare): "<warm|cold> <variant> <label>", then
+ * " <mode>" unless the label already ends with the mode's name (a stage
+ * case's does): "warm cpu-harvey fwd logn=16 L=8 q60 w64 logQ=480.0
+ * per-launch". `warm` is 1 for a warm cache state, 0 for any cold one;
+ * `mode` may be NULL. Truncated to fit buf (n >= 1). */
+void nb_case_name(char *buf, size_t n, int warm, const char *variant, const char *label,
+                  const char *mode);
+
 typedef struct nb_report nb_report;
 
 /* `kind`: "run", "verify", ... (the "command" field of the JSON). */

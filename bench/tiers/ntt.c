@@ -150,8 +150,13 @@ static nb_status one_case(const nb_tier_run *r, ntt_case *k)
     else
         snprintf(label, sizeof label, "%s logn=%u L=%zu q%u w%u%s", k->inverse ? "inv" : "fwd",
                  k->log_n, k->limbs, k->bits, k->v->word_bits, lq);
-    snprintf(what, sizeof what, "%s %s %s %s", warm ? "warm" : "cold", k->v->name, label,
-             nb_mode_name(k->mode));
+    nb_case_name(what, sizeof what, warm, k->v->name, label, nb_mode_name(k->mode));
+    const nb_case_plan plan = {what, k->v, r->timing.cache,
+                               (double)((size_t)1 << k->log_n) * (double)k->limbs *
+                                   (k->v->word_bits == 32 ? 4.0 : 8.0),
+                               1, ls == NB_OK && skip_reason(k, why, sizeof why) != NULL};
+    if (!nb_tier_select(r, &plan))
+        return NB_OK;
     nb_case *c = NULL;
     NB_TRY(nb_case_create(&c, warm ? "warm" : "cold", r->timing.cache, k->v->name,
                           k->v->backend, label));

@@ -44,11 +44,7 @@ static void gen_input(const ntt_ctx *c, size_t set, uint64_t *a)
 {
     nb_rng rng;
     nb_rng_seed(&rng, c->seed ^ (0xD1B54A32D192ED03ull * (set + 1)));
-    for (size_t l = 0; l < c->limbs; l++) {
-        nb_rng_fill_residues(&rng, a + l * c->n, c->n, c->primes[l]);
-        if (a[l * c->n] == 0)
-            a[l * c->n] = 1;
-    }
+    nb_rng_fill_limbs(&rng, a, c->n, c->primes, c->limbs);
 }
 
 static size_t set_words(const ntt_ctx *c) { return c->n * c->limbs; }

@@ -71,6 +71,13 @@ const char *nb_stage_rounding_suffix(const nb_stage_config *cfg)
     return cfg->rounding == NB_CKKS_RESCALE_ROUND ? " round" : " floor";
 }
 
+void nb_stage_case_label(char *buf, size_t n, const nb_ckks_params *params,
+                         const nb_stage_config *cfg)
+{
+    snprintf(buf, n, "%s%s %s l=%zu", nb_stage_name(cfg->stage), nb_stage_rounding_suffix(cfg),
+             params->name, cfg->level == SIZE_MAX ? params->max_level : cfg->level);
+}
+
 static const nb_step_stat *find_step(const nb_breakdown *b, const char *name)
 {
     for (size_t i = 0; i < b->n_steps; i++)
@@ -174,8 +181,7 @@ nb_status nb_stage_run_case(nb_case **out, const nb_ckks_params *params,
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_stage_run_case: NULL argument");
     const size_t level = cfg->level == SIZE_MAX ? params->max_level : cfg->level;
     char label[160];
-    snprintf(label, sizeof label, "%s%s %s l=%zu", nb_stage_name(cfg->stage),
-             nb_stage_rounding_suffix(cfg), params->name, level);
+    nb_stage_case_label(label, sizeof label, params, cfg);
     nb_case *cs = NULL;
     NB_TRY(nb_case_create(&cs, "stage", o->cache, variant->name, variant->backend, label));
     nb_status s = add_params(cs, params, cfg, level, variant->word_bits);

@@ -37,6 +37,11 @@ typedef struct nb_stage_config {
  * for every other stage. */
 const char *nb_stage_rounding_suffix(const nb_stage_config *cfg);
 
+/* The label of a stage case's report row: "<stage>[ floor|round] <set> l=<level>"
+ * (cfg->level SIZE_MAX: the set's top level). */
+void nb_stage_case_label(char *buf, size_t n, const nb_ckks_params *params,
+                         const nb_stage_config *cfg);
+
 /* A stage workload over `params` with `variant` (params outlive it).
  * Per buffer set: the stage's input, its output and (keyswitch) its own
  * random key-switch key (uniform residues: benchmarking needs no real key,

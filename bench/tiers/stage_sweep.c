@@ -10,6 +10,8 @@
 #include "bench/tiers/stage.h"
 #include "bench/tiers/tiers.h"
 
+#define MAX_MODES 16 /* modes of one sweep (nb_sweep.n_modes) */
+
 void nb_stage_tier_opts_default(nb_stage_tier_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -45,6 +47,17 @@ static int variant_fits(const nb_ntt_variant *v, const nb_ckks_params *p, char *
     return 1;
 }
 
+/* Asks r->select about a case of variant v with this label (mode: NULL when
+ * the label carries none); 1 when it is to run. */
+static int select_case(const nb_tier_run *r, const nb_ntt_variant *v, const char *label,
+                       const char *mode, double set_bytes, size_t timed_runs, int skipped)
+{
+    char name[256];
+    nb_case_name(name, sizeof name, r->timing.cache == NB_CACHE_WARM, v->name, label, mode);
+    const nb_case_plan plan = {name, v, r->timing.cache, set_bytes, timed_runs, skipped};
+    return nb_tier_select(r, &plan);
+}
+
 static nb_status add_skipped(const nb_tier_run *r, const nb_ntt_variant *v, const char *label,
                              const char *why)
 {
@@ -54,7 +67,31 @@ static nb_status add_skipped(const nb_tier_run *r, const nb_ntt_variant *v, cons
     return nb_report_add_case(r->report, c);
 }
 
-/* Every stage x mode of one variant at one level. */
+/* The data of one buffer set of a stage case at level l, in bytes: its
+ * input, output(s) and (key switch) key, as the stage workload holds them. */
+static double stage_set_bytes(const nb_ckks_params *p, nb_ckks_stage stage, size_t l)
+{
+    const double n = (double)p->n, q = (double)(l + 1), e = q + (double)p->alpha;
+    double words = stage == NB_CKKS_STAGE_MODUP     ? q + (double)nb_ckks_digits(p, l) * e
+                   : stage == NB_CKKS_STAGE_MODDOWN ? e + q
+                   : stage == NB_CKKS_STAGE_RESCALE ? 2 * q - 1
+                                                    : 3 * q + (double)nb_ckks_key_limbs(p);
+    return 8.0 * n * words;
+}
+
+/* The label of a stage case's row (nb_stage_run_case's), and of the row of
+ * one that is skipped, which adds the mode the case would have run in. */
+static void stage_label(char *label, size_t n, const nb_stage_config *cfg,
+                        const nb_ckks_params *p, const nb_mode *skipped_mode)
+{
+    char base[140];
+    nb_stage_case_label(base, sizeof base, p, cfg);
+    snprintf(label, n, "%s%s%s", base, skipped_mode ? " " : "",
+             skipped_mode ? nb_mode_name(*skipped_mode) : "");
+}
+
+/* Every stage x mode of one variant at one level, as selected; the NTT
+ * micro-benchmarks first, when a case of the level is kept. */
 static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
                            const nb_ckks_params *p, const nb_ntt_variant *v, size_t level)
 {
@@ -63,7 +100,24 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
     const nb_stage_micro *mp = NULL;
     if (nb_bench_interrupted(&r->timing))
         return NB_OK;
-    if (o->micro) {
+    unsigned char keep[4][MAX_MODES] = {{0}};
+    size_t kept = 0, kept_rows = 0; /* cases to time; rows, skipped ones included */
+    for (size_t si = 0; si < o->n_stages; si++)
+        for (size_t mi = 0; mi < r->sweep.n_modes; mi++) {
+            const nb_stage_config cfg = {o->stages[si], level, o->rounding, 0};
+            const nb_mode mode = r->sweep.modes[mi];
+            const int skipped = v->backend == NB_BACKEND_CPU && mode == NB_MODE_GRAPH;
+            char label[160];
+            stage_label(label, sizeof label, &cfg, p, skipped ? &mode : NULL);
+            keep[si][mi] = (unsigned char)select_case(
+                r, v, label, nb_mode_name(mode), stage_set_bytes(p, cfg.stage, level),
+                1 + (o->micro && !skipped && !kept ? 4 : 0), skipped);
+            kept += keep[si][mi] && !skipped;
+            kept_rows += keep[si][mi];
+        }
+    if (r->plan_only || !kept_rows)
+        return NB_OK;
+    if (o->micro && kept) {
         nb_bench_opts mo = r->timing;
         mo.mode = r->sweep.modes[0];
         NB_TRY(nb_stage_micro_measure(&micro, p, v, level, &mo, stream));
@@ -73,15 +127,17 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
         nb_stage_config cfg = {o->stages[si], level, o->rounding,
                                r->sweep.seed + 0x9E37ull * (si + 1)};
         for (size_t mi = 0; mi < r->sweep.n_modes && !nb_bench_interrupted(&r->timing); mi++) {
+            if (!keep[si][mi])
+                continue;
             nb_bench_opts to = r->timing;
             to.mode = r->sweep.modes[mi];
             char label[160], what[256];
-            snprintf(label, sizeof label, "stage %s%s %s l=%zu %s", nb_stage_name(cfg.stage),
-                     nb_stage_rounding_suffix(&cfg), p->name, level, nb_mode_name(to.mode));
             if (v->backend == NB_BACKEND_CPU && to.mode == NB_MODE_GRAPH) {
+                stage_label(label, sizeof label, &cfg, p, &to.mode);
                 NB_TRY(add_skipped(r, v, label, "graph mode needs a GPU variant"));
                 continue;
             }
+            stage_label(label, sizeof label, &cfg, p, NULL);
             nb_case *c = NULL;
             NB_TRY(nb_stage_run_case(&c, p, v, &cfg, mp, &to, o->passes, stream));
             nb_status s = nb_case_param_str(c, "mode", nb_mode_name(to.mode));
@@ -94,7 +150,8 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
                 return s;
             }
             const char *res = nb_case_status_name(nb_case_get_status(c));
-            snprintf(what, sizeof what, "%s %s", v->name, label);
+            nb_case_name(what, sizeof what, r->timing.cache == NB_CACHE_WARM, v->name, label,
+                         nb_mode_name(to.mode));
             NB_TRY(nb_report_add_case(r->report, c));
             nb_tier_progress(r, what, res);
         }
@@ -134,7 +191,8 @@ static nb_status run_params(const nb_tier_run *r, const nb_stage_tier_opts *o,
         char why[200], label[160];
         if (!variant_fits(v, p, why, sizeof why)) {
             snprintf(label, sizeof label, "stage %s", p->name);
-            NB_TRY(add_skipped(r, v, label, why));
+            if (select_case(r, v, label, NULL, 0.0, 0, 1))
+                NB_TRY(add_skipped(r, v, label, why));
             continue;
         }
         for (size_t li = 0; li < nl; li++) {
@@ -166,8 +224,9 @@ nb_status nb_tier_stage_run(const nb_tier_run *r)
     nb_stage_tier_opts defaults;
     nb_stage_tier_opts_default(&defaults);
     const nb_stage_tier_opts *o = r->tier_opts ? r->tier_opts : &defaults;
-    if (r->sweep.n_modes == 0)
-        return nb_set_error(NB_ERR_INVALID_ARG, "stage tier: no mode to run");
+    if (r->sweep.n_modes == 0 || r->sweep.n_modes > MAX_MODES)
+        return nb_set_error(NB_ERR_INVALID_ARG, "stage tier: %zu modes (1 to %d)",
+                            r->sweep.n_modes, MAX_MODES);
     int gpu = 0;
     for (size_t i = 0; i < r->sweep.n_variants; i++)
         gpu |= r->sweep.variants[i]->backend == NB_BACKEND_GPU;

@@ -37,8 +37,10 @@ const nb_tier *nb_tier_find(const char *name)
 
 nb_status nb_tier_run_one(const nb_tier *tier, const nb_tier_run *r)
 {
-    if (!tier || !r || !r->report)
+    if (!tier || !r || (!r->report && !r->plan_only))
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_tier_run_one: NULL tier, run or report");
+    if (r->plan_only && !r->select)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_tier_run_one: plan only without a select");
     NB_TRY(nb_bench_opts_check(&r->timing));
     if (!(tier->cache_states & STATE(r->timing.cache)))
         return nb_set_error(NB_ERR_INVALID_ARG, "tier '%s' cannot run with a %s cache",
@@ -46,7 +48,7 @@ nb_status nb_tier_run_one(const nb_tier *tier, const nb_tier_run *r)
     for (size_t i = 0; i < r->sweep.n_variants; i++) {
         if (!r->sweep.variants[i])
             return nb_set_error(NB_ERR_INVALID_ARG, "tier '%s': NULL variant", tier->name);
-        if (r->sweep.variants[i]->backend == NB_BACKEND_GPU && !r->stream)
+        if (r->sweep.variants[i]->backend == NB_BACKEND_GPU && !r->stream && !r->plan_only)
             return nb_set_error(NB_ERR_INVALID_ARG,
                                 "tier '%s': GPU variant '%s' needs a stream", tier->name,
                                 r->sweep.variants[i]->name);

@@ -39,9 +39,26 @@ typedef struct nb_sweep {
     size_t n_log_q;
 } nb_sweep;
 
-/* Called after each case, once the case is in the report: `what` names it,
- * `result` summarises it. */
+/* Called after each case, once the case is in the report: `what` names it
+ * (nb_case_name), `result` summarises it. */
 typedef void (*nb_progress_fn)(void *ctx, const char *what, const char *result);
+
+/* A case as the sweep plans it, before anything of it is built: what
+ * `nttbench run --list` prints and `--filter` matches, and what a time
+ * estimate needs. */
+typedef struct nb_case_plan {
+    const char *name;               /* nb_case_name (bench/report/report.h) */
+    const nb_ntt_variant *variant;
+    nb_cache_state cache;           /* the state it runs in */
+    double set_bytes;               /* one buffer set: its data (stage: approximate) */
+    size_t timed_runs;              /* sampling loops: 1, plus the stage tier's NTT
+                                       micro-benchmarks (4) on the first case of a level */
+    int skipped;                    /* 1: a skipped row (nothing built or timed) */
+} nb_case_plan;
+
+/* Asked once per case, in sweep order, before the case is built: nonzero
+ * keeps it, zero drops it (neither run nor reported). */
+typedef int (*nb_case_select_fn)(void *ctx, const nb_case_plan *c);
 
 /* One call of one tier. */
 typedef struct nb_tier_run {
@@ -54,6 +71,14 @@ typedef struct nb_tier_run {
                                its defaults */
     nb_progress_fn progress;
     void *progress_ctx;
+    /* Optional: which cases run (NULL: all). A stage tier's micro-benchmarks
+     * run only for levels that keep a case. */
+    nb_case_select_fn select;
+    void *select_ctx;
+    /* Nonzero: plan only. Each case is shown to `select` (required) and
+     * nothing is built, timed or reported; the same sweep order and names
+     * as a real run. */
+    int plan_only;
 } nb_tier_run;
 
 typedef struct nb_tier {
@@ -80,9 +105,12 @@ const nb_tier *nb_tier_find(const char *name);
 nb_status nb_tier_run_one(const nb_tier *tier, const nb_tier_run *r);
 
 /* Shared by the tiers: the case status of a failed measurement (verify ->
- * verify-failed, unsupported -> skipped, else error), and the progress call. */
+ * verify-failed, unsupported -> skipped, else error), the progress call, and
+ * the selection: 1 when the case is to be built and run (r->select keeps it
+ * and the run is not plan-only), else 0. */
 nb_case_status nb_tier_case_status(nb_status s);
 void nb_tier_progress(const nb_tier_run *r, const char *what, const char *result);
+int nb_tier_select(const nb_tier_run *r, const nb_case_plan *c);
 
 /* The rows of the table (one file each). */
 nb_status nb_tier_ntt_run(const nb_tier_run *r);

@@ -17,8 +17,7 @@
 
 #include "bench/timing/internal.h"
 #include "bench/timing/plan.h"
-#include "bench/nb_commit.h"
-#include "bench/nb_version.h"
+#include "core/version.h"
 
 #ifdef NB_HAVE_CUDA
 #include "core/cuda_check.h"
@@ -198,8 +197,8 @@ nb_status nb_env_collect(nb_env *e, int gpu, int measure)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_env_collect: NULL");
     memset(e, 0, sizeof *e);
     e->ecc_enabled = -1;
-    snprintf(e->version, sizeof e->version, "%s", NB_VERSION_STRING);
-    snprintf(e->git_commit, sizeof e->git_commit, "%s", NB_GIT_COMMIT);
+    snprintf(e->version, sizeof e->version, "%s", nb_version());
+    snprintf(e->git_commit, sizeof e->git_commit, "%s", nb_git_commit());
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);

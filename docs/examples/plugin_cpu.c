@@ -94,6 +94,10 @@ static const nb_ntt_variant my_cpu_ntt = {
     .inverse = my_inverse,
 };
 
+/* The plug-in ABI these headers describe: nttbench refuses a plug-in built
+ * for another one. */
+NB_PLUGIN_ABI_EXPORT;
+
 /* The entry point `nttbench --plugin` calls. */
 __attribute__((visibility("default"))) nb_status nb_plugin_init(void)
 {

@@ -6,10 +6,11 @@
  * Data travel in the variant's word size (32-bit words narrowed on upload
  * and widened on download); the checks work on 64-bit words. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/cli/stage_check.h"
+#include "bench/tiers/stage_check.h"
 #include "reference/ckks_ref.h"
 #include "reference/reference.h"
 
@@ -32,7 +33,7 @@ static nb_status to_coeff(uint64_t *a, const uint64_t *q, size_t limbs, unsigned
 
 /* Compares got (NTT form from the pipeline, converted here) with want
  * (coefficient form); 1 and a message in r on the first difference. */
-static int differs(nb_cli_stage_row *r, const char *what, uint64_t *got, const uint64_t *want,
+static int differs(nb_stage_check_row *r, const char *what, uint64_t *got, const uint64_t *want,
                    const uint64_t *q, size_t limbs, unsigned log_n)
 {
     const size_t n = (size_t)1 << log_n;
@@ -145,7 +146,7 @@ typedef struct stage_io {
 
 /* Runs stage r->stage at r->level on the variant's backend (uploading the
  * input, poisoning the outputs, downloading the results). */
-static nb_status run_stage(nb_cli_stage_ctx *x, const nb_cli_stage_row *r, const stage_io *io)
+static nb_status run_stage(nb_stage_check_ctx *x, const nb_stage_check_row *r, const stage_io *io)
 {
     bufs B = {.words = {io->in_words, io->out_words, io->out1 ? io->out_words : 0,
                         io->key ? nb_ckks_key_limbs(x->p) * x->p->n : 0},
@@ -193,7 +194,7 @@ static void free_all(uint64_t **a, int count)
 }
 
 /* modUp of every digit at level l: digit j's output against nb_ref_modup. */
-static nb_status check_modup(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
+static nb_status check_modup(nb_stage_check_ctx *x, nb_stage_check_row *r)
 {
     const nb_ckks_params *p = x->p;
     const size_t n = p->n, l = r->level, E = l + 1 + p->alpha, D = nb_ckks_digits(p, l);
@@ -201,7 +202,7 @@ static nb_status check_modup(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
     if (!alloc_all(m, 4, D * E * n))
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
     nb_ckks_basis_ext(p, l, basis);
-    nb_cli_fill_residues(m[0], n, p->q, l + 1, &x->seed);
+    nb_rng_fill_limbs(&x->rng, m[0], n, p->q, l + 1);
     memcpy(m[1], m[0], (l + 1) * n * 8);
     stage_io io = {m[0], (l + 1) * n, m[2], NULL, D * E * n, NULL, 0};
     nb_status s = run_stage(x, r, &io);
@@ -222,7 +223,7 @@ static nb_status check_modup(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
 }
 
 /* modDown at level l against nb_ref_moddown. */
-static nb_status check_moddown(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
+static nb_status check_moddown(nb_stage_check_ctx *x, nb_stage_check_row *r)
 {
     const nb_ckks_params *p = x->p;
     const size_t n = p->n, l = r->level, E = l + 1 + p->alpha;
@@ -230,7 +231,7 @@ static nb_status check_moddown(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
     if (!alloc_all(m, 4, E * n))
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
     nb_ckks_basis_ext(p, l, basis);
-    nb_cli_fill_residues(m[0], n, basis, E, &x->seed);
+    nb_rng_fill_limbs(&x->rng, m[0], n, basis, E);
     memcpy(m[1], m[0], E * n * 8);
     stage_io io = {m[0], E * n, m[2], NULL, (l + 1) * n, NULL, 0};
     nb_status s = run_stage(x, r, &io);
@@ -246,14 +247,14 @@ static nb_status check_moddown(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
 
 /* Rescale from level l >= g (the primes it drops), floor and round,
  * against nb_ref_rescale_by. */
-static nb_status check_rescale(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
+static nb_status check_rescale(nb_stage_check_ctx *x, nb_stage_check_row *r)
 {
     const nb_ckks_params *p = x->p;
     const size_t n = p->n, l = r->level, g = p->rescale_primes, keep = l + 1 - g;
     uint64_t *m[4]; /* in, in (coefficients), out, want */
     if (!alloc_all(m, 4, (l + 1) * n))
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
-    nb_cli_fill_residues(m[0], n, p->q, l + 1, &x->seed);
+    nb_rng_fill_limbs(&x->rng, m[0], n, p->q, l + 1);
     memcpy(m[1], m[0], (l + 1) * n * 8);
     nb_status s = to_coeff(m[1], p->q, l + 1, p->log_n);
     for (int round = 0; round < 2 && s == NB_OK && !strcmp(r->result, "pass"); round++) {
@@ -287,7 +288,7 @@ static nb_status key_at_level(const nb_ckks_params *p, const uint64_t *key, size
 }
 
 /* Hybrid key switch at level l with a random key against nb_ref_keyswitch. */
-static nb_status check_keyswitch(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
+static nb_status check_keyswitch(nb_stage_check_ctx *x, nb_stage_check_row *r)
 {
     const nb_ckks_params *p = x->p;
     const size_t n = p->n, l = r->level, per = p->q_count + p->alpha;
@@ -298,8 +299,8 @@ static nb_status check_keyswitch(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
     uint64_t *kl = malloc(2 * p->dnum * (l + 1 + p->alpha) * n * 8);
     nb_status s = kl ? NB_OK : nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
     for (size_t poly = 0; poly < nb_ckks_key_limbs(p) / per; poly++)
-        nb_cli_fill_residues(m[6] + poly * per * n, n, p->primes, per, &x->seed);
-    nb_cli_fill_residues(m[0], n, p->q, l + 1, &x->seed);
+        nb_rng_fill_limbs(&x->rng, m[6] + poly * per * n, n, p->primes, per);
+    nb_rng_fill_limbs(&x->rng, m[0], n, p->q, l + 1);
     memcpy(m[1], m[0], (l + 1) * n * 8);
     stage_io io = {m[0], (l + 1) * n, m[2], m[3], (l + 1) * n, m[6], 0};
     if (s == NB_OK)
@@ -320,7 +321,7 @@ static nb_status check_keyswitch(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
 }
 
 /* One row: skipped when the stage does not apply, else checked. */
-void nb_cli_stage_check_row(nb_cli_stage_ctx *x, nb_cli_stage_row *r)
+void nb_stage_check_run(nb_stage_check_ctx *x, nb_stage_check_row *r)
 {
     r->result = "pass";
     if (r->level > x->p->max_level) {

@@ -1,0 +1,253 @@
+/* bench/cli case selection (run_list.c, filter.c): `run --list` / `--dry-run`
+ * prints exactly the cases the same command line runs, in order, with their
+ * count and an estimate (to --output when given), and runs nothing; `--filter REGEX` (repeatable: any)
+ * keeps the cases whose name matches in run (NTT and stage tiers), verify,
+ * verify --stage and compare, and the report's cases_planned counts only
+ * those. argv: NTTBENCH DATA-DIR. */
+#include <regex.h>
+#include <sys/stat.h>
+
+#include "bench/bench.h"
+#include "cliutil.h"
+
+static const char *data_dir;
+
+/* Quick timing for the runs of these tests. */
+#define QUICK "--logn 10 --min-samples 3 --min-time 0.001 --timeout 0.2 --warmup 1 " \
+              "--warmup-time 0 --seed 7"
+
+/* The lines of dir/out.txt before its summary line (the last); *n of them. */
+static char **listed(size_t *n, char **summary)
+{
+    char *o = slurp("out.txt");
+    char **lines = calloc(256, sizeof *lines);
+    *n = 0;
+    for (char *save = NULL, *l = strtok_r(o, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+        if (*n < 256)
+            lines[(*n)++] = strdup(l);
+    free(o);
+    assert_true(*n >= 1);
+    *summary = lines[--*n];
+    return lines;
+}
+
+static void free_lines(char **lines, size_t n, char *summary)
+{
+    for (size_t i = 0; i < n; i++)
+        free(lines[i]);
+    free(summary);
+    free(lines);
+}
+
+/* The names of the cases of a run report, in order (as nb_case_name makes them). */
+static size_t report_names(json_t *j, char names[][256], size_t cap)
+{
+    json_t *cases = json_object_get(j, "cases");
+    size_t n = json_array_size(cases);
+    assert_true(n <= cap);
+    for (size_t i = 0; i < n; i++) {
+        json_t *c = json_array_get(cases, i);
+        const char *state = json_string_value(json_object_get(c, "cache_state"));
+        nb_case_name(names[i], 256, !strcmp(state, "warm"),
+                     json_string_value(json_object_get(c, "variant")),
+                     json_string_value(json_object_get(c, "label")),
+                     json_string_value(json_object_get(c, "mode")));
+    }
+    return n;
+}
+
+static void test_list_names_exactly_the_cases_the_run_runs(void **state)
+{
+    (void)state;
+    const char *opts = "--limbs 1,2 --direction forward,inverse " QUICK;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "run --list %s", opts);
+    const double t0 = nb_now_s();
+    assert_int_equal(run(cmd), 0);
+    assert_true(nb_now_s() - t0 < 5.0); /* nothing timed */
+    size_t n;
+    char *summary, **lines = listed(&n, &summary);
+    assert_int_equal(n, 8);
+    assert_true(strncmp(summary, "8 cases, estimated ", 19) == 0);
+    assert_non_null(strstr(summary, "outside the samples"));
+    snprintf(cmd, sizeof cmd, "--format json --output %s/r.json run %s", dir, opts);
+    assert_int_equal(run(cmd), 0);
+    json_t *j = load_json("r.json");
+    char names[16][256];
+    assert_int_equal(report_names(j, names, 16), 8);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(lines[i], names[i]);
+    assert_int_equal(json_integer_value(json_object_get(j, "cases_planned")), 8);
+    json_decref(j);
+    free_lines(lines, n, summary);
+}
+
+static void test_dry_run_is_list(void **state)
+{
+    (void)state;
+    assert_int_equal(run("run --list --tier ntt,stage --preset test-tiny " QUICK), 0);
+    char *a = slurp("out.txt");
+    assert_int_equal(run("run --dry-run --tier ntt,stage --preset test-tiny " QUICK), 0);
+    char *b = slurp("out.txt");
+    assert_string_equal(a, b);
+    assert_non_null(strstr(a, "cold cpu-harvey keyswitch test-tiny l=3 per-launch\n"));
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "--output %s/list.txt run --list --tier ntt,stage --preset "
+             "test-tiny " QUICK, dir);
+    assert_int_equal(run(cmd), 0);
+    char *c = slurp("list.txt");
+    assert_string_equal(a, c);
+    free(a);
+    free(b);
+    free(c);
+}
+
+/* The estimate grows with the rotated data outside the samples. */
+static double outside_s(const char *args)
+{
+    assert_int_equal(run(args), 0);
+    size_t n;
+    char *summary, **lines = listed(&n, &summary);
+    const char *p = strstr(summary, "and about ");
+    assert_non_null(p);
+    double s = atof(p + 10);
+    free_lines(lines, n, summary);
+    return s;
+}
+
+static void test_list_estimate_counts_work_outside_the_samples(void **state)
+{
+    (void)state;
+    const double small = outside_s("run --list --tier cold --logn 10 --limbs 1");
+    const double large = outside_s("run --list --tier cold --logn 17 --limbs 64");
+    assert_true(small > 0);
+    assert_true(large > small);
+}
+
+/* --filter keeps the names any pattern matches: the listed names are those
+ * of the unfiltered list that match, and the run reports those only. */
+static void test_filter_keeps_the_matching_cases(void **state)
+{
+    (void)state;
+    const char *opts = "--limbs 1,2 --direction forward,inverse " QUICK;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "run --list %s", opts);
+    assert_int_equal(run(cmd), 0);
+    size_t all_n;
+    char *all_summary, **all = listed(&all_n, &all_summary);
+    regex_t a, b;
+    assert_int_equal(regcomp(&a, "^cold .* inv ", REG_EXTENDED | REG_NOSUB), 0);
+    assert_int_equal(regcomp(&b, "L=2 ", REG_EXTENDED | REG_NOSUB), 0);
+    snprintf(cmd, sizeof cmd, "run --list --filter '^cold .* inv ' --filter 'L=2 ' %s", opts);
+    assert_int_equal(run(cmd), 0);
+    size_t n;
+    char *summary, **lines = listed(&n, &summary);
+    size_t k = 0;
+    for (size_t i = 0; i < all_n; i++)
+        if (!regexec(&a, all[i], 0, NULL, 0) || !regexec(&b, all[i], 0, NULL, 0)) {
+            assert_true(k < n);
+            assert_string_equal(lines[k++], all[i]);
+        }
+    assert_int_equal(k, n);
+    assert_int_equal(n, 5); /* the four L=2 cases and cold inv L=1 */
+    snprintf(cmd, sizeof cmd,
+             "--format json --output %s/f.json run --filter '^cold .* inv ' --filter 'L=2 ' %s",
+             dir, opts);
+    assert_int_equal(run(cmd), 0);
+    json_t *j = load_json("f.json");
+    char names[16][256];
+    assert_int_equal(report_names(j, names, 16), n);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(names[i], lines[i]);
+    assert_int_equal(json_integer_value(json_object_get(j, "cases_planned")), (json_int_t)n);
+    json_decref(j);
+    regfree(&a);
+    regfree(&b);
+    free_lines(lines, n, summary);
+    free_lines(all, all_n, all_summary);
+}
+
+/* A stage case dropped by the filter is not timed, nor its level's
+ * micro-benchmarks when no case of the level is kept. */
+static void test_filter_selects_stage_cases(void **state)
+{
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "--format json --output %s/s.json run --tier stage --preset "
+             "test-tiny --stage modup,rescale --filter 'rescale' " QUICK, dir);
+    assert_int_equal(run(cmd), 0);
+    json_t *j = load_json("s.json");
+    json_t *cases = json_object_get(j, "cases");
+    assert_int_equal(json_array_size(cases), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(cases, 0), "label")),
+                        "rescale floor test-tiny l=3");
+    json_decref(j);
+}
+
+static void test_verify_filter_keeps_the_matching_checks(void **state)
+{
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "--format json --output %s/v.json verify --variant cpu-harvey "
+             "--logn 10 --filter 'inverse logn=10 L=3 q62' --filter 'forward .* L=1 q36'", dir);
+    assert_int_equal(run(cmd), 0);
+    json_t *j = load_json("v.json");
+    json_t *checks = json_object_get(j, "checks");
+    assert_int_equal(json_array_size(checks), 2);
+    json_t *c0 = json_array_get(checks, 0), *c1 = json_array_get(checks, 1);
+    assert_string_equal(json_string_value(json_object_get(c0, "direction")), "forward");
+    assert_int_equal(json_integer_value(json_object_get(c0, "limbs")), 1);
+    assert_string_equal(json_string_value(json_object_get(c1, "direction")), "inverse");
+    assert_int_equal(json_integer_value(json_object_get(c1, "prime_bits")), 62);
+    json_decref(j);
+    snprintf(cmd, sizeof cmd, "verify --stage modup,rescale --preset test-tiny --variant "
+             "cpu-harvey --filter 'rescale l=1$'");
+    assert_int_equal(run(cmd), 0);
+    char *o = slurp("out.txt");
+    assert_non_null(strstr(o, "1 passed, 0 failed, 0 skipped, 0 errors"));
+    free(o);
+}
+
+static void test_compare_filter_leaves_the_other_cases_out(void **state)
+{
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "--format json --output %s/c.json compare %s/ntt-cpu-logn.json "
+             "%s/ntt-cpu-logn.json --filter '^warm .*logn=11 '", dir, data_dir, data_dir);
+    assert_int_equal(run(cmd), 0);
+    json_t *j = load_json("c.json");
+    json_t *rows = json_object_get(j, "cases");
+    assert_true(json_array_size(rows) >= 1);
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+        json_t *r = json_array_get(rows, i);
+        assert_non_null(strstr(json_string_value(json_object_get(r, "label")), "logn=11 "));
+        assert_string_equal(json_string_value(json_object_get(r, "tier")), "warm");
+    }
+    json_t *un = json_object_get(j, "unmatched_base");
+    assert_true(!un || json_array_size(un) == 0);
+    json_decref(j);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s NTTBENCH DATA-DIR\n", argv[0]);
+        return 2;
+    }
+    exe = argv[1];
+    data_dir = argv[2];
+    if (cli_scratch_create("nb-select-") != 0)
+        return 2;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_list_names_exactly_the_cases_the_run_runs),
+        cmocka_unit_test(test_dry_run_is_list),
+        cmocka_unit_test(test_list_estimate_counts_work_outside_the_samples),
+        cmocka_unit_test(test_filter_keeps_the_matching_cases),
+        cmocka_unit_test(test_filter_selects_stage_cases),
+        cmocka_unit_test(test_verify_filter_keeps_the_matching_checks),
+        cmocka_unit_test(test_compare_filter_leaves_the_other_cases_out),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    cli_scratch_remove();
+    return failed ? 1 : 0;
+}
