@@ -36,8 +36,14 @@ nb_status nb_plugin_load(const char *path)
                             NB_PLUGIN_INIT_SYMBOL);
     *(void **)&init = sym;
     nb_status s = init();
-    if (s != NB_OK)
-        return nb_set_error(NB_ERR_IO, "plug-in '%.200s' failed to initialise: %.300s (%s)", path,
-                            nb_last_error(), nb_status_str(s));
+    if (s != NB_OK) {
+        char why[320]; /* nb_last_error() is the buffer nb_set_error writes */
+        snprintf(why, sizeof why, "%s", nb_last_error());
+        if (why[0])
+            return nb_set_error(NB_ERR_IO, "plug-in '%.200s' failed to initialise: %.300s", path,
+                                why);
+        return nb_set_error(NB_ERR_IO, "plug-in '%.200s' failed to initialise: %s() returned %s "
+                            "with no message", path, NB_PLUGIN_INIT_SYMBOL, nb_status_str(s));
+    }
     return NB_OK; /* the handle stays open: its variants live in it */
 }

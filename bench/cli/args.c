@@ -219,7 +219,8 @@ int nb_cli_next_option(int argc, char **argv, int *i, const nb_cli_option *const
                      (int)(len < 100 ? len : 100), a + 2);
         return -1;
     }
-    if (o->takes_value && given_before(*i, argv, tables, o)) {
+    /* an option whose help says "repeatable" (--filter) may be given again */
+    if (o->takes_value && !strstr(o->help, "repeatable") && given_before(*i, argv, tables, o)) {
         const int list = !strncmp(o->help, "LIST", 4);
         nb_set_error(NB_ERR_INVALID_ARG, "--%s given twice: give it once%s%s%s", o->name,
                      list ? " (a list takes commas: --" : "", list ? o->name : "",
