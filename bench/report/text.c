@@ -115,6 +115,17 @@ void nb_text_write_breakdowns(const nb_report *r, FILE *f, int md)
                    "share %.1f%%, %zu fwd + %zu inv limb-NTTs)\n",
                 md ? "**" : "", c->variant, c->label, md ? "**" : "", b->passes, t1, t2,
                 100.0 * b->ntt_share, b->ntt_fwd_limbs, b->ntt_inv_limbs);
+        /* what the steps measure: wall time between marks; on the GPU a mark
+         * is an event, which ends the kernels' overlap at the step boundary */
+        const double timed = c->has_result ? c->result.stats.median : NAN;
+        if (c->backend == NB_BACKEND_GPU && isfinite(timed) && timed > 0) {
+            char t3[32];
+            nb_text_fmt_time(t3, sizeof t3, timed);
+            fprintf(f, "%s(each step: the time between events around it, its kernels overlapping "
+                       "one another; the events end the overlap across step boundaries, so the "
+                       "marked launch takes %.2fx the timed median %s)%s\n",
+                    md ? "\n_" : "  ", b->launch_s / timed, t3, md ? "_" : "");
+        }
         if (md)
             fprintf(f, "\n| step | count | median | share |\n| --- | --- | --- | --- |\n");
         for (size_t k = 0; k < b->n_steps; k++) {
