@@ -393,6 +393,22 @@ NB_HOST void nb_barrett_precompute(uint64_t q, uint64_t *mu_lo, uint64_t *mu_hi)
     *mu_hi = (uint64_t)(m >> 64);
 }
 
+/* floor(w * 2^64 / q) for w in [0, q) without a division, from mu =
+ * floor(2^128 / q) (nb_barrett_precompute): e = floor(w mu / 2^64) is at
+ * most two below the quotient (w mu / 2^64 > w 2^64 / q - w / 2^64 - 1), so
+ * at most two corrections by the remainder w 2^64 - e q. Equal to
+ * nb_shoup_precompute; for building large tables. Host only. */
+NB_HOST uint64_t nb_shoup_precompute_mu(uint64_t w, uint64_t q, uint64_t mu_lo, uint64_t mu_hi)
+{
+    uint64_t e = (uint64_t)(((unsigned __int128)w * mu_lo) >> 64) + w * mu_hi;
+    unsigned __int128 r = ((unsigned __int128)w << 64) - (unsigned __int128)e * q;
+    while (r >= q) {
+        r -= q;
+        e++;
+    }
+    return e;
+}
+
 /* floor(w * 2^32 / q) for w in [0, q), q < 2^32. Host only. */
 NB_HOST uint32_t nb_shoup32_precompute(uint32_t w, uint32_t q)
 {

@@ -373,12 +373,16 @@ static void test_shoup_constant_is_floor_w_2_64_over_q(void **state)
     mpz_init(z);
     for (size_t p = 0; p < n_primes; p++) {
         const uint64_t q = primes[p];
-        for (int i = 0; i < SAMPLES; i++) {
-            const uint64_t w = sample_below(q, q);
+        uint64_t ml, mh;
+        nb_barrett_precompute(q, &ml, &mh);
+        for (int i = 0; i < SAMPLES; i++) { /* i = 0, 1: the extremes 0 and q - 1 */
+            const uint64_t w = i == 0 ? 0 : i == 1 ? q - 1 : sample_below(q, q);
             mpz_set_ui(z, w);
             mpz_mul_2exp(z, z, 64);
             mpz_fdiv_q_ui(z, z, q);
             CHECK(mpz_cmp_ui(z, nb_shoup_precompute(w, q)) == 0, "nb_shoup_precompute", q, w, 0);
+            CHECK(mpz_cmp_ui(z, nb_shoup_precompute_mu(w, q, ml, mh)) == 0,
+                  "nb_shoup_precompute_mu", q, w, 0);
         }
     }
     mpz_clear(z);
