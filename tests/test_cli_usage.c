@@ -22,27 +22,6 @@
 #define QUICK "--tier", "warm", "--logn", "10", "--limbs", "1", "--min-time", "0.01", \
               "--timeout", "1"
 
-static int make_base(void **state)
-{
-    (void)state;
-    return run_v((const char *[]){"-q", "--format", "json", "--output", at("base.json"), "run",
-                                  "--variant", "cpu-harvey", QUICK, NULL});
-}
-
-/* dir/NAME: base.json with every case changed by `edit` (an object merged
- * into each case; a key whose value is "DELETE" is removed). */
-static void derive_cases(const char *name, const char *edit)
-{
-    json_t *j = load_json("base.json"), *e = json_loads(edit, 0, NULL), *c;
-    assert_non_null(e);
-    size_t i;
-    json_array_foreach(json_object_get(j, "cases"), i, c)
-        merge_edit(c, e);
-    assert_int_equal(json_dump_file(j, at(name), JSON_INDENT(1) | JSON_PRESERVE_ORDER), 0);
-    json_decref(e);
-    json_decref(j);
-}
-
 /* Guards: a second --variant (or --threshold, --logn) replaced the first
  * without a word; a second --output wrote one report and dropped the other. */
 static void test_option_given_twice_is_refused(void **state)
@@ -211,5 +190,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_compare_run_lists_are_checked),
     };
     return cli_rows_main(argc, argv, "nb-use-", "cli_usage", tests,
-                         sizeof tests / sizeof tests[0], make_base);
+                         sizeof tests / sizeof tests[0], make_quick_base);
 }

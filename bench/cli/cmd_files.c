@@ -371,6 +371,14 @@ int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output)
         free(a);
         return nb_cli_fail(s == NB_ERR_IO ? NB_ERR_INVALID_ARG : s, nb_last_error());
     }
+    if (ne == 0 && na == 0) { /* a check that compared nothing must not read as a pass */
+        free(e);
+        free(a);
+        nb_set_error(NB_ERR_INVALID_ARG, "%s and %s hold no values: nothing to compare",
+                     !strcmp(exp_p, "-") ? "standard input" : exp_p,
+                     !strcmp(act_p, "-") ? "standard input" : act_p);
+        return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+    }
     char *text = NULL;
     size_t text_len = 0;
     FILE *out = output ? open_memstream(&text, &text_len) : stdout;

@@ -131,7 +131,7 @@ static void command_help(const char *cmd)
                "         [--expected-format F] [--actual-format F]\n\n"
                "Compares two coefficient files; prints the first K (10) mismatches as (limb,\n"
                "index, expected, actual) when --logn is given (flat index otherwise) and the\n"
-               "count. Exit 1 when they differ.\n");
+               "count. Exit 1 when they differ, 2 when neither holds a value.\n");
     else if (!strcmp(cmd, "list"))
         printf("usage: nttbench list\n\nVariants (name, backend, log N range, prime bound) "
                "and presets.\n");
