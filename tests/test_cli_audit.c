@@ -1,5 +1,7 @@
 /* Rows of the third command-line audit that still reproduced: `check` of two
- * empty files said OK. Each guard fails on the code before its fix;
+ * empty files said OK, `report` wrote a methods paragraph of "nan" for a file
+ * none of whose cases was timed and slipped in its wording. Each guard fails
+ * on the code before its fix;
  * rejected inputs are rows of the bad-input table (clirows.h).
  * argv: NTTBENCH TABLE-FILE. */
 #include <errno.h>
@@ -39,10 +41,50 @@ static void test_check_of_two_empty_files_is_an_error(void **state)
                      1);
 }
 
+/* Guards: a file whose cases were all skipped got a methods paragraph of
+ * "timing mode -, 0 launch(es)", "noise 0.00..0.00 % (mean nan %)" and
+ * "(0 of 0 passed)", with exit 0. */
+static void test_report_of_no_timed_case_is_refused(void **state)
+{
+    (void)state;
+    derive_cases("skipped.json", "{\"status\": \"skipped\", \"stats\": null, \"samples_ns\": "
+                                 "\"DELETE\", \"samples_stored\": \"DELETE\"}");
+    expect_error("report on a file whose cases were none timed",
+                 (const char *[]){"report", at("skipped.json"), NULL}, 2,
+                 "DIR/skipped.json: none of its 1 case was timed (skipped): nothing to report");
+}
+
+/* Guards: "on AMD EPYC (...), host AMD EPYC" named the CPU twice, "the warm,
+ * cold tiers of a, b", "1 OpenMP threads" and "1 launch(es) per sample". */
+static void test_report_wording(void **state)
+{
+    (void)state;
+    json_t *j = load_json("base.json"), *cases = json_object_get(j, "cases");
+    json_t *c = json_deep_copy(json_array_get(cases, 0));
+    json_object_set_new(c, "tier", json_string("cold"));
+    json_object_set_new(c, "variant", json_string("cpu-other"));
+    json_array_append_new(cases, c);
+    json_object_set_new(json_object_get(json_object_get(j, "environment"), "host"), "omp_threads",
+                        json_integer(1));
+    assert_int_equal(json_dump_file(j, at("two.json"), JSON_INDENT(1)), 0);
+    json_decref(j);
+    assert_int_equal(run_v((const char *[]){"report", at("two.json"), NULL}), 0);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "We timed the warm and cold tiers of cpu-harvey and cpu-other "
+                                "with nttbench"));
+    assert_null(strstr(out, ", host "));
+    assert_non_null(strstr(out, "1 OpenMP thread,"));
+    assert_non_null(strstr(out, "1 launch per sample"));
+    assert_null(strstr(out, "(es)"));
+    free(out);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check_of_two_empty_files_is_an_error),
+        cmocka_unit_test(test_report_of_no_timed_case_is_refused),
+        cmocka_unit_test(test_report_wording),
     };
     return cli_rows_main(argc, argv, "nb-aud-", "cli_audit", tests,
                          sizeof tests / sizeof tests[0], make_quick_base);
