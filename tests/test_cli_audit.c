@@ -79,12 +79,29 @@ static void test_report_wording(void **state)
     free(out);
 }
 
+/* Guards: an empty list value said "--logn needs a value" where a number
+ * said "--batch '' is empty", and a list item out of range read "--logn: 0
+ * outside" where a number read "--batch 0 outside". */
+static void test_numeric_options_word_a_fault_one_way(void **state)
+{
+    (void)state;
+    expect_error("empty list of numbers", (const char *[]){"run", "--logn", "", NULL}, 2,
+                 "--logn '' is empty (a decimal number is expected)");
+    expect_error("empty real number", (const char *[]){"run", "--min-time=", NULL}, 2,
+                 "--min-time '' is empty (a decimal number is expected)");
+    expect_error("list item out of range", (const char *[]){"run", "--limbs", "1,0", NULL}, 2,
+                 "--limbs 0 outside [1, 4096]");
+    expect_error("number out of range", (const char *[]){"run", "--batch", "0", NULL}, 2,
+                 "--batch 0 outside [1, 100000]");
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check_of_two_empty_files_is_an_error),
         cmocka_unit_test(test_report_of_no_timed_case_is_refused),
         cmocka_unit_test(test_report_wording),
+        cmocka_unit_test(test_numeric_options_word_a_fault_one_way),
     };
     return cli_rows_main(argc, argv, "nb-aud-", "cli_audit", tests,
                          sizeof tests / sizeof tests[0], make_quick_base);
