@@ -1,7 +1,9 @@
 /* Rows of the third command-line audit that still reproduced: `check` of two
  * empty files said OK, `report` wrote a methods paragraph of "nan" for a file
- * none of whose cases was timed and slipped in its wording. Each guard fails
- * on the code before its fix;
+ * none of whose cases was timed and slipped in its wording, numeric options
+ * worded one fault two ways, and `primes` had a third wording for too few
+ * primes and was silent for seconds. Each guard fails on the code before its
+ * fix;
  * rejected inputs are rows of the bad-input table (clirows.h).
  * argv: NTTBENCH TABLE-FILE. */
 #include <errno.h>
@@ -95,6 +97,37 @@ static void test_numeric_options_word_a_fault_one_way(void **state)
                  "--batch 0 outside [1, 100000]");
 }
 
+/* Guards: too few primes of exactly B bits read "fewer than 3 primes q = 1
+ * mod 2^4 have 8 bits", a third wording beside "only K primes ... are
+ * available", which itself counted primes of fewer bits (5 below 2^8, of
+ * which 2 have 8 bits); thousands of minimal roots took seconds without a
+ * word. */
+static void test_primes_say_how_many_have_the_bits(void **state)
+{
+    (void)state;
+    expect_error("too few primes of exactly B bits",
+                 (const char *[]){"primes", "--logn", "3", "--bits", "8", "--count", "3", NULL}, 2,
+                 "only 2 primes q < 2^8 with q = 1 mod 2^4 and exactly 8 bits are available "
+                 "(asked for 3)");
+    expect_error("more primes than below 2^B",
+                 (const char *[]){"primes", "--logn", "3", "--bits", "8", "--count", "30", NULL},
+                 2, "only 2 primes q < 2^8 with q = 1 mod 2^4 and exactly 8 bits are available "
+                    "(asked for 30)");
+    assert_int_equal(run_v((const char *[]){"primes", "--logn", "17", "--bits", "62", "--count",
+                                            "1024", NULL}),
+                     0);
+    char *e = slurp("err.txt");
+    assert_string_equal(e, "nttbench: primes: the minimal roots of 1024 primes at N = 2^17 take "
+                           "a few seconds...\n");
+    free(e);
+    assert_int_equal(run_v((const char *[]){"-q", "primes", "--logn", "17", "--count", "1024",
+                                            NULL}),
+                     0);
+    e = slurp("err.txt");
+    assert_string_equal(e, "");
+    free(e);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -102,6 +135,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_report_of_no_timed_case_is_refused),
         cmocka_unit_test(test_report_wording),
         cmocka_unit_test(test_numeric_options_word_a_fault_one_way),
+        cmocka_unit_test(test_primes_say_how_many_have_the_bits),
     };
     return cli_rows_main(argc, argv, "nb-aud-", "cli_audit", tests,
                          sizeof tests / sizeof tests[0], make_quick_base);

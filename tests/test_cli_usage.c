@@ -96,10 +96,12 @@ static void test_messages_say_what_is_wrong(void **state)
                  2, "DIR/z.txt:1: '0007' has a leading zero (decimal only: write it without)");
     expect_error("one prime where three are asked for",
                  (const char *[]){"primes", "--logn", "17", "--bits", "20", "--count", "3", NULL},
-                 2, "only 1 prime q < 2^20 with q = 1 mod 2^18 is available (asked for 3)");
+                 2, "only 1 prime q < 2^20 with q = 1 mod 2^18 and exactly 20 bits is available "
+                    "(asked for 3)");
     expect_error("no prime of the size",
                  (const char *[]){"primes", "--logn", "16", "--bits", "16", "--count", "1", NULL},
-                 2, "only 0 primes q < 2^16 with q = 1 mod 2^17 are available (asked for 1)");
+                 2, "only 0 primes q < 2^16 with q = 1 mod 2^17 and exactly 16 bits are available "
+                    "(asked for 1)");
     char bin[512], rel[600], plugin[PATH_MAX], link[300];
     snprintf(bin, sizeof bin, "%s", exe);
     snprintf(rel, sizeof rel, "%s/../../tests/libnb_plugin_example.so", dirname(bin));

@@ -83,7 +83,7 @@ static int dispatch(int nrest, char **rest, int argc, char **argv, nb_format fmt
     if (!strcmp(cmd, "report"))
         return nb_cmd_report(sub_argc, sub, fmt, output, quiet);
     if (!strcmp(cmd, "primes"))
-        return nb_cmd_primes(sub_argc, sub, fmt, output);
+        return nb_cmd_primes(sub_argc, sub, fmt, output, quiet);
     char msg[300];
     snprintf(msg, sizeof msg, "unknown %s '%.200s' (see nttbench --help)",
              cmd[0] == '-' ? "option" : "command", cmd);
