@@ -1,9 +1,9 @@
 /* Rows of the third command-line audit that still reproduced: `check` of two
  * empty files said OK, `report` wrote a methods paragraph of "nan" for a file
  * none of whose cases was timed and slipped in its wording, numeric options
- * worded one fault two ways, and `primes` had a third wording for too few
- * primes and was silent for seconds. Each guard fails on the code before its
- * fix;
+ * worded one fault two ways, `primes` had a third wording for too few primes
+ * and was silent for seconds, and `compare` read a file holding more samples
+ * than a run stores. Each guard fails on the code before its fix;
  * rejected inputs are rows of the bad-input table (clirows.h).
  * argv: NTTBENCH TABLE-FILE. */
 #include <errno.h>
@@ -128,6 +128,31 @@ static void test_primes_say_how_many_have_the_bits(void **state)
     free(e);
 }
 
+/* Guards: a file whose samples_ns held more samples than nttbench stores
+ * (12 million: 20 s and 940 MB to compare) was read as if a run had written
+ * it. */
+static void test_more_samples_than_stored_are_refused(void **state)
+{
+    (void)state;
+    json_t *j = load_json("base.json"), *c = json_array_get(json_object_get(j, "cases"), 0);
+    const double median = json_number_value(json_object_get(json_object_get(c, "stats"),
+                                                             "median"));
+    json_t *samples = json_array();
+    for (int i = 0; i <= NB_REPORT_MAX_STORED_SAMPLES; i++)
+        json_array_append_new(samples, json_real(median));
+    json_object_set_new(c, "samples_ns", samples);
+    json_object_set_new(c, "samples_stored", json_integer(NB_REPORT_MAX_STORED_SAMPLES + 1));
+    json_object_set_new(c, "samples_selection", json_string("all"));
+    json_object_set_new(json_object_get(c, "stats"), "samples",
+                        json_integer(NB_REPORT_MAX_STORED_SAMPLES + 1));
+    assert_int_equal(json_dump_file(j, at("cap.json"), 0), 0);
+    json_decref(j);
+    expect_error("result file with more samples than nttbench stores",
+                 (const char *[]){"compare", at("base.json"), at("cap.json"), NULL}, 2,
+                 "DIR/cap.json: case 0: 'samples_ns' holds 10001 samples; a run stores at most "
+                 "10000 (a reservoir beyond that)");
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -136,6 +161,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_report_wording),
         cmocka_unit_test(test_numeric_options_word_a_fault_one_way),
         cmocka_unit_test(test_primes_say_how_many_have_the_bits),
+        cmocka_unit_test(test_more_samples_than_stored_are_refused),
     };
     return cli_rows_main(argc, argv, "nb-aud-", "cli_audit", tests,
                          sizeof tests / sizeof tests[0], make_quick_base);
