@@ -2,8 +2,9 @@
  * empty files said OK, `report` wrote a methods paragraph of "nan" for a file
  * none of whose cases was timed and slipped in its wording, numeric options
  * worded one fault two ways, `primes` had a third wording for too few primes
- * and was silent for seconds, and `compare` read a file holding more samples
- * than a run stores. Each guard fails on the code before its fix;
+ * and was silent for seconds, `compare` read a file holding more samples
+ * than a run stores, and `transform --out -` wrote raw binary to a terminal.
+ * Each guard fails on the code before its fix;
  * rejected inputs are rows of the bad-input table (clirows.h).
  * argv: NTTBENCH TABLE-FILE. */
 #include <errno.h>
@@ -153,6 +154,69 @@ static void test_more_samples_than_stored_are_refused(void **state)
                  "10000 (a reservoir beyond that)");
 }
 
+/* Runs nttbench with args, its stdout a pseudo-terminal and its stderr
+ * dir/err.txt; the exit code, or -1 when no pseudo-terminal opens here. The
+ * child must write little: nothing reads the terminal. */
+static int run_on_tty(const char *const *args)
+{
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) {
+        if (master >= 0)
+            close(master);
+        return -1;
+    }
+    char slave[128], err[128];
+    snprintf(slave, sizeof slave, "%s", ptsname(master));
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    const char *argv[64] = {exe};
+    for (size_t n = 1; n < 63 && args[n - 1]; n++)
+        argv[n] = args[n - 1];
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fs = open(slave, O_RDWR | O_NOCTTY);
+        int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fs < 0 || fe < 0 || dup2(fs, 1) < 0 || dup2(fe, 2) < 0)
+            _exit(127);
+        execv(exe, (char *const *)argv);
+        _exit(127);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    close(master);
+    assert_true(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+/* Guards: `transform --out -` on a terminal wrote raw little-endian words to
+ * it ('auto' picks raw for '-', which has no extension). */
+static void test_transform_writes_no_raw_binary_to_a_terminal(void **state)
+{
+    (void)state;
+    puts_file("in.txt", "1\n2\n");
+    const char *args[] = {"transform", "--variant", "reference", "--direction", "forward",
+                          "--logn", "1", "--primes", "5", "--in", at("in.txt"), "--out", "-",
+                          NULL};
+    const int rc = run_on_tty(args);
+    if (rc < 0)
+        skip(); /* no pseudo-terminal in this sandbox */
+    char *e = slurp("err.txt");
+    const char *want = "nttbench: error: --out - is a terminal: raw output is binary (give "
+                       "--out-format text, or redirect standard output to a file)\n";
+    if (rc != 2 || strcmp(e, want) != 0)
+        fail_msg("transform --out - on a terminal: exit %d (want 2), stderr:\n%s", rc, e);
+    free(e);
+    if (table)
+        fprintf(table, "raw output, standard output a terminal\t%s\t2\t%s\n",
+                "transform --variant reference --direction forward --logn 1 --primes 5 --in "
+                "DIR/in.txt --out -",
+                want + strlen("nttbench: error: "));
+    const char *text[] = {"transform", "--variant", "reference", "--direction", "forward",
+                          "--logn", "1", "--primes", "5", "--in", at("in.txt"), "--out", "-",
+                          "--out-format", "text", NULL};
+    assert_int_equal(run_on_tty(text), 0);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +226,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_numeric_options_word_a_fault_one_way),
         cmocka_unit_test(test_primes_say_how_many_have_the_bits),
         cmocka_unit_test(test_more_samples_than_stored_are_refused),
+        cmocka_unit_test(test_transform_writes_no_raw_binary_to_a_terminal),
     };
     return cli_rows_main(argc, argv, "nb-aud-", "cli_audit", tests,
                          sizeof tests / sizeof tests[0], make_quick_base);
