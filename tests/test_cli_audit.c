@@ -3,8 +3,9 @@
  * none of whose cases was timed and slipped in its wording, numeric options
  * worded one fault two ways, `primes` had a third wording for too few primes
  * and was silent for seconds, `compare` read a file holding more samples
- * than a run stores, and `transform --out -` wrote raw binary to a terminal.
- * Each guard fails on the code before its fix;
+ * than a run stores, `transform --out -` wrote raw binary to a terminal, and
+ * `calibrate --output` printed nothing. Each guard fails on the code before
+ * its fix;
  * rejected inputs are rows of the bad-input table (clirows.h).
  * argv: NTTBENCH TABLE-FILE. */
 #include <errno.h>
@@ -217,6 +218,25 @@ static void test_transform_writes_no_raw_binary_to_a_terminal(void **state)
     assert_int_equal(run_on_tty(text), 0);
 }
 
+/* Guards: `calibrate --format json --output FILE` printed nothing on stdout
+ * for a minute's work, where `run` also prints its short table. */
+static void test_calibrate_to_a_file_prints_the_table(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){"--format", "json", "--output", at("cal.json"),
+                                            "calibrate", "--backend", "cpu", "--min-time",
+                                            "0.001", "--timeout", "0.05", "--min-samples", "3",
+                                            "--warmup", "1", NULL}),
+                     0);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "calibration (cpu"));
+    assert_non_null(strstr(out, "hot vs cold copy"));
+    free(out);
+    json_t *j = load_json("cal.json");
+    assert_string_equal(json_string_value(json_object_get(j, "schema")), "nttbench-calibration");
+    json_decref(j);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -227,6 +247,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_primes_say_how_many_have_the_bits),
         cmocka_unit_test(test_more_samples_than_stored_are_refused),
         cmocka_unit_test(test_transform_writes_no_raw_binary_to_a_terminal),
+        cmocka_unit_test(test_calibrate_to_a_file_prints_the_table),
     };
     return cli_rows_main(argc, argv, "nb-aud-", "cli_audit", tests,
                          sizeof tests / sizeof tests[0], make_quick_base);

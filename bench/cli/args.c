@@ -3,6 +3,7 @@
  * ("--name value", "--name=value", "--flag"). Messages name the flag. Also
  * the helpers every command shares: the one-line error, the progress
  * estimate, the message for a GPU variant without a device. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +255,14 @@ void nb_cli_print_options(FILE *f, const nb_cli_option *table)
         snprintf(head, sizeof head, "--%s", o->name);
         fprintf(f, "  %-22s %s\n", head, o->help);
     }
+}
+
+int nb_cli_output_is_file(const char *output)
+{
+    char resolved[PATH_MAX];
+    nb_output_kind kind;
+    return output && nb_output_classify(output, &kind, resolved) == NB_OK &&
+           (kind == NB_OUTPUT_REGULAR || kind == NB_OUTPUT_NEW);
 }
 
 nb_status nb_cli_parse_directions(const char *s, int *out)
