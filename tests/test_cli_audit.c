@@ -3,9 +3,9 @@
  * none of whose cases was timed and slipped in its wording, numeric options
  * worded one fault two ways, `primes` had a third wording for too few primes
  * and was silent for seconds, `compare` read a file holding more samples
- * than a run stores, `transform --out -` wrote raw binary to a terminal, and
- * `calibrate --output` printed nothing. Each guard fails on the code before
- * its fix;
+ * than a run stores, `transform --out -` wrote raw binary to a terminal,
+ * `calibrate --output` printed nothing, and `list` showed the 62-bit bound as
+ * "<62". Each guard fails on the code before its fix;
  * rejected inputs are rows of the bad-input table (clirows.h).
  * argv: NTTBENCH TABLE-FILE. */
 #include <errno.h>
@@ -237,6 +237,22 @@ static void test_calibrate_to_a_file_prints_the_table(void **state)
     json_decref(j);
 }
 
+/* Guards: `list` showed the bound of 64-bit variants as "<62" under "q bits",
+ * which reads "fewer than 62 bits", while 62-bit primes (q < 2^62) pass. */
+static void test_list_shows_the_prime_bound_as_the_bits_allowed(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){"list", NULL}), 0);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "64-bit  <=62    CPU CT/GS"));
+    assert_null(strstr(out, "<62 "));
+    free(out);
+    assert_int_equal(run_v((const char *[]){"--format", "md", "list", NULL}), 0);
+    out = slurp("out.txt");
+    assert_non_null(strstr(out, "| 64-bit | <= 62 |"));
+    free(out);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -248,6 +264,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_more_samples_than_stored_are_refused),
         cmocka_unit_test(test_transform_writes_no_raw_binary_to_a_terminal),
         cmocka_unit_test(test_calibrate_to_a_file_prints_the_table),
+        cmocka_unit_test(test_list_shows_the_prime_bound_as_the_bits_allowed),
     };
     return cli_rows_main(argc, argv, "nb-aud-", "cli_audit", tests,
                          sizeof tests / sizeof tests[0], make_quick_base);

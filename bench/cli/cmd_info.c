@@ -102,11 +102,11 @@ static nb_status write_list(void *ctx, FILE *f)
         char range[16];
         snprintf(range, sizeof range, "%u..%u", v->min_log_n, v->max_log_n);
         if (md)
-            fprintf(f, "| %s | %s | %s | %u-bit | < %u | %s |\n", v->name,
+            fprintf(f, "| %s | %s | %s | %u-bit | <= %u | %s |\n", v->name,
                     nb_backend_name(v->backend), range, v->word_bits, v->max_prime_bits,
                     v->description);
         else
-            fprintf(f, "%-*s  %-7s  %-7s  %-2u-bit  <%-5u  %s\n", (int)w, v->name,
+            fprintf(f, "%-*s  %-7s  %-7s  %-2u-bit  <=%-4u  %s\n", (int)w, v->name,
                     nb_backend_name(v->backend), range, v->word_bits, v->max_prime_bits,
                     v->description);
     }
