@@ -2,7 +2,8 @@
  * shell), assert exactly one "nttbench: error:" line with the expected exit
  * code, and write the row (what, command, exit code, message; the scratch
  * folder written DIR) to `table`, from which scripts/reliability-table builds
- * docs/reliability.md. Also small scratch-file and JSON-edit helpers.
+ * docs/reliability.md. Also small scratch-file and JSON-edit helpers and a
+ * quick base run for the result-file tests.
  * Header-only; include after cliutil.h. */
 #ifndef NB_CLIROWS_H
 #define NB_CLIROWS_H
@@ -164,6 +165,30 @@ static const char *at(const char *name)
     k = (k + 1) % 4;
     snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
     return buf[k];
+}
+
+/* dir/NAME: dir/base.json with every case changed by `edit` (an object
+ * merged into each case; a key whose value is "DELETE" is removed). */
+static void derive_cases(const char *name, const char *edit)
+{
+    json_t *j = load_json("base.json"), *e = json_loads(edit, 0, NULL), *c;
+    assert_non_null(e);
+    size_t i;
+    json_array_foreach(json_object_get(j, "cases"), i, c)
+        merge_edit(c, e);
+    assert_int_equal(json_dump_file(j, at(name), JSON_INDENT(1) | JSON_PRESERVE_ORDER), 0);
+    json_decref(e);
+    json_decref(j);
+}
+
+/* Group setup: dir/base.json, a quick warm run of cpu-harvey (log N 10, one
+ * limb); 0 on success. */
+static int make_quick_base(void **state)
+{
+    (void)state;
+    return run_v((const char *[]){"-q", "--format", "json", "--output", at("base.json"), "run",
+                                  "--variant", "cpu-harvey", "--tier", "warm", "--logn", "10",
+                                  "--limbs", "1", "--min-time", "0.01", "--timeout", "1", NULL});
 }
 
 /* `nttbench CMD --variant cpu-harvey,<first GPU variant> EXTRA` without a GPU

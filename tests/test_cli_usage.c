@@ -22,27 +22,6 @@
 #define QUICK "--tier", "warm", "--logn", "10", "--limbs", "1", "--min-time", "0.01", \
               "--timeout", "1"
 
-static int make_base(void **state)
-{
-    (void)state;
-    return run_v((const char *[]){"-q", "--format", "json", "--output", at("base.json"), "run",
-                                  "--variant", "cpu-harvey", QUICK, NULL});
-}
-
-/* dir/NAME: base.json with every case changed by `edit` (an object merged
- * into each case; a key whose value is "DELETE" is removed). */
-static void derive_cases(const char *name, const char *edit)
-{
-    json_t *j = load_json("base.json"), *e = json_loads(edit, 0, NULL), *c;
-    assert_non_null(e);
-    size_t i;
-    json_array_foreach(json_object_get(j, "cases"), i, c)
-        merge_edit(c, e);
-    assert_int_equal(json_dump_file(j, at(name), JSON_INDENT(1) | JSON_PRESERVE_ORDER), 0);
-    json_decref(e);
-    json_decref(j);
-}
-
 /* Guards: a second --variant (or --threshold, --logn) replaced the first
  * without a word; a second --output wrote one report and dropped the other. */
 static void test_option_given_twice_is_refused(void **state)
@@ -117,10 +96,12 @@ static void test_messages_say_what_is_wrong(void **state)
                  2, "DIR/z.txt:1: '0007' has a leading zero (decimal only: write it without)");
     expect_error("one prime where three are asked for",
                  (const char *[]){"primes", "--logn", "17", "--bits", "20", "--count", "3", NULL},
-                 2, "only 1 prime q < 2^20 with q = 1 mod 2^18 is available (asked for 3)");
+                 2, "only 1 prime q < 2^20 with q = 1 mod 2^18 and exactly 20 bits is available "
+                    "(asked for 3)");
     expect_error("no prime of the size",
                  (const char *[]){"primes", "--logn", "16", "--bits", "16", "--count", "1", NULL},
-                 2, "only 0 primes q < 2^16 with q = 1 mod 2^17 are available (asked for 1)");
+                 2, "only 0 primes q < 2^16 with q = 1 mod 2^17 and exactly 16 bits are available "
+                    "(asked for 1)");
     char bin[512], rel[600], plugin[PATH_MAX], link[300];
     snprintf(bin, sizeof bin, "%s", exe);
     snprintf(rel, sizeof rel, "%s/../../tests/libnb_plugin_example.so", dirname(bin));
@@ -211,5 +192,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_compare_run_lists_are_checked),
     };
     return cli_rows_main(argc, argv, "nb-use-", "cli_usage", tests,
-                         sizeof tests / sizeof tests[0], make_base);
+                         sizeof tests / sizeof tests[0], make_quick_base);
 }

@@ -145,6 +145,11 @@ def main():
                 check(gid in bars and close(bars[gid], m[key] / 1e3), f"{gid} != {m[key]}")
                 n_bars += gid in bars
     check(len(bars) == 2 * 3 * 6, f"{len(bars)} bars, expected 36 (2 directions x 3 variants x 6)")
+    clipped = [t.get_text() for a in figs["ntt-warm-cold-instage"].axes for t in a.texts]
+    check(clipped and all(t.endswith(" µs") for t in clipped), f"clipped bars carry a unit: {clipped}")
+    legend = [t.get_text() for t in figs["roofline-limbs-forward-logn16"].legends[0].get_texts()]
+    check(legend.count("copy-bandwidth floor") == 1 and "measured copy bandwidth" not in legend,
+          f"the copy bandwidth once in the roofline legend: {legend}")
 
     widths = {a.get_gid(): a.get_width() for a in artists(figs["stage-breakdown"])
               if (a.get_gid() or "").startswith("step|")}

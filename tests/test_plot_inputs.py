@@ -97,6 +97,35 @@ def main():
                "error", "cannot write the figures into the folder '/proc/nttbench/figs'", hide=H)
         expect(script, "standard input twice", ["-", "-", "--out", out], 2, "error",
                "at most one file can be read from standard input ('-')", hide=H)
+        # Fields of the wrong kind each ended in a Python traceback and exit 1.
+        for what, edit, needle in (
+                ("case that is not an object", lambda d: d["cases"].__setitem__(0, "x"),
+                 "case 0 is not an object"),
+                ("params that are not an object", lambda d: d["cases"][0].__setitem__("params", "x"),
+                 "case 0: 'params' is not an object"),
+                ("log N written as text", lambda d: d["cases"][0]["params"].__setitem__("log_n", "10"),
+                 "case 0: 'params.log_n' is not a number"),
+                ("NTT case without limbs", lambda d: d["cases"][0]["params"].pop("limbs"),
+                 "case 0: no 'params.limbs' (a number)"),
+                ("stats that are a number", lambda d: d["cases"][0].__setitem__("stats", 5),
+                 "case 0: 'stats' is not an object"),
+                ("samples_ns that is a number", lambda d: d["cases"][0].__setitem__("samples_ns", 5),
+                 "case 0: 'samples_ns' is not an array"),
+                ("environment that is text", lambda d: d.__setitem__("environment", "x"),
+                 "'environment' is not an object"),
+                ("copy bandwidth written as text",
+                 lambda d: d["environment"]["host"].__setitem__("copy_bandwidth_Bps", "x"),
+                 "a field the figures need is missing or malformed (TypeError: ")):
+            doc = copy.deepcopy(base)
+            edit(doc)
+            expect(script, what, [write(tmp, "kind.json", doc), "--out", out], 2, "error", needle,
+                   hide=H)
+        with open(os.path.join(data, "calibrate-h100.json")) as f:
+            calib = json.load(f)
+        calib["hot_cold_copy"][0].pop("hot_Bps")
+        expect(script, "calibration row without its hot bandwidth",
+               [write(tmp, "calib.json", calib), "--out", out], 2, "error",
+               "hot_cold_copy row 0: no 'hot_Bps' (a number)", hide=H)
 
     if len(sys.argv) > 3:
         with open(sys.argv[3], "w", encoding="utf-8") as f:

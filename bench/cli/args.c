@@ -3,6 +3,7 @@
  * ("--name value", "--name=value", "--flag"). Messages name the flag. Also
  * the helpers every command shares: the one-line error, the progress
  * estimate, the message for a GPU variant without a device. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@ nb_status nb_cli_parse_ulist(const char *s, const char *flag, unsigned long long
 {
     *n = 0;
     if (!s || !*s)
-        return nb_set_error(NB_ERR_INVALID_ARG, "--%s needs a value", flag);
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s '' %s", flag, nb_num_why(NB_NUM_EMPTY));
     char *copy = strdup(s);
     if (!copy)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
@@ -66,7 +67,7 @@ nb_status nb_cli_parse_ulist(const char *s, const char *flag, unsigned long long
         }
         for (unsigned long long v = a; v <= b; v += step) {
             if (v < lo || v > hi) {
-                st = nb_set_error(NB_ERR_INVALID_ARG, "--%s: %llu outside [%llu, %llu]", flag, v,
+                st = nb_set_error(NB_ERR_INVALID_ARG, "--%s %llu outside [%llu, %llu]", flag, v,
                                   lo, hi);
                 goto done;
             }
@@ -135,12 +136,10 @@ nb_status nb_cli_parse_names(const char *s, const char *flag, char **storage, ch
 
 nb_status nb_cli_parse_double(const char *s, const char *flag, double lo, double hi, double *out)
 {
-    if (!s || !*s)
-        return nb_set_error(NB_ERR_INVALID_ARG, "--%s needs a value", flag);
     double v;
     nb_num_result nr = nb_num_double(s, &v);
     if (nr != NB_NUM_OK)
-        return nb_set_error(NB_ERR_INVALID_ARG, "--%s '%s' %s", flag, s, nb_num_why(nr));
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s '%s' %s", flag, s ? s : "", nb_num_why(nr));
     if (v < lo || v > hi)
         return nb_set_error(NB_ERR_INVALID_ARG, "--%s %g outside [%g, %g]", flag, v, lo, hi);
     *out = v;
@@ -256,6 +255,14 @@ void nb_cli_print_options(FILE *f, const nb_cli_option *table)
         snprintf(head, sizeof head, "--%s", o->name);
         fprintf(f, "  %-22s %s\n", head, o->help);
     }
+}
+
+int nb_cli_output_is_file(const char *output)
+{
+    char resolved[PATH_MAX];
+    nb_output_kind kind;
+    return output && nb_output_classify(output, &kind, resolved) == NB_OK &&
+           (kind == NB_OUTPUT_REGULAR || kind == NB_OUTPUT_NEW);
 }
 
 nb_status nb_cli_parse_directions(const char *s, int *out)

@@ -180,6 +180,11 @@ typedef struct nb_cli_ctx {
 nb_status nb_cli_run_variants(const nb_cli_run *run, const nb_ntt_variant **out, size_t max,
                               size_t *n);
 
+/* 1 when `output` names a file to be written (a regular file or a new path),
+ * not stdout, a device or a FIFO: the commands that write a non-table format
+ * there also print their short table on stdout. 0 for NULL. */
+int nb_cli_output_is_file(const char *output);
+
 /* cmd_info.c: the host environment as a titled block (table or markdown) opening the
  * output of `verify`, then the title of the checks that follow. */
 nb_status nb_cli_write_env_heading(nb_format fmt, FILE *f);

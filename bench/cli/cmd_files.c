@@ -3,9 +3,13 @@
  * coefficient file format (raw or text; readers and the exact text
  * syntax in coeffile.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bench/cli/cli.h"
 #include "bench/cli/coeffile.h"
@@ -65,6 +69,26 @@ static nb_status write_coeffs_cb(void *ctx, FILE *f)
     return ferror(f) ? nb_set_error(NB_ERR_IO, "cannot write '%s': %s", w->path,
                                     strerror(errno ? errno : EIO))
                      : NB_OK;
+}
+
+/* 1 when writing `path` writes to a terminal: standard output ("-",
+ * /dev/stdout) that is one, or a terminal device. */
+static int is_terminal(const char *path)
+{
+    nb_output_kind kind;
+    char resolved[PATH_MAX];
+    struct stat st;
+    if (nb_output_classify(path, &kind, resolved) != NB_OK)
+        return 0;
+    if (kind == NB_OUTPUT_STDOUT)
+        return isatty(STDOUT_FILENO);
+    if (kind != NB_OUTPUT_STREAM || stat(resolved, &st) != 0 || !S_ISCHR(st.st_mode))
+        return 0;
+    const int fd = open(resolved, O_WRONLY | O_NOCTTY | O_NONBLOCK);
+    const int tty = fd >= 0 && isatty(fd);
+    if (fd >= 0)
+        close(fd);
+    return tty;
 }
 
 nb_status nb_cli_write_coeffs(const char *path, const char *format, const uint64_t *v, size_t n)
@@ -142,7 +166,12 @@ static nb_status parse_transform(int argc, char **argv, transform_args *a)
         return nb_set_error(NB_ERR_INVALID_ARG, "--direction: forward or inverse");
     a->inverse = !strcmp(a->dir, "inverse");
     NB_TRY(check_format(a->inf));
-    return check_format(a->outf);
+    NB_TRY(check_format(a->outf));
+    if (!is_text(a->out, a->outf) && is_terminal(a->out)) /* as gzip: no binary on a screen */
+        return nb_set_error(NB_ERR_INVALID_ARG, "--out %s is a terminal: raw output is binary "
+                            "(give --out-format text, or redirect standard output to a file)",
+                            a->out);
+    return NB_OK;
 }
 
 /* Primes and roots of the options, each checked (the minimal root when
@@ -370,6 +399,14 @@ int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output)
         free(e);
         free(a);
         return nb_cli_fail(s == NB_ERR_IO ? NB_ERR_INVALID_ARG : s, nb_last_error());
+    }
+    if (ne == 0 && na == 0) { /* a check that compared nothing must not read as a pass */
+        free(e);
+        free(a);
+        nb_set_error(NB_ERR_INVALID_ARG, "%s and %s hold no values: nothing to compare",
+                     !strcmp(exp_p, "-") ? "standard input" : exp_p,
+                     !strcmp(act_p, "-") ? "standard input" : act_p);
+        return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
     }
     char *text = NULL;
     size_t text_len = 0;

@@ -102,11 +102,11 @@ static nb_status write_list(void *ctx, FILE *f)
         char range[16];
         snprintf(range, sizeof range, "%u..%u", v->min_log_n, v->max_log_n);
         if (md)
-            fprintf(f, "| %s | %s | %s | %u-bit | < %u | %s |\n", v->name,
+            fprintf(f, "| %s | %s | %s | %u-bit | <= %u | %s |\n", v->name,
                     nb_backend_name(v->backend), range, v->word_bits, v->max_prime_bits,
                     v->description);
         else
-            fprintf(f, "%-*s  %-7s  %-7s  %-2u-bit  <%-5u  %s\n", (int)w, v->name,
+            fprintf(f, "%-*s  %-7s  %-7s  %-2u-bit  <=%-4u  %s\n", (int)w, v->name,
                     nb_backend_name(v->backend), range, v->word_bits, v->max_prime_bits,
                     v->description);
     }
@@ -151,7 +151,6 @@ int nb_cmd_calibrate(int argc, char **argv, nb_format fmt, const char *output, i
     nb_bench_opts_default(&o);
     o.min_time_s = 0.1;
     o.timeout_s = 5.0;
-    (void)quiet; /* per-measurement notes would drown the table: none here */
     int backend = -1;
     const nb_cli_option *const tables[] = {calib_options, nb_cli_timing_options, NULL};
     for (int i = 0; i < argc;) {
@@ -197,6 +196,8 @@ int nb_cmd_calibrate(int argc, char **argv, nb_format fmt, const char *output, i
         calib_writer w = {&c, &e, fmt};
         s = nb_write_file_atomic(output ? output : "-", write_calib, &w);
     }
+    if (s == NB_OK && fmt != NB_FORMAT_TABLE && !quiet && nb_cli_output_is_file(output))
+        s = nb_calibration_write(&c, &e, NB_FORMAT_TABLE, stdout); /* the short table, as run */
     nb_stream_destroy(stream);
     return s == NB_OK ? 0 : nb_cli_fail(s, nb_last_error());
 }

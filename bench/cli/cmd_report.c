@@ -36,6 +36,17 @@ static void add(strset *set, const char *v)
         snprintf(set->s + n, sizeof set->s - n, "%s%s", n ? ", " : "", v);
 }
 
+/* The set as a phrase: "a", "a and b", "a, b and c". */
+static void spoken(const strset *set, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", set->s);
+    char *last = strrchr(buf, ',');
+    if (last && strlen(buf) + 4 < n) {
+        memmove(last + 4, last + 1, strlen(last + 1) + 1);
+        memcpy(last, " and", 4);
+    }
+}
+
 static void add_int(strset *set, const json_t *v)
 {
     char b[32];
@@ -158,9 +169,10 @@ static void device_text(const json_t *env, char *buf, size_t n)
                  jstr(env, "gpu.ecc", "unknown"), jstr(env, "gpu.nvml_driver", "unknown"),
                  jstr(env, "gpu.cuda_runtime", "unknown"));
     else
-        snprintf(buf, n, "%s (%.0f cores, %.0f OpenMP threads, %.0f MiB last-level cache)",
+        snprintf(buf, n, "%s (%.0f cores, %.0f OpenMP thread%s, %.0f MiB last-level cache)",
                  jstr(env, "host.cpu", "unknown CPU"), jnum(env, "host.cores"),
-                 jnum(env, "host.omp_threads"), jnum(env, "host.llc_bytes") / 1048576.0);
+                 jnum(env, "host.omp_threads"), jnum(env, "host.omp_threads") == 1 ? "" : "s",
+                 jnum(env, "host.llc_bytes") / 1048576.0);
 }
 
 static void timer_text(const summary *s, char *buf, size_t n)
@@ -173,7 +185,8 @@ static void timer_text(const summary *s, char *buf, size_t n)
                                 s->modes.s[0] ? s->modes.s : "-");
     if (u < n)
         u += (size_t)(s->lps.lo == s->lps.hi
-                          ? snprintf(buf + u, n - u, "%.0f launch(es) per sample", s->lps.lo)
+                          ? snprintf(buf + u, n - u, "%.0f launch%s per sample", s->lps.lo,
+                                     s->lps.lo == 1 ? "" : "es")
                           : snprintf(buf + u, n - u, "%.0f..%.0f launches per sample",
                                      s->lps.lo, s->lps.hi));
     if (s->blocked && u < n)
@@ -273,6 +286,11 @@ static nb_status write_report(void *ctx, FILE *f)
     for (size_t i = 0; i < nb_result_file_case_count(r->rf); i++)
         summarise_case(&s, nb_result_file_case(r->rf, i));
     char dev[512], timer[1024], cache[1024], stop[1024], clk[256], cmd[2048], sizes[2048];
+    char tiers[300], variants[300], host[300] = "";
+    spoken(&s.tiers, tiers, sizeof tiers);
+    spoken(&s.variants, variants, sizeof variants);
+    if (json_is_object(nb_json_path(env, "gpu"))) /* a CPU run's device is the host */
+        snprintf(host, sizeof host, ", host %s", jstr(env, "host.cpu", "unknown"));
     device_text(env, dev, sizeof dev);
     timer_text(&s, timer, sizeof timer);
     cache_text(&s, cache, sizeof cache);
@@ -281,14 +299,14 @@ static nb_status write_report(void *ctx, FILE *f)
     command_line(root, cmd, sizeof cmd);
     sizes_text(&s, sizes, sizeof sizes);
     fprintf(f, r->md ? "## Methods\n\n" : "Methods\n\n");
-    fprintf(f, "We timed the %s tier%s of %s with nttbench %s (commit %s) on %s, host %s, on %s. "
+    fprintf(f, "We timed the %s tier%s of %s with nttbench %s (commit %s) on %s%s, on %s. "
                "Sizes: %s. Timer: %s. Cache state: %s. Stopping rule: %s. Samples per case: "
                "%.0f..%.0f. SM clocks: %s. Every timed case was checked bit-exact against the "
                "GMP reference before and after timing (%zu of %zu passed). We report the "
                "median with its distribution-free 95 %% confidence interval.\n\n",
-            s.tiers.s, strchr(s.tiers.s, ',') ? "s" : "", s.variants.s,
-            jstr(env, "nttbench_version", "?"), jstr(env, "git_commit", "unknown"), dev,
-            jstr(env, "host.cpu", "unknown"), jstr(env, "timestamp_utc", "an unknown date"),
+            tiers, strchr(s.tiers.s, ',') ? "s" : "", variants,
+            jstr(env, "nttbench_version", "?"), jstr(env, "git_commit", "unknown"), dev, host,
+            jstr(env, "timestamp_utc", "an unknown date"),
             sizes, timer, cache, stop, s.samples.lo, s.samples.hi, clk, s.verified, s.timed);
     const nb_rf_completeness done = nb_result_file_completeness(r->rf, NULL, 0);
     const json_t *planned = json_object_get(root, "cases_planned");
@@ -335,6 +353,24 @@ static nb_status write_report(void *ctx, FILE *f)
     return NB_OK;
 }
 
+/* NB_ERR_INVALID_ARG naming the cases' statuses when no case was timed: a
+ * methods paragraph would describe samples, noise and checks that do not
+ * exist. */
+static nb_status some_case_timed(const nb_result_file *rf, const char *path)
+{
+    strset statuses;
+    memset(&statuses, 0, sizeof statuses);
+    const size_t n = nb_result_file_case_count(rf);
+    for (size_t i = 0; i < n; i++) {
+        const nb_rf_case *c = nb_result_file_case(rf, i);
+        if (c->has_stats)
+            return NB_OK;
+        add(&statuses, c->status);
+    }
+    return nb_set_error(NB_ERR_INVALID_ARG, "%s: none of its %zu case%s was timed (%s): nothing "
+                        "to report", path, n, n == 1 ? "" : "s", statuses.s);
+}
+
 int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output, int quiet)
 {
     if (argc != 1 || (argv[0][0] == '-' && argv[0][1] != '\0')) /* "-": standard input */
@@ -346,6 +382,8 @@ int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output, int 
     nb_status s = nb_result_file_load(&rf, argv[0]);
     if (s == NB_OK && nb_result_file_case_count(rf) == 0)
         s = nb_set_error(NB_ERR_INVALID_ARG, "%s: no cases: nothing to report", argv[0]);
+    if (s == NB_OK)
+        s = some_case_timed(rf, argv[0]);
     if (s != NB_OK) {
         nb_result_file_destroy(rf);
         return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());

@@ -3,7 +3,6 @@
  * states through the library's tier table (bench/tiers/tiers.h), with
  * progress lines, interruption (SIGINT, SIGTERM) and the report written as
  * cases finish. Its options are parsed in run_args.c. */
-#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -372,10 +371,7 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
     ctx.run = &run;
     ctx.start_s = nb_now_s();
     ctx.fmt = fmt;
-    char resolved[PATH_MAX];
-    nb_output_kind kind;
-    if (output && nb_output_classify(output, &kind, resolved) == NB_OK &&
-        (kind == NB_OUTPUT_REGULAR || kind == NB_OUTPUT_NEW))
+    if (nb_cli_output_is_file(output))
         ctx.output = output;
     struct sigaction old_int, old_term;
     catch_interrupts(&old_int, &old_term);

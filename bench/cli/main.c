@@ -83,7 +83,7 @@ static int dispatch(int nrest, char **rest, int argc, char **argv, nb_format fmt
     if (!strcmp(cmd, "report"))
         return nb_cmd_report(sub_argc, sub, fmt, output, quiet);
     if (!strcmp(cmd, "primes"))
-        return nb_cmd_primes(sub_argc, sub, fmt, output);
+        return nb_cmd_primes(sub_argc, sub, fmt, output, quiet);
     char msg[300];
     snprintf(msg, sizeof msg, "unknown %s '%.200s' (see nttbench --help)",
              cmd[0] == '-' ? "option" : "command", cmd);
@@ -131,7 +131,7 @@ static void command_help(const char *cmd)
                "         [--expected-format F] [--actual-format F]\n\n"
                "Compares two coefficient files; prints the first K (10) mismatches as (limb,\n"
                "index, expected, actual) when --logn is given (flat index otherwise) and the\n"
-               "count. Exit 1 when they differ.\n");
+               "count. Exit 1 when they differ, 2 when neither holds a value.\n");
     else if (!strcmp(cmd, "list"))
         printf("usage: nttbench list\n\nVariants (name, backend, log N range, prime bound) "
                "and presets.\n");

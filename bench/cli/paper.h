@@ -15,7 +15,7 @@ void nb_cli_warn_incomplete(const nb_result_file *f, int quiet);
 
 int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int quiet);
 int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output, int quiet);
-int nb_cmd_primes(int argc, char **argv, nb_format fmt, const char *output);
+int nb_cmd_primes(int argc, char **argv, nb_format fmt, const char *output, int quiet);
 
 void nb_cmd_compare_help(FILE *f);
 void nb_cmd_report_help(FILE *f);

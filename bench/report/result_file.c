@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench/timing/rank_stats.h"
+#include "bench/report/report.h"
 #include "bench/report/result_file.h"
 
 struct nb_result_file {
@@ -139,7 +140,9 @@ static double recorded_clock(const json_t *c)
 
 /* samples_stored / samples_selection (optional): the stored count must match
  * samples_ns when the file has samples_ns (without it the case has no stored
- * samples to test), the selection be "all" or "reservoir". */
+ * samples to test) and stay within what a run stores (files that record it
+ * come from runs that keep a reservoir beyond the cap), the selection be
+ * "all" or "reservoir". */
 static nb_status stored_samples(const json_t *c, nb_rf_case *out, const char *p, size_t idx)
 {
     const json_t *st = json_object_get(c, "samples_stored");
@@ -152,6 +155,10 @@ static nb_status stored_samples(const json_t *c, nb_rf_case *out, const char *p,
     if (st && (size_t)json_integer_value(st) != out->n_samples)
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'samples_stored' does not "
                             "match the %zu entries of 'samples_ns'", p, idx, out->n_samples);
+    if (st && out->n_samples > NB_REPORT_MAX_STORED_SAMPLES)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'samples_ns' holds %zu samples; "
+                            "a run stores at most %d (a reservoir beyond that)", p, idx,
+                            out->n_samples, NB_REPORT_MAX_STORED_SAMPLES);
     const char *v = json_string_value(sel);
     if (sel && (!v || (strcmp(v, "all") && strcmp(v, "reservoir"))))
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'samples_selection' is not "

@@ -155,7 +155,15 @@ static nb_status write_text(const nb_calibration *c, const nb_env *e, nb_format 
             fprintf(f, "%s%-35s%10s (%s)\n", md ? "- " : "  ", rows[i].label, "n/a", rows[i].na);
     }
     write_points(c, f, md, cache_name);
-    if (c->gap_appears_below_bytes > 0) {
+    if (c->gap_appears_below_bytes > 2.0 * (double)c->cache_bytes) {
+        mb(buf, sizeof buf, c->gap_appears_below_bytes); /* no cache holds a 4x working set */
+        fprintf(f, "\n%shot/cold gap (> %.0f%%) appears up to %s (%.2fx the %s), where no cache "
+                   "holds the data: it is not the cache's doing (a busy host, or a flush that "
+                   "disturbs the copy); calibrate again on a quiet machine to find where warm "
+                   "numbers measure the cache.\n",
+                md ? "" : "  ", 100 * c->gap_threshold, buf,
+                c->gap_appears_below_bytes / (double)c->cache_bytes, cache_name);
+    } else if (c->gap_appears_below_bytes > 0) {
         mb(buf, sizeof buf, c->gap_appears_below_bytes);
         fprintf(f, "\n%shot/cold gap (> %.0f%%) appears for working sets up to %s (%.2fx the %s): "
                    "warm numbers below that size measure the cache, not memory.\n",

@@ -1,0 +1,271 @@
+/* Rows of the third command-line audit that still reproduced: `check` of two
+ * empty files said OK, `report` wrote a methods paragraph of "nan" for a file
+ * none of whose cases was timed and slipped in its wording, numeric options
+ * worded one fault two ways, `primes` had a third wording for too few primes
+ * and was silent for seconds, `compare` read a file holding more samples
+ * than a run stores, `transform --out -` wrote raw binary to a terminal,
+ * `calibrate --output` printed nothing, and `list` showed the 62-bit bound as
+ * "<62". Each guard fails on the code before its fix;
+ * rejected inputs are rows of the bad-input table (clirows.h).
+ * argv: NTTBENCH TABLE-FILE. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench/cli/cli.h"
+#pragma GCC diagnostic ignored "-Wunused-function" /* shared helpers this file does not use */
+#include "testutil.h"
+#include "cliutil.h"
+#include "clirows.h"
+
+/* Guards: two empty files compared nothing and printed "OK: 0 of 0 values
+ * differ" with exit 0, as if they had been checked equal. */
+static void test_check_of_two_empty_files_is_an_error(void **state)
+{
+    (void)state;
+    puts_file("empty1.txt", "");
+    puts_file("empty2.txt", "# no values\n\n");
+    expect_error("check of two files without values",
+                 (const char *[]){"check", "--expected", at("empty1.txt"), "--actual",
+                                  at("empty2.txt"), NULL},
+                 2, "DIR/empty1.txt and DIR/empty2.txt hold no values: nothing to compare");
+    assert_int_equal(run_v((const char *[]){"--format", "json", "check", "--expected",
+                                            at("empty1.txt"), "--actual", at("empty2.txt"),
+                                            NULL}),
+                     2);
+    char *out = slurp("out.txt");
+    assert_string_equal(out, "");
+    free(out);
+    puts_file("one.txt", "1\n");
+    assert_int_equal(run_v((const char *[]){"check", "--expected", at("empty1.txt"), "--actual",
+                                            at("one.txt"), NULL}),
+                     1);
+}
+
+/* Guards: a file whose cases were all skipped got a methods paragraph of
+ * "timing mode -, 0 launch(es)", "noise 0.00..0.00 % (mean nan %)" and
+ * "(0 of 0 passed)", with exit 0. */
+static void test_report_of_no_timed_case_is_refused(void **state)
+{
+    (void)state;
+    derive_cases("skipped.json", "{\"status\": \"skipped\", \"stats\": null, \"samples_ns\": "
+                                 "\"DELETE\", \"samples_stored\": \"DELETE\"}");
+    expect_error("report on a file whose cases were none timed",
+                 (const char *[]){"report", at("skipped.json"), NULL}, 2,
+                 "DIR/skipped.json: none of its 1 case was timed (skipped): nothing to report");
+}
+
+/* Guards: "on AMD EPYC (...), host AMD EPYC" named the CPU twice, "the warm,
+ * cold tiers of a, b", "1 OpenMP threads" and "1 launch(es) per sample". */
+static void test_report_wording(void **state)
+{
+    (void)state;
+    json_t *j = load_json("base.json"), *cases = json_object_get(j, "cases");
+    json_t *c = json_deep_copy(json_array_get(cases, 0));
+    json_object_set_new(c, "tier", json_string("cold"));
+    json_object_set_new(c, "variant", json_string("cpu-other"));
+    json_array_append_new(cases, c);
+    json_object_set_new(json_object_get(json_object_get(j, "environment"), "host"), "omp_threads",
+                        json_integer(1));
+    assert_int_equal(json_dump_file(j, at("two.json"), JSON_INDENT(1)), 0);
+    json_decref(j);
+    assert_int_equal(run_v((const char *[]){"report", at("two.json"), NULL}), 0);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "We timed the warm and cold tiers of cpu-harvey and cpu-other "
+                                "with nttbench"));
+    assert_null(strstr(out, ", host "));
+    assert_non_null(strstr(out, "1 OpenMP thread,"));
+    assert_non_null(strstr(out, "1 launch per sample"));
+    assert_null(strstr(out, "(es)"));
+    free(out);
+}
+
+/* Guards: an empty list value said "--logn needs a value" where a number
+ * said "--batch '' is empty", and a list item out of range read "--logn: 0
+ * outside" where a number read "--batch 0 outside". */
+static void test_numeric_options_word_a_fault_one_way(void **state)
+{
+    (void)state;
+    expect_error("empty list of numbers", (const char *[]){"run", "--logn", "", NULL}, 2,
+                 "--logn '' is empty (a decimal number is expected)");
+    expect_error("empty real number", (const char *[]){"run", "--min-time=", NULL}, 2,
+                 "--min-time '' is empty (a decimal number is expected)");
+    expect_error("list item out of range", (const char *[]){"run", "--limbs", "1,0", NULL}, 2,
+                 "--limbs 0 outside [1, 4096]");
+    expect_error("number out of range", (const char *[]){"run", "--batch", "0", NULL}, 2,
+                 "--batch 0 outside [1, 100000]");
+}
+
+/* Guards: too few primes of exactly B bits read "fewer than 3 primes q = 1
+ * mod 2^4 have 8 bits", a third wording beside "only K primes ... are
+ * available", which itself counted primes of fewer bits (5 below 2^8, of
+ * which 2 have 8 bits); thousands of minimal roots took seconds without a
+ * word. */
+static void test_primes_say_how_many_have_the_bits(void **state)
+{
+    (void)state;
+    expect_error("too few primes of exactly B bits",
+                 (const char *[]){"primes", "--logn", "3", "--bits", "8", "--count", "3", NULL}, 2,
+                 "only 2 primes q < 2^8 with q = 1 mod 2^4 and exactly 8 bits are available "
+                 "(asked for 3)");
+    expect_error("more primes than below 2^B",
+                 (const char *[]){"primes", "--logn", "3", "--bits", "8", "--count", "30", NULL},
+                 2, "only 2 primes q < 2^8 with q = 1 mod 2^4 and exactly 8 bits are available "
+                    "(asked for 30)");
+    assert_int_equal(run_v((const char *[]){"primes", "--logn", "17", "--bits", "62", "--count",
+                                            "1024", NULL}),
+                     0);
+    char *e = slurp("err.txt");
+    assert_string_equal(e, "nttbench: primes: the minimal roots of 1024 primes at N = 2^17 take "
+                           "a few seconds...\n");
+    free(e);
+    assert_int_equal(run_v((const char *[]){"-q", "primes", "--logn", "17", "--count", "1024",
+                                            NULL}),
+                     0);
+    e = slurp("err.txt");
+    assert_string_equal(e, "");
+    free(e);
+}
+
+/* Guards: a file whose samples_ns held more samples than nttbench stores
+ * (12 million: 20 s and 940 MB to compare) was read as if a run had written
+ * it. */
+static void test_more_samples_than_stored_are_refused(void **state)
+{
+    (void)state;
+    json_t *j = load_json("base.json"), *c = json_array_get(json_object_get(j, "cases"), 0);
+    const double median = json_number_value(json_object_get(json_object_get(c, "stats"),
+                                                             "median"));
+    json_t *samples = json_array();
+    for (int i = 0; i <= NB_REPORT_MAX_STORED_SAMPLES; i++)
+        json_array_append_new(samples, json_real(median));
+    json_object_set_new(c, "samples_ns", samples);
+    json_object_set_new(c, "samples_stored", json_integer(NB_REPORT_MAX_STORED_SAMPLES + 1));
+    json_object_set_new(c, "samples_selection", json_string("all"));
+    json_object_set_new(json_object_get(c, "stats"), "samples",
+                        json_integer(NB_REPORT_MAX_STORED_SAMPLES + 1));
+    assert_int_equal(json_dump_file(j, at("cap.json"), 0), 0);
+    json_decref(j);
+    expect_error("result file with more samples than nttbench stores",
+                 (const char *[]){"compare", at("base.json"), at("cap.json"), NULL}, 2,
+                 "DIR/cap.json: case 0: 'samples_ns' holds 10001 samples; a run stores at most "
+                 "10000 (a reservoir beyond that)");
+}
+
+/* Runs nttbench with args, its stdout a pseudo-terminal and its stderr
+ * dir/err.txt; the exit code, or -1 when no pseudo-terminal opens here. The
+ * child must write little: nothing reads the terminal. */
+static int run_on_tty(const char *const *args)
+{
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) {
+        if (master >= 0)
+            close(master);
+        return -1;
+    }
+    char slave[128], err[128];
+    snprintf(slave, sizeof slave, "%s", ptsname(master));
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    const char *argv[64] = {exe};
+    for (size_t n = 1; n < 63 && args[n - 1]; n++)
+        argv[n] = args[n - 1];
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fs = open(slave, O_RDWR | O_NOCTTY);
+        int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fs < 0 || fe < 0 || dup2(fs, 1) < 0 || dup2(fe, 2) < 0)
+            _exit(127);
+        execv(exe, (char *const *)argv);
+        _exit(127);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    close(master);
+    assert_true(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+/* Guards: `transform --out -` on a terminal wrote raw little-endian words to
+ * it ('auto' picks raw for '-', which has no extension). */
+static void test_transform_writes_no_raw_binary_to_a_terminal(void **state)
+{
+    (void)state;
+    puts_file("in.txt", "1\n2\n");
+    const char *args[] = {"transform", "--variant", "reference", "--direction", "forward",
+                          "--logn", "1", "--primes", "5", "--in", at("in.txt"), "--out", "-",
+                          NULL};
+    const int rc = run_on_tty(args);
+    if (rc < 0)
+        skip(); /* no pseudo-terminal in this sandbox */
+    char *e = slurp("err.txt");
+    const char *want = "nttbench: error: --out - is a terminal: raw output is binary (give "
+                       "--out-format text, or redirect standard output to a file)\n";
+    if (rc != 2 || strcmp(e, want) != 0)
+        fail_msg("transform --out - on a terminal: exit %d (want 2), stderr:\n%s", rc, e);
+    free(e);
+    if (table)
+        fprintf(table, "raw output, standard output a terminal\t%s\t2\t%s",
+                "transform --variant reference --direction forward --logn 1 --primes 5 --in "
+                "DIR/in.txt --out -",
+                want + strlen("nttbench: error: ")); /* `want` ends the row */
+    const char *text[] = {"transform", "--variant", "reference", "--direction", "forward",
+                          "--logn", "1", "--primes", "5", "--in", at("in.txt"), "--out", "-",
+                          "--out-format", "text", NULL};
+    assert_int_equal(run_on_tty(text), 0);
+}
+
+/* Guards: `calibrate --format json --output FILE` printed nothing on stdout
+ * for a minute's work, where `run` also prints its short table. */
+static void test_calibrate_to_a_file_prints_the_table(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){"--format", "json", "--output", at("cal.json"),
+                                            "calibrate", "--backend", "cpu", "--min-time",
+                                            "0.001", "--timeout", "0.05", "--min-samples", "3",
+                                            "--warmup", "1", NULL}),
+                     0);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "calibration (cpu"));
+    assert_non_null(strstr(out, "hot vs cold copy"));
+    free(out);
+    json_t *j = load_json("cal.json");
+    assert_string_equal(json_string_value(json_object_get(j, "schema")), "nttbench-calibration");
+    json_decref(j);
+}
+
+/* Guards: `list` showed the bound of 64-bit variants as "<62" under "q bits",
+ * which reads "fewer than 62 bits", while 62-bit primes (q < 2^62) pass. */
+static void test_list_shows_the_prime_bound_as_the_bits_allowed(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){"list", NULL}), 0);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "64-bit  <=62    CPU CT/GS"));
+    assert_null(strstr(out, "<62 "));
+    free(out);
+    assert_int_equal(run_v((const char *[]){"--format", "md", "list", NULL}), 0);
+    out = slurp("out.txt");
+    assert_non_null(strstr(out, "| 64-bit | <= 62 |"));
+    free(out);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_check_of_two_empty_files_is_an_error),
+        cmocka_unit_test(test_report_of_no_timed_case_is_refused),
+        cmocka_unit_test(test_report_wording),
+        cmocka_unit_test(test_numeric_options_word_a_fault_one_way),
+        cmocka_unit_test(test_primes_say_how_many_have_the_bits),
+        cmocka_unit_test(test_more_samples_than_stored_are_refused),
+        cmocka_unit_test(test_transform_writes_no_raw_binary_to_a_terminal),
+        cmocka_unit_test(test_calibrate_to_a_file_prints_the_table),
+        cmocka_unit_test(test_list_shows_the_prime_bound_as_the_bits_allowed),
+    };
+    return cli_rows_main(argc, argv, "nb-aud-", "cli_audit", tests,
+                         sizeof tests / sizeof tests[0], make_quick_base);
+}
