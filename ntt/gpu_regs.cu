@@ -114,7 +114,7 @@ template <int LOGN, int K1> struct Size {
 };
 
 /* Column-phase size for each log N (0: a single row kernel). */
-unsigned cols_log(unsigned log_n)
+constexpr unsigned cols_log(unsigned log_n)
 {
     return log_n <= 13 ? 0 : log_n <= 15 ? 7 : 8;
 }
@@ -126,8 +126,8 @@ nb_status dispatch(const Plan *p, bool inverse, uint64_t *d, size_t f, size_t n,
 {
 #define NB_REGS_CASE(LOGN)                                                                     \
     case LOGN:                                                                                 \
-        return inverse ? Size<LOGN, LOGN <= 13 ? 0 : LOGN <= 15 ? 7 : 8>::inverse(p, d, f, n, s, cfg, desc) \
-                       : Size<LOGN, LOGN <= 13 ? 0 : LOGN <= 15 ? 7 : 8>::forward(p, d, f, n, s, cfg, desc);
+        return inverse ? Size<LOGN, (int)cols_log(LOGN)>::inverse(p, d, f, n, s, cfg, desc)     \
+                       : Size<LOGN, (int)cols_log(LOGN)>::forward(p, d, f, n, s, cfg, desc);
     switch (p->log_n) {
         NB_REGS_CASE(10)
         NB_REGS_CASE(11)

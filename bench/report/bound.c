@@ -257,7 +257,8 @@ size_t nb_kernels_from_json(const json_t *case_json, nb_ntt_kernel *out, size_t 
         nb_ntt_kernel *o = &out[n++];
         memset(o, 0, sizeof *o);
         const json_t *name = json_object_get(k, "name");
-        snprintf(o->name, sizeof o->name, "%s", json_is_string(name) ? json_string_value(name) : "");
+        snprintf(o->name, sizeof o->name, "%s",
+                 json_is_string(name) ? json_string_value(name) : "");
         o->block_threads = (unsigned)count(k, "block_threads");
         o->launches = (unsigned)count(k, "launches");
         o->blocks = (unsigned long long)count(k, "blocks");
@@ -273,7 +274,8 @@ size_t nb_kernels_from_json(const json_t *case_json, nb_ntt_kernel *out, size_t 
 
 int nb_bound_of_case_json(const json_t *case_json, const nb_ceilings *c, nb_bound *out)
 {
-    const json_t *p = json_object_get(case_json, "params"), *b = json_object_get(case_json, "backend");
+    const json_t *p = json_object_get(case_json, "params");
+    const json_t *b = json_object_get(case_json, "backend");
     const double log_n = num(p, "log_n"), limbs = num(p, "limbs"), wb = num(p, "word_bits");
     const double median_ns = num(json_object_get(case_json, "stats"), "median");
     if (!json_is_string(b) || strcmp(json_string_value(b), "gpu") || !(log_n >= 1) ||

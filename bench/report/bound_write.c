@@ -65,8 +65,8 @@ void nb_text_write_bounds(const nb_report *r, FILE *f, int md)
                           : "\nBounds and kernels (ceilings: %s; bound at %.0f %% of one)\n",
                     line, 100.0 * NB_BOUND_THRESHOLD);
             if (md)
-                fputs("| tier | variant | case | bound | kernels |\n| --- | --- | --- | --- | --- |\n",
-                      f);
+                fputs("| tier | variant | case | bound | kernels |\n"
+                      "| --- | --- | --- | --- | --- |\n", f);
         }
         char name[256], bt[160] = "-";
         snprintf(name, sizeof name, "%s %s %s", c->tier, c->variant, c->label);
