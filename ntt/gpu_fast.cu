@@ -143,6 +143,7 @@ template <class WT> struct call_ctx {
     int shape;         /* block shape of both kernels (choose_shape) */
     bool lazy;         /* every prime below 2^WT::LAZY_PRIME_BITS: fewer reductions (Size) */
     bool handoff;      /* the second kernel waits per limb (use_handoff) */
+    KernelList *describe; /* non-NULL: list the call's kernels, launch nothing */
 };
 
 /* The block shape of a call of `count` limbs of size 2^log_n, words of
@@ -197,7 +198,7 @@ nb_status launch_shape(const call_ctx<WT> &x)
     return launch<FastPhase<LOGN, K, ROWS, S, INV, WT>, INV, SECOND, true>(
         fast_phase<INV, LOGN, K, ROWS, S, FIRST, SECOND, EARLY, LAZY, HANDOFF, WT>, x.p, x.data,
         FIRST ? x.src : x.data, x.first, x.count, x.s, x.configure,
-        [](size_t, size_t) { return true; });
+        [](size_t, size_t) { return true; }, x.describe);
 }
 
 /* The first kernel of a call, with the trigger early_trigger chooses
@@ -227,7 +228,7 @@ template <bool INV, int LOGN, int K, bool ROWS, int S, bool LAZY, bool HANDOFF, 
 nb_status launch_second(const call_ctx<WT> &x)
 {
     nb_status st = launch_shape<INV, LOGN, K, ROWS, S, false, true, false, LAZY, HANDOFF>(x);
-    if (HANDOFF && st != NB_OK && !x.configure)
+    if (HANDOFF && st != NB_OK && !x.configure && !x.describe)
         (void)cudaMemsetAsync(x.p->sync_dev + 2 * x.first, 0, 2 * x.count * sizeof(unsigned),
                               x.s);
     return st;
@@ -332,9 +333,30 @@ nb_status run(void *plan, bool inverse, void *data, const void *src, size_t firs
     const PlanT<WT> *p = (const PlanT<WT> *)plan;
     call_ctx<WT> x = {p, (W *)data, (const W *)src, first, count, (cudaStream_t)stream, false,
                       choose_shape(p->log_n, count, inverse, sizeof(W)),
-                      plan_below_lazy(p, first, count), false};
+                      plan_below_lazy(p, first, count), false, nullptr};
     x.handoff = use_handoff(x, inverse);
     return dispatch(x, inverse);
+}
+
+/* The kernels of a call (ntt/variant.h): the two kernels run() would launch
+ * for this shape, with the per-limb hand-off and the fewer reductions of
+ * primes below the lazy bound named. */
+template <class WT>
+nb_status kernels(void *plan, int inverse, size_t first, size_t count, nb_ntt_kernel *out,
+                  size_t max, size_t *n)
+{
+    typedef typename WT::W W;
+    const PlanT<WT> *p = (const PlanT<WT> *)plan;
+    KernelList list = {out, max, 0, nullptr};
+    call_ctx<WT> x = {p, nullptr, nullptr, first, count, nullptr, false,
+                      choose_shape(p->log_n, count, inverse != 0, sizeof(W)),
+                      plan_below_lazy(p, first, count), false, &list};
+    x.handoff = use_handoff(x, inverse != 0);
+    list.suffix = x.handoff ? (x.lazy ? ", lazy, hand-off" : ", hand-off")
+                            : (x.lazy ? ", lazy" : "");
+    nb_status st = dispatch(x, inverse != 0);
+    *n = list.n;
+    return st;
 }
 
 template <class WT>
@@ -386,6 +408,7 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast = {
     /* .inverse = */ inverse<nb_word64>,
     /* .forward_to = */ forward_to<nb_word64>,
     /* .inverse_to = */ inverse_to<nb_word64>,
+    /* .kernels = */ kernels<nb_word64>,
 };
 
 extern "C" const nb_ntt_variant nb_variant_gpu_fast32 = {
@@ -405,4 +428,5 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast32 = {
     /* .inverse = */ inverse<nb_word32>,
     /* .forward_to = */ forward_to<nb_word32>,
     /* .inverse_to = */ inverse_to<nb_word32>,
+    /* .kernels = */ kernels<nb_word32>,
 };

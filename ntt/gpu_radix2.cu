@@ -18,6 +18,7 @@
 #include "ntt/builtin.h"
 #include "ntt/gpu_common.cuh"
 #include "ntt/gpu_word.cuh"
+#include "ntt/kernel_info.h"
 
 #define RADIX2_THREADS 256
 
@@ -149,6 +150,22 @@ static nb_status inverse(void *plan, void *words, size_t first, size_t count, vo
     return NB_OK;
 }
 
+/* The kernels of a call (ntt/variant.h): the stage kernel, log N launches. */
+template <class T>
+static nb_status kernels(void *plan, int inverse, size_t first, size_t count, nb_ntt_kernel *out,
+                         size_t max, size_t *n)
+{
+    (void)first;
+    const radix2_plan<T> *p = (const radix2_plan<T> *)plan;
+    *n = 1;
+    if (max == 0)
+        return NB_OK;
+    const void *f = inverse ? (const void *)radix2_gs_stage<T> : (const void *)radix2_ct_stage<T>;
+    return nb_ntt_kernel_describe(out, inverse ? "gs stage" : "ct stage", f, RADIX2_THREADS, 0,
+                                  (unsigned long long)grid_for(count, p->log_n) * p->log_n,
+                                  p->log_n);
+}
+
 extern "C" const nb_ntt_variant nb_variant_gpu_radix2 = {
     /* .name = */ "gpu-radix2",
     /* .description = */ "GPU baseline: one launch per stage, one radix-2 butterfly per thread, "
@@ -164,6 +181,7 @@ extern "C" const nb_ntt_variant nb_variant_gpu_radix2 = {
     /* .inverse = */ inverse<nb_word64>,
     /* .forward_to = */ NULL, /* out of place: a copy, then in place */
     /* .inverse_to = */ NULL,
+    /* .kernels = */ kernels<nb_word64>,
 };
 
 extern "C" const nb_ntt_variant nb_variant_gpu_radix2_32 = {
@@ -181,4 +199,5 @@ extern "C" const nb_ntt_variant nb_variant_gpu_radix2_32 = {
     /* .inverse = */ inverse<nb_word32>,
     /* .forward_to = */ NULL,
     /* .inverse_to = */ NULL,
+    /* .kernels = */ kernels<nb_word32>,
 };

@@ -9,8 +9,18 @@
 #define NB_GPU_REG_PLAN_CUH
 
 #include "ntt/gpu_reg_passes.cuh"
+#include "ntt/kernel_info.h"
 
 namespace nb_regpass {
+
+/* Where a describing call (a variant's `kernels` entry) lists the kernels
+ * it would launch instead of launching them: up to max into out, n counts
+ * them all; `suffix` is appended to every name (", lazy"). */
+struct KernelList {
+    nb_ntt_kernel *out;
+    size_t max, n;
+    const char *suffix;
+};
 
 /* A register variant's plan: k1 = log2 of the column transform size (0: a
  * single row kernel per limb, no column tables). */
@@ -141,19 +151,31 @@ inline nb_status check_aligned(const void *data, const char *name)
 /* Launches phase kernel `kern` of shape PH over limbs [first, first + count),
  * reading `src` and writing `data` (phase_body), in chunks of at most 65535
  * limbs (the grid's y limit); configure: only raise the kernel's
- * shared-memory limit. With PDL on the plan's device, a SECOND kernel gets
- * the programmatic-stream-serialization attribute when use_pdl(blocks of the
+ * shared-memory limit; describe (non-NULL): only add the kernel to the list.
+ * With PDL on the plan's device, a SECOND kernel gets the
+ * programmatic-stream-serialization attribute when use_pdl(blocks of the
  * chunk's grid, chunk) says so, a first one when PDL_FIRST (it then waits in
  * phase_body for whatever kernel precedes the call). */
 template <class PH, bool INV, bool SECOND, bool PDL_FIRST = false, class KERN, class USE_PDL>
 nb_status launch(KERN kern, const PlanT<typename PH::Word> *p, typename PH::W *data,
                  const typename PH::W *src, size_t first, size_t count, cudaStream_t s,
-                 bool configure, USE_PDL &&use_pdl)
+                 bool configure, USE_PDL &&use_pdl, KernelList *describe = nullptr)
 {
     if (configure) {
         NB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)PH::SMEM));
         return NB_OK;
+    }
+    if (describe) {
+        const size_t i = describe->n++;
+        if (i >= describe->max)
+            return NB_OK;
+        char name[64];
+        snprintf(name, sizeof name, "%s 2^%d-point, %d/thread%s", PH::ROWS_ ? "rows" : "columns",
+                 PH::K_, PH::RV, describe->suffix ? describe->suffix : "");
+        return nb_ntt_kernel_describe(&describe->out[i], name, (const void *)kern, PH::THREADS,
+                                      PH::SMEM, (unsigned long long)(PH::NT / PH::TILE) * count,
+                                      (unsigned)((count + 65534) / 65535));
     }
     const typename PH::TT *tw;
     if constexpr (PH::ROWS_)

@@ -66,14 +66,16 @@ regs_phase(uint64_t *__restrict__ data, const uint64_t *src,
 }
 
 /* Launches one phase over limbs [first, first + count) (configure: only
- * raises the kernel's shared-memory limit). A SECOND kernel uses PDL when
+ * raises the kernel's shared-memory limit; desc: only lists the kernel). A
+ * SECOND kernel uses PDL when
  * its grid fills the device anyway, or when both grids fit side by side on
  * distinct SMs; otherwise the second grid, scheduled early, piles onto the
  * SMs the first one still holds (measured: N = 2^16, L = 8 forward 18.7 us
  * without, 20.7 with). */
 template <bool INV, int LOGN, int K, bool ROWS, bool FIRST, bool SECOND>
 nb_status phase_launch(const Plan *p, uint64_t *data, size_t first, size_t count,
-                       cudaStream_t s, bool configure, unsigned prev_blocks_per_limb = 0)
+                       cudaStream_t s, bool configure, KernelList *desc,
+                       unsigned prev_blocks_per_limb = 0)
 {
     typedef RegsPhase<LOGN, K, ROWS> PH;
     return launch<PH, INV, SECOND>(
@@ -81,7 +83,8 @@ nb_status phase_launch(const Plan *p, uint64_t *data, size_t first, size_t count
         [p, prev_blocks_per_limb](size_t blocks, size_t chunk) {
             const size_t prev = (size_t)prev_blocks_per_limb * chunk;
             return blocks >= (size_t)p->sms * PH::MIN_BLOCKS || blocks + prev <= p->sms;
-        });
+        },
+        desc);
 }
 
 /* The kernels of one size: K1/K2 are the column/row phase sizes (K1 = 0:
@@ -92,37 +95,39 @@ template <int LOGN, int K1> struct Size {
     typedef RegsPhase<LOGN, K2, true> RowPh;
     typedef RegsPhase<LOGN, TWO ? K1 : K2, false> ColPh; /* unused if !TWO */
     static nb_status forward(const Plan *p, uint64_t *d, size_t f, size_t n, cudaStream_t s,
-                             bool cfg)
+                             bool cfg, KernelList *desc)
     {
         if constexpr (TWO)
-            NB_TRY((phase_launch<false, LOGN, K1, false, true, false>(p, d, f, n, s, cfg)));
-        return phase_launch<false, LOGN, K2, true, false, TWO>(p, d, f, n, s, cfg,
+            NB_TRY((phase_launch<false, LOGN, K1, false, true, false>(p, d, f, n, s, cfg, desc)));
+        return phase_launch<false, LOGN, K2, true, false, TWO>(p, d, f, n, s, cfg, desc,
                                                                ColPh::NT / ColPh::TILE);
     }
     static nb_status inverse(const Plan *p, uint64_t *d, size_t f, size_t n, cudaStream_t s,
-                             bool cfg)
+                             bool cfg, KernelList *desc)
     {
-        NB_TRY((phase_launch<true, LOGN, K2, true, TWO, false>(p, d, f, n, s, cfg)));
+        NB_TRY((phase_launch<true, LOGN, K2, true, TWO, false>(p, d, f, n, s, cfg, desc)));
         if constexpr (TWO)
-            return phase_launch<true, LOGN, K1, false, false, true>(p, d, f, n, s, cfg,
+            return phase_launch<true, LOGN, K1, false, false, true>(p, d, f, n, s, cfg, desc,
                                                                     RowPh::NT / RowPh::TILE);
         return NB_OK;
     }
 };
 
 /* Column-phase size for each log N (0: a single row kernel). */
-unsigned cols_log(unsigned log_n)
+constexpr unsigned cols_log(unsigned log_n)
 {
     return log_n <= 13 ? 0 : log_n <= 15 ? 7 : 8;
 }
 
+/* One call (cfg: configure every kernel of the size; desc: list the call's
+ * kernels instead of launching them). */
 nb_status dispatch(const Plan *p, bool inverse, uint64_t *d, size_t f, size_t n,
-                   cudaStream_t s, bool cfg)
+                   cudaStream_t s, bool cfg, KernelList *desc = nullptr)
 {
 #define NB_REGS_CASE(LOGN)                                                                     \
     case LOGN:                                                                                 \
-        return inverse ? Size<LOGN, LOGN <= 13 ? 0 : LOGN <= 15 ? 7 : 8>::inverse(p, d, f, n, s, cfg) \
-                       : Size<LOGN, LOGN <= 13 ? 0 : LOGN <= 15 ? 7 : 8>::forward(p, d, f, n, s, cfg);
+        return inverse ? Size<LOGN, (int)cols_log(LOGN)>::inverse(p, d, f, n, s, cfg, desc)     \
+                       : Size<LOGN, (int)cols_log(LOGN)>::forward(p, d, f, n, s, cfg, desc);
     switch (p->log_n) {
         NB_REGS_CASE(10)
         NB_REGS_CASE(11)
@@ -164,6 +169,18 @@ nb_status inverse(void *plan, void *words, size_t first, size_t count, void *str
                     false);
 }
 
+/* The kernels of a call (ntt/variant.h): the row kernel alone up to
+ * log N 13, else columns then rows (forward) or rows then columns. */
+nb_status kernels(void *plan, int inverse, size_t first, size_t count, nb_ntt_kernel *out,
+                  size_t max, size_t *n)
+{
+    KernelList list = {out, max, 0, nullptr};
+    nb_status st = dispatch((const Plan *)plan, inverse != 0, NULL, first, count, NULL, false,
+                            &list);
+    *n = list.n;
+    return st;
+}
+
 } // namespace
 
 extern "C" const nb_ntt_variant nb_variant_gpu_regs = {
@@ -181,4 +198,5 @@ extern "C" const nb_ntt_variant nb_variant_gpu_regs = {
     /* .inverse = */ inverse,
     /* .forward_to = */ NULL, /* out of place: a copy, then in place */
     /* .inverse_to = */ NULL,
+    /* .kernels = */ kernels,
 };

@@ -21,6 +21,7 @@
  * [0, 2q) (inverse); outputs in [0, q). */
 #include "ntt/builtin.h"
 #include "ntt/gpu_common.cuh"
+#include "ntt/kernel_info.h"
 
 #define SMEM_THREADS 256
 #define SMEM_TILE_LOG 12 /* 4096 coefficients = 32 KiB of shared memory per block */
@@ -182,6 +183,32 @@ static nb_status launch(const smem_plan *p, bool columns, bool inverse, uint64_t
     return NB_OK;
 }
 
+/* The kernels of a call (ntt/variant.h): forward columns then rows, inverse
+ * rows then columns, each launched once per chunk of 65535 limbs. */
+static nb_status kernels(void *plan, int inverse, size_t first, size_t count, nb_ntt_kernel *out,
+                         size_t max, size_t *n)
+{
+    (void)first;
+    const smem_plan *p = (const smem_plan *)plan;
+    const unsigned chunks = (unsigned)((count + 65534) / 65535);
+    *n = 2;
+    for (size_t i = 0; i < 2 && i < max; i++) {
+        const bool columns = (i == 0) != (inverse != 0);
+        const unsigned per_limb = columns ? 1u << (p->k2 - p->log_c) : 1u << (p->k1 - p->log_r);
+        const size_t smem = sizeof(uint64_t)
+                            << (columns ? p->k1 + p->log_c : p->k2 + p->log_r);
+        char name[64];
+        snprintf(name, sizeof name, "%s (%u stages)", columns ? "columns" : "rows",
+                 columns ? p->k1 : p->k2);
+        NB_TRY(nb_ntt_kernel_describe(&out[i], name,
+                                      columns ? (const void *)smem_columns
+                                              : (const void *)smem_rows,
+                                      SMEM_THREADS, smem,
+                                      (unsigned long long)per_limb * count, chunks));
+    }
+    return NB_OK;
+}
+
 static nb_status forward(void *plan, void *words, size_t first, size_t count, void *stream)
 {
     uint64_t *data = (uint64_t *)words;
@@ -215,4 +242,5 @@ extern "C" const nb_ntt_variant nb_variant_gpu_smem = {
     /* .inverse = */ inverse,
     /* .forward_to = */ NULL, /* out of place: a copy, then in place */
     /* .inverse_to = */ NULL,
+    /* .kernels = */ kernels,
 };

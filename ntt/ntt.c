@@ -102,10 +102,9 @@ void nb_ntt_destroy(nb_ntt *ntt)
     free(ntt);
 }
 
-static nb_status check_call(const nb_ntt *ntt, const void *data, size_t first, size_t count)
+/* Limbs [first, first + count) are a non-empty range of the plan's. */
+static nb_status check_range(const nb_ntt *ntt, size_t first, size_t count)
 {
-    if (!ntt || !data)
-        return nb_set_error(NB_ERR_INVALID_ARG, "NTT call: NULL argument");
     if (count == 0)
         return nb_set_error(NB_ERR_INVALID_ARG, "NTT call: zero limbs");
     if (first >= ntt->tables->limbs || count > ntt->tables->limbs - first)
@@ -113,6 +112,13 @@ static nb_status check_call(const nb_ntt *ntt, const void *data, size_t first, s
                             "NTT call: limbs [%zu, %zu) outside the plan's %zu limbs", first,
                             first + count, ntt->tables->limbs);
     return NB_OK;
+}
+
+static nb_status check_call(const nb_ntt *ntt, const void *data, size_t first, size_t count)
+{
+    if (!ntt || !data)
+        return nb_set_error(NB_ERR_INVALID_ARG, "NTT call: NULL argument");
+    return check_range(ntt, first, count);
 }
 
 nb_status nb_ntt_forward(nb_ntt *ntt, void *data, size_t first, size_t count, void *stream)
@@ -174,6 +180,19 @@ nb_status nb_ntt_inverse_to(nb_ntt *ntt, void *dst, const void *src, size_t firs
                             size_t count, void *stream)
 {
     return call_to(ntt, 1, dst, src, first, count, stream);
+}
+
+nb_status nb_ntt_kernels(const nb_ntt *ntt, int inverse, size_t first, size_t count,
+                         nb_ntt_kernel *out, size_t max, size_t *n)
+{
+    if (!ntt || !n || (max && !out))
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ntt_kernels: NULL argument");
+    *n = 0;
+    NB_TRY(check_range(ntt, first, count));
+    if (!ntt->variant->kernels)
+        return nb_set_error(NB_ERR_UNSUPPORTED, "variant '%s' does not report its kernels",
+                            ntt->variant->name);
+    return ntt->variant->kernels(ntt->plan, inverse != 0, first, count, out, max, n);
 }
 
 int nb_ntt_out_of_place(const nb_ntt *ntt)

@@ -47,6 +47,15 @@ nb_status nb_ntt_forward_to(nb_ntt *ntt, void *dst, const void *src, size_t firs
                             size_t count, void *stream);
 nb_status nb_ntt_inverse_to(nb_ntt *ntt, void *dst, const void *src, size_t first,
                             size_t count, void *stream);
+/* The kernels a forward (inverse = 0) or inverse call over limbs [first,
+ * first + count) launches, with their registers, local and shared memory,
+ * block size and theoretical occupancy (nb_ntt_kernel, ntt/variant.h): up to
+ * `max` into out, their number into *n (may exceed max). Launches nothing.
+ * NB_ERR_UNSUPPORTED (message) when the variant does not report its kernels
+ * (CPU variants, plug-ins without the entry); NB_ERR_INVALID_ARG for a range
+ * outside the plan. */
+nb_status nb_ntt_kernels(const nb_ntt *ntt, int inverse, size_t first, size_t count,
+                         nb_ntt_kernel *out, size_t max, size_t *n);
 /* 1 if the variant transforms out of place itself (no copy), else 0. */
 int nb_ntt_out_of_place(const nb_ntt *ntt);
 /* The word size of the data the transforms take: 64 or 32 (0 for NULL). */

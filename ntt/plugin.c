@@ -1,9 +1,11 @@
 /* Plug-in loading (ntt/variant.h): a shared object that registers its own
- * variants, refused before any of its code runs when it was built for
- * another plug-in ABI than this library's. */
+ * variants, refused before any of its code runs when it was built for a
+ * plug-in ABI this library does not load (newer than its own, or older than
+ * NB_PLUGIN_ABI_OLDEST). */
 #include <dlfcn.h>
 #include <stdio.h>
 
+#include "ntt/registry.h"
 #include "ntt/variant.h"
 
 unsigned nb_plugin_abi(void) { return NB_PLUGIN_ABI_VERSION; }
@@ -16,7 +18,7 @@ nb_status nb_plugin_load(const char *path)
     if (!h)
         return nb_set_error(NB_ERR_IO, "cannot load plug-in '%.200s': %.400s", path, dlerror());
     const unsigned *abi = dlsym(h, NB_PLUGIN_ABI_SYMBOL);
-    if (!abi || *abi != NB_PLUGIN_ABI_VERSION) {
+    if (!abi || *abi < NB_PLUGIN_ABI_OLDEST || *abi > NB_PLUGIN_ABI_VERSION) {
         char built[96];
         if (abi)
             snprintf(built, sizeof built, "was built for plug-in ABI %u", *abi);
@@ -25,9 +27,9 @@ nb_status nb_plugin_load(const char *path)
                      "NB_PLUGIN_ABI_EXPORT adds)", NB_PLUGIN_ABI_SYMBOL);
         dlclose(h);
         return nb_set_error(NB_ERR_UNSUPPORTED,
-                            "plug-in '%.200s' %s, this library loads plug-in ABI %u: rebuild "
-                            "it against this version's headers",
-                            path, built, NB_PLUGIN_ABI_VERSION);
+                            "plug-in '%.200s' %s, this library loads plug-in ABI %u to %u: "
+                            "rebuild it against this version's headers",
+                            path, built, NB_PLUGIN_ABI_OLDEST, NB_PLUGIN_ABI_VERSION);
     }
     nb_plugin_init_fn init;
     void *sym = dlsym(h, NB_PLUGIN_INIT_SYMBOL);
@@ -35,7 +37,9 @@ nb_status nb_plugin_load(const char *path)
         return nb_set_error(NB_ERR_IO, "plug-in '%.200s' exports no %s()", path,
                             NB_PLUGIN_INIT_SYMBOL);
     *(void **)&init = sym;
+    nb_registry_set_plugin_abi(*abi);
     nb_status s = init();
+    nb_registry_set_plugin_abi(0);
     if (s != NB_OK) {
         char why[320]; /* nb_last_error() is the buffer nb_set_error writes */
         snprintf(why, sizeof why, "%s", nb_last_error());

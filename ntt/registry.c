@@ -1,11 +1,15 @@
 /* The variant registry: built-in variants are added on first use; plug-ins
- * and tests add theirs with nb_ntt_variant_register(). */
+ * and tests add theirs with nb_ntt_variant_register(). A variant of a
+ * plug-in built for plug-in ABI 1 (an nb_ntt_variant without `kernels`) is
+ * registered as a full-size copy whose later fields are NULL. */
 #include <pthread.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "ntt/arith.h"
 #include "ntt/builtin.h"
 #include "ntt/primes.h"
+#include "ntt/registry.h"
 #include "ntt/variant.h"
 
 #define MAX_VARIANTS 64
@@ -13,8 +17,27 @@
 static const nb_ntt_variant *registry[MAX_VARIANTS];
 static size_t registry_count;
 static pthread_once_t builtins_once = PTHREAD_ONCE_INIT;
+static unsigned plugin_abi;                 /* of the plug-in whose init runs; 0: none */
+static nb_ntt_variant copies[MAX_VARIANTS]; /* older-ABI variants, full size */
+static size_t copies_count;
 
-static nb_status add(const nb_ntt_variant *v)
+void nb_registry_set_plugin_abi(unsigned abi) { plugin_abi = abi; }
+
+/* v itself, or for a plug-in of ABI 1 a full-size copy of the fields that
+ * ABI has (the rest NULL); NULL when no copy slot is left. */
+static const nb_ntt_variant *full_size(const nb_ntt_variant *v)
+{
+    if (!plugin_abi || plugin_abi >= 2)
+        return v;
+    if (copies_count == MAX_VARIANTS)
+        return NULL;
+    nb_ntt_variant *c = &copies[copies_count++];
+    memset(c, 0, sizeof *c);
+    memcpy(c, v, offsetof(nb_ntt_variant, kernels));
+    return c;
+}
+
+static nb_status add_checked(const nb_ntt_variant *v)
 {
     if (!v || !v->name || !v->name[0] || !v->description || !v->plan_create ||
         !v->plan_destroy || !v->forward || !v->inverse)
@@ -46,6 +69,17 @@ static nb_status add(const nb_ntt_variant *v)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "variant registry full (%d)", MAX_VARIANTS);
     registry[registry_count++] = v;
     return NB_OK;
+}
+
+static nb_status add(const nb_ntt_variant *given)
+{
+    const nb_ntt_variant *v = given ? full_size(given) : NULL;
+    if (given && !v)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "variant registry full (%d)", MAX_VARIANTS);
+    nb_status s = add_checked(v);
+    if (s != NB_OK && v != given)
+        copies_count--; /* the copy made for it is free again */
+    return s;
 }
 
 static void add_builtins(void)

@@ -15,8 +15,28 @@
 extern "C" {
 #endif
 
+/* One kernel a GPU variant launches in a call and what the device says of
+ * it: the variant's optional `kernels` entry fills these, each with
+ * nb_ntt_kernel_describe (ntt/kernel_info.h) from the kernel's function and
+ * launch shape. */
+typedef struct nb_ntt_kernel {
+    char name[64];             /* the variant's name for it ("rows 2^8-point, 16/thread") */
+    unsigned block_threads;    /* threads per block */
+    unsigned launches;         /* launches of it in the call */
+    unsigned long long blocks; /* blocks of those launches together */
+    size_t smem_dynamic;       /* dynamic shared memory per block, bytes */
+    size_t smem_static;        /* static shared memory per block, bytes */
+    size_t local_bytes;        /* local memory per thread, bytes: spilled registers and
+                                  local arrays (cudaFuncAttributes.localSizeBytes) */
+    int regs;                  /* registers per thread */
+    int blocks_per_sm;         /* resident blocks per SM at this block size and shared memory
+                                  (cudaOccupancyMaxActiveBlocksPerMultiprocessor) */
+    double occupancy;          /* theoretical: blocks_per_sm x warps per block over the SM's
+                                  resident-warp limit, in [0, 1] */
+} nb_ntt_kernel;
+
 /* One NTT implementation. Every field is required but the out-of-place
- * pair at the end (both or neither).
+ * pair and `kernels` at the end (optional; NULL when absent).
  *
  * Word size: `word_bits` is 64 or 32. Data is an array of words of that size
  * (uint64_t or uint32_t), passed as void *; a 32-bit variant serves primes
@@ -67,6 +87,15 @@ typedef struct nb_ntt_variant {
                             size_t count, void *stream);
     nb_status (*inverse_to)(void *plan, void *dst, const void *src, size_t first,
                             size_t count, void *stream);
+
+    /* Optional, GPU variants (plug-in ABI 2; NULL: the variant does not
+     * report its kernels): the kernels that forward (inverse = 0) or inverse
+     * over limbs [first, first + count) launches, in launch order, each once
+     * with its launch count: up to `max` of them into out, their number into
+     * *n (which may exceed max). Launches nothing, leaves the plan unchanged;
+     * the plan's device must be current. */
+    nb_status (*kernels)(void *plan, int inverse, size_t first, size_t count,
+                         nb_ntt_kernel *out, size_t max, size_t *n);
 } nb_ntt_variant;
 
 /* Adds a variant to the registry (the pointer is kept: the struct must live
@@ -89,8 +118,13 @@ typedef nb_status (*nb_plugin_init_fn)(void);
 /* The plug-in ABI: what a plug-in compiled against these headers assumes of
  * the library (the layout and meaning of nb_ntt_variant and nb_ntt_tables,
  * the contract of the four functions, nb_plugin_init). Raised whenever any
- * of it changes; independent of the library's version (core/version.h). */
-#define NB_PLUGIN_ABI_VERSION 1
+ * of it changes; independent of the library's version (core/version.h).
+ * 2 added `kernels` at the end of nb_ntt_variant. The loader also takes
+ * plug-ins of the older ABIs down to NB_PLUGIN_ABI_OLDEST whose struct is a
+ * prefix of this one (ABI 1: everything before `kernels`): their variants are
+ * registered as copies with the later fields NULL. */
+#define NB_PLUGIN_ABI_VERSION 2
+#define NB_PLUGIN_ABI_OLDEST 1
 #define NB_PLUGIN_ABI_SYMBOL "nb_plugin_abi_version"
 
 /* Defined by each plug-in, with NB_PLUGIN_ABI_EXPORT: the ABI it was
@@ -105,15 +139,17 @@ extern const unsigned nb_plugin_abi_version;
         NB_PLUGIN_ABI_VERSION
 
 /* Loads a plug-in: dlopen(path), checks that it exports nb_plugin_abi_version
- * equal to this library's NB_PLUGIN_ABI_VERSION, then calls its
- * nb_plugin_init() (the object stays loaded: its variants live in it).
- * NB_ERR_IO when it cannot be opened, lacks an entry point or its init fails;
- * NB_ERR_UNSUPPORTED when it was built for another ABI (the one-line message
- * names both versions; nothing of it has run). */
+ * in [NB_PLUGIN_ABI_OLDEST, NB_PLUGIN_ABI_VERSION], then calls its
+ * nb_plugin_init() (the object stays loaded: its variants live in it; those
+ * of an older ABI are registered as full-size copies, so
+ * nb_ntt_variant_find returns the copy). NB_ERR_IO when it cannot be opened,
+ * lacks an entry point or its init fails; NB_ERR_UNSUPPORTED when it was
+ * built for another ABI (the one-line message names both versions; nothing
+ * of it has run). */
 nb_status nb_plugin_load(const char *path);
 
-/* NB_PLUGIN_ABI_VERSION of the headers the library was built with: the only
- * ABI nb_plugin_load accepts. */
+/* NB_PLUGIN_ABI_VERSION of the headers the library was built with: the
+ * newest ABI nb_plugin_load accepts (the oldest: NB_PLUGIN_ABI_OLDEST). */
 unsigned nb_plugin_abi(void);
 
 #ifdef __cplusplus

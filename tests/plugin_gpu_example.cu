@@ -13,6 +13,7 @@
 
 #include "ntt/arith.h"
 #include "core/cuda_check.h"
+#include "ntt/kernel_info.h"
 #include "ntt/variant.h"
 
 namespace {
@@ -148,6 +149,25 @@ nb_status transform(void *plan, void *words, size_t first, size_t count, void *s
     return NB_OK;
 }
 
+/* The kernels of a call (ntt/variant.h's optional entry): one evaluation
+ * kernel, then a device copy (not a kernel) from the scratch. The
+ * attributes come from this plug-in's own CUDA runtime (ntt/kernel_info.h). */
+nb_status kernels(void *plan, int inverse, size_t first, size_t count, nb_ntt_kernel *out,
+                  size_t max, size_t *n)
+{
+    (void)first;
+    const dft_plan *p = (const dft_plan *)plan;
+    const size_t len = (size_t)1 << p->log_n;
+    const unsigned block = len < 256 ? (unsigned)len : 256;
+    *n = 1;
+    if (max == 0)
+        return NB_OK;
+    return nb_ntt_kernel_describe(out, inverse ? "dft_inverse" : "dft_forward",
+                                  inverse ? (const void *)dft_inverse : (const void *)dft_forward,
+                                  block, 0, (unsigned long long)((len + block - 1) / block) * count,
+                                  1);
+}
+
 nb_status forward(void *plan, void *words, size_t first, size_t count, void *stream)
 {
     uint64_t *data = (uint64_t *)words;
@@ -174,6 +194,7 @@ const nb_ntt_variant example_gpu_dft = {
     inverse,
     NULL, /* no out-of-place forward: nb_ntt_forward_to copies, then transforms in place */
     NULL, /* likewise for the inverse */
+    kernels,
 };
 
 } // namespace

@@ -150,6 +150,45 @@ static void test_report_is_filled_in_from_the_file(void **state)
     assert_int_equal(run(args), 2);
 }
 
+/* Guards: a methods text without what bounds each GPU case, or one that
+ * ignores --calibration (the classes of tests/test_bench_bound.c). */
+static void test_report_says_what_bounds_each_gpu_case(void **state)
+{
+    (void)state;
+    char args[512];
+    snprintf(args, sizeof args, "--format md report %s/ntt-h100-bounds.json --calibration "
+             "%s/calibrate-h100-words.json", data_dir, data_dir);
+    assert_int_equal(run(args), 0);
+    char *out = slurp("out.txt");
+    static const char *const words[] = {
+        "### Bounds", "(calibration)", "Of 5 cases, 2 are compute-bound, 0 memory-bound, 1 "
+        "launch-bound and 2 latency-bound.",
+        "- `warm gpu-fast inv logn=17 L=32 q60`: 59 % bfly, 36 % copy, 5 % launch: compute-bound",
+        "- [x] **bound of each GPU case against measured ceilings**"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (!strstr(out, words[i]))
+            fail_msg("report lacks '%s'", words[i]);
+    free(out);
+    snprintf(args, sizeof args, "report %s/ntt-h100-bounds.json", data_dir);
+    assert_int_equal(run(args), 0);
+    out = slurp("out.txt");
+    assert_non_null(strstr(out, "(default)"));
+    assert_non_null(strstr(out, "[ ] bound of each GPU case"));
+    free(out);
+    snprintf(args, sizeof args, "report %s/ntt-cpu-logn.json", data_dir); /* no GPU case */
+    assert_int_equal(run(args), 0);
+    out = slurp("out.txt");
+    assert_null(strstr(out, "Bounds"));
+    free(out);
+    snprintf(args, sizeof args, "report %s/ntt-h100-bounds.json --calibration "
+             "%s/ntt-h100-bounds.json", data_dir, data_dir);
+    assert_int_equal(run(args), 2);
+    /* run refuses a file that is not a GPU calibration before it measures anything */
+    snprintf(args, sizeof args, "run --backend cpu --logn 10 --limbs 1 --calibration "
+             "%s/ntt-cpu-logn.json", data_dir);
+    assert_int_equal(run(args), 2);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -165,6 +204,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_primes_are_ntt_friendly_with_roots_of_order_2n),
         cmocka_unit_test(test_primes_text_and_errors),
         cmocka_unit_test(test_report_is_filled_in_from_the_file),
+        cmocka_unit_test(test_report_says_what_bounds_each_gpu_case),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cli_scratch_remove();

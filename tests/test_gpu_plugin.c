@@ -1,7 +1,8 @@
 /* A GPU variant built outside the library (tests/plugin_gpu_example.cu, a
  * shared module with its own kernels, compiled the way docs/variants.md
  * tells researchers to) is loaded by `nttbench --plugin`, listed, verified
- * against the GMP reference and benchmarked on the warm and cold tiers.
+ * against the GMP reference and benchmarked on the warm and cold tiers,
+ * its kernel's resources recorded.
  * Exits 77 (skip) without a GPU.
  * argv[1] = the nttbench executable, argv[2] = the GPU plug-in. */
 #include <string.h>
@@ -71,6 +72,14 @@ static void test_gpu_plugin_is_benchmarked_warm_and_cold(void **state)
         json_t *st = json_object_get(c, "stats");
         assert_true(json_integer_value(json_object_get(st, "samples")) >= 10);
         assert_true(json_number_value(json_object_get(st, "median")) > 0.0);
+        /* its kernel, described in the plug-in's own CUDA runtime */
+        json_t *k = json_array_get(json_object_get(c, "kernels"), 0);
+        assert_non_null(k);
+        assert_non_null(strstr(json_string_value(json_object_get(k, "name")), "dft_"));
+        assert_true(json_integer_value(json_object_get(k, "regs")) > 0);
+        assert_int_equal(json_integer_value(json_object_get(k, "block_threads")), 256);
+        assert_true(json_integer_value(json_object_get(k, "blocks_per_sm")) >= 1);
+        assert_non_null(json_object_get(json_object_get(c, "bound"), "class"));
     }
     json_decref(r);
 }

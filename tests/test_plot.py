@@ -2,7 +2,7 @@
 that each PNG and SVG exists and is well-formed, and that the values drawn (read back from
 the figure objects) equal the medians of the input files, recomputed here independently;
 the time-against-log-Q figure from a synthetic version-4 report with two word sizes, and
-none from the older files.
+none from the older files; the bound roofline's points and classes.
 Exits 77 (skip) when matplotlib is not installed.
 usage: test_plot.py SCRIPTS_PLOT DATA_DIR"""
 import gzip
@@ -102,6 +102,31 @@ def check_logq(mod):
         check(line.get_linestyle() == ("--" if w == "32" else "-"), f"{gid}: style of the word size")
 
 
+def check_bounds(mod, data):
+    """The bound roofline of the recorded H100 cases: one point per case at (butterflies per
+    byte, butterflies per second), its class the one `nttbench report` gives the same file
+    (tests/test_bench_paper_cli.c), under the 64-bit roof of the default ceilings."""
+    doc = mod.load(os.path.join(data, "ntt-h100-bounds.json"))
+    fig = mod.figures([doc])["roofline-bounds"]
+    want = {("gpu-fast", "inv logn=17 L=32 q60"): "compute-bound",
+            ("gpu-fast", "fwd logn=12 L=1 q60"): "launch-bound",
+            ("gpu-smem", "inv logn=17 L=64 q60"): "latency-bound",
+            ("gpu-radix2", "fwd logn=16 L=8 q60"): "latency-bound",
+            ("gpu-regs", "inv logn=17 L=64 q60"): "compute-bound"}
+    points = [l for l in fig.axes[0].get_lines() if (l.get_gid() or "").startswith("case|")]
+    check(len(points) == len(want), f"{len(points)} points, expected {len(want)}")
+    for line in points:
+        _, v, tier, label, cls = line.get_gid().split("|")
+        check(want.get((v, label)) == cls, f"{v} {label}: {cls}, expected {want.get((v, label))}")
+        c = next(c for c in doc["cases"] if c["variant"] == v and c["label"] == label)
+        p = c["params"]
+        bfly = 2 ** p["log_n"] / 2 * p["log_n"] * p["limbs"]
+        check(close(line.get_xdata()[0], p["log_n"] / 32), f"{v} {label}: butterflies per byte")
+        check(close(line.get_ydata()[0], bfly / c["stats"]["median"]), f"{v} {label}: G/s")
+    roof = [l for l in fig.axes[0].get_lines() if l.get_gid() == "roof|64"]
+    check(len(roof) == 1 and close(max(roof[0].get_ydata()), 877.1), "the 64-bit roof at 877.1 G/s")
+
+
 def main():
     plot_path, data = sys.argv[1], sys.argv[2]
     files = [os.path.join(data, f) for f in ("ntt-h100-small.json", "stage-h100-small.json",
@@ -171,6 +196,7 @@ def main():
 
     check(not any(n.startswith("time-logq") for n in figs), "no log-Q figure from files without log_q")
     check_logq(mod)
+    check_bounds(mod, data)
     return finish(failures, "scripts/plot figures")
 
 

@@ -132,6 +132,7 @@ typedef struct nb_cli_run {
     void *stage;                    /* the stage tier's own parsed options (tier_stage.c) */
     nb_cli_filter filter;           /* --filter: the cases kept (all when none) */
     int list;                       /* --list / --dry-run: print the cases, run nothing */
+    const char *calibration;        /* --calibration FILE (NULL: the default ceilings) */
 } nb_cli_run;
 
 /* The bit of a word size (64 or 32) in nb_cli_run.words and verify's set. */

@@ -13,9 +13,11 @@
 
 void nb_cmd_report_help(FILE *f)
 {
-    fprintf(f, "usage: nttbench report RESULTS.json [--format table|md]\n\n"
+    fprintf(f, "usage: nttbench report RESULTS.json [--calibration FILE] [--format table|md]\n\n"
                "Prints the methods paragraph of a run (device, software, what was timed, timer,\n"
-               "cache state, stopping rule and noise reached, samples, SM clocks) and the\n"
+               "cache state, stopping rule and noise reached, samples, SM clocks), what bounds\n"
+               "each GPU NTT case (compute, memory, launch or latency, against the ceilings the\n"
+               "run recorded, or those of --calibration FILE from nttbench calibrate) and the\n"
                "reporting checklist, filled in from the report file ('-': standard input).\n");
 }
 
@@ -248,6 +250,7 @@ static void sizes_text(const summary *s, char *buf, size_t n)
 typedef struct report_ctx {
     const nb_result_file *rf;
     int md;
+    const nb_ceilings *ceilings; /* --calibration (NULL: the file's) */
 } report_ctx;
 
 static void item(FILE *f, int md, int ok, const char *name, const char *value)
@@ -328,6 +331,8 @@ static nb_status write_report(void *ctx, FILE *f)
         fprintf(f, "The file stores a seeded reservoir sample of the samples of %zu case%s "
                    "(the statistics above use every sample).\n\n",
                 s.reservoir, s.reservoir > 1 ? "s" : "");
+    int calibrated = 0;
+    const int bounds = nb_cli_report_bounds(f, r->rf, r->ceilings, r->md, &calibrated);
     fprintf(f, r->md ? "Command: `%s`\n\n## Reporting checklist\n\n" : "Command: %s\n\n"
                                                                        "Reporting checklist\n",
             cmd);
@@ -350,6 +355,10 @@ static nb_status write_report(void *ctx, FILE *f)
     item(f, r->md, json_is_object(nb_json_path(env, "build")), "compiler and build options",
          build);
     item(f, r->md, cmd[0] != 0, "software version, commit, command line", cmd);
+    if (bounds)
+        item(f, r->md, calibrated, "bound of each GPU case against measured ceilings",
+             calibrated ? "copy bandwidth, butterfly ceiling and launch cost measured"
+                        : "some ceilings are defaults: pass --calibration (nttbench calibrate)");
     return NB_OK;
 }
 
@@ -373,23 +382,38 @@ static nb_status some_case_timed(const nb_result_file *rf, const char *path)
 
 int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output, int quiet)
 {
-    if (argc != 1 || (argv[0][0] == '-' && argv[0][1] != '\0')) /* "-": standard input */
+    nb_ceilings calib;
+    const char *file = NULL, *calibration = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--calibration") && i + 1 < argc && !calibration)
+            calibration = argv[++i];
+        else if ((argv[i][0] != '-' || argv[i][1] == '\0') && !file) /* "-": standard input */
+            file = argv[i];
+        else
+            file = NULL, i = argc;
+    }
+    if (!file || (argc != 1 && argc != 3))
         return nb_cli_fail(NB_ERR_INVALID_ARG, "report needs one result file: nttbench report "
-                                               "RESULTS.json [--format md]");
+                                               "RESULTS.json [--calibration FILE] [--format md]");
+    if (calibration) {
+        nb_ceilings_default(&calib, 0, 0, 0);
+        if (nb_ceilings_load(&calib, calibration) != NB_OK)
+            return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+    }
     if (fmt != NB_FORMAT_TABLE && fmt != NB_FORMAT_MD)
         return nb_cli_fail(NB_ERR_INVALID_ARG, "report writes text or markdown (--format md)");
     nb_result_file *rf = NULL;
-    nb_status s = nb_result_file_load(&rf, argv[0]);
+    nb_status s = nb_result_file_load(&rf, file);
     if (s == NB_OK && nb_result_file_case_count(rf) == 0)
-        s = nb_set_error(NB_ERR_INVALID_ARG, "%s: no cases: nothing to report", argv[0]);
+        s = nb_set_error(NB_ERR_INVALID_ARG, "%s: no cases: nothing to report", file);
     if (s == NB_OK)
-        s = some_case_timed(rf, argv[0]);
+        s = some_case_timed(rf, file);
     if (s != NB_OK) {
         nb_result_file_destroy(rf);
         return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
     }
     nb_cli_warn_incomplete(rf, quiet);
-    report_ctx c = {rf, fmt == NB_FORMAT_MD};
+    report_ctx c = {rf, fmt == NB_FORMAT_MD, calibration ? &calib : NULL};
     s = nb_write_file_atomic(output ? output : "-", write_report, &c);
     nb_result_file_destroy(rf);
     return s == NB_OK ? 0 : nb_cli_fail(NB_ERR_IO, nb_last_error());

@@ -340,6 +340,27 @@ static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *o
     return 0;
 }
 
+/* The ceilings the GPU cases' bounds use: the defaults for the run's GPU,
+ * with --calibration's values over them (a warning when that file was
+ * measured on another GPU); nothing for a run without a GPU. */
+static nb_status set_ceilings(nb_cli_ctx *ctx, const nb_cli_run *run)
+{
+    const nb_env *e = &ctx->env;
+    if (!e->has_gpu)
+        return NB_OK;
+    nb_ceilings c;
+    nb_ceilings_default(&c, e->gpu_copy_Bps, e->sm_count, e->default_sm_mhz);
+    if (run->calibration) {
+        NB_TRY(nb_ceilings_load(&c, run->calibration));
+        if (c.calibration_gpu[0] && strcmp(c.calibration_gpu, e->gpu_name) && !ctx->quiet)
+            fprintf(stderr, "nttbench: warning: --calibration %s was measured on %s, this run "
+                            "is on %s: its ceilings may not hold here\n",
+                    run->calibration, c.calibration_gpu, e->gpu_name);
+    }
+    nb_report_set_ceilings(ctx->report, &c);
+    return NB_OK;
+}
+
 int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format fmt,
                const char *output, int quiet)
 {
@@ -382,6 +403,8 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
         s = nb_env_collect(&ctx.env, need_gpu, 1);
     if (s == NB_OK && need_gpu)
         s = nb_stream_create(&ctx.stream);
+    if (s == NB_OK)
+        s = set_ceilings(&ctx, &run);
     if (s == NB_OK) {
         nb_report_set_env(ctx.report, &ctx.env);
         nb_report_set_options(ctx.report, &run.timing);

@@ -13,6 +13,14 @@
  * file is incomplete or interrupted (nb_result_file_completeness). */
 void nb_cli_warn_incomplete(const nb_result_file *f, int quiet);
 
+/* The bounds section of `report` (report_bounds.c): the ceilings (`override`
+ * when non-NULL, else the file's, else the defaults for its GPU), the rule,
+ * the count per class and each GPU NTT case with its fractions and kernels.
+ * *calibrated: every ceiling measured (calibration or the run). 0 and
+ * nothing written when the file has no GPU NTT case to classify. */
+int nb_cli_report_bounds(FILE *f, const nb_result_file *rf, const nb_ceilings *override, int md,
+                         int *calibrated);
+
 int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int quiet);
 int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output, int quiet);
 int nb_cmd_primes(int argc, char **argv, nb_format fmt, const char *output, int quiet);

@@ -46,6 +46,9 @@ static const nb_cli_option run_options[] = {
     {"sets", 1, "K      buffer sets to rotate through (automatic: >= 3x the cache)"},
     {"l2-persist", 1, "F      warm cache: pin the input in L2, access-policy hit ratio F"},
     {"seed", 1, "N      input seed (time-based; recorded per case)"},
+    {"calibration", 1, "FILE   GPU ceilings of the bounds from `nttbench calibrate --format json`\n"
+                       "                         (default: the run's copy bandwidth, documented\n"
+                       "                         butterfly and launch defaults)"},
     {"filter", 1, "REGEX  keep the cases whose name (--list shows it) matches; repeatable:\n"
                   "                         a case is kept when any matches"},
     {"list", 0, "       print the cases this command line would run, their count and a\n"
@@ -227,6 +230,12 @@ static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v
     }
     if (!strcmp(name, "filter"))
         return nb_cli_filter_add(&run->filter, v);
+    if (!strcmp(name, "calibration")) { /* read now: a bad file is a usage error */
+        nb_ceilings probe;
+        nb_ceilings_default(&probe, 0, 0, 0);
+        run->calibration = v;
+        return nb_ceilings_load(&probe, v);
+    }
     if (!strcmp(name, "list") || !strcmp(name, "dry-run")) {
         run->list = 1;
         return NB_OK;

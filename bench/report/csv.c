@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/report/bound.h"
 #include "bench/report/internal.h"
 
 void nb_csv_write_field(FILE *f, const char *s)
@@ -93,6 +94,32 @@ static void write_param(FILE *f, const nb_case *c, const char *key)
     }
 }
 
+/* The bound columns of a GPU NTT case (empty otherwise): the fractions of
+ * the butterfly ceiling and of the launch floor, the class, and the kernels
+ * as their text joined by ';' (or "not reported: why"). */
+static void write_bound(FILE *f, const nb_case *c, const nb_ceilings *ceil)
+{
+    nb_bound b;
+    const int have = ceil && nb_case_bound(c, ceil, &b);
+    fputc(',', f);
+    if (have)
+        csv_num(f, b.frac_butterfly);
+    fputc(',', f);
+    if (have)
+        csv_num(f, b.frac_launch);
+    fprintf(f, ",%s,", have ? nb_bound_class_name(b.cls) : "");
+    char all[NB_CASE_MAX_KERNELS * 330] = "";
+    size_t u = 0;
+    for (size_t k = 0; k < c->n_kernels && u < sizeof all; k++) {
+        char kt[320];
+        nb_kernel_text(&c->kernels[k], kt, sizeof kt);
+        u += (size_t)snprintf(all + u, sizeof all - u, "%s%s", k ? "; " : "", kt);
+    }
+    if (c->kernels_state == 2)
+        snprintf(all, sizeof all, "not reported: %s", c->kernels_why);
+    nb_csv_write_field(f, all);
+}
+
 /* The fixed columns of one case (mode .. butterflies_per_s). */
 static void write_result(FILE *f, const nb_case *c)
 {
@@ -141,9 +168,12 @@ nb_status nb_report_write_csv(const nb_report *r, FILE *f)
         "throttled",     "sets",                "flush",         "contended",
         "coefficient_bytes",
         "twiddle_bytes", "bandwidth_GBps",      "frac_copy",     "frac_peak",
-        "butterflies_per_s"};
+        "butterflies_per_s", "frac_butterfly",  "launch_fraction", "bound",
+        "kernels"};
     const char **pkeys = NULL, **mkeys = NULL;
     size_t np = 0, nm = 0;
+    nb_ceilings ceil;
+    const int have_ceilings = nb_report_ceilings(r, &ceil);
     nb_status st = collect_keys(r, 0, &pkeys, &np);
     if (st == NB_OK)
         st = collect_keys(r, 1, &mkeys, &nm);
@@ -170,6 +200,7 @@ nb_status nb_report_write_csv(const nb_report *r, FILE *f)
             write_param(f, c, pkeys[k]);
         }
         write_result(f, c);
+        write_bound(f, c, have_ceilings ? &ceil : NULL);
         for (size_t k = 0; k < nm; k++) {
             fputc(',', f);
             for (size_t j = 0; j < c->n_metrics; j++)

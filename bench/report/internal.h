@@ -44,14 +44,19 @@ struct nb_case {
     nb_bench_result result;
     nb_ntt_figures fig;
     nb_breakdown *bd;
+    int kernels_state; /* 0 not recorded, 1 reported (kernels), 2 not reported (kernels_why) */
+    nb_ntt_kernel kernels[NB_CASE_MAX_KERNELS];
+    size_t n_kernels;
+    char kernels_why[200];
 };
 
 struct nb_report {
     char kind[32];
     json_t *argv;
-    int has_env, has_opts;
+    int has_env, has_opts, has_ceilings;
     nb_env env;
     nb_bench_opts opts;
+    nb_ceilings ceilings;
     nb_case **cases;
     size_t n, cap;
     int interrupted; /* the sweep stopped early on a signal */
@@ -103,6 +108,15 @@ void nb_env_write_block(const nb_report *r, FILE *f, int md);
 /* table.c, markdown.c */
 nb_status nb_report_write_table(const nb_report *r, FILE *f);
 nb_status nb_report_write_markdown(const nb_report *r, FILE *f);
+
+/* bound_write.c: the ceilings the report's GPU NTT cases are classified
+ * against (set, else the defaults for its GPU); 0 when there are none (no
+ * GPU in the environment and none set). */
+int nb_report_ceilings(const nb_report *r, nb_ceilings *c);
+/* 1 and *b for a timed GPU NTT case (its figures, its kernels' launches). */
+int nb_case_bound(const nb_case *c, const nb_ceilings *ceil, nb_bound *b);
+/* The section after the table: each GPU NTT case's bound and kernels. */
+void nb_text_write_bounds(const nb_report *r, FILE *f, int md);
 
 /* compare.c: a JSON value as text in buf (n bytes, cut to fit): a string
  * as is, "-" for NULL, anything else as compact JSON. */

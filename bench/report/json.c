@@ -1,8 +1,9 @@
 /* The JSON writer (schema "nttbench-report", version NB_REPORT_SCHEMA_VERSION;
  * docs/cli.md): every case with its parameters, result, the accepted samples
  * and their SM clocks (at most NB_REPORT_MAX_STORED_SAMPLES, a seeded reservoir
- * beyond), cache plan, figures, breakdown and metrics; and the JSON
- * objects of the environment, the options and NVML snapshots. */
+ * beyond), cache plan, figures, breakdown and metrics, a GPU case's kernels
+ * and bound, the report's ceilings; and the JSON objects of the
+ * environment, the options and NVML snapshots. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -319,7 +320,69 @@ static json_t *breakdown_json(const nb_breakdown *b)
     return bj;
 }
 
-static json_t *case_json(const nb_case *c)
+static json_t *ceilings_json(const nb_ceilings *c)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "copy_bandwidth_Bps", nb_json_real(c->copy_Bps));
+    json_object_set_new(j, "copy_source", json_string(nb_ceiling_source_name(c->copy_source)));
+    json_object_set_new(j, "butterflies_per_s", nb_json_real(c->butterflies_per_s));
+    json_object_set_new(j, "butterflies32_per_s", nb_json_real(c->butterflies32_per_s));
+    json_object_set_new(j, "butterfly_source",
+                        json_string(nb_ceiling_source_name(c->butterfly_source)));
+    json_object_set_new(j, "launch_ns", nb_json_real(c->launch_ns));
+    json_object_set_new(j, "kernel_boundary_ns", nb_json_real(c->boundary_ns));
+    json_object_set_new(j, "launch_source", json_string(nb_ceiling_source_name(c->launch_source)));
+    json_object_set_new(j, "calibration", c->calibration[0] ? json_string(c->calibration)
+                                                            : json_null());
+    json_object_set_new(j, "calibration_gpu", c->calibration_gpu[0]
+                                                  ? json_string(c->calibration_gpu)
+                                                  : json_null());
+    json_object_set_new(j, "threshold", json_real(NB_BOUND_THRESHOLD));
+    return j;
+}
+
+static json_t *kernels_json(const nb_case *c)
+{
+    if (c->kernels_state != 1)
+        return NULL;
+    json_t *a = json_array();
+    for (size_t i = 0; i < c->n_kernels; i++) {
+        const nb_ntt_kernel *k = &c->kernels[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(k->name));
+        json_object_set_new(o, "block_threads", json_integer(k->block_threads));
+        json_object_set_new(o, "launches", json_integer(k->launches));
+        json_object_set_new(o, "blocks", json_integer((json_int_t)k->blocks));
+        json_object_set_new(o, "regs", json_integer(k->regs));
+        json_object_set_new(o, "local_bytes", json_integer((json_int_t)k->local_bytes));
+        json_object_set_new(o, "smem_static", json_integer((json_int_t)k->smem_static));
+        json_object_set_new(o, "smem_dynamic", json_integer((json_int_t)k->smem_dynamic));
+        json_object_set_new(o, "blocks_per_sm", json_integer(k->blocks_per_sm));
+        json_object_set_new(o, "occupancy", nb_json_real(k->occupancy));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *bound_json(const nb_case *c, const nb_ceilings *ceil)
+{
+    nb_bound b;
+    if (!ceil || !nb_case_bound(c, ceil, &b))
+        return NULL;
+    json_t *j = json_object();
+    json_object_set_new(j, "class", json_string(nb_bound_class_name(b.cls)));
+    json_object_set_new(j, "fraction_of_butterfly_ceiling", nb_json_real(b.frac_butterfly));
+    json_object_set_new(j, "fraction_of_copy_bandwidth", nb_json_real(b.frac_copy));
+    json_object_set_new(j, "launch_fraction", nb_json_real(b.frac_launch));
+    json_object_set_new(j, "butterfly_floor_ns", nb_json_real(b.butterfly_floor_s * 1e9));
+    json_object_set_new(j, "copy_floor_ns", nb_json_real(b.copy_floor_s * 1e9));
+    json_object_set_new(j, "launch_floor_ns", nb_json_real(b.launch_floor_s * 1e9));
+    json_object_set_new(j, "kernel_launches", json_integer(b.kernel_launches));
+    json_object_set_new(j, "kernels_reported", json_boolean(c->kernels_state == 1));
+    return j;
+}
+
+static json_t *case_json(const nb_case *c, const nb_ceilings *ceil)
 {
     json_t *j = json_object();
     json_object_set_new(j, "tier", json_string(c->tier));
@@ -334,6 +397,15 @@ static json_t *case_json(const nb_case *c)
         result_json(j, c);
     if (c->has_figures)
         json_object_set_new(j, "figures", figures_json(&c->fig));
+    if (c->kernels_state == 1)
+        json_object_set_new(j, "kernels", kernels_json(c));
+    else if (c->kernels_state == 2) {
+        json_object_set_new(j, "kernels", json_null());
+        json_object_set_new(j, "kernels_note", json_string(c->kernels_why));
+    }
+    json_t *bound = bound_json(c, ceil);
+    if (bound)
+        json_object_set_new(j, "bound", bound);
     if (c->has_breakdown)
         json_object_set_new(j, "breakdown", breakdown_json(c->bd));
     if (c->n_metrics) {
@@ -354,10 +426,14 @@ static json_t *report_json(const nb_report *r)
     json_object_set_new(j, "command_line", r->argv ? json_incref(r->argv) : json_array());
     json_object_set_new(j, "environment", r->has_env ? nb_env_to_json(&r->env) : json_null());
     json_object_set_new(j, "options", r->has_opts ? nb_opts_to_json(&r->opts) : json_null());
+    nb_ceilings ceil;
+    const int have_ceilings = nb_report_ceilings(r, &ceil);
+    if (have_ceilings)
+        json_object_set_new(j, "ceilings", ceilings_json(&ceil));
     json_t *cases = json_array();
     size_t fails = 0, errors = 0, skipped = 0;
     for (size_t i = 0; i < r->n; i++) {
-        json_array_append_new(cases, case_json(r->cases[i]));
+        json_array_append_new(cases, case_json(r->cases[i], have_ceilings ? &ceil : NULL));
         fails += r->cases[i]->status == NB_CASE_VERIFY_FAILED;
         errors += r->cases[i]->status == NB_CASE_ERROR;
         skipped += r->cases[i]->status == NB_CASE_SKIPPED;

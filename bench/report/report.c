@@ -192,6 +192,23 @@ nb_status nb_case_set_result(nb_case *c, const nb_bench_result *r)
     return NB_OK;
 }
 
+nb_status nb_case_set_kernels(nb_case *c, const nb_ntt_kernel *k, size_t n, const char *why)
+{
+    if (!c || (k == NULL && n))
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_case_set_kernels: NULL");
+    if (!k) {
+        c->kernels_state = 2;
+        c->n_kernels = 0;
+        snprintf(c->kernels_why, sizeof c->kernels_why, "%s", why ? why : "");
+        return NB_OK;
+    }
+    c->n_kernels = n < NB_CASE_MAX_KERNELS ? n : NB_CASE_MAX_KERNELS;
+    memcpy(c->kernels, k, c->n_kernels * sizeof *k);
+    c->kernels_state = 1;
+    c->kernels_why[0] = '\0';
+    return NB_OK;
+}
+
 void nb_case_set_figures(nb_case *c, const nb_ntt_figures *f)
 {
     if (!c || !f)
@@ -263,6 +280,14 @@ void nb_report_set_options(nb_report *r, const nb_bench_opts *o)
     if (r && o) {
         r->opts = *o;
         r->has_opts = 1;
+    }
+}
+
+void nb_report_set_ceilings(nb_report *r, const nb_ceilings *c)
+{
+    if (r && c) {
+        r->ceilings = *c;
+        r->has_ceilings = 1;
     }
 }
 

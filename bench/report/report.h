@@ -25,6 +25,79 @@ typedef struct nb_ntt_figures {
 } nb_ntt_figures;
 
 
+/* Where a ceiling of nb_ceilings comes from. */
+typedef enum nb_ceiling_source {
+    NB_CEILING_NONE = 0,    /* unknown: the fractions against it are NaN */
+    NB_CEILING_RUN,         /* measured by the run itself (its environment's copy bandwidth) */
+    NB_CEILING_CALIBRATION, /* a `nttbench calibrate` file */
+    NB_CEILING_DEFAULT      /* the documented defaults (docs/methodology.md, "Bounds") */
+} nb_ceiling_source;
+
+const char *nb_ceiling_source_name(nb_ceiling_source s); /* "none", "run", ... */
+
+/* The device's ceilings a GPU NTT case is classified against. */
+typedef struct nb_ceilings {
+    double copy_Bps;            /* device copy bandwidth, bytes read + written per second */
+    double butterflies_per_s;   /* butterfly ceiling on 64-bit words */
+    double butterflies32_per_s; /* butterfly ceiling on 32-bit words */
+    double launch_ns;           /* one empty kernel's device time, as a per-launch sample sees it */
+    double boundary_ns;         /* what each further kernel of a call adds */
+    nb_ceiling_source copy_source, butterfly_source, launch_source;
+    char calibration[256];      /* the calibration file read ("" none) */
+    char calibration_gpu[128];  /* the GPU it was made on ("" unknown) */
+} nb_ceilings;
+
+/* A case is bound by a ceiling when it reaches at least this fraction of
+ * it, and the most of the three; below it for all three, latency-bound. */
+#define NB_BOUND_THRESHOLD 0.5
+
+typedef enum nb_bound_class {
+    NB_BOUND_UNKNOWN = 0, /* no ceiling known, or no time */
+    NB_BOUND_COMPUTE,     /* the butterfly ceiling */
+    NB_BOUND_MEMORY,      /* the copy bandwidth */
+    NB_BOUND_LAUNCH,      /* the cost of launching the call's kernels */
+    NB_BOUND_LATENCY      /* below the threshold of every ceiling */
+} nb_bound_class;
+
+const char *nb_bound_class_name(nb_bound_class c); /* "compute-bound", ..., "unknown" */
+
+/* A case against the ceilings: each fraction is the floor that ceiling sets
+ * (bytes / copy bandwidth, butterflies / butterfly ceiling, the launch
+ * floor) over the measured time, NaN when the ceiling is unknown. */
+typedef struct nb_bound {
+    double copy_floor_s, butterfly_floor_s, launch_floor_s;
+    double frac_copy, frac_butterfly, frac_launch;
+    unsigned kernel_launches; /* kernels launched by the call (1 when not reported) */
+    nb_bound_class cls;
+} nb_bound;
+
+/* Classifies one case: median_s the measured time per call, `bytes` the
+ * coefficient bytes (read and written once), `butterflies` N/2 log N L,
+ * word_bits 64 or 32 (which butterfly ceiling), kernel_launches (0 read as
+ * 1) for the launch floor launch_ns + (launches - 1) x boundary_ns. The
+ * class is the ceiling with the largest fraction when that fraction is at
+ * least NB_BOUND_THRESHOLD, else NB_BOUND_LATENCY; NB_BOUND_UNKNOWN when
+ * median_s is not a positive time or no fraction is known. Pure. */
+void nb_bound_classify(double median_s, double bytes, double butterflies, unsigned word_bits,
+                       unsigned kernel_launches, const nb_ceilings *c, nb_bound *out);
+
+/* The defaults for a device of sm_count SMs at sm_clock_mhz: copy_Bps as
+ * given (the run's own measurement, source "run"; <= 0: unknown), the
+ * butterfly ceilings of the H100 calibration (877.1 G/s on 64-bit words,
+ * 2648.2 G/s on 32-bit words, 132 SMs at 1980 MHz) scaled by SMs x clock
+ * (unknown when either is <= 0), its launch cost (3136 ns, 800 ns per further
+ * kernel); sources "default". */
+void nb_ceilings_default(nb_ceilings *c, double copy_Bps, int sm_count, double sm_clock_mhz);
+
+/* Overrides the ceilings a `nttbench calibrate` JSON file (schema
+ * "nttbench-calibration", GPU backend) holds: copy_bandwidth_Bps,
+ * butterflies_per_s, butterflies32_per_s, launch_device_ns and
+ * kernel_boundary_pdl_ns (the boundary is their difference), source
+ * "calibration"; the rest of *c is kept. NB_ERR_IO (unreadable, not JSON) or
+ * NB_ERR_INVALID_ARG (another schema, a CPU calibration, a value not a
+ * positive number), with a message naming the file. */
+nb_status nb_ceilings_load(nb_ceilings *c, const char *path);
+
 typedef enum nb_format {
     NB_FORMAT_TABLE = 0, /* aligned text for a terminal */
     NB_FORMAT_MD = 1,    /* GitHub markdown table */
@@ -83,6 +156,11 @@ nb_status nb_case_set_result(nb_case *c, const nb_bench_result *r);
 void nb_case_set_figures(nb_case *c, const nb_ntt_figures *f);
 /* Copies b; NB_ERR_OUT_OF_MEMORY (case unchanged) when the copy cannot be made. */
 nb_status nb_case_set_breakdown(nb_case *c, const nb_breakdown *b);
+/* The kernels a GPU case's call launched, with their resources (copied; at
+ * most NB_CASE_MAX_KERNELS kept), or with k NULL that they were not reported
+ * and why (`why`, copied: "the variant does not report its kernels"). */
+#define NB_CASE_MAX_KERNELS 8
+nb_status nb_case_set_kernels(nb_case *c, const nb_ntt_kernel *k, size_t n, const char *why);
 nb_case_status nb_case_get_status(const nb_case *c);
 /* The nb_status behind an error case (NB_ERR_INVALID_ARG: the parameters cannot
  * run here, e.g. they do not fit in memory); NB_OK when not set. */
@@ -115,6 +193,9 @@ void nb_report_set_planned(nb_report *r, size_t cases_planned);
 void nb_report_set_complete(nb_report *r, int complete);
 void nb_report_set_env(nb_report *r, const nb_env *e);
 void nb_report_set_options(nb_report *r, const nb_bench_opts *o);
+/* The ceilings its GPU NTT cases are classified against (copied). Without
+ * them the writers use nb_ceilings_default for the report's GPU. */
+void nb_report_set_ceilings(nb_report *r, const nb_ceilings *c);
 /* Takes ownership of c (also on failure). */
 nb_status nb_report_add_case(nb_report *r, nb_case *c);
 size_t nb_report_case_count(const nb_report *r);

@@ -226,8 +226,18 @@ nb_status nb_text_cells(const nb_report *r, char (**out)[NB_TEXT_COLS][200])
     char(*cells)[NB_TEXT_COLS][200] = calloc(r->n ? r->n : 1, sizeof *cells);
     if (!cells)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "table: out of memory");
-    for (size_t i = 0; i < r->n; i++)
+    nb_ceilings ceil;
+    const int have = nb_report_ceilings(r, &ceil);
+    for (size_t i = 0; i < r->n; i++) {
         case_cells(r->cases[i], cells[i]);
+        nb_bound b; /* the class in the notes; the fractions in the section after */
+        if (have && nb_case_bound(r->cases[i], &ceil, &b) && b.cls != NB_BOUND_UNKNOWN) {
+            char *notes = cells[i][NB_TEXT_COLS - 1];
+            const size_t u = strcmp(notes, "-") ? strlen(notes) : 0;
+            snprintf(notes + u, 200 - u, "%s%s", u && notes[u - 1] != ' ' ? " " : "",
+                     nb_bound_class_name(b.cls));
+        }
+    }
     *out = cells;
     return NB_OK;
 }

@@ -58,6 +58,21 @@ static nb_status add_params(nb_case *c, const ntt_case *k, uint64_t seed)
     return nb_case_param_str(c, "seed", exact);
 }
 
+/* Records in c the kernels a GPU variant's verified call launched, or that
+ * it does not report them and why (never fails the case). */
+static nb_status record_kernels(nb_workload *w, nb_case *c)
+{
+    nb_ntt_kernel k[NB_CASE_MAX_KERNELS];
+    size_t n = 0;
+    nb_status s = nb_ntt_workload_kernels(w, k, NB_CASE_MAX_KERNELS, &n);
+    if (s == NB_OK)
+        return nb_case_set_kernels(c, k, n < NB_CASE_MAX_KERNELS ? n : NB_CASE_MAX_KERNELS,
+                                   NULL);
+    char why[200];
+    snprintf(why, sizeof why, "%s", nb_last_error());
+    return nb_case_set_kernels(c, NULL, 0, why);
+}
+
 /* Times the workload into the case; the progress text into res. */
 static nb_status measure(const nb_tier_run *r, const ntt_case *k, nb_workload *w, nb_case *c,
                          const char *what, char *res, size_t res_len)
@@ -83,6 +98,8 @@ static nb_status measure(const nb_tier_run *r, const ntt_case *k, nb_workload *w
         nb_ntt_figures_compute(k->log_n, k->limbs, k->v->word_bits, br.stats.median, copy,
                                e && gpu ? e->peak_Bps : 0.0, &f);
         nb_case_set_figures(c, &f);
+        if (k->v->backend == NB_BACKEND_GPU)
+            cs = record_kernels(w, c);
     }
     nb_case_set_status(c, s == NB_OK ? NB_CASE_OK : nb_tier_case_status(s), msg[0] ? msg : NULL);
     nb_case_set_cause(c, s);

@@ -26,6 +26,11 @@ nb_status nb_ntt_workload_create(nb_workload **out, const nb_ntt_variant *varian
                                  uint64_t seed, void *stream);
 /* The workload's tables (primes, roots), NULL for a non-NTT workload. */
 const nb_ntt_tables *nb_ntt_workload_tables(const nb_workload *w);
+/* The kernels its launch runs (nb_ntt_kernels over all its limbs in its
+ * direction): up to max into out, their number into *n. NB_ERR_UNSUPPORTED
+ * when the variant does not report them. */
+nb_status nb_ntt_workload_kernels(const nb_workload *w, nb_ntt_kernel *out, size_t max,
+                                  size_t *n);
 
 /* Figures of an NTT case of `limbs` transforms of size 2^log_n in words of
  * word_bits (64 or 32) taking median_s; copy_Bps, peak_Bps <= 0 mean unknown

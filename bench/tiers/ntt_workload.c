@@ -297,6 +297,15 @@ nb_status nb_ntt_limbs_for_log_q(unsigned log_n, unsigned prime_bits, unsigned l
     return NB_OK;
 }
 
+nb_status nb_ntt_workload_kernels(const nb_workload *w, nb_ntt_kernel *out, size_t max,
+                                  size_t *n)
+{
+    if (!w || w->ops != &ntt_ops || !n)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ntt_workload_kernels: not an NTT workload");
+    const ntt_ctx *c = w->ctx;
+    return nb_ntt_kernels(c->ntt, c->inverse, 0, c->limbs, out, max, n);
+}
+
 const nb_ntt_tables *nb_ntt_workload_tables(const nb_workload *w)
 {
     if (!w || w->ops != &ntt_ops)

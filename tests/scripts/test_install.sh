@@ -5,6 +5,8 @@
 # any path,
 #   * the version: pkg-config's, the installed `nttbench --version`'s and the
 #     soname agree with meson.build's;
+#   * the installed nttbench-plot finds its module (share/nttbench) and draws
+#     the bound roofline (when matplotlib is there);
 #   * every installed header compiles alone as C11 and C++17 (-Werror) with
 #     only the installed include folder (test_public_headers.sh --installed);
 #   * docs/variants.md's CPU plug-in and docs/api.md's tier example are built
@@ -59,6 +61,11 @@ export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 "$bindir/nttbench" --version | grep -q "^nttbench $version (" ||
     fail "installed nttbench --version: $("$bindir/nttbench" --version)"
 [ -x "$bindir/nttbench-plot" ] || fail "nttbench-plot not installed"
+# its module beside it in share/nttbench: the installed script draws the bound roofline
+if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+    run "$tmp/plot.log" "$bindir/nttbench-plot" "$src/tests/data/ntt-h100-bounds.json" --out "$tmp/plot"
+    [ -f "$tmp/plot/roofline-bounds.png" ] || fail "installed nttbench-plot drew no roofline-bounds"
+fi
 [ -n "$(find "$stage" -path '*/share/doc/nttbench/docs/api.md')" ] || fail "docs not installed"
 
 # ---- the installed headers, alone ----

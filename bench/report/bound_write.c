@@ -1,0 +1,90 @@
+/* What a report says of its GPU NTT cases beyond their times: the ceilings
+ * they are classified against, each case's bound (fractions of the copy
+ * bandwidth, of the butterfly ceiling and of the launch floor, and the
+ * class) and the kernels its call launched with their resources, as the
+ * section after the table (docs/cli.md); json.c and csv.c write them from
+ * the same two functions. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/report/bound.h"
+#include "bench/report/internal.h"
+
+int nb_report_ceilings(const nb_report *r, nb_ceilings *c)
+{
+    if (r->has_ceilings) {
+        *c = r->ceilings;
+        return 1;
+    }
+    if (!r->has_env || !r->env.has_gpu)
+        return 0;
+    nb_ceilings_default(c, r->env.gpu_copy_Bps, r->env.sm_count, r->env.default_sm_mhz);
+    return 1;
+}
+
+static unsigned word_bits_of(const nb_case *c)
+{
+    for (size_t i = 0; i < c->n_params; i++)
+        if (!strcmp(c->params[i].key, "word_bits") && c->params[i].type == P_INT)
+            return c->params[i].i == 32 ? 32 : 64;
+    return 64;
+}
+
+int nb_case_bound(const nb_case *c, const nb_ceilings *ceil, nb_bound *b)
+{
+    if (c->backend != NB_BACKEND_GPU || !c->has_figures || !c->has_result ||
+        !c->result.n_samples)
+        return 0;
+    const double t = c->result.stats.median;
+    unsigned launches = 0;
+    for (size_t i = 0; i < c->n_kernels; i++)
+        launches += c->kernels[i].launches;
+    nb_bound_classify(t, c->fig.coefficient_bytes, c->fig.butterflies_per_s * t, word_bits_of(c),
+                      launches, ceil, b);
+    return 1;
+}
+
+void nb_text_write_bounds(const nb_report *r, FILE *f, int md)
+{
+    nb_ceilings ceil;
+    const int have = nb_report_ceilings(r, &ceil);
+    size_t shown = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const nb_case *c = r->cases[i];
+        nb_bound b;
+        const int bounded = have && nb_case_bound(c, &ceil, &b);
+        if (!bounded && c->kernels_state == 0)
+            continue;
+        if (shown++ == 0) {
+            char line[512] = "no GPU ceilings known";
+            if (have)
+                nb_ceilings_text(&ceil, line, sizeof line);
+            fprintf(f, md ? "\n### Bounds and kernels\n\nCeilings: %s; bound at %.0f %% of "
+                            "one (docs/methodology.md, \"Bounds\").\n\n"
+                          : "\nBounds and kernels (ceilings: %s; bound at %.0f %% of one)\n",
+                    line, 100.0 * NB_BOUND_THRESHOLD);
+            if (md)
+                fputs("| tier | variant | case | bound | kernels |\n"
+                      "| --- | --- | --- | --- | --- |\n", f);
+        }
+        char name[256], bt[160] = "-";
+        snprintf(name, sizeof name, "%s %s %s", c->tier, c->variant, c->label);
+        if (bounded)
+            nb_bound_text(&b, bt, sizeof bt);
+        if (md)
+            fprintf(f, "| %s | %s | %s | %s | ", c->tier, c->variant, c->label, bt);
+        else
+            fprintf(f, "  %s: %s\n", name, bt);
+        for (size_t k = 0; k < c->n_kernels; k++) {
+            char kt[320];
+            nb_kernel_text(&c->kernels[k], kt, sizeof kt);
+            fprintf(f, md ? "%s%s" : "      %s%s\n", md && k ? "; " : "", kt);
+        }
+        if (c->kernels_state == 2)
+            fprintf(f, md ? "not reported: %s" : "      kernels not reported: %s\n",
+                    c->kernels_why);
+        if (md)
+            fputs(" |\n", f);
+    }
+}
