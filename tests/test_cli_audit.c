@@ -99,6 +99,25 @@ static void test_numeric_options_word_a_fault_one_way(void **state)
                  "--batch 0 outside [1, 100000]");
 }
 
+/* Guards: a --filter of stacked repetitions ('e+++...+', found by the
+ * argument fuzzer) made regcomp take gigabytes; patterns are bounded before
+ * they are compiled, and an ordinary one still works. */
+static void test_filter_patterns_are_bounded(void **state)
+{
+    (void)state;
+    expect_error("filter with stacked repetitions",
+                 (const char *[]){"run", "--list", "--filter", "stage++++++++", NULL}, 2,
+                 "--filter 'stage++++++++': a repetition of a repetition (such as 'a++' or "
+                 "'a*{2}')");
+    expect_error("filter with a large repetition count",
+                 (const char *[]){"run", "--list", "--filter", "(ab){100}", NULL}, 2,
+                 "--filter '(ab){100}': a repetition count above 64");
+    assert_int_equal(run_v((const char *[]){"run", "--list", "--variant", "cpu-harvey", "--logn",
+                                            "10", "--limbs", "1", "--filter", "^warm .*L=1 ",
+                                            NULL}),
+                     0);
+}
+
 /* Guards: too few primes of exactly B bits read "fewer than 3 primes q = 1
  * mod 2^4 have 8 bits", a third wording beside "only K primes ... are
  * available", which itself counted primes of fewer bits (5 below 2^8, of
@@ -265,6 +284,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_transform_writes_no_raw_binary_to_a_terminal),
         cmocka_unit_test(test_calibrate_to_a_file_prints_the_table),
         cmocka_unit_test(test_list_shows_the_prime_bound_as_the_bits_allowed),
+        cmocka_unit_test(test_filter_patterns_are_bounded),
     };
     return cli_rows_main(argc, argv, "nb-aud-", "cli_audit", tests,
                          sizeof tests / sizeof tests[0], make_quick_base);
