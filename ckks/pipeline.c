@@ -292,7 +292,7 @@ nb_status nb_ckks_create(nb_ckks **out, const nb_ckks_params *params,
     c->backend = variant->backend;
     c->word_bits = variant->word_bits;
     c->limb_bytes = params->n * (variant->word_bits / 8);
-    const size_t n = params->n, Q = params->q_count, A = params->alpha;
+    const size_t Q = params->q_count, A = params->alpha;
     nb_status s = nb_ntt_create(&c->ntt, variant, params->log_n, params->primes, NULL, Q + A,
                                 stream);
     if (s == NB_OK)
@@ -318,7 +318,6 @@ nb_status nb_ckks_create(nb_ckks **out, const nb_ckks_params *params,
         nb_ckks_destroy(c);
         return s;
     }
-    (void)n;
     void *w = nb_buffer_ptr(c->scratch);
     c->s_coeff = w;
     w = at(c, w, Q);

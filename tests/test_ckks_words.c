@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/tiers/ntt.h"
 #include "ckks/ckks.h"
 #include "reference/ckks_ref.h"
 #include "reference/reference.h"
@@ -58,11 +59,7 @@ static void *narrow(const fixture *f, const uint64_t *a, size_t words)
 {
     void *b = malloc(words * 8);
     assert_non_null(b);
-    for (size_t i = 0; i < words; i++)
-        if (f->w == 32)
-            ((uint32_t *)b)[i] = (uint32_t)a[i];
-        else
-            ((uint64_t *)b)[i] = a[i];
+    nb_words_from_u64(b, a, words, f->w);
     return b;
 }
 
@@ -82,8 +79,7 @@ static uint64_t *widen(const fixture *f, const void *b, size_t words)
 {
     uint64_t *a = malloc(words * sizeof *a);
     assert_non_null(a);
-    for (size_t i = 0; i < words; i++)
-        a[i] = f->w == 32 ? ((const uint32_t *)b)[i] : ((const uint64_t *)b)[i];
+    nb_words_to_u64(a, b, words, f->w);
     return a;
 }
 

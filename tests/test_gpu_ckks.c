@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/tiers/ntt.h"
 #include "ckks/ckks.h"
 #include "testutil.h"
 
@@ -39,8 +40,7 @@ static nb_buffer *dev_from(const uint64_t *h, size_t words)
     if (word == 32) {
         uint32_t *t = malloc(words * sizeof *t);
         assert_non_null(t);
-        for (size_t i = 0; i < words; i++)
-            t[i] = (uint32_t)h[i];
+        nb_words_from_u64(t, h, words, 32);
         assert_int_equal(nb_buffer_upload(b, 0, t, words * sizeof *t, stream), NB_OK);
         assert_int_equal(nb_stream_sync(stream), NB_OK);
         free(t);
@@ -55,9 +55,7 @@ static void download_words(const nb_buffer *got, uint64_t *h, size_t words)
 {
     assert_int_equal(nb_buffer_download(got, 0, h, words * (word / 8), stream), NB_OK);
     assert_int_equal(nb_stream_sync(stream), NB_OK);
-    if (word == 32)
-        for (size_t i = words; i-- > 0;)
-            h[i] = ((const uint32_t *)h)[i];
+    nb_words_to_u64(h, h, words, word);
 }
 
 static void expect_device_equals(const char *what, const uint64_t *want, const nb_buffer *got,

@@ -25,10 +25,8 @@ int nb_report_ceilings(const nb_report *r, nb_ceilings *c)
 
 static unsigned word_bits_of(const nb_case *c)
 {
-    for (size_t i = 0; i < c->n_params; i++)
-        if (!strcmp(c->params[i].key, "word_bits") && c->params[i].type == P_INT)
-            return c->params[i].i == 32 ? 32 : 64;
-    return 64;
+    const param *p = nb_case_param_find(c, "word_bits");
+    return p && p->type == P_INT && p->i == 32 ? 32 : 64;
 }
 
 int nb_case_bound(const nb_case *c, const nb_ceilings *ceil, nb_bound *b)

@@ -64,6 +64,11 @@ struct nb_report {
     size_t cases_planned; /* 0 = unknown */
 };
 
+/* report.c: a case's parameter by key (NULL when absent) and metric by key
+ * (NAN when absent), for the writers that read single figures. */
+const param *nb_case_param_find(const nb_case *c, const char *key);
+double nb_case_metric_find(const nb_case *c, const char *key);
+
 /* json.c */
 json_t *nb_json_real(double v);            /* null when not finite */
 json_t *nb_opts_to_json(const nb_bench_opts *o);

@@ -371,3 +371,19 @@ void nb_report_set_complete(nb_report *r, int complete)
     if (r)
         r->complete = complete != 0;
 }
+
+const param *nb_case_param_find(const nb_case *c, const char *key)
+{
+    for (size_t i = 0; i < c->n_params; i++)
+        if (strcmp(c->params[i].key, key) == 0)
+            return &c->params[i];
+    return NULL;
+}
+
+double nb_case_metric_find(const nb_case *c, const char *key)
+{
+    for (size_t i = 0; i < c->n_metrics; i++)
+        if (strcmp(c->metrics[i].key, key) == 0)
+            return c->metrics[i].v;
+    return NAN;
+}

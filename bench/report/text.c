@@ -142,15 +142,6 @@ void nb_text_write_breakdowns(const nb_report *r, FILE *f, int md)
     }
 }
 
-/* A stage case's metric by key; NAN when absent. */
-static double metric_of(const nb_case *c, const char *key)
-{
-    for (size_t i = 0; i < c->n_metrics; i++)
-        if (strcmp(c->metrics[i].key, key) == 0)
-            return c->metrics[i].v;
-    return NAN;
-}
-
 static const char *const stage_ntt_cols[] = {
     "variant", "case", "direction", "warm ns/limb", "cold ns/limb", "in-stage ns/limb",
     "in-stage/warm", "in-stage/cold"};
@@ -163,12 +154,12 @@ static void stage_ntt_row(const nb_case *c, const char *dir, FILE *f, int md)
     double v[5];
     for (int i = 0; i < 3; i++) {
         snprintf(k[i], sizeof k[i], "%s_%s_ns_per_limb", what[i], dir);
-        v[i] = metric_of(c, k[i]);
+        v[i] = nb_case_metric_find(c, k[i]);
     }
     snprintf(k[3], sizeof k[3], "in_stage_vs_warm_%s", dir);
     snprintf(k[4], sizeof k[4], "in_stage_vs_cold_%s", dir);
-    v[3] = metric_of(c, k[3]);
-    v[4] = metric_of(c, k[4]);
+    v[3] = nb_case_metric_find(c, k[3]);
+    v[4] = nb_case_metric_find(c, k[4]);
     if (!isfinite(v[2]))
         return;
     char cell[5][32];
@@ -188,8 +179,8 @@ static void stage_ntt_row(const nb_case *c, const char *dir, FILE *f, int md)
 /* The case carries micro-benchmark figures to compare with. */
 static int has_micro(const nb_case *c)
 {
-    return isfinite(metric_of(c, "warm_fwd_ns_per_limb")) ||
-           isfinite(metric_of(c, "warm_inv_ns_per_limb"));
+    return isfinite(nb_case_metric_find(c, "warm_fwd_ns_per_limb")) ||
+           isfinite(nb_case_metric_find(c, "warm_inv_ns_per_limb"));
 }
 
 void nb_text_write_stage_ntt(const nb_report *r, FILE *f, int md)

@@ -11,31 +11,20 @@
 
 #include "bench/report/internal.h"
 
-static const param *param_of(const nb_case *c, const char *key)
-{
-    for (size_t i = 0; i < c->n_params; i++)
-        if (strcmp(c->params[i].key, key) == 0)
-            return &c->params[i];
-    return NULL;
-}
-
 static const char *str_of(const nb_case *c, const char *key)
 {
-    const param *p = param_of(c, key);
+    const param *p = nb_case_param_find(c, key);
     return p && p->type == P_STR && p->s ? p->s : "";
 }
 
 static double num_of(const nb_case *c, const char *key)
 {
-    const param *p = param_of(c, key);
+    const param *p = nb_case_param_find(c, key);
     if (p && p->type == P_INT)
         return (double)p->i;
     if (p && p->type == P_REAL)
         return p->r;
-    for (size_t i = 0; i < c->n_metrics; i++)
-        if (strcmp(c->metrics[i].key, key) == 0)
-            return c->metrics[i].v;
-    return NAN;
+    return nb_case_metric_find(c, key);
 }
 
 /* A timed stage case of the given word size. */

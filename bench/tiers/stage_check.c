@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/tiers/ntt.h"
 #include "bench/tiers/stage_check.h"
 #include "reference/ckks_ref.h"
 #include "reference/reference.h"
@@ -77,8 +78,7 @@ static nb_status upload_words(const bufs *B, nb_buffer *b, const uint64_t *h, si
     uint32_t *t = malloc(words * sizeof *t + 4);
     if (!t)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
-    for (size_t i = 0; i < words; i++)
-        t[i] = (uint32_t)h[i];
+    nb_words_from_u64(t, h, words, 32);
     nb_status s = nb_buffer_upload(b, 0, t, words * sizeof *t, stream);
     if (s == NB_OK)
         s = nb_stream_sync(stream);
@@ -92,9 +92,7 @@ static nb_status download_words(const bufs *B, const nb_buffer *b, uint64_t *h, 
 {
     NB_TRY(nb_buffer_download(b, 0, h, words * B->wb, stream));
     NB_TRY(nb_stream_sync(stream));
-    if (B->wb == 4)
-        for (size_t i = words; i-- > 0;)
-            h[i] = ((const uint32_t *)h)[i];
+    nb_words_to_u64(h, h, words, (unsigned)(8 * B->wb)); /* in place */
     return NB_OK;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/tiers/ntt.h"
 #include "bench/tiers/stage.h"
 #include "core/device.h"
 #include "core/rng.h"
@@ -140,10 +141,8 @@ static nb_status upload_set(const stage_ctx *c, nb_buffer *b, size_t set, size_t
     const size_t words = limbs * c->p->n, bytes = words * c->wb;
     const void *src = h;
     if (c->wb == 4) {
-        uint32_t *t = c->h_words;
-        for (size_t i = 0; i < words; i++)
-            t[i] = (uint32_t)h[i];
-        src = t;
+        nb_words_from_u64(c->h_words, h, words, 32);
+        src = c->h_words;
     }
     NB_TRY(nb_buffer_upload(b, set * bytes, src, bytes, stream));
     return c->wb == 4 ? nb_stream_sync(stream) : NB_OK; /* h_words is reused */
@@ -268,9 +267,7 @@ static nb_status ws_verify(void *ctx, size_t set, void *stream)
     NB_TRY(nb_stream_sync(stream));
     NB_TRY(nb_buffer_download(c->out, set * words * c->wb, c->h_got, words * c->wb, stream));
     NB_TRY(nb_stream_sync(stream));
-    if (c->wb == 4) /* widen in place, from the end */
-        for (size_t i = words; i-- > 0;)
-            c->h_got[i] = ((const uint32_t *)c->h_got)[i];
+    nb_words_to_u64(c->h_got, c->h_got, words, (unsigned)(8 * c->wb)); /* in place */
     const uint64_t *exp = NULL;
     NB_TRY(expected_for(c, set, &exp));
     size_t bad = 0, first = SIZE_MAX;

@@ -37,9 +37,7 @@ static nb_status upload_residues(nb_buffer *b, const uint64_t *primes, size_t pe
     nb_rng_seed(&r, 2026);
     for (size_t i = 0; i < limbs; i++)
         nb_rng_fill_residues(&r, h + i * n, n, primes[i % per]);
-    if (wb == 4)
-        for (size_t i = 0; i < limbs * n; i++)
-            ((uint32_t *)h)[i] = (uint32_t)h[i];
+    nb_words_from_u64(h, h, limbs * n, (unsigned)(8 * wb)); /* in place */
     nb_status s = nb_buffer_upload(b, 0, h, limbs * n * wb, stream);
     if (s == NB_OK)
         s = nb_stream_sync(stream);
