@@ -67,6 +67,8 @@ json_t *nb_env_to_json(const nb_env *e)
                           (json_int_t)e->l2_bytes, "persisting_l2_max_bytes",
                           (json_int_t)e->persisting_l2_max_bytes, "memory_bytes",
                           (json_int_t)e->gpu_mem_bytes);
+    json_object_set_new(g, "count", json_integer(e->gpu_count));
+    json_object_set_new(g, "topology", json_string(e->gpu_topology));
     json_object_set_new(g, "memory_clock_mhz", nb_json_real(e->mem_clock_mhz));
     json_object_set_new(g, "bus_width_bits", json_integer(e->bus_width_bits));
     json_object_set_new(g, "theoretical_peak_Bps", opt_real(e->peak_Bps, e->peak_Bps > 0));
