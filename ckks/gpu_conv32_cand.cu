@@ -206,7 +206,7 @@ template <> struct acc<true> {
         top += (uint32_t)(sum >> 62);
         sum &= (1ull << 62) - 1;
     }
-    /* top 2^62 + sum = ((top 2^30 + sum >> 32) 2^32 + [sum]_32: hi < 2^36 */
+    /* top 2^62 + sum = (top 2^30 + (sum >> 32)) 2^32 + [sum]_32, hi < 2^36 */
     __device__ __forceinline__ uint64_t hi() const { return ((uint64_t)top << 30) + (sum >> 32); }
     __device__ __forceinline__ uint64_t lo() const { return sum & 0xffffffffull; }
 };
