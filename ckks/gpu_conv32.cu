@@ -228,7 +228,8 @@ extern "C" nb_status nb_gpu_conv32(const nb_conv_view *v, const nb_polys *io, si
     const int cand = conv32_candidate();
     if (cand < 0)
         return nb_set_error(NB_ERR_INVALID_ARG,
-                            "NB_CONV32_KERNEL: expected a, b, c, d or nothing (today's kernel)");
+                            "NB_CONV32_KERNEL='%s': expected a, b, c, d, or empty for the default",
+                            getenv("NB_CONV32_KERNEL"));
     if (cand > 0) {
         int launched = 0;
         NB_TRY(nb_gpu_conv32_candidate((char)cand, v, io, n, stream, &launched));
