@@ -13,8 +13,9 @@
  * products the sum's high word moves into a 64-bit carry word (4 products
  * on a value below 2^32 stay below 2^64), so the sum of up to 256 products
  * is exact in (carry, sum) and is reduced once per output with 32-bit
- * Shoup products (reduce_sum). Nothing here allocates or
- * synchronizes; every launch is checked. */
+ * Shoup products (reduce_sum). NB_CONV32_KERNEL, when set, routes the
+ * shapes they take to the candidate kernels of gpu_conv32_cand.cu instead.
+ * Nothing here allocates or synchronizes; every launch is checked. */
 #include <stdint.h>
 #include <stdlib.h>
 
