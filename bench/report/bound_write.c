@@ -1,8 +1,8 @@
 /* What a report says of its GPU NTT cases beyond their times: the ceilings
  * they are classified against, each case's bound (fractions of the copy
  * bandwidth, of the butterfly ceiling and of the launch floor, and the
- * class) and the kernels its call launched with their resources, as the
- * section after the table (docs/cli.md); json.c and csv.c write them from
+ * class) and the kernels its call launched with their resources, and its
+ * profiler pass when it has one, as the section after the table (docs/cli.md); json.c and csv.c write them from
  * the same two functions. */
 #include <math.h>
 #include <stdio.h>
@@ -40,7 +40,37 @@ int nb_case_bound(const nb_case *c, const nb_ceilings *ceil, nb_bound *b)
         launches += c->kernels[i].launches;
     nb_bound_classify(t, c->fig.coefficient_bytes, c->fig.butterflies_per_s * t, word_bits_of(c),
                       launches, ceil, b);
+    if (c->has_profile)
+        nb_bound_refine(b, nb_profile_dram_frac(&c->profile), nb_profile_issue_frac(&c->profile));
     return 1;
+}
+
+/* A case's profiler settings and one line per kernel, each line opened by
+ * `indent` and `bullet`. */
+static void write_profile(FILE *f, const nb_case *c, const char *indent, const char *bullet)
+{
+    char line[600];
+    nb_profile_settings_text(&c->profile, line, sizeof line);
+    fprintf(f, "%sprofiler: %s\n", indent, line);
+    for (size_t k = 0; k < c->profile.n_kernels; k++) {
+        nb_profile_kernel_text(&c->profile.k[k], line, sizeof line);
+        fprintf(f, "%s%s%s\n", indent, bullet, line);
+    }
+}
+
+/* Markdown: the profiled cases after the bounds table, a list each. */
+static void write_profiles_md(const nb_report *r, FILE *f)
+{
+    int any = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const nb_case *c = r->cases[i];
+        if (!c->has_profile)
+            continue;
+        if (!any++)
+            fputs("\n#### Profiler pass\n", f);
+        fprintf(f, "\n%s %s %s:\n\n", c->tier, c->variant, c->label);
+        write_profile(f, c, "", "- ");
+    }
 }
 
 void nb_text_write_bounds(const nb_report *r, FILE *f, int md)
@@ -52,7 +82,7 @@ void nb_text_write_bounds(const nb_report *r, FILE *f, int md)
         const nb_case *c = r->cases[i];
         nb_bound b;
         const int bounded = have && nb_case_bound(c, &ceil, &b);
-        if (!bounded && c->kernels_state == 0)
+        if (!bounded && c->kernels_state == 0 && !c->has_profile)
             continue;
         if (shown++ == 0) {
             char line[512] = "no GPU ceilings known";
@@ -84,5 +114,9 @@ void nb_text_write_bounds(const nb_report *r, FILE *f, int md)
                     c->kernels_why);
         if (md)
             fputs(" |\n", f);
+        else if (c->has_profile)
+            write_profile(f, c, "      ", "");
     }
+    if (md)
+        write_profiles_md(r, f);
 }

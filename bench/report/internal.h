@@ -48,6 +48,8 @@ struct nb_case {
     nb_ntt_kernel kernels[NB_CASE_MAX_KERNELS];
     size_t n_kernels;
     char kernels_why[200];
+    int has_profile;
+    nb_profile profile;
 };
 
 struct nb_report {
@@ -118,10 +120,21 @@ nb_status nb_report_write_markdown(const nb_report *r, FILE *f);
  * against (set, else the defaults for its GPU); 0 when there are none (no
  * GPU in the environment and none set). */
 int nb_report_ceilings(const nb_report *r, nb_ceilings *c);
-/* 1 and *b for a timed GPU NTT case (its figures, its kernels' launches). */
+/* 1 and *b for a timed GPU NTT case (its figures, its kernels' launches),
+ * refined by its profiler pass when it has one (nb_bound_refine). */
 int nb_case_bound(const nb_case *c, const nb_ceilings *ceil, nb_bound *b);
 /* The section after the table: each GPU NTT case's bound and kernels. */
 void nb_text_write_bounds(const nb_report *r, FILE *f, int md);
+
+/* profile_write.c: a case's profile as the JSON "profile" object (new
+ * reference), the settings line ("Nsight Compute 2025.3.1.0, clocks locked
+ * to base, caches flushed before each kernel") and one kernel's line
+ * ("ntt_col<8>: 16.6 us, DRAM 59 % (33.1 MB), L2 hit 41 %, issue 31 %,
+ * pipes FMAHEAVY 48 % ALU 22 %, stalls long-scoreboard 52 % wait 11 %
+ * mio-throttle 9 %"). */
+json_t *nb_profile_json(const nb_profile *p);
+void nb_profile_settings_text(const nb_profile *p, char *buf, size_t n);
+void nb_profile_kernel_text(const nb_kernel_profile *k, char *buf, size_t n);
 
 /* compare.c: a JSON value as text in buf (n bytes, cut to fit): a string
  * as is, "-" for NULL, anything else as compact JSON. */

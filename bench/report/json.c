@@ -1,8 +1,8 @@
 /* The JSON writer (schema "nttbench-report", version NB_REPORT_SCHEMA_VERSION;
  * docs/cli.md): every case with its parameters, result, the accepted samples
  * and their SM clocks (at most NB_REPORT_MAX_STORED_SAMPLES, a seeded reservoir
- * beyond), cache plan, figures, breakdown and metrics, a GPU case's kernels
- * and bound, the report's ceilings; and the JSON objects of the
+ * beyond), cache plan, figures, breakdown and metrics, a GPU case's kernels,
+ * profiler pass and bound, the report's ceilings; and the JSON objects of the
  * environment, the options and NVML snapshots. */
 #include <errno.h>
 #include <math.h>
@@ -379,6 +379,11 @@ static json_t *bound_json(const nb_case *c, const nb_ceilings *ceil)
     json_object_set_new(j, "launch_floor_ns", nb_json_real(b.launch_floor_s * 1e9));
     json_object_set_new(j, "kernel_launches", json_integer(b.kernel_launches));
     json_object_set_new(j, "kernels_reported", json_boolean(c->kernels_state == 1));
+    if (b.refined) {
+        json_object_set_new(j, "class_from_timing", json_string(nb_bound_class_name(b.timing_cls)));
+        json_object_set_new(j, "profile_dram_fraction", nb_json_real(b.profile_dram));
+        json_object_set_new(j, "profile_issue_fraction", nb_json_real(b.profile_issue));
+    }
     return j;
 }
 
@@ -403,6 +408,8 @@ static json_t *case_json(const nb_case *c, const nb_ceilings *ceil)
         json_object_set_new(j, "kernels", json_null());
         json_object_set_new(j, "kernels_note", json_string(c->kernels_why));
     }
+    if (c->has_profile)
+        json_object_set_new(j, "profile", nb_profile_json(&c->profile));
     json_t *bound = bound_json(c, ceil);
     if (bound)
         json_object_set_new(j, "bound", bound);
