@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "bench/bench.h"
 #include "bench/report/bound.h"
+#include "bench/report/result_file.h"
 #include "bench/timing/stats.h"
 #include "testutil.h"
 
@@ -305,6 +307,19 @@ static void test_json_carries_the_profile_and_the_refined_bound(void **state)
     assert_int_equal(again.cls, NB_BOUND_LATENCY);
     assert_int_equal(again.timing_cls, NB_BOUND_COMPUTE);
     json_decref(root);
+    /* a results file with a profile loads as any other (report, compare) */
+    char path[] = "/tmp/nb-profile-XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(js, f);
+    fclose(f);
+    nb_result_file *rf = NULL;
+    assert_int_equal(nb_result_file_load(&rf, path), NB_OK);
+    assert_int_equal(nb_result_file_case_count(rf), 1);
+    nb_result_file_destroy(rf);
+    unlink(path);
     free(js);
     nb_report_destroy(rep);
 }

@@ -7,7 +7,6 @@
  * flushes, tables and checks, the environment probe). */
 #include <math.h>
 #include <stdio.h>
-
 #include <string.h>
 
 #include "bench/cli/cli.h"

@@ -126,16 +126,6 @@ int nb_case_bound(const nb_case *c, const nb_ceilings *ceil, nb_bound *b);
 /* The section after the table: each GPU NTT case's bound and kernels. */
 void nb_text_write_bounds(const nb_report *r, FILE *f, int md);
 
-/* profile_write.c: a case's profile as the JSON "profile" object (new
- * reference), the settings line ("Nsight Compute 2025.3.1.0, clocks locked
- * to base, caches flushed before each kernel") and one kernel's line
- * ("ntt_col<8>: 16.6 us, DRAM 59 % (33.1 MB), L2 hit 41 %, issue 31 %,
- * pipes FMAHEAVY 48 % ALU 22 %, stalls long-scoreboard 52 % wait 11 %
- * mio-throttle 9 %"). */
-json_t *nb_profile_json(const nb_profile *p);
-void nb_profile_settings_text(const nb_profile *p, char *buf, size_t n);
-void nb_profile_kernel_text(const nb_kernel_profile *k, char *buf, size_t n);
-
 /* compare.c: a JSON value as text in buf (n bytes, cut to fit): a string
  * as is, "-" for NULL, anything else as compact JSON. */
 void nb_json_text(const json_t *v, char *buf, size_t n);
