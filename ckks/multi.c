@@ -234,25 +234,26 @@ static nb_status modup_digit_ntt(nb_ckks_multi *m, part *d, size_t level, size_t
 }
 
 /* modUp of every digit of level l: digit j's local poly over B_l at
- * out[i] + j * (nq_l + np) limbs. The owned Q limbs go to coefficient form in
- * one call; digit j's limbs are gathered while digit j-1 is converted and
- * transformed. */
+ * out[i] + j * (nq_l + np) limbs. Each device's limbs of digit j go to
+ * coefficient form and leave while those of digit j+1 are transformed, and
+ * digit j+1's exchange runs while digit j is converted and transformed. */
 static nb_status modup_all(nb_ckks_multi *m, size_t level, void *const *out,
                            const void *const *in, const nb_ckks_hook *h, void *stream)
 {
-    for (size_t i = 0; i < m->G; i++) {
-        part *d = &m->d[i];
-        NB_TRY(nb_multi_use(d));
-        NB_TRY(inverse_into(m, d, at(m, d->gq, d->qa), in[i], 0, nb_multi_nq_at(d, level)));
-    }
-    NB_TRY(step(m, h, stream, "intt", 1, level + 1, 1));
     const size_t digits = nb_ckks_digits(m->p, level);
     size_t off[NB_MULTI_MAX], cnt[NB_MULTI_MAX];
     void *buf[NB_MULTI_MAX];
-    for (size_t j = 0; j < digits; j++) { /* one after the other on the comm streams */
+    for (size_t j = 0; j < digits; j++) { /* digit j leaves while digit j+1 is transformed */
         digit_parts(m, level, j, off, cnt, buf);
-        NB_TRY(exchange_start(m, buf, off, cnt, j, j == 0));
+        for (size_t i = 0; i < m->G; i++) {
+            part *d = &m->d[i];
+            NB_TRY(nb_multi_use(d));
+            NB_TRY(inverse_into(m, d, at(m, d->gq, off[i]), at(m, in[i], off[i] - d->qa),
+                                off[i] - d->qa, cnt[i]));
+        }
+        NB_TRY(exchange_start(m, buf, off, cnt, j, 1));
     }
+    NB_TRY(step(m, h, stream, "intt", 1, level + 1, 1));
     for (size_t j = 0; j < digits; j++) {
         size_t first, count;
         nb_ckks_digit_range(m->p, level, j, &first, &count);
@@ -276,27 +277,38 @@ static nb_status modup_all(nb_ckks_multi *m, size_t level, void *const *out,
 }
 
 /* modDown of `polys` local polys over B_l a[k][i] into out[k][i] (local
- * polys over Q_l). Polynomial k's P limbs are gathered while polynomial
- * k+1's are transformed and then while polynomial k is converted. */
-static nb_status moddown(nb_ckks_multi *m, size_t level, unsigned polys, void *const *out[2],
-                         const void *const *a[2], const nb_ckks_hook *h, void *stream)
+ * polys over Q_l), in two halves so that the caller can queue work between
+ * them (the key switch: the inner product's Q limbs): moddown_send takes each
+ * polynomial's P limbs to coefficient form and starts its exchange, the next
+ * polynomial's transform running under it; moddown_finish converts
+ * polynomial k while polynomial k+1's exchange runs, then transforms and
+ * scales. The exchanges read only the P limbs. */
+static nb_status moddown_send(nb_ckks_multi *m, size_t level, unsigned polys,
+                              const void *const *a[2], const nb_ckks_hook *h, void *stream)
 {
     const size_t A = m->p->alpha;
-    size_t off[2][NB_MULTI_MAX], cnt[NB_MULTI_MAX];
+    size_t off[NB_MULTI_MAX], cnt[NB_MULTI_MAX];
     void *buf[NB_MULTI_MAX];
     for (unsigned k = 0; k < polys; k++) {
         for (size_t i = 0; i < m->G; i++) {
             part *d = &m->d[i];
             NB_TRY(nb_multi_use(d));
-            off[k][i] = k * A + d->pa;
+            off[i] = k * A + d->pa;
             cnt[i] = d->np;
             buf[i] = d->gp;
-            NB_TRY(inverse_into(m, d, at(m, d->gp, off[k][i]),
+            NB_TRY(inverse_into(m, d, at(m, d->gp, off[i]),
                                 at(m, a[k][i], nb_multi_nq_at(d, level)), d->nq, d->np));
         }
-        NB_TRY(exchange_start(m, buf, off[k], cnt, k, 1));
+        NB_TRY(exchange_start(m, buf, off, cnt, k, 1));
     }
-    NB_TRY(step(m, h, stream, "intt", 1, polys * A, 1));
+    return step(m, h, stream, "intt", 1, polys * A, 1);
+}
+
+static nb_status moddown_finish(nb_ckks_multi *m, size_t level, unsigned polys,
+                                void *const *out[2], const void *const *a[2],
+                                const nb_ckks_hook *h, void *stream)
+{
+    const size_t A = m->p->alpha;
     for (unsigned k = 0; k < polys; k++) {
         NB_TRY(exchange_wait(m, k, h, stream));
         for (size_t i = 0; i < m->G; i++) {
@@ -336,7 +348,10 @@ static nb_status moddown(nb_ckks_multi *m, size_t level, unsigned polys, void *c
     return step(m, h, stream, "scalar", 0, 0, 0);
 }
 
-static nb_status inner_product(nb_ckks_multi *m, size_t level, const void *const *key,
+/* The key-switch inner product into acc[0], acc[1] of the output limbs `which`
+ * selects: IP_P (the P limbs: modDown's first need), IP_Q (the Q limbs). */
+enum { IP_P = 1, IP_Q = 2 };
+static nb_status inner_product(nb_ckks_multi *m, size_t level, const void *const *key, int which,
                                const nb_ckks_hook *h, void *stream)
 {
     for (size_t i = 0; i < m->G; i++) {
@@ -357,7 +372,11 @@ static nb_status inner_product(nb_ckks_multi *m, size_t level, const void *const
             .prime_q = d->local_q,
             .prime_mu_lo = d->local_mu_lo,
             .prime_mu_hi = d->local_mu_hi,
+            .first_limb = which == IP_P ? nq : 0,
+            .limbs = which == IP_P ? d->np : nq,
         };
+        if (!g.limbs)
+            continue;
         NB_TRY(nb_gpu_inner_product(&g, d->acc[0], d->acc[1], at(m, d->acc[1], nq), d->ext, NULL,
                                     key[i], d->stream));
     }
@@ -454,7 +473,9 @@ nb_status nb_ckks_multi_moddown(nb_ckks_multi *m, size_t level, void *const *out
     m->n_timed = 0;
     nb_status s = fork_from(m, stream);
     if (s == NB_OK)
-        s = moddown(m, level, 1, o, a, hook, stream);
+        s = moddown_send(m, level, 1, a, hook, stream);
+    if (s == NB_OK)
+        s = moddown_finish(m, level, 1, o, a, hook, stream);
     if (s == NB_OK)
         s = join_into(m, stream);
     return nb_multi_restore(caller, s);
@@ -479,10 +500,14 @@ nb_status nb_ckks_multi_keyswitch(nb_ckks_multi *m, size_t level, void *const *o
     nb_status s = fork_from(m, stream);
     if (s == NB_OK)
         s = modup_all(m, level, ext, in, hook, stream);
+    if (s == NB_OK) /* the P limbs first: their exchanges run under the Q limbs' products */
+        s = inner_product(m, level, key, IP_P, hook, stream);
     if (s == NB_OK)
-        s = inner_product(m, level, key, hook, stream);
+        s = moddown_send(m, level, 2, a, hook, stream);
     if (s == NB_OK)
-        s = moddown(m, level, 2, o, a, hook, stream);
+        s = inner_product(m, level, key, IP_Q, hook, stream);
+    if (s == NB_OK)
+        s = moddown_finish(m, level, 2, o, a, hook, stream);
     if (s == NB_OK)
         s = join_into(m, stream);
     return nb_multi_restore(caller, s);
