@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "ckks/multi.h"
 
 #ifdef NB_MULTI_GPU
