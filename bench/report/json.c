@@ -117,6 +117,7 @@ json_t *nb_opts_to_json(const nb_bench_opts *o)
         o->rotate_factor);
     json_object_set_new(j, "l2_persist", o->l2_persist >= 0 ? json_real(o->l2_persist)
                                                             : json_null());
+    json_object_set_new(j, "batch_samples", json_integer((json_int_t)o->batch_samples));
     return j;
 }
 
