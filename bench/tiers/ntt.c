@@ -202,6 +202,7 @@ static nb_status one_case(const nb_tier_run *r, ntt_case *k)
                                1, ls == NB_OK && skip_reason(k, why, sizeof why) != NULL};
     if (!nb_tier_select(r, &plan))
         return NB_OK;
+    const double t0 = nb_now_s();
     nb_case *c = NULL;
     NB_TRY(nb_case_create(&c, warm ? "warm" : "cold", r->timing.cache, k->v->name,
                           k->v->backend, label));
@@ -231,6 +232,7 @@ static nb_status one_case(const nb_tier_run *r, ntt_case *k)
     nb_workload_destroy(w);
     if (s == NB_OK && !r->profile_call)
         profile_case(r, k, c, what);
+    nb_case_set_wall_time(c, nb_now_s() - t0);
     /* a failed case (memory, CUDA, verification) is a row; the sweep goes on */
     NB_TRY(nb_report_add_case(r->report, c));
     nb_tier_progress(r, what, res);
