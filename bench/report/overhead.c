@@ -49,8 +49,9 @@ void nb_report_overhead(const nb_report *r, nb_overhead *o)
 /* One line of the section: a label, seconds, and a note (may be ""). */
 static void line(FILE *f, int md, int depth, const char *label, double s, const char *note)
 {
+    static const char *const indent[] = {"", "&nbsp;&nbsp;", "&nbsp;&nbsp;&nbsp;&nbsp;"};
     if (md)
-        fprintf(f, "| %s%s | %.3f s | %s |\n", depth ? "&nbsp;&nbsp;" : "", label, s, note);
+        fprintf(f, "| %s%s | %.3f s | %s |\n", indent[depth], label, s, note);
     else
         fprintf(f, "  %*s%-*s %10.3f s%s%s\n", 2 * depth, "", 34 - 2 * depth, label, s,
                 *note ? "  " : "", note);
