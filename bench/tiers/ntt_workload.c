@@ -5,7 +5,8 @@
  * variant's output is widened before the comparison. The buffer sets'
  * inputs are drawn in parallel (each set from its own seed) and copied in by
  * the chunk; set 0's input and its oracle output are kept on the host, so
- * the checks before and after timing draw and transform it once. */
+ * the checks before and after timing draw and transform it once, and another
+ * set's check uses the input its prepare drew. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@ typedef struct ntt_ctx {
     uint64_t *in0;     /* n * limbs: set 0's input */
     uint64_t *exp0;    /* n * limbs: the oracle's output on in0, once have_exp0 */
     int have_exp0;
+    size_t staged;     /* the set whose input host_a holds (prepare), 0 = none */
 } ntt_ctx;
 
 /* Host bytes of inputs drawn before one copy to the sets (one set at least). */
@@ -90,6 +92,7 @@ static void ntt_teardown(void *ctx)
     c->host_a = c->host_b = c->in0 = c->exp0 = NULL;
     c->host_w = NULL;
     c->have_exp0 = 0;
+    c->staged = 0;
     c->sets = 0;
 }
 
@@ -204,6 +207,7 @@ static nb_status ntt_prepare(void *ctx, size_t set, void *stream)
     if (set == 0)
         return ntt_upload(c, 0, c->in0, stream);
     gen_input(c, set, c->host_a);
+    c->staged = set;
     return ntt_upload(c, set, c->host_a, stream);
 }
 
@@ -227,8 +231,9 @@ static nb_status ntt_verify(void *ctx, size_t set, void *stream)
     if (set != 0 || !c->have_exp0) {
         if (set == 0)
             memcpy(want, c->in0, words * sizeof *want);
-        else
+        else if (c->staged != set) /* else prepare left its input there */
             gen_input(c, set, want);
+        c->staged = 0;
         NB_TRY(c->inverse ? c->oracle->inverse(c->oracle_plan, want, 0, c->limbs, NULL)
                           : c->oracle->forward(c->oracle_plan, want, 0, c->limbs, NULL));
         c->have_exp0 |= set == 0;
