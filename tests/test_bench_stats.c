@@ -230,17 +230,19 @@ static void test_stop_batch_time_counts_towards_min_time(void **state)
     assert_int_equal(why, NB_STOP_CONVERGED);
 }
 
-/* Drives the rule as the GPU loop does: batches of nb_batch_size samples
- * (k_max 64, 4 queue entries per sample, est_s wall per sample), the rule
- * checked after each batch; sample i (from 1) takes f(i) seconds. Returns the
- * samples taken and the largest batch in *kmax. */
-static size_t run_batched(nb_stop_rule *r, double (*f)(size_t), double est_s,
-                          nb_stop_reason *why, size_t *kmax)
+/* Drives a rule made from o as the GPU loop does: batches of nb_batch_size
+ * samples (k_max 64, 4 queue entries per sample, 10 us wall per sample), the
+ * rule checked after each batch; sample i (from 1) takes f(i) seconds.
+ * Returns the samples taken and the largest batch in *kmax. */
+static size_t run_batched(const nb_bench_opts *o, double (*f)(size_t), nb_stop_reason *why,
+                          size_t *kmax)
 {
+    nb_stop_rule rule, *r = &rule;
+    nb_stop_rule_init(r, o, 0.0);
     size_t n = 0;
     *kmax = 0;
     for (;;) {
-        const size_t k = nb_batch_size(64, nb_stop_rule_until_check(r), 4, est_s);
+        const size_t k = nb_batch_size(64, nb_stop_rule_until_check(r), 4, 1e-5);
         assert_true(k >= 1 && k <= 64);
         if (k > *kmax)
             *kmax = k;
@@ -271,11 +273,9 @@ static void test_batched_rule_converges_where_sample_by_sample_does(void **state
     /* zero noise, min-time 0.5 s reached at sample 64 exactly: batches end
      * at min-samples (10), then at min-time's estimate (64) */
     nb_bench_opts o = opts_with(10, 0.5, 0.5, 15.0, 100000);
-    nb_stop_rule r;
-    nb_stop_rule_init(&r, &o, 0.0);
     nb_stop_reason why;
     size_t kmax;
-    assert_int_equal(run_batched(&r, constant_sample, 1e-5, &why, &kmax), 64);
+    assert_int_equal(run_batched(&o, constant_sample, &why, &kmax), 64);
     assert_int_equal(why, NB_STOP_CONVERGED);
 }
 
@@ -283,11 +283,9 @@ static void test_batched_rule_stops_noise_stable_on_a_multiple_of_64(void **stat
 {
     (void)state;
     nb_bench_opts o = opts_with(10, 0.0, 0.5, 1e9, 1000000);
-    nb_stop_rule r;
-    nb_stop_rule_init(&r, &o, 0.0);
     nb_stop_reason why;
     size_t kmax;
-    const size_t n = run_batched(&r, alternating_sample, 1e-5, &why, &kmax);
+    const size_t n = run_batched(&o, alternating_sample, &why, &kmax);
     assert_int_equal(why, NB_STOP_NOISE_STABLE);
     assert_int_equal(n % 64, 0);
     assert_int_equal(kmax, 64);
@@ -307,11 +305,9 @@ static void test_batched_rule_never_passes_max_samples(void **state)
 {
     (void)state;
     nb_bench_opts o = opts_with(10, 100.0, 0.5, 1e9, 100);
-    nb_stop_rule r;
-    nb_stop_rule_init(&r, &o, 0.0);
     nb_stop_reason why;
     size_t kmax;
-    assert_int_equal(run_batched(&r, constant_sample, 1e-5, &why, &kmax), 100);
+    assert_int_equal(run_batched(&o, constant_sample, &why, &kmax), 100);
     assert_int_equal(why, NB_STOP_MAX_SAMPLES);
 }
 
