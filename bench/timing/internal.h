@@ -203,9 +203,10 @@ nb_status nb_run_hold_stream(run_state *st);
 void nb_run_release_blocker(run_state *st);
 /* Counts, by capturing one sample's launches into a graph that is not run,
  * the stream operations one sample queues (ops_per_sample); leaves 0 (one
- * sample per batch) without the blocker, with --batch-samples 1, or when the
- * launch cannot be captured (logged). */
-nb_status nb_run_count_ops(run_state *st);
+ * sample per batch) without the blocker, with --batch-samples 1, when the
+ * workload evicts caches of its own in this state (its eviction may wait on
+ * the host), or when the launch cannot be captured (*captured = 0). */
+nb_status nb_run_count_ops(run_state *st, int *captured);
 /* Samples first .. first + k - 1 as one batch (file comment of
  * sample_gpu.c); k <= batch_samples, and k = 1 without the blocker. */
 nb_status nb_run_gpu_batch(run_state *st, size_t first, size_t k, double *total_s, double *mhz);

@@ -79,7 +79,8 @@ static nb_status phase_verify(run_state *st, nb_bench_result *res, size_t set, c
 }
 
 /* Phase "prepare": cache controls on the device (persisting lines cleared for
- * a cold state, the --l2-persist window for a warm one), graphs captured. */
+ * a cold state, the --l2-persist window for a warm one); after the first
+ * check, graphs captured and what one sample queues counted. */
 static nb_status phase_prepare(run_state *st, nb_bench_result *res, int after_verify)
 {
 #ifdef NB_HAVE_CUDA
@@ -91,8 +92,14 @@ static nb_status phase_prepare(run_state *st, nb_bench_result *res, int after_ve
         return nb_run_l2_persist(st, res);
     if (after_verify && st->o->mode == NB_MODE_GRAPH)
         NB_TRY(nb_run_capture_graphs(st));
-    if (after_verify)
-        return nb_run_count_ops(st);
+    if (after_verify) {
+        int captured = 1;
+        NB_TRY(nb_run_count_ops(st, &captured));
+        if (!captured)
+            nb_run_log(st->o, "%s: its launch cannot be captured to count what it queues: one "
+                              "sample per synchronisation",
+                       st->w->label);
+    }
 #else
     (void)st;
     (void)res;
