@@ -1,7 +1,8 @@
 /* Tests of the report writers: the JSON (parsed back with jansson: schema,
  * parameters, statistics, every sample and its clock, figures, breakdown,
  * metrics), the CSV (header, quoting, values), the table and markdown forms,
- * and the atomic file writer (no temporary left, no truncated file). */
+ * where a run's time went (sums over the timed cases, each format), and the
+ * atomic file writer (no temporary left, no truncated file). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,6 +256,120 @@ static void test_csv_keeps_every_parameter_key(void **state)
     nb_report_destroy(rep);
 }
 
+/* A report of two timed cases with hand-set phase times (case a: case wall
+ * recorded; case b: not, so its run time stands for it), one skipped case,
+ * and a run wall time of 10 s. */
+static nb_report *timed_report(void)
+{
+    nb_report *rep = NULL;
+    assert_int_equal(nb_report_create(&rep, "run"), NB_OK);
+    const double phase[2][6] = {
+        /* measured, sampling, sets, checks, warm-up, run */
+        {0.5, 1.5, 0.25, 0.125, 0.0625, 2.0},
+        {0.25, 1.0, 0.5, 0.25, 0.125, 2.0},
+    };
+    for (int k = 0; k < 2; k++) {
+        nb_case *c = NULL;
+        assert_int_equal(nb_case_create(&c, "warm", NB_CACHE_WARM, "gpu-x", NB_BACKEND_GPU,
+                                        k ? "b" : "a"),
+                         NB_OK);
+        nb_bench_result r = sample_result();
+        r.measured_s = phase[k][0];
+        r.wall_s = phase[k][1];
+        r.setup_s = phase[k][2];
+        r.verify_s = phase[k][3];
+        r.warmup_s = phase[k][4];
+        r.run_s = phase[k][5];
+        r.sampling_syncs = k ? 5 : 1;
+        assert_int_equal(nb_case_set_result(c, &r), NB_OK);
+        nb_bench_result_free(&r);
+        if (k == 0)
+            nb_case_set_wall_time(c, 3.0);
+        nb_case_set_status(c, NB_CASE_OK, NULL);
+        assert_int_equal(nb_report_add_case(rep, c), NB_OK);
+    }
+    nb_case *d = NULL;
+    assert_int_equal(nb_case_create(&d, "warm", NB_CACHE_WARM, "gpu-x", NB_BACKEND_GPU, "c"),
+                     NB_OK);
+    nb_case_set_status(d, NB_CASE_SKIPPED, "not here");
+    assert_int_equal(nb_report_add_case(rep, d), NB_OK);
+    nb_report_set_wall_time(rep, 10.0);
+    return rep;
+}
+
+static void test_overhead_sums_the_timed_cases(void **state)
+{
+    (void)state;
+    nb_report *rep = timed_report();
+    nb_overhead o;
+    nb_report_overhead(rep, &o);
+    assert_int_equal(o.cases, 2);
+    assert_int_equal(o.samples, 10);
+    assert_int_equal(o.syncs, 6);
+    assert_true(o.wall_s == 10.0);
+    assert_true(o.cases_s == 5.0);    /* 3 recorded + 2 of the run */
+    assert_true(o.measured_s == 0.75);
+    assert_true(o.sampling_s == 2.5);
+    assert_true(o.outside_s == 2.5);
+    assert_true(o.outside_per_case_s == 1.25);
+    assert_true(o.setup_s == 0.75);
+    assert_true(o.verify_s == 0.375);
+    assert_true(o.warmup_s == 0.1875);
+    assert_true(o.build_s == 1.0);    /* 5 - (2 + 2) */
+    assert_true(o.between_s == 5.0);
+    nb_report_destroy(rep);
+}
+
+static void test_overhead_absent_without_timed_cases(void **state)
+{
+    (void)state;
+    nb_report *rep = NULL;
+    assert_int_equal(nb_report_create(&rep, "run"), NB_OK);
+    nb_overhead o;
+    nb_report_overhead(rep, &o);
+    assert_int_equal(o.cases, 0);
+    assert_true(isnan(o.wall_s)); /* never recorded */
+    char *t = write_to_string(rep, NB_FORMAT_TABLE);
+    assert_null(strstr(t, "Where the time went"));
+    char *j = write_to_string(rep, NB_FORMAT_JSON);
+    assert_null(strstr(j, "\"overhead\""));
+    free(t);
+    free(j);
+    nb_report_destroy(rep);
+}
+
+static void test_overhead_written_in_each_format(void **state)
+{
+    (void)state;
+    nb_report *rep = timed_report();
+    char *t = write_to_string(rep, NB_FORMAT_TABLE);
+    assert_non_null(strstr(t, "Where the time went (2 timed cases):"));
+    assert_non_null(strstr(t, "3.33x measured; 10 samples, 6 synchronisations"));
+    assert_non_null(strstr(t, "1.250 s per case"));
+    char *m = write_to_string(rep, NB_FORMAT_MD);
+    assert_non_null(strstr(m, "### Where the time went (2 timed cases)"));
+    assert_non_null(strstr(m, "sampling phases | 2.500 s | 3.33x measured"));
+    char *js = write_to_string(rep, NB_FORMAT_JSON);
+    json_error_t err;
+    json_t *j = json_loads(js, 0, &err);
+    assert_non_null(j);
+    json_t *o = json_object_get(j, "overhead");
+    assert_non_null(o);
+    assert_int_equal(json_integer_value(json_object_get(o, "timed_cases")), 2);
+    assert_true(json_real_value(json_object_get(o, "wall_time_s")) == 10.0);
+    assert_true(json_real_value(json_object_get(o, "outside_sampling_s")) == 2.5);
+    assert_true(json_real_value(json_object_get(o, "build_s")) == 1.0);
+    json_t *c0 = json_array_get(json_object_get(j, "cases"), 0);
+    json_t *stop = json_object_get(c0, "stopping");
+    assert_int_equal(json_integer_value(json_object_get(stop, "synchronisations")), 1);
+    assert_true(json_real_value(json_object_get(stop, "case_s")) == 3.0);
+    json_decref(j);
+    free(t);
+    free(m);
+    free(js);
+    nb_report_destroy(rep);
+}
+
 static void test_table_and_markdown(void **state)
 {
     (void)state;
@@ -354,6 +469,9 @@ int main(void)
         cmocka_unit_test(test_csv_header_quoting_and_values),
         cmocka_unit_test(test_csv_keeps_every_parameter_key),
         cmocka_unit_test(test_table_and_markdown),
+        cmocka_unit_test(test_overhead_sums_the_timed_cases),
+        cmocka_unit_test(test_overhead_absent_without_timed_cases),
+        cmocka_unit_test(test_overhead_written_in_each_format),
         cmocka_unit_test(test_atomic_file_write),
         cmocka_unit_test(test_env_writers),
     };

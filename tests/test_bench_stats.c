@@ -1,5 +1,6 @@
 /* Tests of the timing core's pure parts: statistics against hand-computed
- * values, the stopping rule driven by a fake clock, the cache planner
+ * values, the stopping rule driven by a fake clock (sample by sample and in
+ * the batches the GPU sample loop takes), the batch sizing, the cache planner
  * (including the graph that replays too few rotated buffers), and option
  * defaults / checks / names. */
 #include <math.h>
@@ -229,6 +230,125 @@ static void test_stop_batch_time_counts_towards_min_time(void **state)
     assert_int_equal(why, NB_STOP_CONVERGED);
 }
 
+/* Drives a rule made from o as the GPU loop does: batches of nb_batch_size
+ * samples (k_max 64, 4 queue entries per sample, 10 us wall per sample), the
+ * rule checked after each batch; sample i (from 1) takes f(i) seconds.
+ * Returns the samples taken and the largest batch in *kmax. */
+static size_t run_batched(const nb_bench_opts *o, double (*f)(size_t), nb_stop_reason *why,
+                          size_t *kmax)
+{
+    nb_stop_rule rule, *r = &rule;
+    nb_stop_rule_init(r, o, 0.0);
+    size_t n = 0;
+    *kmax = 0;
+    for (;;) {
+        const size_t k = nb_batch_size(64, nb_stop_rule_until_check(r), 4, 1e-5);
+        assert_true(k >= 1 && k <= 64);
+        if (k > *kmax)
+            *kmax = k;
+        for (size_t j = 0; j < k; j++) {
+            n++;
+            nb_stop_rule_add(r, f(n), f(n));
+        }
+        if (nb_stop_rule_done(r, 0.0, why))
+            return n;
+        assert_true(n < 10000000);
+    }
+}
+
+static double constant_sample(size_t i)
+{
+    (void)i;
+    return 0.0078125;
+}
+
+static double alternating_sample(size_t i)
+{
+    return i % 2 ? 1e-3 : 3e-3;
+}
+
+static void test_batched_rule_converges_where_sample_by_sample_does(void **state)
+{
+    (void)state;
+    /* zero noise, min-time 0.5 s reached at sample 64 exactly: batches end
+     * at min-samples (10), then at min-time's estimate (64) */
+    nb_bench_opts o = opts_with(10, 0.5, 0.5, 15.0, 100000);
+    nb_stop_reason why;
+    size_t kmax;
+    assert_int_equal(run_batched(&o, constant_sample, &why, &kmax), 64);
+    assert_int_equal(why, NB_STOP_CONVERGED);
+}
+
+static void test_batched_rule_stops_noise_stable_on_a_multiple_of_64(void **state)
+{
+    (void)state;
+    nb_bench_opts o = opts_with(10, 0.0, 0.5, 1e9, 1000000);
+    nb_stop_reason why;
+    size_t kmax;
+    const size_t n = run_batched(&o, alternating_sample, &why, &kmax);
+    assert_int_equal(why, NB_STOP_NOISE_STABLE);
+    assert_int_equal(n % 64, 0);
+    assert_int_equal(kmax, 64);
+    /* the same point as one sample at a time */
+    nb_stop_rule one;
+    nb_stop_rule_init(&one, &o, 0.0);
+    size_t m = 0;
+    nb_stop_reason why1;
+    do {
+        m++;
+        nb_stop_rule_add(&one, alternating_sample(m), alternating_sample(m));
+    } while (!nb_stop_rule_done(&one, 0.0, &why1));
+    assert_int_equal(m, n);
+}
+
+static void test_batched_rule_never_passes_max_samples(void **state)
+{
+    (void)state;
+    nb_bench_opts o = opts_with(10, 100.0, 0.5, 1e9, 100);
+    nb_stop_reason why;
+    size_t kmax;
+    assert_int_equal(run_batched(&o, constant_sample, &why, &kmax), 100);
+    assert_int_equal(why, NB_STOP_MAX_SAMPLES);
+}
+
+static void test_until_check_counts_to_min_samples_and_min_time(void **state)
+{
+    (void)state;
+    nb_bench_opts o = opts_with(10, 1.0, 0.5, 1e9, 100000);
+    nb_stop_rule r;
+    nb_stop_rule_init(&r, &o, 0.0);
+    assert_int_equal(nb_stop_rule_until_check(&r), 10);
+    for (int i = 0; i < 10; i++)
+        nb_stop_rule_add(&r, 0.0078125, 0.0078125);
+    /* 10/128 s of 1 s measured at 1/128 s a sample: 118 more, cut at 64 */
+    assert_int_equal(nb_stop_rule_until_check(&r), 54);
+    for (int i = 0; i < 54; i++)
+        nb_stop_rule_add(&r, 0.0078125, 0.0078125);
+    assert_int_equal(nb_stop_rule_until_check(&r), 64);
+    for (int i = 0; i < 63; i++)
+        nb_stop_rule_add(&r, 0.0078125, 0.0078125);
+    assert_int_equal(nb_stop_rule_until_check(&r), 1); /* min-time at the next sample */
+    nb_stop_rule_add(&r, 0.0078125, 0.0078125);
+    nb_stop_rule_add(&r, 0.0078125, 0.0078125);
+    /* both met at 129: the next noise-stable check, at 192 */
+    assert_int_equal(nb_stop_rule_until_check(&r), 63);
+}
+
+static void test_batch_size_respects_each_limit(void **state)
+{
+    (void)state;
+    assert_int_equal(nb_batch_size(64, 1000, 4, 1e-5), 64);        /* --batch-samples */
+    assert_int_equal(nb_batch_size(64, 7, 4, 1e-5), 7);            /* the stopping rule */
+    assert_int_equal(nb_batch_size(64, 1000, NB_BATCH_QUEUE_OPS / 10, 1e-5), 10); /* queue */
+    assert_int_equal(nb_batch_size(64, 1000, 4, NB_BATCH_TARGET_S / 5), 5); /* GPU time */
+    assert_int_equal(nb_batch_size(64, 1000, 4, 1.0), 1);          /* a long sample */
+    assert_int_equal(nb_batch_size(64, 1000, 0, 1e-5), 1);         /* launch not counted */
+    assert_int_equal(nb_batch_size(64, 1000, 4, 0.0), 1);          /* no estimate yet */
+    assert_int_equal(nb_batch_size(64, 1000, 4, NAN), 1);
+    assert_int_equal(nb_batch_size(1, 1000, 4, 1e-5), 1);          /* today's behaviour */
+    assert_int_equal(nb_batch_size(64, 1000, 100000, 1e-5), 1);    /* never below one */
+}
+
 /* -------------------------------------------------------------- planner */
 
 #define MB ((size_t)1 << 20)
@@ -382,6 +502,7 @@ static void test_opts_defaults_follow_nvbench(void **state)
     CLOSE(o.throttle_recovery_s, 0.05, 0);
     assert_int_equal(o.cache, NB_CACHE_WARM);
     assert_int_equal(o.mode, NB_MODE_PER_LAUNCH);
+    assert_int_equal(o.batch_samples, 64);
     assert_true(o.l2_persist < 0);
     assert_int_equal(nb_bench_opts_check(&o), NB_OK);
 }
@@ -406,6 +527,10 @@ static void test_opts_check_names_the_flag(void **state)
     nb_bench_opts_default(&o);
     o.l2_persist = 1.5;
     assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
+    nb_bench_opts_default(&o);
+    o.batch_samples = 0;
+    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
+    assert_non_null(strstr(nb_last_error(), "--batch-samples"));
 }
 
 static void test_names_round_trip(void **state)
@@ -453,6 +578,11 @@ int main(void)
         cmocka_unit_test(test_stop_timeout_flags_the_result),
         cmocka_unit_test(test_stop_max_samples),
         cmocka_unit_test(test_stop_batch_time_counts_towards_min_time),
+        cmocka_unit_test(test_batched_rule_converges_where_sample_by_sample_does),
+        cmocka_unit_test(test_batched_rule_stops_noise_stable_on_a_multiple_of_64),
+        cmocka_unit_test(test_batched_rule_never_passes_max_samples),
+        cmocka_unit_test(test_until_check_counts_to_min_samples_and_min_time),
+        cmocka_unit_test(test_batch_size_respects_each_limit),
         cmocka_unit_test(test_plan_warm_uses_one_set),
         cmocka_unit_test(test_plan_rotation_touches_three_caches_between_reuses),
         cmocka_unit_test(test_plan_flush_only_per_launch_is_cold),

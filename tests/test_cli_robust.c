@@ -395,13 +395,13 @@ static void test_verify_subranges_pass_correct_variant(void **state)
 static void test_case_larger_than_memory_exits_2_at_once(void **state)
 {
     (void)state;
-    if (nb_host_mem_available() > ((size_t)28 << 30))
+    if (nb_host_mem_available() > ((size_t)36 << 30))
         child_as_limit = 4ull << 30;
     table_mask_after = "of host memory, ";
     expect_error("case larger than memory",
                  (const char *[]){"run", "--variant", "cpu-harvey", "--tier", "warm", "--logn",
                                   "17", "--limbs", "4096", "--no-progress", NULL},
-                 2, "needs 28.0 GiB (30064771072 bytes) of host memory");
+                 2, "needs 36.0 GiB (38654705664 bytes) of host memory");
     table_mask_after = NULL;
     child_as_limit = 0;
 }

@@ -1,6 +1,6 @@
 /* GPU tests of the timing core: the environment of a real device, the clock
  * probe (plausible SM clocks per sample), the blocking kernel (per-launch and
- * graph) and its timeout, batch and graph modes with cold rotation (graphs
+ * graph) and its timeout, batched and one-at-a-time samples of one case, batch and graph modes with cold rotation (graphs
  * capture disjoint sets), the L2 flush, --l2-persist (window set, limit
  * restored afterwards), every registered GPU NTT variant through the warm and
  * cold tiers, and the GPU breakdown pass. Exits 77 (skip) without a device.
@@ -151,6 +151,68 @@ static void test_blocking_kernel_times_out_cleanly(void **state)
     nb_workload_destroy(c);
 }
 
+/* The first registered GPU variant on 64-bit words (NULL when none). */
+static const nb_ntt_variant *first_gpu_variant(void)
+{
+    for (size_t i = 0; i < nb_ntt_variant_count(); i++) {
+        const nb_ntt_variant *c = nb_ntt_variant_at(i);
+        if (c->backend == NB_BACKEND_GPU && c->word_bits == 64)
+            return c;
+    }
+    return NULL;
+}
+
+/* Samples taken in batches behind one blocking kernel and one at a time
+ * (--batch-samples 1) of the same case, warm and cold, per-launch and graph:
+ * the same number of samples, every one positive and finite, fewer host
+ * synchronisations when batched, and medians that agree (printed; only a
+ * gross disagreement, such as launch latency or a flush inside the events,
+ * fails). */
+static void test_batched_and_unbatched_samples_agree(void **state)
+{
+    (void)state;
+    const nb_ntt_variant *v = first_gpu_variant();
+    if (!v)
+        skip();
+    nb_workload *w = NULL;
+    unsigned log_n = v->min_log_n > 14 ? v->min_log_n : 14;
+    assert_int_equal(nb_ntt_workload_create(&w, v, log_n, 4, 60, 0, nb_test_rand(), stream),
+                     NB_OK);
+    for (int k = 0; k < 3; k++) {
+        nb_bench_result r[2];
+        for (int b = 0; b < 2; b++) {
+            nb_bench_opts o = quick();
+            o.cache = k == 0 ? NB_CACHE_WARM : NB_CACHE_COLD;
+            o.mode = k == 2 ? NB_MODE_GRAPH : NB_MODE_PER_LAUNCH;
+            o.batch = 4;
+            o.min_samples = o.max_samples = 256;
+            o.min_time_s = 0.0;
+            o.timeout_s = 30.0;
+            o.batch_samples = b ? 64 : 1;
+            nb_status s = nb_bench_run(w, stream, &o, &r[b]);
+            if (s != NB_OK)
+                nb_test_fail("k=%d batch-samples %zu: %s", k, o.batch_samples, nb_last_error());
+            check_result(&r[b]);
+            assert_int_equal(r[b].n_samples, 256);
+            for (size_t i = 0; i < r[b].n_samples; i++)
+                assert_true(isfinite(r[b].sample_s[i]) && r[b].sample_s[i] > 0);
+        }
+        assert_int_equal(r[0].sampling_syncs, 256);
+        assert_int_equal(r[0].batch_max, 1);
+        assert_true(r[1].batch_max > 1);
+        assert_true(r[1].sampling_syncs < r[0].sampling_syncs);
+        const double ratio = r[1].stats.median / r[0].stats.median;
+        printf("# %s k=%d: median %.3f us batched (%zu synchronisations, batches up to %zu), "
+               "%.3f us one at a time: ratio %.4f\n",
+               v->name, k, r[1].stats.median * 1e6, r[1].sampling_syncs, r[1].batch_max,
+               r[0].stats.median * 1e6, ratio);
+        assert_true(ratio > 0.8 && ratio < 1.25);
+        nb_bench_result_free(&r[0]);
+        nb_bench_result_free(&r[1]);
+    }
+    nb_workload_destroy(w);
+}
+
 static void test_gpu_ntt_variants_warm_cold_graph(void **state)
 {
     (void)state;
@@ -191,12 +253,7 @@ static void test_gpu_ntt_variants_warm_cold_graph(void **state)
 static void test_l2_persist_sets_and_restores(void **state)
 {
     (void)state;
-    const nb_ntt_variant *v = NULL;
-    for (size_t i = 0; i < nb_ntt_variant_count() && !v; i++) {
-        const nb_ntt_variant *c = nb_ntt_variant_at(i);
-        if (c->backend == NB_BACKEND_GPU && c->word_bits == 64)
-            v = c;
-    }
+    const nb_ntt_variant *v = first_gpu_variant();
     if (!v)
         skip();
     size_t before = 0, after = 0;
@@ -450,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_gpu_environment),
         cmocka_unit_test(test_copy_all_modes_warm_and_cold),
         cmocka_unit_test(test_blocking_kernel_times_out_cleanly),
+        cmocka_unit_test(test_batched_and_unbatched_samples_agree),
         cmocka_unit_test(test_gpu_ntt_variants_warm_cold_graph),
         cmocka_unit_test(test_l2_persist_sets_and_restores),
         cmocka_unit_test(test_gpu_breakdown),

@@ -154,7 +154,8 @@ typedef struct nb_cli_plan {
     FILE *list;              /* --list: one name per line here; NULL: count only */
     int stage;               /* the tier being planned is the stage tier */
     size_t cases, skipped;   /* kept (skipped rows included), of which skipped */
-    double lo_s, hi_s;       /* the timed runs: each at --min-time, at --timeout */
+    double lo_s, hi_s;       /* the timed runs: expected (--min-time and each sample's
+                                cost beside it), at --timeout */
     double outside_s;        /* outside the samples, estimated */
     int any_cpu;             /* a CPU case: the environment probe measures the host */
 } nb_cli_plan;

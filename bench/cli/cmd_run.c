@@ -102,6 +102,7 @@ static void progress_cb(void *c, const char *what, const char *result)
     const double now = nb_now_s();
     if (!ctx->output || now - ctx->written_s < 5.0 * ctx->write_cost_s)
         return;
+    nb_report_set_wall_time(ctx->report, now - ctx->start_s);
     (void)nb_report_write_file(ctx->report, ctx->fmt, ctx->output);
     ctx->written_s = nb_now_s();
     ctx->write_cost_s = ctx->written_s - now;
@@ -293,6 +294,8 @@ static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *o
     const int sig = interrupt_signal;
     nb_report_set_interrupted(ctx->report, sig != 0);
     nb_report_set_complete(ctx->report, s == NB_OK && !sig); /* the sweep reached its end */
+    if (ctx->report)
+        nb_report_set_wall_time(ctx->report, nb_now_s() - ctx->start_s);
     nb_status ws = ctx->report && (s == NB_OK || nb_report_case_count(ctx->report))
                        ? nb_report_write_file(ctx->report, fmt, output ? output : "-")
                        : NB_OK;

@@ -22,6 +22,9 @@ const nb_cli_option nb_cli_timing_options[] = {
     {"throttle-threshold", 1, "PCT    discard samples below this % of the default SM clock (75)"},
     {"throttle-recovery", 1, "S      back-off after a throttled sample (0.05)"},
     {"blocking-timeout", 1, "S      the blocking kernel gives up after (10)"},
+    {"batch-samples", 1, "K      GPU: at most K samples, each with its own events, queued behind\n"
+                         "                         one blocking kernel and read after one\n"
+                         "                         synchronisation (64; 1: one at a time)"},
     {NULL, 0, NULL},
 };
 
@@ -93,6 +96,8 @@ int nb_cli_timing_set(nb_bench_opts *t, const char *name, const char *v, nb_stat
         *st = nb_cli_parse_double(v, name, 0, 10, &t->throttle_recovery_s);
     else if (!strcmp(name, "blocking-timeout"))
         *st = nb_cli_parse_double(v, name, 1e-3, 600, &t->blocking_timeout_s);
+    else if (!strcmp(name, "batch-samples"))
+        *st = nb_cli_parse_size(v, name, 1, NB_BATCH_SAMPLES_MAX, &t->batch_samples);
     else
         return 0;
     return 1;

@@ -1,10 +1,12 @@
 /* The plan pass of `run`: every case the command line selects, named in
  * sweep order by the tiers themselves (nb_tier_run.plan_only), counted for
  * the progress lines and the report's cases_planned, and, with --list /
- * --dry-run, printed with a time estimate: each timed run between its
- * --min-time and its --timeout after its warm-up, plus an estimate of what
- * happens outside the samples (buffer sets drawn and copied in, cache
- * flushes, tables and checks, the environment probe). */
+ * --dry-run, printed with a time estimate: each timed run after its warm-up
+ * between its --min-time of samples (on a GPU with each sample's own cost
+ * beside it: its events, synchronisation and L2 flush) and its --timeout,
+ * plus an estimate of what happens outside the samples (buffer sets drawn
+ * and copied in, CPU cache flushes, tables and checks, the environment
+ * probe). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +17,12 @@
  * docs/cli.md ("Listing the cases"); an estimate, not a promise. */
 #define SETUP_BPS 4e8     /* buffer sets: allocated, drawn (core/rng.h), copied in */
 #define FLUSH_BPS 5e9     /* one CPU cache flush: the scratch read and written back */
+/* The GPU's, from the H100 of docs/results.md ("The wall time of a GPU sweep"). */
+#define GPU_BPS 2.5e12        /* bytes a transform, or the L2 flush, moves per second */
+#define GPU_SAMPLE_MIN_S 4e-6 /* the shortest sample: one small transform */
+#define GPU_BATCHED_S 2e-6    /* a sample batched behind the blocking kernel: its events */
+#define GPU_UNBATCHED_S 3e-5  /* --batch-samples 1: its events read and a synchronisation */
+#define GPU_L2_BYTES 50e6     /* the L2 assumed where no GPU is visible (H100's) */
 #define SCRATCH_BPS 1e9   /* the flush scratch allocated and filled, once per case */
 #define CASE_FIXED_S 0.02 /* tables, plans, three verifications, the report row */
 #define STAGE_FIXED_S 0.1 /* a stage case's parameters, pipelines and breakdown pass */
@@ -34,23 +42,52 @@ int nb_cli_keep_case(void *ctx, const nb_case_plan *c)
     return selected(ctx, c->name);
 }
 
-/* Seconds a case is expected to spend outside its samples. */
-static double outside_samples_s(const nb_cli_run *run, const nb_case_plan *c, int stage)
+/* Bytes of the cache a case's state controls (the GPU's L2 assumed when
+ * none is visible). */
+static double cache_bytes(const nb_case_plan *c)
 {
     size_t cache = 0;
     if (nb_cache_bytes(c->variant->backend, &cache) != NB_OK)
         cache = 0;
+    if (cache == 0 && c->variant->backend == NB_BACKEND_GPU)
+        return GPU_L2_BYTES;
+    return (double)cache;
+}
+
+/* Seconds a case is expected to spend outside its samples. */
+static double outside_samples_s(const nb_cli_run *run, const nb_case_plan *c, int stage)
+{
+    const double cache = cache_bytes(c);
     double sets = 1.0;
     if ((c->cache & NB_CACHE_ROTATED) && c->set_bytes > 0)
         sets = run->timing.rotate_sets ? (double)run->timing.rotate_sets
-                                       : fmax(1.0, ceil(run->timing.rotate_factor *
-                                                        (double)cache / c->set_bytes));
+                                       : fmax(1.0, ceil(run->timing.rotate_factor * cache /
+                                                        c->set_bytes));
     double s = (stage ? STAGE_FIXED_S : CASE_FIXED_S) + sets * c->set_bytes / SETUP_BPS;
     if ((c->cache & NB_CACHE_EVICTED) && c->variant->backend == NB_BACKEND_CPU) {
         const double flushes = (double)(run->timing.warmup_samples + run->timing.min_samples);
         s += 2.0 * cache / SCRATCH_BPS + flushes * 2.0 * cache / FLUSH_BPS;
     }
     return s;
+}
+
+/* Seconds one sampling phase of the case is expected to take. A GPU case:
+ * enough samples for --min-time (at least --min-samples), each with its own
+ * cost beside the measured time (its events, a synchronisation when
+ * unbatched, the L2 flush when the state evicts), at most --timeout. A CPU
+ * case: --min-time (its flushes are counted outside the samples). */
+static double sampling_s(const nb_cli_run *run, const nb_case_plan *c)
+{
+    const nb_bench_opts *t = &run->timing;
+    if (c->variant->backend != NB_BACKEND_GPU)
+        return t->min_time_s;
+    const double sample =
+        fmax(GPU_SAMPLE_MIN_S, 2.0 * (c->set_bytes > 0 ? c->set_bytes : 0.0) / GPU_BPS);
+    double beside = t->batch_samples > 1 ? GPU_BATCHED_S : GPU_UNBATCHED_S;
+    if (c->cache & NB_CACHE_EVICTED) /* the flush reads and writes 2x the L2 */
+        beside += 4.0 * cache_bytes(c) / GPU_BPS;
+    const double n = fmax((double)t->min_samples, t->min_time_s / sample);
+    return fmin(t->timeout_s, n * (sample + beside));
 }
 
 int nb_cli_plan_case(void *ctx, const nb_case_plan *c)
@@ -68,7 +105,7 @@ int nb_cli_plan_case(void *ctx, const nb_case_plan *c)
     }
     const nb_bench_opts *t = &run->timing;
     const double runs = (double)c->timed_runs;
-    p->lo_s += runs * (t->warmup_time_s + t->min_time_s);
+    p->lo_s += runs * (t->warmup_time_s + sampling_s(run, c));
     p->hi_s += runs * (t->warmup_time_s + t->timeout_s);
     p->outside_s += outside_samples_s(run, c, p->stage);
     p->any_cpu |= c->variant->backend == NB_BACKEND_CPU;
@@ -98,8 +135,9 @@ void nb_cli_plan_print_total(const nb_cli_plan *p, FILE *f)
     fprintf(f, "%zu case%s", p->cases, p->cases == 1 ? "" : "s");
     if (p->skipped)
         fprintf(f, " (%zu skipped)", p->skipped);
-    fprintf(f, ", estimated %s to %s: timed runs %s to %s (each from --min-time to --timeout "
-               "after its warm-up) and about %s outside the samples (buffer sets, cache "
-               "flushes, tables and checks, the environment probe)\n",
+    fprintf(f, ", estimated %s to %s: timed runs %s to %s (each after its warm-up from "
+               "--min-time, on a GPU with each sample's events and flush beside it, to "
+               "--timeout) and about %s outside the samples (buffer sets, cache flushes, "
+               "tables and checks, the environment probe)\n",
             lo, hi, tlo, thi, out);
 }

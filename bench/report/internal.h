@@ -50,6 +50,7 @@ struct nb_case {
     char kernels_why[200];
     int has_profile;
     nb_profile profile;
+    double wall_s; /* the case from its build to its row (NAN: not recorded) */
 };
 
 struct nb_report {
@@ -64,6 +65,7 @@ struct nb_report {
     int interrupted; /* the sweep stopped early on a signal */
     int complete;    /* -1 unknown (not written), 0 the sweep is still running, 1 done */
     size_t cases_planned; /* 0 = unknown */
+    double wall_s;        /* the run so far (NAN: not recorded) */
 };
 
 /* report.c: a case's parameter by key (NULL when absent) and metric by key
@@ -125,6 +127,9 @@ int nb_report_ceilings(const nb_report *r, nb_ceilings *c);
 int nb_case_bound(const nb_case *c, const nb_ceilings *ceil, nb_bound *b);
 /* The section after the table: each GPU NTT case's bound and kernels. */
 void nb_text_write_bounds(const nb_report *r, FILE *f, int md);
+/* overhead.c: where the run's time went (nb_report_overhead), after the
+ * table; nothing without a timed case. */
+void nb_text_write_overhead(const nb_report *r, FILE *f, int md);
 
 /* compare.c: a JSON value as text in buf (n bytes, cut to fit): a string
  * as is, "-" for NULL, anything else as compact JSON. */

@@ -117,6 +117,7 @@ json_t *nb_opts_to_json(const nb_bench_opts *o)
         o->rotate_factor);
     json_object_set_new(j, "l2_persist", o->l2_persist >= 0 ? json_real(o->l2_persist)
                                                             : json_null());
+    json_object_set_new(j, "batch_samples", json_integer((json_int_t)o->batch_samples));
     return j;
 }
 
@@ -253,6 +254,13 @@ static void result_json(json_t *j, const nb_case *c)
                              (json_int_t)r->throttled_samples);
     json_object_set_new(stop, "measured_time_s", nb_json_real(r->measured_s));
     json_object_set_new(stop, "wall_time_s", nb_json_real(r->wall_s));
+    json_object_set_new(stop, "synchronisations", json_integer((json_int_t)r->sampling_syncs));
+    json_object_set_new(stop, "largest_batch", json_integer((json_int_t)r->batch_max));
+    json_object_set_new(stop, "buffer_sets_s", nb_json_real(r->setup_s));
+    json_object_set_new(stop, "checks_s", nb_json_real(r->verify_s));
+    json_object_set_new(stop, "warmup_s", nb_json_real(r->warmup_s));
+    json_object_set_new(stop, "run_s", nb_json_real(r->run_s));
+    json_object_set_new(stop, "case_s", nb_json_real(c->wall_s));
     json_object_set_new(j, "stopping", stop);
     json_object_set_new(j, "contended", json_boolean(r->contention.contended));
     json_object_set_new(j, "contention", contention_json(&r->contention));
@@ -471,6 +479,29 @@ static json_t *case_json(const nb_case *c, const nb_ceilings *ceil)
     return j;
 }
 
+/* Where the run's time went (nb_report_overhead); NULL without a timed case. */
+static json_t *overhead_json(const nb_report *r)
+{
+    nb_overhead o;
+    nb_report_overhead(r, &o);
+    if (!o.cases)
+        return NULL;
+    json_t *j = json_pack("{s:I, s:I, s:I}", "timed_cases", (json_int_t)o.cases, "samples",
+                          (json_int_t)o.samples, "synchronisations", (json_int_t)o.syncs);
+    json_object_set_new(j, "wall_time_s", nb_json_real(o.wall_s));
+    json_object_set_new(j, "cases_time_s", nb_json_real(o.cases_s));
+    json_object_set_new(j, "measured_time_s", nb_json_real(o.measured_s));
+    json_object_set_new(j, "sampling_time_s", nb_json_real(o.sampling_s));
+    json_object_set_new(j, "outside_sampling_s", nb_json_real(o.outside_s));
+    json_object_set_new(j, "outside_per_case_s", nb_json_real(o.outside_per_case_s));
+    json_object_set_new(j, "buffer_sets_s", nb_json_real(o.setup_s));
+    json_object_set_new(j, "checks_s", nb_json_real(o.verify_s));
+    json_object_set_new(j, "warmup_s", nb_json_real(o.warmup_s));
+    json_object_set_new(j, "build_s", nb_json_real(o.build_s));
+    json_object_set_new(j, "outside_cases_s", nb_json_real(o.between_s));
+    return j;
+}
+
 static json_t *report_json(const nb_report *r)
 {
     json_t *j = json_object();
@@ -502,6 +533,9 @@ static json_t *report_json(const nb_report *r)
                         json_pack("{s:I, s:I, s:I, s:I}", "cases", (json_int_t)r->n,
                                   "verify_failed", (json_int_t)fails, "errors",
                                   (json_int_t)errors, "skipped", (json_int_t)skipped));
+    json_t *over = overhead_json(r);
+    if (over)
+        json_object_set_new(j, "overhead", over);
     if (r->complete >= 0) /* last: a document cut short anywhere lacks it */
         json_object_set_new(j, "complete", json_boolean(r->complete > 0));
     return j;

@@ -29,6 +29,7 @@ nb_status nb_report_write_markdown(const nb_report *r, FILE *f)
     nb_text_write_word_pairs(r, f, 1);
     nb_text_write_breakdowns(r, f, 1);
     nb_text_write_bounds(r, f, 1);
+    nb_text_write_overhead(r, f, 1);
     nb_report_write_completion(r, f, 1);
     return NB_OK;
 }

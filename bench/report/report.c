@@ -37,6 +37,7 @@ nb_status nb_case_create(nb_case **out, const char *tier, nb_cache_state cache,
     c->backend = backend;
     snprintf(c->variant, sizeof c->variant, "%s", variant ? variant : "");
     snprintf(c->label, sizeof c->label, "%s", label ? label : "");
+    c->wall_s = NAN;
     *out = c;
     return NB_OK;
 }
@@ -249,6 +250,7 @@ nb_status nb_report_create(nb_report **out, const char *kind)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
     snprintf(r->kind, sizeof r->kind, "%s", kind ? kind : "run");
     r->complete = -1;
+    r->wall_s = NAN;
     *out = r;
     return NB_OK;
 }

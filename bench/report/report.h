@@ -222,6 +222,35 @@ nb_status nb_report_add_case(nb_report *r, nb_case *c);
 size_t nb_report_case_count(const nb_report *r);
 const nb_case *nb_report_case_at(const nb_report *r, size_t i);
 
+/* The run's wall time so far, the environment probe and the case list
+ * included (the writers give where it went: nb_report_overhead). */
+void nb_report_set_wall_time(nb_report *r, double wall_s);
+/* The case's wall time from its build (plans, tables, inputs) to its row. */
+void nb_case_set_wall_time(nb_case *c, double wall_s);
+
+/* Where a run's time went, summed over its timed cases (those with a
+ * result). Each case's own figures are its result's (setup_s, verify_s,
+ * warmup_s, wall_s of the sampling phase, run_s) and its wall time (its
+ * result's run_s when not recorded). NAN where the run's wall time was not
+ * recorded; 0 sums without a timed case. */
+typedef struct nb_overhead {
+    size_t cases;              /* timed cases */
+    size_t samples, syncs;     /* accepted samples; batches of the sampling phases */
+    double wall_s;             /* the run (nb_report_set_wall_time) */
+    double cases_s;            /* the timed cases, build to row */
+    double measured_s;         /* the samples' measured time */
+    double sampling_s;         /* the sampling phases' wall time */
+    double outside_s;          /* cases_s - sampling_s */
+    double outside_per_case_s; /* outside_s / cases */
+    double setup_s;            /* buffer sets drawn and copied in, flush scratch */
+    double verify_s;           /* the checks before and after timing */
+    double warmup_s;           /* the warm-ups */
+    double build_s;            /* the rest of the cases: plans, tables, oracle, row */
+    double between_s;          /* wall_s - cases_s: environment, case list, reports, cases
+                                  not timed */
+} nb_overhead;
+void nb_report_overhead(const nb_report *r, nb_overhead *o);
+
 /* Writes the report to `f` in format `fmt`. */
 nb_status nb_report_write(const nb_report *r, nb_format fmt, FILE *f);
 

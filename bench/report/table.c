@@ -31,6 +31,7 @@ nb_status nb_report_write_table(const nb_report *r, FILE *f)
     nb_text_write_word_pairs(r, f, 0);
     nb_text_write_breakdowns(r, f, 0);
     nb_text_write_bounds(r, f, 0);
+    nb_text_write_overhead(r, f, 0);
     nb_report_write_completion(r, f, 0);
     return NB_OK;
 }

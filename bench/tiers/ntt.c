@@ -145,14 +145,15 @@ static void profile_case(const nb_tier_run *r, const ntt_case *k, nb_case *c, co
  * anything is allocated. With W = N x limbs 64-bit words and D the data set
  * in the variant's words (W, or W/2 for 32-bit words): the twiddle tables
  * (4W: forward, inverse and their Shoup values) and the staging of inputs and
- * oracle outputs (2W, plus D for 32-bit words) on the host, one data set (D)
+ * oracle outputs (4W: set 0's input and expected output kept, a staging and
+ * a download buffer; plus D for 32-bit words) on the host, one data set (D)
  * on the variant's side, and the tables again on a GPU. Rotation sets are
  * checked by the core once the cache plan knows their number. */
 static nb_status fits(const ntt_case *k, const char *label)
 {
     const double w = 8.0 * (double)((size_t)1 << k->log_n) * (double)k->limbs;
     const double d = k->v->word_bits == 32 ? w / 2 : w;
-    const double staging = k->v->word_bits == 32 ? 2 * w + d : 2 * w;
+    const double staging = k->v->word_bits == 32 ? 4 * w + d : 4 * w;
     const int gpu = k->v->backend == NB_BACKEND_GPU;
     char what[200];
     snprintf(what, sizeof what, "%s %s", k->v->name, label);
@@ -201,6 +202,7 @@ static nb_status one_case(const nb_tier_run *r, ntt_case *k)
                                1, ls == NB_OK && skip_reason(k, why, sizeof why) != NULL};
     if (!nb_tier_select(r, &plan))
         return NB_OK;
+    const double t0 = nb_now_s();
     nb_case *c = NULL;
     NB_TRY(nb_case_create(&c, warm ? "warm" : "cold", r->timing.cache, k->v->name,
                           k->v->backend, label));
@@ -230,6 +232,7 @@ static nb_status one_case(const nb_tier_run *r, ntt_case *k)
     nb_workload_destroy(w);
     if (s == NB_OK && !r->profile_call)
         profile_case(r, k, c, what);
+    nb_case_set_wall_time(c, nb_now_s() - t0);
     /* a failed case (memory, CUDA, verification) is a row; the sweep goes on */
     NB_TRY(nb_report_add_case(r->report, c));
     nb_tier_progress(r, what, res);

@@ -2,7 +2,11 @@
  * variant on every buffer set, in the variant's word size (64- or 32-bit
  * words), verified against the 64-bit cpu-harvey planned over the variant's
  * own tables (built, and their primes checked, once per case); a 32-bit
- * variant's output is widened before the comparison. */
+ * variant's output is widened before the comparison. The buffer sets'
+ * inputs are drawn in parallel (each set from its own seed) and copied in by
+ * the chunk; set 0's input and its oracle output are kept on the host, so
+ * the checks before and after timing draw and transform it once, and another
+ * set's check uses the input its prepare drew. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +41,14 @@ typedef struct ntt_ctx {
     uint64_t *host_a;  /* n * limbs: staging / expected */
     uint64_t *host_b;  /* n * limbs: downloaded output, widened */
     void *host_w;      /* n * limbs words of word_bytes (32-bit variants; else NULL) */
+    uint64_t *in0;     /* n * limbs: set 0's input */
+    uint64_t *exp0;    /* n * limbs: the oracle's output on in0, once have_exp0 */
+    int have_exp0;
+    size_t staged;     /* the set whose input host_a holds (prepare), 0 = none */
 } ntt_ctx;
+
+/* Host bytes of inputs drawn before one copy to the sets (one set at least). */
+#define SETUP_CHUNK_BYTES ((size_t)32 << 20)
 
 /* Set `set`'s input: uniform residues, first coefficient of each limb non-zero. */
 static void gen_input(const ntt_ctx *c, size_t set, uint64_t *a)
@@ -75,22 +86,84 @@ static void ntt_teardown(void *ctx)
     free(c->host_a);
     free(c->host_b);
     free(c->host_w);
+    free(c->in0);
+    free(c->exp0);
     c->data = NULL;
-    c->host_a = c->host_b = NULL;
+    c->host_a = c->host_b = c->in0 = c->exp0 = NULL;
     c->host_w = NULL;
+    c->have_exp0 = 0;
+    c->staged = 0;
     c->sets = 0;
 }
 
-static nb_status ntt_upload(ntt_ctx *c, size_t set, void *stream)
+/* Copies set `set`'s input `a` (64-bit values) to its place on the
+ * variant's side, narrowed first for a 32-bit variant. */
+static nb_status ntt_upload(ntt_ctx *c, size_t set, const uint64_t *a, void *stream)
 {
-    const size_t words = set_words(c);
-    gen_input(c, set, c->host_a);
-    const void *src = c->host_a;
+    const void *src = a;
     if (c->host_w) {
-        nb_words_from_u64(c->host_w, c->host_a, words, c->variant->word_bits);
+        nb_words_from_u64(c->host_w, a, set_words(c), c->variant->word_bits);
         src = c->host_w;
     }
     return nb_buffer_upload(c->data, set * set_bytes(c), src, set_bytes(c), stream);
+}
+
+/* Draws the inputs of sets [first, first + count) into `chunk` (count sets
+ * in the variant's words, set after set), sets in parallel; NB_ERR_OUT_OF_MEMORY
+ * when a thread's scratch cannot be allocated. */
+static nb_status draw_sets(const ntt_ctx *c, size_t first, size_t count, unsigned char *chunk)
+{
+    const size_t words = set_words(c);
+    int failed = 0;
+#pragma omp parallel if (count > 1)
+    {
+        uint64_t *tmp = c->host_w ? malloc(words * sizeof *tmp) : NULL;
+        if (c->host_w && !tmp) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (size_t k = 0; k < count; k++) {
+            void *dst = chunk + k * set_bytes(c);
+            if (!c->host_w) {
+                gen_input(c, first + k, dst);
+            } else if (tmp) {
+                gen_input(c, first + k, tmp);
+                nb_words_from_u64(dst, tmp, words, c->variant->word_bits);
+            }
+        }
+        free(tmp);
+    }
+    return failed ? nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", c->label)
+                  : NB_OK;
+}
+
+/* Every set's input: set 0's kept in in0, the others drawn in parallel by
+ * the chunk of SETUP_CHUNK_BYTES and copied in with one copy per chunk. */
+static nb_status upload_all(ntt_ctx *c, void *stream)
+{
+    gen_input(c, 0, c->in0);
+    NB_TRY(ntt_upload(c, 0, c->in0, stream));
+    if (c->sets < 2)
+        return NB_OK;
+    size_t per = SETUP_CHUNK_BYTES / set_bytes(c);
+    if (per < 1)
+        per = 1;
+    if (per > c->sets - 1)
+        per = c->sets - 1;
+    unsigned char *chunk = malloc(per * set_bytes(c));
+    if (!chunk)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", c->label);
+    nb_status s = NB_OK;
+    for (size_t first = 1; first < c->sets && s == NB_OK; first += per) {
+        const size_t count = first + per <= c->sets ? per : c->sets - first;
+        s = draw_sets(c, first, count, chunk);
+        if (s == NB_OK)
+            s = nb_buffer_upload(c->data, first * set_bytes(c), chunk, count * set_bytes(c),
+                                 stream);
+    }
+    free(chunk);
+    return s;
 }
 
 static nb_status ntt_setup(void *ctx, size_t sets, void *stream)
@@ -102,15 +175,16 @@ static nb_status ntt_setup(void *ctx, size_t sets, void *stream)
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: bad set count %zu", c->label, sets);
     c->host_a = malloc(words * sizeof(uint64_t));
     c->host_b = malloc(words * sizeof(uint64_t));
+    c->in0 = malloc(words * sizeof(uint64_t));
+    c->exp0 = malloc(words * sizeof(uint64_t));
     if (c->word_bytes != sizeof(uint64_t))
         c->host_w = malloc(set_bytes(c));
-    if (!c->host_a || !c->host_b || (c->word_bytes != sizeof(uint64_t) && !c->host_w))
+    if (!c->host_a || !c->host_b || !c->in0 || !c->exp0 ||
+        (c->word_bytes != sizeof(uint64_t) && !c->host_w))
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", c->label);
     NB_TRY(nb_buffer_create(&c->data, c->variant->backend, sets * set_bytes(c)));
     c->sets = sets;
-    for (size_t s = 0; s < sets; s++)
-        NB_TRY(ntt_upload(c, s, stream));
-    return NB_OK;
+    return upload_all(c, stream);
 }
 
 static size_t ntt_bytes(const void *ctx)
@@ -130,7 +204,11 @@ static nb_status ntt_prepare(void *ctx, size_t set, void *stream)
     ntt_ctx *c = ctx;
     if (set >= c->sets)
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: set %zu of %zu", c->label, set, c->sets);
-    return ntt_upload(c, set, stream);
+    if (set == 0)
+        return ntt_upload(c, 0, c->in0, stream);
+    gen_input(c, set, c->host_a);
+    c->staged = set;
+    return ntt_upload(c, set, c->host_a, stream);
 }
 
 static nb_status ntt_launch(void *ctx, size_t set, void *stream)
@@ -149,12 +227,20 @@ static nb_status ntt_verify(void *ctx, size_t set, void *stream)
     NB_TRY(nb_buffer_download(c->data, set * set_bytes(c), dst, set_bytes(c), stream));
     if (c->host_w)
         nb_words_to_u64(c->host_b, c->host_w, words, c->variant->word_bits);
-    gen_input(c, set, c->host_a);
-    NB_TRY(c->inverse ? c->oracle->inverse(c->oracle_plan, c->host_a, 0, c->limbs, NULL)
-                      : c->oracle->forward(c->oracle_plan, c->host_a, 0, c->limbs, NULL));
+    uint64_t *want = set == 0 ? c->exp0 : c->host_a;
+    if (set != 0 || !c->have_exp0) {
+        if (set == 0)
+            memcpy(want, c->in0, words * sizeof *want);
+        else if (c->staged != set) /* else prepare left its input there */
+            gen_input(c, set, want);
+        c->staged = 0;
+        NB_TRY(c->inverse ? c->oracle->inverse(c->oracle_plan, want, 0, c->limbs, NULL)
+                          : c->oracle->forward(c->oracle_plan, want, 0, c->limbs, NULL));
+        c->have_exp0 |= set == 0;
+    }
     size_t bad = 0, first = SIZE_MAX;
     for (size_t i = 0; i < words; i++)
-        if (c->host_b[i] != c->host_a[i]) {
+        if (c->host_b[i] != want[i]) {
             if (first == SIZE_MAX)
                 first = i;
             bad++;
@@ -165,7 +251,7 @@ static nb_status ntt_verify(void *ctx, size_t set, void *stream)
                             "%zu of %zu values differ",
                             c->label, first / c->n, first % c->n,
                             (unsigned long long)c->host_b[first],
-                            (unsigned long long)c->host_a[first], bad, words);
+                            (unsigned long long)want[first], bad, words);
     return NB_OK;
 }
 

@@ -135,6 +135,10 @@ typedef struct run_state {
     nb_backend backend;
     size_t next_sample; /* schedule position: counts warm-up and discarded samples too */
     int use_blocker;
+    size_t ops_per_sample; /* GPU: stream operations one sample queues; 0 = unknown (batches of 1) */
+    double est_sample_s;   /* wall time per sample of the last batch, queueing and reading
+                              back included (0 before the first) */
+    size_t syncs;          /* batches taken (one host synchronisation each on the GPU) */
     /* CPU */
     unsigned char *cpu_scratch;
     size_t scratch_bytes;
@@ -142,7 +146,8 @@ typedef struct run_state {
     nb_buffer *gpu_scratch;
     double default_mhz;
 #ifdef NB_HAVE_CUDA
-    cudaEvent_t ev_start, ev_stop;
+    cudaEvent_t *ev;  /* 2 per sample of a batch: ev[2j] start, ev[2j + 1] stop */
+    size_t n_ev;
     int *flags;      /* host-mapped: [0] release, [1] blocker timed out */
     int *flags_dev;
     unsigned long long *probe[2], *probe_dev[2];
@@ -174,8 +179,15 @@ void nb_run_close(run_state *st, int setup_called);
  * on a mismatch msg says when and which set. */
 nb_status nb_run_verify_set(run_state *st, size_t set, nb_step_marks *marks, char *msg,
                             size_t msg_len, const char *when);
-/* One sample at the next schedule position: total time of its launches. */
-nb_status nb_run_take_sample(run_state *st, double *total_s, double *mhz);
+/* k samples at the next schedule positions (one batch; k = 1 on the CPU):
+ * total_s[j] is the total time of sample j's launches, *mhz the batch's SM
+ * clock (NAN when unknown). Advances next_sample by k, counts the batch in
+ * syncs and sets est_sample_s. */
+nb_status nb_run_take_samples(run_state *st, size_t k, double *total_s, double *mhz);
+/* Samples the next batch should hold (nb_batch_size with the run's
+ * --batch-samples, what one sample queues and the last batch's time per
+ * sample); 1 on the CPU and without the blocking kernel. */
+size_t nb_run_batch_size(const run_state *st, size_t until_check);
 
 #ifdef NB_HAVE_CUDA
 /* sample_gpu.c */
@@ -189,7 +201,15 @@ nb_status nb_run_capture_graphs(run_state *st);
  * (or the blocking timeout, which sets flags[1]). */
 nb_status nb_run_hold_stream(run_state *st);
 void nb_run_release_blocker(run_state *st);
-nb_status nb_run_gpu_sample(run_state *st, size_t i, double *total_s, double *mhz);
+/* Counts, by capturing one sample's launches into a graph that is not run,
+ * the stream operations one sample queues (ops_per_sample); leaves 0 (one
+ * sample per batch) without the blocker, with --batch-samples 1, when the
+ * workload evicts caches of its own in this state (its eviction may wait on
+ * the host), or when the launch cannot be captured (*captured = 0). */
+nb_status nb_run_count_ops(run_state *st, int *captured);
+/* Samples first .. first + k - 1 as one batch (file comment of
+ * sample_gpu.c); k <= batch_samples, and k = 1 without the blocker. */
+nb_status nb_run_gpu_batch(run_state *st, size_t first, size_t k, double *total_s, double *mhz);
 #endif
 
 #ifdef __cplusplus

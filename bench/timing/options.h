@@ -12,6 +12,9 @@
 extern "C" {
 #endif
 
+/* The largest --batch-samples: samples queued behind one blocking kernel. */
+#define NB_BATCH_SAMPLES_MAX 1024
+
 typedef double (*nb_clock_fn)(void *ctx);
 /* Receives one-line warnings and progress notes (the library never prints). */
 typedef void (*nb_log_fn)(void *ctx, const char *msg);
@@ -33,6 +36,8 @@ typedef struct nb_bench_opts {
     double throttle_threshold_pct; /* --throttle-threshold 75: % of the default SM clock */
     double throttle_recovery_s;    /* --throttle-recovery 0.05: back-off after a throttled sample */
     double blocking_timeout_s;     /* --blocking-timeout 10: blocking kernel gives up after */
+    size_t batch_samples;          /* --batch-samples 64: most GPU samples queued behind one
+                                      blocking kernel (1: one sample, one synchronisation) */
     /* cache control (cache states other than warm) */
     size_t rotate_sets;            /* --sets K, 0 = automatic */
     double rotate_factor;          /* rotated bytes >= factor x cache when automatic (3) */

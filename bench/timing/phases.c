@@ -88,14 +88,30 @@ static nb_status cpu_sample(run_state *st, size_t i, double *total_s, double *mh
     return s;
 }
 
-nb_status nb_run_take_sample(run_state *st, double *total_s, double *mhz)
+nb_status nb_run_take_samples(run_state *st, size_t k, double *total_s, double *mhz)
 {
-    size_t i = st->next_sample++;
+    const size_t i = st->next_sample;
+    const double t0 = nb_run_clock(st->o);
+    nb_status s;
 #ifdef NB_HAVE_CUDA
     if (st->backend == NB_BACKEND_GPU)
-        return nb_run_gpu_sample(st, i, total_s, mhz);
+        s = nb_run_gpu_batch(st, i, k, total_s, mhz);
+    else
 #endif
-    return cpu_sample(st, i, total_s, mhz);
+        s = k == 1 ? cpu_sample(st, i, total_s, mhz)
+                   : nb_set_error(NB_ERR_INTERNAL, "a CPU sample is taken alone (asked %zu)", k);
+    st->next_sample += k;
+    st->syncs++;
+    st->est_sample_s = (nb_run_clock(st->o) - t0) / (double)k;
+    return s;
+}
+
+size_t nb_run_batch_size(const run_state *st, size_t until_check)
+{
+    if (st->backend != NB_BACKEND_GPU)
+        return 1;
+    return nb_batch_size(st->o->batch_samples, until_check, st->ops_per_sample,
+                         st->est_sample_s);
 }
 
 /* prepare + launch (or marked launch) + verify of one set. */

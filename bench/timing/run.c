@@ -79,7 +79,8 @@ static nb_status phase_verify(run_state *st, nb_bench_result *res, size_t set, c
 }
 
 /* Phase "prepare": cache controls on the device (persisting lines cleared for
- * a cold state, the --l2-persist window for a warm one), graphs captured. */
+ * a cold state, the --l2-persist window for a warm one); after the first
+ * check, graphs captured and what one sample queues counted. */
 static nb_status phase_prepare(run_state *st, nb_bench_result *res, int after_verify)
 {
 #ifdef NB_HAVE_CUDA
@@ -90,7 +91,15 @@ static nb_status phase_prepare(run_state *st, nb_bench_result *res, int after_ve
     if (!after_verify && st->o->l2_persist >= 0.0)
         return nb_run_l2_persist(st, res);
     if (after_verify && st->o->mode == NB_MODE_GRAPH)
-        return nb_run_capture_graphs(st);
+        NB_TRY(nb_run_capture_graphs(st));
+    if (after_verify) {
+        int captured = 1;
+        NB_TRY(nb_run_count_ops(st, &captured));
+        if (!captured)
+            nb_run_log(st->o, "%s: its launch cannot be captured to count what it queues: one "
+                              "sample per synchronisation",
+                       st->w->label);
+    }
 #else
     (void)st;
     (void)res;
@@ -99,15 +108,18 @@ static nb_status phase_prepare(run_state *st, nb_bench_result *res, int after_ve
     return NB_OK;
 }
 
-/* Phase "warm-up": a count and a minimum wall time, bounded by the timeout. */
+/* Phase "warm-up": a count and a minimum wall time, bounded by the timeout;
+ * in batches sized as the sampling phase's. */
 static nb_status phase_warmup(run_state *st, nb_bench_result *res)
 {
     const nb_bench_opts *o = st->o;
-    double t, mhz, w0 = nb_run_clock(o);
+    double t[NB_BATCH_SAMPLES_MAX], mhz, w0 = nb_run_clock(o);
     size_t warm = 0;
     while (warm < o->warmup_samples || nb_run_clock(o) - w0 < o->warmup_time_s) {
-        NB_TRY(nb_run_take_sample(st, &t, &mhz));
-        warm++;
+        const size_t k = nb_run_batch_size(
+            st, warm < o->warmup_samples ? o->warmup_samples - warm : NB_BATCH_SAMPLES_MAX);
+        NB_TRY(nb_run_take_samples(st, k, t, &mhz));
+        warm += k;
         if (nb_run_clock(o) - w0 > o->timeout_s || nb_bench_interrupted(o))
             break;
     }
@@ -115,17 +127,18 @@ static nb_status phase_warmup(run_state *st, nb_bench_result *res)
     return NB_OK;
 }
 
-/* 1 if a sample at `mhz` is throttled: counted, logged now and then, and
- * followed by the back-off. */
-static int throttled(run_state *st, nb_bench_result *res, double mhz)
+/* 1 if a batch of k samples at `mhz` is throttled: counted, logged now and
+ * then, and followed by the back-off. */
+static int throttled(run_state *st, nb_bench_result *res, double mhz, size_t k)
 {
     const nb_bench_opts *o = st->o;
     const double thr =
         st->default_mhz > 0 ? o->throttle_threshold_pct / 100.0 * st->default_mhz : 0.0;
     if (!(thr > 0 && isfinite(mhz) && mhz < thr))
         return 0;
-    res->throttled_samples++;
-    if (res->throttled_samples == 1 || res->throttled_samples % 100 == 0)
+    const size_t before = res->throttled_samples;
+    res->throttled_samples += k;
+    if (before == 0 || before / 100 != res->throttled_samples / 100)
         nb_run_log(o,
                    "%s: SM clock %.0f MHz below %.0f%% of %.0f MHz: sample discarded "
                    "(%zu so far)",
@@ -166,19 +179,25 @@ static nb_status phase_sample(run_state *st, nb_bench_result *res)
     nb_host_load_read(&load0);
     nb_stop_rule rule;
     size_t cap = 0;
-    double t, mhz, start = nb_run_clock(o);
+    double t[NB_BATCH_SAMPLES_MAX], mhz, start = nb_run_clock(o);
+    const size_t syncs0 = st->syncs;
     nb_stop_rule_init(&rule, o, start);
     nb_stop_reason why = NB_STOP_TIMEOUT;
     for (;;) {
-        NB_TRY(nb_run_take_sample(st, &t, &mhz));
-        if (throttled(st, res, mhz)) {
+        const size_t k = nb_run_batch_size(st, nb_stop_rule_until_check(&rule));
+        NB_TRY(nb_run_take_samples(st, k, t, &mhz));
+        if (throttled(st, res, mhz, k)) {
             if (nb_run_clock(o) - start >= o->timeout_s || nb_bench_interrupted(o))
                 break;
             continue;
         }
-        NB_TRY(push_sample(res, &cap, t / (double)K, mhz));
-        res->measured_s += t;
-        nb_stop_rule_add(&rule, t / (double)K, t);
+        if (k > res->batch_max)
+            res->batch_max = k;
+        for (size_t j = 0; j < k; j++) {
+            NB_TRY(push_sample(res, &cap, t[j] / (double)K, mhz));
+            res->measured_s += t[j];
+            nb_stop_rule_add(&rule, t[j] / (double)K, t[j]);
+        }
         if (nb_stop_rule_done(&rule, nb_run_clock(o), &why))
             break;
         if (nb_bench_interrupted(o)) {
@@ -188,6 +207,7 @@ static nb_status phase_sample(run_state *st, nb_bench_result *res)
     }
     res->stop = why;
     res->wall_s = nb_run_clock(o) - start;
+    res->sampling_syncs = st->syncs - syncs0;
     res->noise_target_met = nb_stop_rule_noise_pct(&rule) <= o->max_noise_pct;
     if (st->backend == NB_BACKEND_GPU)
         nb_nvml_snapshot_take(&res->nvml_after);
@@ -210,16 +230,22 @@ static nb_status run_phases(run_state *st, nb_bench_result *res)
     res->blocked = st->use_blocker;
     NB_TRY(phase_prepare(st, res, 0));
     /* a wrong result is never timed */
+    double t0 = nb_run_clock(st->o);
     NB_TRY(phase_verify(st, res, 0, "before timing", &res->verified_before));
+    res->verify_s += nb_run_clock(st->o) - t0;
     NB_TRY(phase_prepare(st, res, 1));
+    t0 = nb_run_clock(st->o);
     NB_TRY(phase_warmup(st, res));
+    res->warmup_s = nb_run_clock(st->o) - t0;
     NB_TRY(phase_sample(st, res));
     if (res->n_samples > 0)
         NB_TRY(nb_stats_compute(res->sample_s, res->n_samples, &res->stats));
     size_t last = nb_cache_plan_set(&st->plan, st->next_sample - 1, K - 1);
+    t0 = nb_run_clock(st->o);
     NB_TRY(phase_verify(st, res, 0, "after timing", &res->verified_after));
     if (last != 0)
         NB_TRY(phase_verify(st, res, last, "after timing", &res->verified_after));
+    res->verify_s += nb_run_clock(st->o) - t0;
     if (res->stop == NB_STOP_TIMEOUT || res->stop == NB_STOP_MAX_SAMPLES)
         nb_run_log(st->o,
                    "%s: stopped by %s before the stopping rule was met (noise %.2f%%, %.3g s "
@@ -247,7 +273,9 @@ nb_status nb_bench_run(const nb_workload *w, void *stream, const nb_bench_opts *
         nb_nvtx_push(range);
     run_state st;
     int setup_called = 0;
+    const double t0 = nb_run_clock(o);
     nb_status s = nb_run_open(&st, w, stream, o, o->mode, &setup_called);
+    out->setup_s = nb_run_clock(o) - t0;
     if (s == NB_OK)
         s = run_phases(&st, out);
     if (s != NB_OK) {
@@ -259,6 +287,7 @@ nb_status nb_bench_run(const nb_workload *w, void *stream, const nb_bench_opts *
     } else {
         nb_run_close(&st, setup_called);
     }
+    out->run_s = nb_run_clock(o) - t0;
     if (o->nvtx)
         nb_nvtx_pop();
     return s;

@@ -88,6 +88,14 @@ typedef struct nb_bench_result {
     size_t throttled_samples;   /* discarded: SM clock below the threshold */
     double measured_s;          /* sum of accepted sample totals */
     double wall_s;              /* wall time of the sampling phase */
+    size_t sampling_syncs;      /* batches of the sampling phase: host synchronisations on the
+                                   GPU (one per sample with --batch-samples 1) */
+    size_t batch_max;           /* most samples one batch held (1 when unbatched) */
+    /* where the rest of the run's wall time went (seconds) */
+    double setup_s;             /* open: buffer sets drawn and copied in, flush scratch */
+    double verify_s;            /* the verifications before and after timing */
+    double warmup_s;            /* the warm-up */
+    double run_s;               /* the whole of nb_bench_run, open to close */
     double default_clock_mhz;   /* device default SM clock (0 unknown) */
     int blocked;                /* 1 if samples were taken behind the blocking kernel */
     nb_cache_plan cache;
@@ -108,9 +116,11 @@ void nb_bench_result_free(nb_bench_result *r); /* frees the arrays; accepts NULL
  *   (cold) or set the persistence window (--l2-persist)] -> verify set 0 (prepare, launch,
  *   verify) -> graph capture (graph mode) -> warm-up -> samples until the stopping rule
  *   fires -> verify again (the first and the last used set) -> teardown.
- * Per-launch GPU samples are taken behind a blocking kernel (events bracket device work
- * only); each sample's SM clock comes from a clock probe outside the events, and samples
- * below the throttle threshold are discarded (counted) after a back-off.
+ * Per-launch and graph GPU samples are taken behind a blocking kernel (events bracket
+ * device work only), up to o->batch_samples of them, each with its own events, behind one
+ * blocking kernel and one synchronisation; a batch's SM clock comes from clock probes
+ * outside the events, and a batch below the throttle threshold is discarded (its samples
+ * counted) after a back-off.
  * Nothing is allocated or synchronized between a sample's start and stop.
  * `stream` is the workload's stream (required for GPU workloads, ignored for CPU).
  * Returns NB_ERR_VERIFY (result filled, verified_* and message set) if a verification

@@ -1,10 +1,13 @@
 /* GPU sampling of the timing core: per-run GPU state (events, host-mapped
  * flags and clock probes), L2 persistence control, graph capture, and one
- * GPU sample:
- *   [flush L2]  probe  blocker  start-event  work  stop-event  (release)  probe  sync
- * so the events bracket device work only (the blocker holds the stream while
- * the host queues it) and the probes, outside the events, give the SM clock.
- * Batch mode drops the blocker (the classic "events around the loop"). */
+ * batch of K GPU samples:
+ *   [flush L2]  probe  blocker  start_0 work_0 stop_0  [flush L2] start_1 work_1 stop_1
+ *   ...  start_K-1 work_K-1 stop_K-1  (release)  probe  sync
+ * so each sample's events bracket its device work only (the blocker holds the
+ * stream until the host has queued all K samples) and the probes, outside the
+ * events, give the batch's SM clock. K = 1 is one sample, one synchronisation.
+ * Batch mode drops the blocker (the classic "events around the loop") and
+ * takes one sample per batch. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,8 +36,12 @@ nb_status nb_run_gpu_init(run_state *st)
         st->default_mhz = khz / 1000.0;
     else
         (void)cudaGetLastError();
-    NB_CUDA_TRY(cudaEventCreate(&st->ev_start));
-    NB_CUDA_TRY(cudaEventCreate(&st->ev_stop));
+    const size_t n_ev = 2 * (st->o->batch_samples ? st->o->batch_samples : 1);
+    st->ev = calloc(n_ev, sizeof *st->ev);
+    if (!st->ev)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory for %zu events", n_ev);
+    for (; st->n_ev < n_ev; st->n_ev++)
+        NB_CUDA_TRY(cudaEventCreate(&st->ev[st->n_ev]));
     NB_CUDA_TRY(cudaHostAlloc((void **)&st->flags, 2 * sizeof(int), cudaHostAllocMapped));
     NB_CUDA_TRY(cudaHostGetDevicePointer((void **)&st->flags_dev, st->flags, 0));
     for (int i = 0; i < 2; i++) {
@@ -54,16 +61,16 @@ void nb_run_gpu_free(run_state *st)
     free(st->execs);
     st->execs = NULL;
     st->n_execs = 0;
-    if (st->ev_start)
-        cudaEventDestroy(st->ev_start);
-    if (st->ev_stop)
-        cudaEventDestroy(st->ev_stop);
+    for (size_t i = 0; i < st->n_ev; i++)
+        cudaEventDestroy(st->ev[i]);
+    free(st->ev);
+    st->ev = NULL;
+    st->n_ev = 0;
     if (st->flags)
         cudaFreeHost(st->flags);
     for (int i = 0; i < 2; i++)
         if (st->probe[i])
             cudaFreeHost(st->probe[i]);
-    st->ev_start = st->ev_stop = NULL;
     st->flags = NULL;
     st->probe[0] = st->probe[1] = NULL;
 }
@@ -215,14 +222,75 @@ void nb_run_release_blocker(run_state *st)
     __atomic_store_n(&st->flags[0], 1, __ATOMIC_SEQ_CST);
 }
 
-nb_status nb_run_gpu_sample(run_state *st, size_t i, double *total_s, double *mhz)
+nb_status nb_run_count_ops(run_state *st, int *captured)
+{
+    st->ops_per_sample = 0;
+    *captured = 1;
+    const nb_workload_ops *ops = st->w->ops;
+    /* the workload's own eviction may wait on the host: never behind the blocker */
+    if (!st->use_blocker || st->o->batch_samples < 2 || (st->plan.flush && ops->evict))
+        return NB_OK;
+    cudaStream_t s = (cudaStream_t)st->stream;
+    cudaGraph_t graph = NULL;
+    NB_CUDA_TRY(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    nb_status ls = NB_OK;
+    for (size_t k = 0; k < st->plan.launches && ls == NB_OK; k++)
+        ls = ops->launch(st->w->ctx, nb_cache_plan_set(&st->plan, 0, k), st->stream);
+    cudaError_t e = cudaStreamEndCapture(s, &graph);
+    size_t nodes = 0;
+    if (ls == NB_OK && e == cudaSuccess && graph)
+        e = cudaGraphGetNodes(graph, NULL, &nodes);
+    if (graph)
+        cudaGraphDestroy(graph);
+    (void)cudaGetLastError();
+    if (ls != NB_OK || e != cudaSuccess) {
+        *captured = 0;
+        return NB_OK;
+    }
+    /* the sample's two events and its flush beside what its launches queue */
+    st->ops_per_sample = nodes + 2 + (st->plan.flush ? 1 : 0);
+    return NB_OK;
+}
+
+/* Queues sample i's eviction: the flush kernel, then the workload's own. */
+static nb_status queue_flush(run_state *st)
+{
+    NB_TRY(nb_gpu_flush_launch(nb_buffer_ptr(st->gpu_scratch), st->scratch_bytes, st->stream));
+    if (st->w->ops->evict)
+        NB_TRY(st->w->ops->evict(st->w->ctx, st->stream));
+    return NB_OK;
+}
+
+/* Queues sample i between its two events: start, its launches (or its
+ * graph), stop. */
+static nb_status queue_sample(run_state *st, size_t i, cudaEvent_t start, cudaEvent_t stop)
 {
     cudaStream_t s = (cudaStream_t)st->stream;
     const nb_workload_ops *ops = st->w->ops;
+    cudaError_t e = cudaEventRecord(start, s);
+    if (e == cudaSuccess && st->o->mode == NB_MODE_GRAPH) {
+        e = cudaGraphLaunch(st->execs[i % st->n_execs], s);
+    } else if (e == cudaSuccess) {
+        for (size_t k = 0; k < st->plan.launches; k++)
+            NB_TRY(ops->launch(st->w->ctx, nb_cache_plan_set(&st->plan, i, k), st->stream));
+    }
+    if (e == cudaSuccess)
+        e = cudaEventRecord(stop, s);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return nb_set_error(NB_ERR_CUDA, "timing '%s': %s", st->w->label, cudaGetErrorString(e));
+    }
+    return NB_OK;
+}
+
+nb_status nb_run_gpu_batch(run_state *st, size_t first, size_t k, double *total_s, double *mhz)
+{
+    cudaStream_t s = (cudaStream_t)st->stream;
+    if (k < 1 || 2 * k > st->n_ev || (k > 1 && !st->use_blocker))
+        return nb_set_error(NB_ERR_INTERNAL, "timing '%s': a batch of %zu samples (%zu events%s)",
+                            st->w->label, k, st->n_ev, st->use_blocker ? "" : ", no blocker");
     if (st->plan.flush)
-        NB_TRY(nb_gpu_flush_launch(nb_buffer_ptr(st->gpu_scratch), st->scratch_bytes, s));
-    if (st->plan.flush && ops->evict)
-        NB_TRY(ops->evict(st->w->ctx, st->stream));
+        NB_TRY(queue_flush(st));
     memset(st->probe[0], 0, 2 * PROBE_SLOTS * sizeof(unsigned long long));
     memset(st->probe[1], 0, 2 * PROBE_SLOTS * sizeof(unsigned long long));
     NB_TRY(nb_gpu_probe_launch(st->probe_dev[0], st->sms, s));
@@ -230,27 +298,20 @@ nb_status nb_run_gpu_sample(run_state *st, size_t i, double *total_s, double *mh
     if (blocked)
         NB_TRY(nb_run_hold_stream(st));
     nb_status ws = NB_OK;
-    cudaError_t e = cudaEventRecord(st->ev_start, s);
-    if (e == cudaSuccess) {
-        if (st->o->mode == NB_MODE_GRAPH) {
-            e = cudaGraphLaunch(st->execs[i % st->n_execs], s);
-        } else {
-            for (size_t k = 0; k < st->plan.launches && ws == NB_OK; k++)
-                ws = ops->launch(st->w->ctx, nb_cache_plan_set(&st->plan, i, k), st->stream);
-        }
-        if (e == cudaSuccess && ws == NB_OK)
-            e = cudaEventRecord(st->ev_stop, s);
+    for (size_t j = 0; j < k && ws == NB_OK; j++) {
+        if (j > 0 && st->plan.flush)
+            ws = queue_flush(st);
+        if (ws == NB_OK)
+            ws = queue_sample(st, first + j, st->ev[2 * j], st->ev[2 * j + 1]);
     }
     if (blocked)
         nb_run_release_blocker(st);
     if (ws != NB_OK) {
-        cudaStreamSynchronize(s);
-        return ws;
-    }
-    if (e != cudaSuccess) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", nb_last_error());
         cudaStreamSynchronize(s);
         (void)cudaGetLastError();
-        return nb_set_error(NB_ERR_CUDA, "timing '%s': %s", st->w->label, cudaGetErrorString(e));
+        return nb_set_error(ws, "%s", msg);
     }
     NB_TRY(nb_gpu_probe_launch(st->probe_dev[1], st->sms, s));
     NB_CUDA_TRY(cudaStreamSynchronize(s));
@@ -261,9 +322,11 @@ nb_status nb_run_gpu_sample(run_state *st, size_t i, double *total_s, double *mh
                             "launch queue holds; use --mode batch or graph, or raise "
                             "--blocking-timeout",
                             st->o->blocking_timeout_s, st->w->label);
-    float ms = 0.0f;
-    NB_CUDA_TRY(cudaEventElapsedTime(&ms, st->ev_start, st->ev_stop));
-    *total_s = (double)ms * 1e-3;
+    for (size_t j = 0; j < k; j++) {
+        float ms = 0.0f;
+        NB_CUDA_TRY(cudaEventElapsedTime(&ms, st->ev[2 * j], st->ev[2 * j + 1]));
+        total_s[j] = (double)ms * 1e-3;
+    }
     *mhz = probe_mhz(st);
     return NB_OK;
 }

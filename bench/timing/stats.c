@@ -180,6 +180,41 @@ int nb_stop_rule_done(const nb_stop_rule *r, double now_s, nb_stop_reason *why)
     return 0;
 }
 
+size_t nb_stop_rule_until_check(const nb_stop_rule *r)
+{
+    if (r->n >= r->max_samples)
+        return 1;
+    size_t k = r->max_samples - r->n;
+    const size_t to_stable = STABLE_EVERY - r->n % STABLE_EVERY;
+    if (to_stable < k)
+        k = to_stable;
+    /* samples before min-samples and min-time can both be met */
+    double earliest = r->n < r->min_samples ? (double)(r->min_samples - r->n) : 0.0;
+    if (r->total_s < r->min_time_s && r->n > 0 && r->total_s > 0) {
+        const double need = ceil((r->min_time_s - r->total_s) / (r->total_s / (double)r->n));
+        if (need > earliest)
+            earliest = need;
+    }
+    if (earliest >= 1.0 && earliest < (double)k)
+        k = (size_t)earliest;
+    return k;
+}
+
+size_t nb_batch_size(size_t k_max, size_t until_check, size_t ops_per_sample,
+                     double est_sample_s)
+{
+    if (ops_per_sample == 0 || !(est_sample_s > 0.0) || !isfinite(est_sample_s))
+        return 1;
+    size_t k = k_max < until_check ? k_max : until_check;
+    const size_t by_queue = NB_BATCH_QUEUE_OPS / ops_per_sample;
+    if (by_queue < k)
+        k = by_queue;
+    const double by_time = floor(NB_BATCH_TARGET_S / est_sample_s);
+    if (by_time < (double)k)
+        k = (size_t)by_time;
+    return k < 1 ? 1 : k;
+}
+
 const char *nb_stop_reason_name(nb_stop_reason r)
 {
     switch (r) {

@@ -46,6 +46,29 @@ double nb_stop_rule_noise_pct(const nb_stop_rule *r);
  *     estimates' relative standard deviation < 5 %     -> noise-stable */
 int nb_stop_rule_done(const nb_stop_rule *r, double now_s, nb_stop_reason *why);
 
+/* Samples to take before the rule is next worth checking, >= 1: never past
+ * max-samples nor past the next multiple of 64 (where noise-stable is
+ * checked), and while min-samples or min-time is not met, at most the
+ * samples both need (min-time's at the mean measured time per sample so
+ * far). Once both are met, converged may fire after any sample: a batch of
+ * this size then passes that point by at most 63 samples, all of them kept. */
+size_t nb_stop_rule_until_check(const nb_stop_rule *r);
+
+/* Queue entries one batch may hold behind the blocking kernel, and the GPU
+ * time one batch aims at (the stopping rule and the timeout are checked
+ * between batches). */
+#define NB_BATCH_QUEUE_OPS 512
+#define NB_BATCH_TARGET_S 5e-3
+
+/* Samples in the next GPU batch, in [1, k_max]: at most `until_check`
+ * (nb_stop_rule_until_check, or the warm-up's remaining count), at most
+ * NB_BATCH_QUEUE_OPS / ops_per_sample (the stream operations one sample
+ * queues: its events, flush and launches; 0 = unknown, which gives 1), and
+ * at most NB_BATCH_TARGET_S / est_sample_s of estimated wall time per sample
+ * (<= 0 or not finite = no estimate yet, which gives 1). */
+size_t nb_batch_size(size_t k_max, size_t until_check, size_t ops_per_sample,
+                     double est_sample_s);
+
 #ifdef __cplusplus
 }
 #endif
