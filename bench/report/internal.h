@@ -48,6 +48,9 @@ struct nb_case {
     nb_ntt_kernel kernels[NB_CASE_MAX_KERNELS];
     size_t n_kernels;
     char kernels_why[200];
+    int trace_state; /* 0 not asked for, 1 recorded (trace), 2 not recorded (trace_why) */
+    nb_trace *trace;
+    char trace_why[200];
 };
 
 struct nb_report {
@@ -122,6 +125,10 @@ int nb_report_ceilings(const nb_report *r, nb_ceilings *c);
 int nb_case_bound(const nb_case *c, const nb_ceilings *ceil, nb_bound *b);
 /* The section after the table: each GPU NTT case's bound and kernels. */
 void nb_text_write_bounds(const nb_report *r, FILE *f, int md);
+/* trace_write.c: the "Kernel trace" section of each traced case (per step:
+ * event time, kernel time, busy, gaps, overlap, kernels), and one line per
+ * distinct reason a trace was not recorded; nothing when no case asked. */
+void nb_text_write_traces(const nb_report *r, FILE *f, int md);
 
 /* compare.c: a JSON value as text in buf (n bytes, cut to fit): a string
  * as is, "-" for NULL, anything else as compact JSON. */

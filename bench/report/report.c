@@ -53,6 +53,8 @@ void nb_case_destroy(nb_case *c)
     free(c->metrics);
     nb_bench_result_free(&c->result);
     free(c->bd);
+    nb_trace_free(c->trace);
+    free(c->trace);
     free(c);
 }
 
@@ -227,6 +229,42 @@ nb_status nb_case_set_breakdown(nb_case *c, const nb_breakdown *b)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case breakdown: out of memory");
     *c->bd = *b;
     c->has_breakdown = 1;
+    return NB_OK;
+}
+
+nb_status nb_case_set_trace(nb_case *c, const nb_trace *t, const char *why)
+{
+    if (!c)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_case_set_trace: NULL");
+    if (!t) {
+        nb_trace_free(c->trace);
+        free(c->trace);
+        c->trace = NULL;
+        c->trace_state = 2;
+        snprintf(c->trace_why, sizeof c->trace_why, "%s", why ? why : "");
+        return NB_OK;
+    }
+    nb_trace *copy = malloc(sizeof *copy);
+    nb_trace_activity *acts = malloc((t->n_acts ? t->n_acts : 1) * sizeof *acts);
+    nb_trace_mark *marks = malloc((t->n_marks ? t->n_marks : 1) * sizeof *marks);
+    if (!copy || !acts || !marks) {
+        free(copy);
+        free(acts);
+        free(marks);
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case trace: out of memory");
+    }
+    *copy = *t;
+    if (t->n_acts)
+        memcpy(acts, t->acts, t->n_acts * sizeof *acts);
+    if (t->n_marks)
+        memcpy(marks, t->marks, t->n_marks * sizeof *marks);
+    copy->acts = acts;
+    copy->marks = marks;
+    nb_trace_free(c->trace);
+    free(c->trace);
+    c->trace = copy;
+    c->trace_state = 1;
+    c->trace_why[0] = '\0';
     return NB_OK;
 }
 

@@ -31,6 +31,8 @@ typedef struct nb_stage_config {
     size_t level;              /* level the stage runs at; SIZE_MAX = the set's top level L */
     nb_ckks_rounding rounding; /* rescale only (default floor) */
     uint64_t seed;             /* inputs and keys of set s derive from (seed, s) */
+    int trace;                 /* 1: after the breakdown, the kernel trace of one marked
+                                  launch (nb_bench_trace) */
 } nb_stage_config;
 
 /* " floor" or " round" for a rescale (its rounding mode, for labels), ""
@@ -87,7 +89,11 @@ nb_status nb_stage_micro_measure(nb_stage_micro *m, const nb_ckks_params *params
  *             breakdown's "ntt" / "intt" steps), ntt_share, breakdown_sum_ns,
  *             breakdown_vs_stage (sum of step medians / stage median),
  *             and, when `micro` is given, warm_/cold_fwd/inv_ns_per_limb and
- *             in_stage_vs_warm_fwd / in_stage_vs_cold_fwd ratios.
+ *             in_stage_vs_warm_fwd / in_stage_vs_cold_fwd ratios;
+ * with cfg->trace, the kernel trace of a GPU case (nb_bench_trace, its step
+ * event times from the breakdown) or, when it cannot be recorded (no CUPTI,
+ * a CPU variant, CUPTI held by a profiler), why; a trace never changes the
+ * case's status.
  * The case carries the status (ok, verify-failed, error) and message; the
  * return value is NB_OK unless the case could not be built (out of memory). */
 nb_status nb_stage_run_case(nb_case **out, const nb_ckks_params *params,
@@ -108,6 +114,7 @@ typedef struct nb_stage_tier_opts {
     size_t custom_levels, dnum, q_bits, q0_bits, p_bits; /* q0_bits 0 = p_bits */
     nb_ckks_rounding rounding;    /* rescale */
     size_t passes;                /* breakdown passes (0 = the core's default) */
+    int trace;                    /* GPU cases: the kernel trace after the breakdown (0) */
     int micro;                    /* measure the NTT micro-benchmarks (1) */
 } nb_stage_tier_opts;
 
