@@ -1,0 +1,382 @@
+/* The kernel trace's pure half (bench/timing/trace_attr.c) on synthetic
+ * activity lists: overlapping kernels, gaps, a kernel running across a step
+ * boundary, an empty step, steps merged by name, activities after the last
+ * mark, the event times beside the steps, name shortening; a seeded random
+ * property check of busy, gaps and overlap against a brute-force count; and
+ * the report's trace in JSON and text. */
+#include <math.h>
+
+#include <jansson.h>
+
+#include "bench/bench.h"
+#include "testutil.h"
+
+static nb_trace_activity act(const char *name, uint64_t start, uint64_t end, size_t mark,
+                             uint32_t corr)
+{
+    nb_trace_activity a;
+    memset(&a, 0, sizeof a);
+    snprintf(a.name, sizeof a.name, "%s", name);
+    a.kind = NB_TRACE_KERNEL;
+    a.start_ns = start;
+    a.end_ns = end;
+    a.mark = mark;
+    a.correlation_id = corr;
+    return a;
+}
+
+static nb_trace_mark mk(const char *name, int is_ntt)
+{
+    nb_trace_mark m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "%s", name);
+    m.is_ntt = is_ntt;
+    return m;
+}
+
+/* A trace over a copy of acts[0..n), attributed to marks[0..nm). */
+static void attribute(nb_trace *t, const nb_trace_activity *acts, size_t n,
+                      const nb_trace_mark *marks, size_t nm)
+{
+    memset(t, 0, sizeof *t);
+    t->acts = malloc((n ? n : 1) * sizeof *t->acts);
+    assert_non_null(t->acts);
+    memcpy(t->acts, acts, n * sizeof *acts);
+    t->n_acts = n;
+    if (nb_trace_attribute(t, marks, nm) != NB_OK)
+        nb_test_fail("nb_trace_attribute: %s", nb_last_error());
+}
+
+static void test_trace_overlapping_kernels_count_once_in_busy(void **state)
+{
+    (void)state;
+    const nb_trace_activity a[] = {act("k0", 1000, 1100, 0, 1), act("k1", 1060, 1160, 0, 2)};
+    const nb_trace_mark m[] = {mk("ntt", 1)};
+    nb_trace t;
+    attribute(&t, a, 2, m, 1);
+    assert_int_equal(t.n_steps, 1);
+    const nb_trace_sums *s = &t.steps[0].sums;
+    assert_int_equal(s->kernels, 2);
+    assert_true(s->kernel_ns == 200 && s->busy_ns == 160 && s->overlap_ns == 40);
+    assert_true(s->gap_ns == 0 && s->span_ns == 160);
+    assert_true(t.origin_ns == 1000);
+    nb_trace_free(&t);
+}
+
+static void test_trace_gaps_are_idle_time_between_kernels(void **state)
+{
+    (void)state;
+    const nb_trace_activity a[] = {act("k0", 0, 100, 0, 1), act("k1", 150, 200, 0, 2),
+                                   act("k2", 230, 260, 0, 3)};
+    const nb_trace_mark m[] = {mk("conv", 0)};
+    nb_trace t;
+    attribute(&t, a, 3, m, 1);
+    const nb_trace_sums *s = &t.steps[0].sums;
+    assert_true(s->busy_ns == 180 && s->gap_ns == 80 && s->overlap_ns == 0);
+    assert_true(s->span_ns == 260);
+    nb_trace_free(&t);
+}
+
+static void test_trace_kernel_across_a_step_boundary_stays_in_its_launch_step(void **state)
+{
+    (void)state;
+    /* step 1's kernel starts while step 0's is still running (programmatic
+     * dependent launch): each keeps its own kernel, the overlap is the
+     * later step's boundary overlap, and the launch counts it once */
+    const nb_trace_activity a[] = {act("intt", 0, 100, 0, 1), act("conv", 80, 150, 1, 2)};
+    const nb_trace_mark m[] = {mk("intt", 1), mk("conv", 0)};
+    nb_trace t;
+    attribute(&t, a, 2, m, 2);
+    assert_int_equal(t.n_steps, 2);
+    assert_true(t.steps[0].sums.busy_ns == 100 && t.steps[0].boundary_ns == 0);
+    assert_true(t.steps[1].sums.busy_ns == 70 && t.steps[1].boundary_ns == 20);
+    assert_true(t.steps[1].sums.overlap_ns == 0);
+    assert_true(t.launch.busy_ns == 150 && t.launch.overlap_ns == 20 && t.launch.gap_ns == 0);
+    nb_trace_free(&t);
+}
+
+static void test_trace_empty_step_has_zero_figures_and_breaks_the_boundary(void **state)
+{
+    (void)state;
+    const nb_trace_activity a[] = {act("a", 0, 100, 0, 1), act("c", 50, 120, 2, 3)};
+    const nb_trace_mark m[] = {mk("intt", 1), mk("copy", 0), mk("conv", 0)};
+    nb_trace t;
+    attribute(&t, a, 2, m, 3);
+    assert_int_equal(t.n_steps, 3);
+    const nb_trace_step *copy = &t.steps[1];
+    assert_string_equal(copy->name, "copy");
+    assert_int_equal(copy->marks, 1);
+    assert_true(copy->sums.kernels == 0 && copy->sums.busy_ns == 0 && copy->sums.span_ns == 0);
+    /* the boundary overlap is with the mark right before: the empty one */
+    assert_true(t.steps[2].boundary_ns == 0);
+    assert_true(t.launch.overlap_ns == 50);
+    nb_trace_free(&t);
+}
+
+static void test_trace_steps_merge_by_name_like_the_breakdown(void **state)
+{
+    (void)state;
+    const nb_trace_activity a[] = {act("n0", 0, 10, 0, 1), act("c0", 10, 15, 1, 2),
+                                   act("n1", 20, 40, 2, 3), act("n2", 40, 45, 2, 4)};
+    const nb_trace_mark m[] = {mk("ntt", 1), mk("conv", 0), mk("ntt", 1)};
+    nb_trace t;
+    attribute(&t, a, 4, m, 3);
+    assert_int_equal(t.n_steps, 2);
+    assert_string_equal(t.steps[0].name, "ntt");
+    assert_int_equal(t.steps[0].marks, 2);
+    assert_int_equal(t.steps[0].sums.kernels, 3);
+    assert_true(t.steps[0].sums.busy_ns == 35 && t.steps[0].sums.span_ns == 35);
+    assert_true(isnan(t.steps[0].event_ns));
+    nb_trace_free(&t);
+}
+
+static void test_trace_sorts_by_start_then_correlation_and_keeps_copies_apart(void **state)
+{
+    (void)state;
+    nb_trace_activity a[] = {act("late", 50, 60, 0, 3), act("b", 10, 20, 0, 2),
+                             act("a", 10, 30, 0, 1)};
+    a[0].kind = NB_TRACE_MEMCPY;
+    const nb_trace_mark m[] = {mk("copy", 0)};
+    nb_trace t;
+    attribute(&t, a, 3, m, 1);
+    assert_string_equal(t.acts[0].name, "a");
+    assert_string_equal(t.acts[1].name, "b");
+    assert_string_equal(t.acts[2].name, "late");
+    assert_int_equal(t.steps[0].sums.kernels, 2);
+    assert_int_equal(t.steps[0].sums.copies, 1);
+    nb_trace_free(&t);
+}
+
+static void test_trace_activity_after_the_last_mark_is_in_no_step(void **state)
+{
+    (void)state;
+    const nb_trace_activity a[] = {act("k", 0, 10, 0, 1), act("tail", 10, 30, 1, 2)};
+    const nb_trace_mark m[] = {mk("scalar", 0)};
+    nb_trace t;
+    attribute(&t, a, 2, m, 1);
+    assert_int_equal(t.unattributed, 1);
+    assert_int_equal(t.steps[0].sums.kernels, 1);
+    assert_true(t.launch.kernel_ns == 30); /* the launch counts every activity */
+    nb_trace_free(&t);
+}
+
+static void test_trace_rejects_an_activity_ending_before_it_starts(void **state)
+{
+    (void)state;
+    nb_trace t;
+    memset(&t, 0, sizeof t);
+    nb_trace_activity a = act("bad", 100, 50, 0, 1);
+    t.acts = &a;
+    t.n_acts = 1;
+    const nb_trace_mark m[] = {mk("ntt", 1)};
+    assert_int_equal(nb_trace_attribute(&t, m, 1), NB_ERR_INVALID_ARG);
+    assert_non_null(strstr(nb_last_error(), "bad"));
+    free(t.marks);
+}
+
+static void test_trace_event_times_come_from_the_breakdown_step_of_that_name(void **state)
+{
+    (void)state;
+    const nb_trace_activity a[] = {act("k", 0, 10, 0, 1), act("k", 10, 20, 1, 2)};
+    const nb_trace_mark m[] = {mk("ntt", 1), mk("scalar", 0)};
+    nb_trace t;
+    attribute(&t, a, 2, m, 2);
+    nb_breakdown bd;
+    memset(&bd, 0, sizeof bd);
+    bd.n_steps = 2;
+    snprintf(bd.steps[0].name, sizeof bd.steps[0].name, "scalar");
+    bd.steps[0].median_s = 2e-6;
+    snprintf(bd.steps[1].name, sizeof bd.steps[1].name, "ntt");
+    bd.steps[1].is_ntt = 1;
+    bd.steps[1].inverse = 1; /* another direction: not the forward "ntt" */
+    bd.steps[1].median_s = 5e-6;
+    nb_trace_set_events(&t, &bd);
+    assert_true(isnan(t.steps[0].event_ns));
+    assert_true(fabs(t.steps[1].event_ns - 2000.0) < 1e-6);
+    nb_trace_free(&t);
+}
+
+/* Busy, gaps and overlap of random activities on a small integer grid
+ * against counting each nanosecond. */
+static void test_trace_busy_gap_overlap_match_a_count_per_nanosecond(void **state)
+{
+    (void)state;
+    enum { GRID = 400, MAX_ACTS = 12 };
+    for (int round = 0; round < 200; round++) {
+        const size_t n = 1 + nb_test_rand_below(MAX_ACTS), nm = 1 + nb_test_rand_below(4);
+        nb_trace_activity a[MAX_ACTS];
+        nb_trace_mark m[4];
+        for (size_t i = 0; i < nm; i++)
+            m[i] = mk(i % 2 ? "conv" : "ntt", i % 2 == 0);
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t s = nb_test_rand_below(GRID - 40), d = nb_test_rand_below(40);
+            a[i] = act("k", s, s + d, nb_test_rand_below(nm), (uint32_t)i);
+        }
+        nb_trace t;
+        attribute(&t, a, n, m, nm);
+        unsigned cover[GRID] = {0};
+        double dur = 0;
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (size_t i = 0; i < n; i++) {
+            for (uint64_t x = a[i].start_ns; x < a[i].end_ns; x++)
+                cover[x]++;
+            dur += (double)(a[i].end_ns - a[i].start_ns);
+            lo = a[i].start_ns < lo ? a[i].start_ns : lo;
+            hi = a[i].end_ns > hi ? a[i].end_ns : hi;
+        }
+        double busy = 0;
+        for (int x = 0; x < GRID; x++)
+            busy += cover[x] > 0;
+        if (t.launch.busy_ns != busy || t.launch.kernel_ns != dur ||
+            t.launch.span_ns != (double)(hi - lo) || t.launch.gap_ns != (double)(hi - lo) - busy ||
+            t.launch.overlap_ns != dur - busy)
+            nb_test_fail("round %d: busy %g (want %g), kernel %g (want %g)", round,
+                         t.launch.busy_ns, busy, t.launch.kernel_ns, dur);
+        double step_kernel = 0;
+        size_t step_marks = 0;
+        for (size_t j = 0; j < t.n_steps; j++) {
+            step_kernel += t.steps[j].sums.kernel_ns;
+            step_marks += t.steps[j].marks;
+            assert_true(t.steps[j].sums.busy_ns <= t.steps[j].sums.kernel_ns);
+            assert_true(t.steps[j].sums.gap_ns >= 0 && t.steps[j].sums.overlap_ns >= 0);
+        }
+        assert_true(step_kernel == dur);
+        assert_int_equal(step_marks, nm);
+        nb_trace_free(&t);
+    }
+}
+
+static void test_trace_short_name_keeps_the_function_and_its_template_arguments(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"void (anonymous namespace)::conv_kernel<true, 0>(nb_conv_view, nb_polys, unsigned "
+         "long)",
+         "conv_kernel<true, 0>"},
+        {"void nb_regpass::phase<(bool)1, 10, nb_regpass::W<unsigned long> >(int*)",
+         "phase<(bool)1, 10, nb_regpass::W<unsigned long> >"},
+        {"sub_mul_kernel", "sub_mul_kernel"},
+        {"_Z6kernelv", "_Z6kernelv"},
+        {"flush(float*, unsigned long)", "flush"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[96];
+        nb_trace_short_name(cases[i][0], out, sizeof out);
+        assert_string_equal(out, cases[i][1]);
+    }
+}
+
+static void test_trace_short_name_cuts_a_long_name_with_an_ellipsis(void **state)
+{
+    (void)state;
+    char out[12];
+    nb_trace_short_name("void a_very_long_kernel_name<1, 2, 3>(int)", out, sizeof out);
+    assert_int_equal(strlen(out), sizeof out - 1);
+    assert_string_equal(out + sizeof out - 4, "...");
+    assert_memory_equal(out, "a_very_l", 8);
+}
+
+/* A report of one case with a trace, and one whose trace was not recorded. */
+static nb_report *traced_report(void)
+{
+    nb_report *r = NULL;
+    assert_int_equal(nb_report_create(&r, "run"), NB_OK);
+    nb_case *c = NULL;
+    assert_int_equal(nb_case_create(&c, "stage", NB_CACHE_COLD, "gpu-x", NB_BACKEND_GPU,
+                                    "keyswitch test l=1"), NB_OK);
+    const nb_trace_activity a[] = {act("ntt_kernel<1>", 500, 600, 0, 7),
+                                   act("conv_kernel", 590, 700, 1, 8)};
+    const nb_trace_mark m[] = {mk("ntt", 1), mk("conv", 0)};
+    nb_trace t;
+    attribute(&t, a, 2, m, 2);
+    assert_int_equal(nb_case_set_trace(c, &t, NULL), NB_OK);
+    nb_trace_free(&t);
+    assert_int_equal(nb_report_add_case(r, c), NB_OK);
+    nb_case *d = NULL;
+    assert_int_equal(nb_case_create(&d, "stage", NB_CACHE_COLD, "cpu-x", NB_BACKEND_CPU,
+                                    "keyswitch test l=1"), NB_OK);
+    assert_int_equal(nb_case_set_trace(d, NULL, "the reason it is absent"), NB_OK);
+    assert_int_equal(nb_report_add_case(r, d), NB_OK);
+    return r;
+}
+
+static char *write_to_string(const nb_report *r, nb_format fmt)
+{
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(nb_report_write(r, fmt, f), NB_OK);
+    const long len = ftell(f);
+    assert_true(len > 0);
+    char *text = malloc((size_t)len + 1);
+    assert_non_null(text);
+    rewind(f);
+    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+    text[len] = '\0';
+    fclose(f);
+    return text;
+}
+
+static void test_report_json_carries_the_trace_or_why_not(void **state)
+{
+    (void)state;
+    nb_report *r = traced_report();
+    char *text = write_to_string(r, NB_FORMAT_JSON);
+    json_error_t err;
+    json_t *root = json_loads(text, 0, &err);
+    assert_non_null(root);
+    json_t *cases = json_object_get(root, "cases");
+    json_t *tr = json_object_get(json_array_get(cases, 0), "trace");
+    assert_true(json_is_object(tr));
+    json_t *acts = json_object_get(tr, "activities");
+    assert_int_equal(json_array_size(acts), 2);
+    json_t *a1 = json_array_get(acts, 1);
+    assert_string_equal(json_string_value(json_object_get(a1, "step")), "conv");
+    assert_true(json_number_value(json_object_get(a1, "start_ns")) == 90.0); /* from origin */
+    json_t *steps = json_object_get(tr, "steps");
+    assert_true(json_number_value(json_object_get(json_array_get(steps, 1),
+                                                  "boundary_overlap_ns")) == 10.0);
+    json_t *c1 = json_array_get(cases, 1);
+    assert_true(json_is_null(json_object_get(c1, "trace")));
+    assert_string_equal(json_string_value(json_object_get(c1, "trace_note")),
+                        "the reason it is absent");
+    json_decref(root);
+    free(text);
+    nb_report_destroy(r);
+}
+
+static void test_report_text_has_a_kernel_trace_section_per_traced_case(void **state)
+{
+    (void)state;
+    nb_report *r = traced_report();
+    for (int md = 0; md < 2; md++) {
+        char *text = write_to_string(r, md ? NB_FORMAT_MD : NB_FORMAT_TABLE);
+        const char *sec = strstr(text, "Kernel trace: gpu-x keyswitch test l=1");
+        assert_non_null(sec);
+        assert_non_null(strstr(sec, "across boundary"));
+        assert_non_null(strstr(text, "Kernel trace") && strstr(text, "not recorded: the reason"));
+        free(text);
+    }
+    nb_report_destroy(r);
+}
+
+int main(void)
+{
+    nb_test_seed_init();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_trace_overlapping_kernels_count_once_in_busy),
+        cmocka_unit_test(test_trace_gaps_are_idle_time_between_kernels),
+        cmocka_unit_test(test_trace_kernel_across_a_step_boundary_stays_in_its_launch_step),
+        cmocka_unit_test(test_trace_empty_step_has_zero_figures_and_breaks_the_boundary),
+        cmocka_unit_test(test_trace_steps_merge_by_name_like_the_breakdown),
+        cmocka_unit_test(test_trace_sorts_by_start_then_correlation_and_keeps_copies_apart),
+        cmocka_unit_test(test_trace_activity_after_the_last_mark_is_in_no_step),
+        cmocka_unit_test(test_trace_rejects_an_activity_ending_before_it_starts),
+        cmocka_unit_test(test_trace_event_times_come_from_the_breakdown_step_of_that_name),
+        cmocka_unit_test(test_trace_busy_gap_overlap_match_a_count_per_nanosecond),
+        cmocka_unit_test(test_trace_short_name_keeps_the_function_and_its_template_arguments),
+        cmocka_unit_test(test_trace_short_name_cuts_a_long_name_with_an_ellipsis),
+        cmocka_unit_test(test_report_json_carries_the_trace_or_why_not),
+        cmocka_unit_test(test_report_text_has_a_kernel_trace_section_per_traced_case),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
