@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench/timing/internal.h"
+#include "bench/timing/plan.h"
 #include "bench/timing/trace.h"
 
 #if defined(NB_HAVE_CUPTI) && defined(NB_HAVE_CUDA)
