@@ -396,11 +396,12 @@ static json_t *trace_json(const nb_trace *t)
         json_object_set_new(sj, "event_minus_busy_ns", nb_json_real(e->event_ns - e->sums.busy_ns));
         json_array_append_new(steps, sj);
     }
-    for (size_t i = 0; i < t->n_marks; i++)
+    for (size_t i = 0; i < t->n_marks; i++) {
+        const uint64_t q = t->marks[i].enqueued_ns;
         json_array_append_new(marks, json_pack("{s:s, s:o}", "name", t->marks[i].name,
-                                               "enqueued_ns", t->marks[i].enqueued_ns
-                                                   ? nb_json_real((double)t->marks[i].enqueued_ns - o)
-                                                   : json_null()));
+                                               "enqueued_ns",
+                                               q ? nb_json_real((double)q - o) : json_null()));
+    }
     for (size_t i = 0; i < t->n_acts; i++) {
         const nb_trace_activity *a = &t->acts[i];
         json_t *aj = json_pack("{s:s, s:s}", "name", a->name, "kind", nb_trace_kind_name(a->kind));

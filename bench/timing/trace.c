@@ -46,7 +46,8 @@ static struct {
     ext_map *ext;
     size_t n_ext, cap_ext;
     int oom;
-} col = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, NULL, 0, 0, 0};
+    CUptiResult bad; /* how reading a buffer failed (CUPTI_SUCCESS: it did not) */
+} col = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, NULL, 0, 0, 0, CUPTI_SUCCESS};
 
 static pthread_mutex_t trace_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -69,6 +70,7 @@ static void collector_clear(void)
     col.ext = NULL;
     col.n = col.cap = col.n_ext = col.cap_ext = 0;
     col.oom = 0;
+    col.bad = CUPTI_SUCCESS;
     pthread_mutex_unlock(&col.mu);
 }
 
@@ -165,8 +167,11 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t
     (void)size;
     CUpti_Activity *r = NULL;
     pthread_mutex_lock(&col.mu);
-    while (buf && cuptiActivityGetNextRecord(buf, valid, &r) == CUPTI_SUCCESS)
+    CUptiResult e = CUPTI_SUCCESS;
+    while (buf && (e = cuptiActivityGetNextRecord(buf, valid, &r)) == CUPTI_SUCCESS)
         take_record(r);
+    if (e != CUPTI_SUCCESS && e != CUPTI_ERROR_MAX_LIMIT_REACHED && col.bad == CUPTI_SUCCESS)
+        col.bad = e;
     pthread_mutex_unlock(&col.mu);
     free(buf);
 }
@@ -188,10 +193,16 @@ static nb_status on_mark(void *user, size_t index)
                        "push id");
 }
 
-static void disable_kinds(size_t n)
+/* Disables the first n kinds; the first failure's status. */
+static nb_status disable_kinds(size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        (void)cuptiActivityDisable(trace_kinds[i]);
+    CUptiResult first = CUPTI_SUCCESS;
+    for (size_t i = 0; i < n; i++) {
+        const CUptiResult e = cuptiActivityDisable(trace_kinds[i]);
+        if (first == CUPTI_SUCCESS)
+            first = e;
+    }
+    return cupti_check(first, "disable records");
 }
 
 static nb_status enable_kinds(void)
@@ -201,8 +212,10 @@ static nb_status enable_kinds(void)
     for (size_t i = 0; i < N_KINDS; i++) {
         nb_status s = cupti_check(cuptiActivityEnable(trace_kinds[i]), "enable records");
         if (s != NB_OK) {
-            disable_kinds(i);
-            return s;
+            char msg[320];
+            snprintf(msg, sizeof msg, "%s", nb_last_error());
+            (void)disable_kinds(i); /* the enable's failure is the one to report */
+            return nb_set_error(s, "%s", msg);
         }
     }
     return NB_OK;
@@ -241,7 +254,8 @@ static nb_status traced_launch(run_state *st, nb_step_marks *m, trace_ctx *tc, i
 
 static int cmp_ext(const void *a, const void *b)
 {
-    const uint32_t x = ((const ext_map *)a)->correlation_id, y = ((const ext_map *)b)->correlation_id;
+    const uint32_t x = ((const ext_map *)a)->correlation_id;
+    const uint32_t y = ((const ext_map *)b)->correlation_id;
     return (x > y) - (x < y);
 }
 
@@ -251,7 +265,9 @@ static nb_status collect(const nb_step_marks *m, const trace_ctx *tc, nb_trace *
 {
     pthread_mutex_lock(&col.mu);
     nb_status s = NB_OK;
-    if (col.oom)
+    if (col.bad != CUPTI_SUCCESS)
+        s = cupti_check(col.bad, "read records");
+    else if (col.oom)
         s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "kernel trace: out of memory for the records");
     else if (col.n && !col.n_ext)
         s = nb_set_error(NB_ERR_UNSUPPORTED, "kernel trace: CUPTI delivered no external "
@@ -296,8 +312,11 @@ static nb_status trace_body(run_state *st, nb_step_marks *m, trace_ctx *tc, nb_t
                               st->stream));
     NB_CUDA_TRY(cudaStreamSynchronize(s));
     collector_clear();
-    NB_TRY(enable_kinds());
-    nb_status r = NB_OK;
+    nb_status r = enable_kinds();
+    if (r != NB_OK) {
+        (void)cuptiFinalize(); /* detach; the enable's failure is the one to report */
+        return r;
+    }
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         int timed_out = 0;
         tc->base = (uint64_t)(attempt + 1) << 32;
@@ -306,17 +325,20 @@ static nb_status trace_body(run_state *st, nb_step_marks *m, trace_ctx *tc, nb_t
             break;
         st->use_blocker = 0; /* more work than the launch queue holds: trace unheld */
     }
-    const nb_status fs = cupti_check(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED),
-                                     "flush");
-    disable_kinds(N_KINDS);
+    const CUptiResult fe = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     if (r == NB_OK)
-        r = fs;
+        r = cupti_check(fe, "flush");
+    const nb_status ds = disable_kinds(N_KINDS);
+    if (r == NB_OK)
+        r = ds;
     if (r == NB_OK) {
         out->blocked = st->use_blocker;
         r = collect(m, tc, out);
     }
     collector_clear();
-    (void)cuptiFinalize(); /* detached: later timed cases run without CUPTI */
+    const CUptiResult de = cuptiFinalize(); /* detached: later cases run without CUPTI */
+    if (r == NB_OK)
+        r = cupti_check(de, "detach");
     return r;
 }
 
