@@ -2,11 +2,8 @@
  * activity lists: overlapping kernels, gaps, a kernel running across a step
  * boundary, an empty step, steps merged by name, activities after the last
  * mark, the event times beside the steps, name shortening; a seeded random
- * property check of busy, gaps and overlap against a brute-force count; and
- * the report's trace in JSON and text. */
+ * property check of busy, gaps and overlap against a brute-force count. */
 #include <math.h>
-
-#include <jansson.h>
 
 #include "bench/bench.h"
 #include "testutil.h"
@@ -276,89 +273,6 @@ static void test_trace_short_name_cuts_a_long_name_with_an_ellipsis(void **state
     assert_memory_equal(out, "a_very_l", 8);
 }
 
-/* A report of one case with a trace, and one whose trace was not recorded. */
-static nb_report *traced_report(void)
-{
-    nb_report *r = NULL;
-    assert_int_equal(nb_report_create(&r, "run"), NB_OK);
-    nb_case *c = NULL;
-    assert_int_equal(nb_case_create(&c, "stage", NB_CACHE_COLD, "gpu-x", NB_BACKEND_GPU,
-                                    "keyswitch test l=1"), NB_OK);
-    const nb_trace_activity a[] = {act("ntt_kernel<1>", 500, 600, 0, 7),
-                                   act("conv_kernel", 590, 700, 1, 8)};
-    const nb_trace_mark m[] = {mk("ntt", 1), mk("conv", 0)};
-    nb_trace t;
-    attribute(&t, a, 2, m, 2);
-    assert_int_equal(nb_case_set_trace(c, &t, NULL), NB_OK);
-    nb_trace_free(&t);
-    assert_int_equal(nb_report_add_case(r, c), NB_OK);
-    nb_case *d = NULL;
-    assert_int_equal(nb_case_create(&d, "stage", NB_CACHE_COLD, "cpu-x", NB_BACKEND_CPU,
-                                    "keyswitch test l=1"), NB_OK);
-    assert_int_equal(nb_case_set_trace(d, NULL, "the reason it is absent"), NB_OK);
-    assert_int_equal(nb_report_add_case(r, d), NB_OK);
-    return r;
-}
-
-static char *write_to_string(const nb_report *r, nb_format fmt)
-{
-    FILE *f = tmpfile();
-    assert_non_null(f);
-    assert_int_equal(nb_report_write(r, fmt, f), NB_OK);
-    const long len = ftell(f);
-    assert_true(len > 0);
-    char *text = malloc((size_t)len + 1);
-    assert_non_null(text);
-    rewind(f);
-    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
-    text[len] = '\0';
-    fclose(f);
-    return text;
-}
-
-static void test_report_json_carries_the_trace_or_why_not(void **state)
-{
-    (void)state;
-    nb_report *r = traced_report();
-    char *text = write_to_string(r, NB_FORMAT_JSON);
-    json_error_t err;
-    json_t *root = json_loads(text, 0, &err);
-    assert_non_null(root);
-    json_t *cases = json_object_get(root, "cases");
-    json_t *tr = json_object_get(json_array_get(cases, 0), "trace");
-    assert_true(json_is_object(tr));
-    json_t *acts = json_object_get(tr, "activities");
-    assert_int_equal(json_array_size(acts), 2);
-    json_t *a1 = json_array_get(acts, 1);
-    assert_string_equal(json_string_value(json_object_get(a1, "step")), "conv");
-    assert_true(json_number_value(json_object_get(a1, "start_ns")) == 90.0); /* from origin */
-    json_t *steps = json_object_get(tr, "steps");
-    assert_true(json_number_value(json_object_get(json_array_get(steps, 1),
-                                                  "boundary_overlap_ns")) == 10.0);
-    json_t *c1 = json_array_get(cases, 1);
-    assert_true(json_is_null(json_object_get(c1, "trace")));
-    assert_string_equal(json_string_value(json_object_get(c1, "trace_note")),
-                        "the reason it is absent");
-    json_decref(root);
-    free(text);
-    nb_report_destroy(r);
-}
-
-static void test_report_text_has_a_kernel_trace_section_per_traced_case(void **state)
-{
-    (void)state;
-    nb_report *r = traced_report();
-    for (int md = 0; md < 2; md++) {
-        char *text = write_to_string(r, md ? NB_FORMAT_MD : NB_FORMAT_TABLE);
-        const char *sec = strstr(text, "Kernel trace: gpu-x keyswitch test l=1");
-        assert_non_null(sec);
-        assert_non_null(strstr(sec, "across boundary"));
-        assert_non_null(strstr(text, "Kernel trace") && strstr(text, "not recorded: the reason"));
-        free(text);
-    }
-    nb_report_destroy(r);
-}
-
 int main(void)
 {
     nb_test_seed_init();
@@ -375,8 +289,6 @@ int main(void)
         cmocka_unit_test(test_trace_busy_gap_overlap_match_a_count_per_nanosecond),
         cmocka_unit_test(test_trace_short_name_keeps_the_function_and_its_template_arguments),
         cmocka_unit_test(test_trace_short_name_cuts_a_long_name_with_an_ellipsis),
-        cmocka_unit_test(test_report_json_carries_the_trace_or_why_not),
-        cmocka_unit_test(test_report_text_has_a_kernel_trace_section_per_traced_case),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
