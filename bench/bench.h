@@ -11,6 +11,7 @@
 #include "bench/timing/run.h"
 #include "bench/timing/trace.h"
 #include "bench/timing/env.h"
+#include "bench/timing/profile.h"
 #include "bench/report/report.h"
 #include "bench/tiers/tiers.h"
 #include "bench/tiers/ntt.h"

@@ -101,3 +101,36 @@ nb_status nb_baseconv_apply(const nb_baseconv_plan *plan, uint64_t *out, const u
     return nb_gpu_require();
 #endif
 }
+
+nb_bring_args nb_bring_args_at(const nb_ckks_params *p, const uint64_t *base, size_t level,
+                               int round, size_t first, size_t count, unsigned word_bits)
+{
+    const nb_ckks_consts *k = p->consts;
+    const size_t Q = p->q_count, g = p->rescale_primes;
+    const uint64_t *B = k->blob; /* host copy of the scalars */
+    nb_bring_args a = {
+        .drop = (unsigned)g,
+        .d0 = p->q[level + 1 - g],
+        .d1 = p->q[level],
+        .q = base + k->prime_q + first,
+        .mu_lo = base + k->prime_mu_lo + first,
+        .mu_hi = base + k->prime_mu_hi + first,
+        .h = round ? base + k->ql_half + level * Q + first : NULL,
+        .r32 = base + k->prime_r32 + first,
+        .r32_shoup = base + k->prime_r32_shoup + first,
+        .one_shoup = base + k->prime_one_shoup + first,
+        .count = count,
+        .n = p->n,
+        .word_bits = word_bits,
+    };
+    const unsigned __int128 D = g == 2 ? (unsigned __int128)a.d0 * a.d1 : a.d0;
+    a.D = (uint64_t)D;
+    a.H = a.D >> 1;
+    if (g == 2) {
+        a.d1_mu_lo = B[k->prime_mu_lo + level];
+        a.d1_mu_hi = B[k->prime_mu_hi + level];
+        a.inv = B[k->garner + level];
+        a.inv_shoup = B[k->garner_shoup + level];
+    }
+    return a;
+}

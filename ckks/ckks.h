@@ -229,6 +229,90 @@ nb_status nb_ckks_rescale(nb_ckks *c, size_t level, nb_ckks_rounding rounding, v
 /* Bytes of one word of data for this nb_ckks (its variant's word size). */
 size_t nb_ckks_word_bytes(const nb_ckks *c);
 
+/* ------------------------------------------------------------------------ */
+/* Several GPUs of one host (docs/ckks.md, "Several GPUs")                   */
+
+/* The pipelines above with the limbs of Q and of P partitioned across G GPUs
+ * of one host: device d owns the contiguous Q limbs [q_first, q_first +
+ * q_count) and P limbs [p_first, p_first + p_count) of nb_ckks_multi_part
+ * (the limbs split as evenly as contiguous ranges allow; 1 <= G <= min(L+1,
+ * alpha)). NTTs and elementwise steps run on the owner of each limb; the
+ * exchanges are NCCL broadcasts of coefficient-form limbs (one group of G
+ * broadcasts per exchange, the all-gather of uneven parts): modUp gathers
+ * the l+1 Q limbs of the input, modDown the P limbs of its polynomials,
+ * rescale the dropped limbs. Results equal the one-GPU pipeline's bit for
+ * bit. Each exchange runs on a communication stream of each device, so it
+ * overlaps compute queued after it: modUp gathers digit j+1 while it converts
+ * and transforms digit j, modDown gathers the second polynomial's P limbs
+ * while it converts the first's. G = 1 takes the same code path (no
+ * exchange). Needs a GPU variant and
+ * NCCL (NB_ERR_UNSUPPORTED otherwise, saying why).
+ *
+ * Device d's part of a polynomial ("local layout") holds its limbs in order:
+ *   poly over Q_l : its Q limbs below l+1;
+ *   poly over B_l : those, then its P limbs;
+ *   modUp output  : digit after digit, each a local poly over B_l;
+ *   key-switch key: digit j component k at local limb (2j + k) * (q_count +
+ *                   p_count) (its Q limbs of every level, then its P limbs).
+ * Every call takes one pointer per device (device memory of that GPU), is
+ * asynchronous to the host, and is ordered after the work already queued on
+ * `stream` (a stream of the first device, or NULL for the object's own) and
+ * before the work queued on it afterwards: each device's stream waits for
+ * `stream`, and `stream` waits for every device at the end. A hook's marks
+ * are taken on `stream` after every device finished the step; its steps are
+ * those of the one-GPU pipeline plus "comm" (waiting for an exchange: the
+ * communication not covered by compute). */
+typedef struct nb_ckks_multi nb_ckks_multi;
+
+/* devices[0..gpus): CUDA device ordinals, distinct. */
+nb_status nb_ckks_multi_create(nb_ckks_multi **out, const nb_ckks_params *params,
+                               const nb_ntt_variant *variant, const int *devices, size_t gpus);
+void nb_ckks_multi_destroy(nb_ckks_multi *m);
+size_t nb_ckks_multi_gpus(const nb_ckks_multi *m);
+/* The CUDA device ordinal of part d, and the object's stream on it. */
+int nb_ckks_multi_device(const nb_ckks_multi *m, size_t d);
+void *nb_ckks_multi_stream(const nb_ckks_multi *m, size_t d);
+void nb_ckks_multi_part(const nb_ckks_multi *m, size_t d, size_t *q_first, size_t *q_count,
+                        size_t *p_first, size_t *p_count);
+/* With `on`, each exchange of the following calls is bracketed by events on
+ * the first device's communication stream; nb_ckks_multi_comm_seconds then
+ * waits for the last call's exchanges and returns their summed durations as
+ * that device saw them (a broadcast's duration includes waiting for its
+ * peers). Off by default (the events cost a little). */
+void nb_ckks_multi_time_exchanges(nb_ckks_multi *m, int on);
+nb_status nb_ckks_multi_comm_seconds(nb_ckks_multi *m, double *seconds);
+/* NCCL's version (e.g. 22809), 0 if unknown. */
+int nb_ckks_multi_nccl_version(const nb_ckks_multi *m);
+
+/* What a pointer holds, for the copies between a whole host polynomial
+ * (nb_ckks_create's layouts, the variant's words) and the devices' parts. */
+typedef enum nb_ckks_layout {
+    NB_CKKS_LAYOUT_Q = 0,  /* poly over Q_l               */
+    NB_CKKS_LAYOUT_B = 1,  /* poly over B_l               */
+    NB_CKKS_LAYOUT_KEY = 2 /* key-switch key (level unused) */
+} nb_ckks_layout;
+/* Limbs of part d of a polynomial of that layout at level l. */
+size_t nb_ckks_multi_limbs(const nb_ckks_multi *m, size_t d, size_t level, nb_ckks_layout k);
+/* host -> parts (scatter) and parts -> host (gather); synchronous. */
+nb_status nb_ckks_multi_scatter(nb_ckks_multi *m, size_t level, nb_ckks_layout k,
+                                void *const *parts, const void *host);
+nb_status nb_ckks_multi_gather(nb_ckks_multi *m, size_t level, nb_ckks_layout k, void *host,
+                               const void *const *parts);
+
+/* As nb_ckks_modup_all, nb_ckks_moddown, nb_ckks_keyswitch and
+ * nb_ckks_rescale, on the parts. */
+nb_status nb_ckks_multi_modup_all(nb_ckks_multi *m, size_t level, void *const *out,
+                                  const void *const *in, const nb_ckks_hook *hook, void *stream);
+nb_status nb_ckks_multi_moddown(nb_ckks_multi *m, size_t level, void *const *out,
+                                const void *const *in, const nb_ckks_hook *hook, void *stream);
+nb_status nb_ckks_multi_keyswitch(nb_ckks_multi *m, size_t level, void *const *out0,
+                                  void *const *out1, const void *const *in,
+                                  const void *const *key, const nb_ckks_hook *hook,
+                                  void *stream);
+nb_status nb_ckks_multi_rescale(nb_ckks_multi *m, size_t level, nb_ckks_rounding rounding,
+                                void *const *out, const void *const *in,
+                                const nb_ckks_hook *hook, void *stream);
+
 /* Limb-transforms a stage performs at level l (forward and inverse). */
 typedef enum nb_ckks_stage {
     NB_CKKS_STAGE_MODUP = 0,    /* modUp of every digit of the level */

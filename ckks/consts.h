@@ -97,6 +97,26 @@ static inline nb_conv_view nb_conv_view_at(const nb_conv_desc *d, const uint64_t
     return v;
 }
 
+/* The view of v's targets [t0, t0 + count), target t0 + t written as limb t
+ * of the output (out_limb = identity: the blob's 0, 1, 2, ...). */
+static inline nb_conv_view nb_conv_view_targets(nb_conv_view v, uint32_t t0, uint32_t count,
+                                                const uint64_t *identity)
+{
+    v.n_to = count;
+    v.to_q += t0;
+    v.to_mu_lo += t0;
+    v.to_mu_hi += t0;
+    v.to_neg_inv += t0;
+    v.to_r32 += t0;
+    v.to_r64 += t0;
+    v.to_r32_shoup += t0;
+    v.to_one_shoup += t0;
+    v.qhat_mod += (size_t)t0 * v.n_from;
+    v.qhat_mont += (size_t)t0 * v.n_from;
+    v.out_limb = identity;
+    return v;
+}
+
 /* Builds a conversion table from c[0..n_from) to b[0..n_to) into `blob`
  * (growing it); out_limb may be NULL (identity). Host arithmetic. */
 nb_status nb_conv_desc_build(nb_ckks_consts *k, nb_conv_desc *d, const uint64_t *c,
@@ -162,6 +182,13 @@ typedef struct nb_bring_args {
     unsigned word_bits;
 } nb_bring_args;
 
+/* Rescale's bring step from level l (g = rescale_primes dropped) onto the
+ * targets q_first..q_(first+count-1) (first + count <= l+1-g): the scalars
+ * from the host blob, the arrays from `base` (the blob in the backend's
+ * memory); round: add floor(D/2) first. */
+nb_bring_args nb_bring_args_at(const nb_ckks_params *p, const uint64_t *base, size_t level,
+                               int round, size_t first, size_t count, unsigned word_bits);
+
 /* x mod D of one coefficient from its dropped residues r0 (mod d0) and r1
  * (mod d1, drop 2), plus H mod D when g->h is given: the one formula the
  * CPU and GPU bring steps share. Result in [0, D). */
@@ -208,6 +235,11 @@ nb_status nb_gpu_conv_reserve(size_t n_from);
 nb_status nb_gpu_conv(const nb_conv_view *v, const nb_polys *io, size_t n, void *stream);
 /* The same on 32-bit words (called by nb_gpu_conv; gpu_conv32.cu). */
 nb_status nb_gpu_conv32(const nb_conv_view *v, const nb_polys *io, size_t n, void *stream);
+/* Candidate 32-bit conversion kernels under evaluation (gpu_conv32_cand.cu):
+ * launches candidate `which` ('a'..'d') and sets *launched = 1 when the
+ * shape suits it, else sets *launched = 0 and does nothing. */
+nb_status nb_gpu_conv32_candidate(char which, const nb_conv_view *v, const nb_polys *io,
+                                  size_t n, void *stream, int *launched);
 /* nb_cpu_sub_mul of (io->out[p], io->a[p], io->b[p]) for each polynomial p. */
 nb_status nb_gpu_sub_mul(const nb_limb_consts *k, const nb_polys *io, size_t count, size_t n,
                          void *stream);

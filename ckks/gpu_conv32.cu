@@ -13,13 +13,18 @@
  * products the sum's high word moves into a 64-bit carry word (4 products
  * on a value below 2^32 stay below 2^64), so the sum of up to 256 products
  * is exact in (carry, sum) and is reduced once per output with 32-bit
- * Shoup products (reduce_sum). Nothing here allocates or
- * synchronizes; every launch is checked. */
+ * Shoup products (reduce_sum). NB_CONV32_KERNEL, when set, routes the
+ * shapes they take to the candidate kernels of gpu_conv32_cand.cu instead.
+ * Nothing here allocates or synchronizes; every launch is checked. */
 #include <stdint.h>
+#include <stdlib.h>
+
+#include <atomic>
 
 #include <cuda_runtime_api.h>
 
 #include "ckks/consts.h"
+#include "ckks/gpu_conv32.cuh"
 #include "ckks/gpu_launch.cuh"
 #include "ntt/arith.h"
 #include "ntt/gpu_common.cuh"
@@ -34,19 +39,13 @@
 
 namespace {
 
-/* (carry 2^32 + sum) mod b_j for carry < 2^38, sum < 2^32, b_j < 2^31: X =
- * [carry]_32 r32 + (carry >> 32) r64 + sum < 2^64 is congruent to it, and
- * X = xh 2^32 + xl reduces as [xh r32]_b + [xl]_b with two 32-bit Shoup
- * products (r32 = 2^32 mod b, r64 = 2^64 mod b). */
+/* (carry 2^32 + sum) mod b_j for carry < 2^38, sum < 2^32 (nb_conv32_reduce). */
 __device__ __forceinline__ uint32_t reduce_sum(uint64_t carry, uint64_t sum,
                                                const nb_conv_view &v, unsigned j)
 {
-    const uint32_t b = (uint32_t)v.to_q[j], r32 = (uint32_t)v.to_r32[j];
-    const uint64_t x = (uint64_t)(uint32_t)carry * r32 + (carry >> 32) * v.to_r64[j] + sum;
-    const uint32_t a =
-        nb_csub32(nb_mul_shoup32_lazy((uint32_t)(x >> 32), r32, (uint32_t)v.to_r32_shoup[j], b), b);
-    const uint32_t c = nb_csub32(nb_mul_shoup32_lazy((uint32_t)x, 1, (uint32_t)v.to_one_shoup[j], b), b);
-    return nb_csub32(a + c, b);
+    return nb_conv32_reduce(carry, sum, (uint32_t)v.to_q[j], (uint32_t)v.to_r32[j],
+                            (uint32_t)v.to_r64[j], (uint32_t)v.to_r32_shoup[j],
+                            (uint32_t)v.to_one_shoup[j]);
 }
 
 template <bool HS>
@@ -199,6 +198,21 @@ __global__ void __launch_bounds__(32 * CONV32_GROUPS)
     }
 }
 
+/* The candidate kernel NB_CONV32_KERNEL names (an A/B switch while the
+ * candidates are measured): 0 when unset or empty (this file's kernels),
+ * 'a'..'d', or -1 for any other value; read once per process. */
+int conv32_candidate()
+{
+    static std::atomic<int> chosen{-2};
+    int c = chosen.load(std::memory_order_relaxed);
+    if (c == -2) {
+        const char *e = getenv("NB_CONV32_KERNEL");
+        c = !e || !*e ? 0 : e[1] == 0 && e[0] >= 'a' && e[0] <= 'd' ? e[0] : -1;
+        chosen.store(c, std::memory_order_relaxed);
+    }
+    return c;
+}
+
 } // namespace
 
 extern "C" nb_status nb_gpu_conv32(const nb_conv_view *v, const nb_polys *io, size_t n,
@@ -212,6 +226,17 @@ extern "C" nb_status nb_gpu_conv32(const nb_conv_view *v, const nb_polys *io, si
                             io->count, NB_POLYS);
     if (v->n_to == 0)
         return NB_OK;
+    const int cand = conv32_candidate();
+    if (cand < 0)
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "NB_CONV32_KERNEL='%s': expected a, b, c, d, or empty for the default",
+                            getenv("NB_CONV32_KERNEL"));
+    if (cand > 0) {
+        int launched = 0;
+        NB_TRY(nb_gpu_conv32_candidate((char)cand, v, io, n, stream, &launched));
+        if (launched)
+            return NB_OK;
+    }
     const size_t smem = (size_t)v->n_from * CONV32_TILE * sizeof(uint32_t);
     const size_t table = (size_t)v->n_to * v->n_from * sizeof(uint32_t);
     const unsigned groups = (v->n_to + CONV32_TARGETS - 1) / CONV32_TARGETS;

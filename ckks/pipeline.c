@@ -119,34 +119,8 @@ static nb_status sub_mul(const nb_ckks *c, const nb_limb_consts *k, const nb_pol
 static nb_status rescale_bring(const nb_ckks *c, size_t level, int round, void *t,
                                const void *r, void *stream)
 {
-    const nb_ckks_consts *k = c->k;
-    const nb_ckks_params *p = c->p;
-    const size_t Q = p->q_count, g = p->rescale_primes;
-    const uint64_t *B = k->blob; /* host copy of the scalars */
-    nb_bring_args a = {
-        .drop = (unsigned)g,
-        .d0 = p->q[level + 1 - g],
-        .d1 = p->q[level],
-        .q = c->base + k->prime_q,
-        .mu_lo = c->base + k->prime_mu_lo,
-        .mu_hi = c->base + k->prime_mu_hi,
-        .h = round ? c->base + k->ql_half + level * Q : NULL,
-        .r32 = c->base + k->prime_r32,
-        .r32_shoup = c->base + k->prime_r32_shoup,
-        .one_shoup = c->base + k->prime_one_shoup,
-        .count = level + 1 - g,
-        .n = p->n,
-        .word_bits = c->word_bits,
-    };
-    const unsigned __int128 D = g == 2 ? (unsigned __int128)a.d0 * a.d1 : a.d0;
-    a.D = (uint64_t)D;
-    a.H = a.D >> 1;
-    if (g == 2) {
-        a.d1_mu_lo = B[k->prime_mu_lo + level];
-        a.d1_mu_hi = B[k->prime_mu_hi + level];
-        a.inv = B[k->garner + level];
-        a.inv_shoup = B[k->garner_shoup + level];
-    }
+    const nb_bring_args a = nb_bring_args_at(c->p, c->base, level, round, 0,
+                                             level + 1 - c->p->rescale_primes, c->word_bits);
     if (c->backend == NB_BACKEND_CPU)
         return nb_cpu_rescale_bring(&a, t, r);
 #ifdef NB_HAVE_CUDA

@@ -75,6 +75,17 @@ static nb_status no_device(cudaError_t e)
 }
 #endif
 
+nb_status nb_gpu_use(int device)
+{
+    const int n = nb_gpu_count();
+    if (device < 0 || device >= n)
+        return nb_set_error(NB_ERR_NO_DEVICE, "GPU %d requested, %d present", device, n);
+#ifdef NB_HAVE_CUDA
+    NB_CUDA_TRY(cudaSetDevice(device));
+#endif
+    return NB_OK;
+}
+
 nb_status nb_gpu_require(void)
 {
 #ifdef NB_HAVE_CUDA

@@ -20,6 +20,11 @@ int nb_cuda_compiled(void);
 /* Number of usable CUDA devices (0 without CUDA, driver, or device). */
 int nb_gpu_count(void);
 
+/* Makes CUDA device `device` (0 <= device < nb_gpu_count()) the calling
+ * thread's current one: buffers and streams created afterwards live there.
+ * NB_ERR_NO_DEVICE outside that range. */
+nb_status nb_gpu_use(int device);
+
 /* NB_OK if a GPU is usable, else NB_ERR_NO_DEVICE with the reason. */
 nb_status nb_gpu_require(void);
 

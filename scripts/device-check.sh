@@ -22,6 +22,9 @@
 #           $OUT/wordqx.json
 #   gpu   : the GPU tests and the sanitizer runs of `check`, without the CPU tests
 #   gpusuite: the GPU tests alone
+#   multi : several GPUs: test_gpu_multi, then the stage tier of ckks16-l30-d3 and
+#           its 32-bit twin on 1..G GPUs ($MULTI_GPUS, default every count up to the
+#           GPUs present) -> $OUT/multi.json, multi.txt
 #   san, calib: the sanitizer runs of `check` alone; `nttbench calibrate` alone
 #   gpuntt: the GPU NTT test (bit-exact against cpu-harvey and GMP) alone
 #   results: the full table of docs/results.md: warm + cold of every GPU variant
@@ -207,6 +210,23 @@ if has gpusuite; then # the GPU tests alone
     meson test -C "$B" --no-rebuild --suite gpu --num-processes 4 --print-errorlogs > "$OUT/tests.log" 2>&1
     stamp "meson test --suite gpu rc=$?"
     grep -E "^ *[0-9]+/[0-9]+ |^Ok:|^Fail:|^Skipped:" "$OUT/tests.log" | tee -a "$summary"
+fi
+if has multi; then # several GPUs: the bit-exactness test, then the stage tier on 1..G GPUs
+    if [ -z "${NB_NCCL_LIBRARY:-}" ]; then # the image's NCCL is the nvidia-nccl-cu13 wheel
+        d=$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null)
+        [ -n "$d" ] && [ -f "$d/lib/libnccl.so.2" ] && export NB_NCCL_LIBRARY="$d/lib/libnccl.so.2"
+    fi
+    export NCCL_NVLS_ENABLE=0
+    stamp "NCCL: ${NB_NCCL_LIBRARY:-found by the loader}"
+    "$B/tests/test_gpu_multi" > "$OUT/multi-test.log" 2>&1
+    stamp "test_gpu_multi rc=$? $(grep -E 'PASSED|FAILED' "$OUT/multi-test.log" | tr '\n' ' ')"
+    G=$(nvidia-smi -L | wc -l)
+    "$NB" env > "$OUT/multi-env.txt" 2>&1
+    grep -E "^ *GPUs" "$OUT/multi-env.txt" | tee -a "$summary"
+    "$NB" run --tier stage --variant gpu-fast,gpu-fast32 --preset ckks16-l30-d3,ckks16-l30-d3-w32 \
+        --gpus "${MULTI_GPUS:-$(seq -s, 1 "$G")}" --no-micro --max-noise 1 --timeout 4 \
+        --no-progress --format json --output "$OUT/multi.json" > "$OUT/multi.txt" 2> "$OUT/multi.err"
+    stamp "stage tier on 1..$G GPUs rc=$?"
 fi
 if has gpuntt; then
     meson test -C "$B" --no-rebuild --print-errorlogs gpu_ntt > "$OUT/tests.log" 2>&1

@@ -6,7 +6,9 @@
  * data are narrowed on upload and widened on download), plus the GPU base
  * conversion on the partial-reduction and large-shared-memory paths.
  * Outputs are poisoned on the device first (0xA5 bytes: above every prime of
- * either word size). Exits 77 (skip) without a device. */
+ * either word size). With NB_CONV32_KERNEL set, only the 32-bit sets run
+ * (the candidate 32-bit conversion kernels). Exits 77 (skip) without a
+ * device. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,6 +246,9 @@ static void test_gpu_pipelines_on_32bit_sets_match_cpu(void **state)
     check_set(NULL, &wide, 0, 32);
     const nb_ckks_spec small = {12, 13, 3, 25, 40, 28, 32, 2, 2}; /* small primes, pairs */
     check_set(NULL, &small, 1, 32);
+    check_preset("test-tiny-w32", 0, 32); /* N = 16: one partial tile */
+    const nb_ckks_spec single = {5, 3, 4, 31, 28, 31, 32, 0, 0}; /* one source prime */
+    check_set(NULL, &single, 0, 32);
 }
 
 /* GPU against CPU base conversion; the GPU input starts `in_off` words into
@@ -312,7 +317,16 @@ int main(void)
         cmocka_unit_test(test_gpu_pipelines_match_cpu_paper_presets),
         cmocka_unit_test(test_gpu_pipelines_on_32bit_sets_match_cpu),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    /* with a 32-bit conversion candidate chosen, only the 32-bit sets use it */
+    const char *cand = getenv("NB_CONV32_KERNEL");
+    const int only32 = cand && *cand;
+    if (only32)
+        printf("# NB_CONV32_KERNEL=%s: the 32-bit sets only\n", cand);
+    const struct CMUnitTest tests32[] = {
+        cmocka_unit_test(test_gpu_pipelines_on_32bit_sets_match_cpu),
+    };
+    int rc = only32 ? cmocka_run_group_tests(tests32, NULL, NULL)
+                    : cmocka_run_group_tests(tests, NULL, NULL);
     nb_stream_destroy(stream);
     return rc;
 }

@@ -133,6 +133,9 @@ typedef struct nb_cli_run {
     nb_cli_filter filter;           /* --filter: the cases kept (all when none) */
     int list;                       /* --list / --dry-run: print the cases, run nothing */
     const char *calibration;        /* --calibration FILE (NULL: the default ceilings) */
+    int profile;                    /* --profile: an ncu pass after each GPU NTT case */
+    double profile_timeout_s;       /* --profile-timeout (60) */
+    const char *profile_case;       /* internal: the one case a profiler pass's target runs */
 } nb_cli_run;
 
 /* The bit of a word size (64 or 32) in nb_cli_run.words and verify's set. */
@@ -174,6 +177,7 @@ typedef struct nb_cli_ctx {
     const char *output;  /* rewritten after each case when a file (regular or new), else NULL */
     nb_format fmt;
     double written_s, write_cost_s; /* when the file was last rewritten, and how long it took */
+    struct nb_cli_profiler *profiler; /* --profile's pass, or the target's mode */
 } nb_cli_ctx;
 
 /* The variants a run uses (explicit list or all of the resolved backend);
@@ -206,6 +210,33 @@ void nb_cli_log(void *ctx, const char *msg);
  * bad usage prints nothing, sets the message and returns NB_EXIT_USAGE. */
 int nb_cli_run_parse(int argc, char **argv, nb_cli_run *run);
 void nb_cli_run_free(nb_cli_run *run);
+/* The words of argv (run's options, as nb_cli_run_parse took them) that a
+ * profiler pass's target repeats, into out[] (at most max; their count):
+ * every option but --profile, --profile-timeout, --filter, --seed, --list,
+ * --dry-run, --progress and --no-progress. */
+int nb_cli_run_target_args(int argc, char **argv, char **out, int max);
+
+/* --profile (run_profile.c): nb_cli_profile_setup finds ncu and reads its
+ * version, and says on one line why there will be no pass (no ncu, no GPU
+ * variant) or what it does not cover (CPU cases, the stage tier).
+ * `full_argv` is the process's command line (its --plugin options are
+ * repeated), `argc`/`argv` run's options. nb_cli_profile_attach sets a
+ * sweep's profile callback when there will be a pass, and its
+ * profile_call for the target of one (--profile-case). *p must outlive the
+ * sweep; nb_cli_profile_free releases it. */
+typedef struct nb_cli_profiler {
+    char ncu[4096], exe[4096], version[32], seed[24];
+    const nb_cli_run *run;
+    int quiet;
+    char **argv; /* the pass's command line (NULL: no pass): ncu's options, the target's */
+    int argc, name_at, cache_at; /* where the case name and --cache-control value go */
+} nb_cli_profiler;
+void nb_cli_profile_setup(nb_cli_profiler *p, const nb_cli_run *run,
+                          const nb_ntt_variant *const *vars, size_t nv, int full_argc,
+                          char **full_argv, int argc, char **argv, int quiet);
+void nb_cli_profile_attach(nb_cli_profiler *p, nb_tier_run *tr);
+void nb_cli_profile_free(nb_cli_profiler *p);
+
 /* The cache states tier entry t runs in (its own, --cache, or its defaults). */
 unsigned nb_cli_tier_states(const nb_cli_run *run, const nb_cli_tier *t);
 /* The bit of one cache state in a set of states. */

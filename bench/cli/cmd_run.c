@@ -2,7 +2,8 @@
  * cases (run_list.c; --list stops there), then loops over tiers x cache
  * states through the library's tier table (bench/tiers/tiers.h), with
  * progress lines, interruption (SIGINT, SIGTERM) and the report written as
- * cases finish. Its options are parsed in run_args.c. */
+ * cases finish. Its options are parsed in run_args.c, --profile's pass is
+ * run_profile.c's. */
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -242,6 +243,7 @@ static nb_status run_tiers(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_varian
     unsigned logn[NB_CLI_MAX_LIST], bits[NB_CLI_MAX_LIST], log_q[NB_CLI_MAX_LIST];
     size_t limbs[NB_CLI_MAX_LIST];
     nb_tier_run tr = tier_run(run, ctx, vars, nv, logn, bits, log_q, limbs);
+    nb_cli_profile_attach(ctx->profiler, &tr);
     return sweep(run, ctx, &tr, counts);
 }
 
@@ -390,6 +392,9 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
     memset(&ctx, 0, sizeof ctx);
     ctx.quiet = quiet;
     ctx.run = &run;
+    nb_cli_profiler profiler;
+    nb_cli_profile_setup(&profiler, &run, vars, nv, full_argc, full_argv, argc, argv, quiet);
+    ctx.profiler = &profiler;
     ctx.start_s = nb_now_s();
     ctx.fmt = fmt;
     if (nb_cli_output_is_file(output))
@@ -417,6 +422,7 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
     sigaction(SIGTERM, &old_term, NULL);
     nb_stream_destroy(ctx.stream);
     nb_report_destroy(ctx.report);
+    nb_cli_profile_free(&profiler);
     nb_cli_run_free(&run);
     return rc;
 }

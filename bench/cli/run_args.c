@@ -54,8 +54,18 @@ static const nb_cli_option run_options[] = {
     {"list", 0, "       print the cases this command line would run, their count and a\n"
                 "                         time estimate; run nothing"},
     {"dry-run", 0, "       the same as --list"},
+    {"profile", 0, "       after each GPU case of the NTT tier, one call of it under Nsight\n"
+                   "                         Compute (ncu on PATH, $NB_NCU, /usr/local/cuda/bin):\n"
+                   "                         per-kernel DRAM, L2, issue, pipes and stalls"},
+    {"profile-timeout", 1, "S      the most one case's profiler pass may take, seconds (60)"},
     {"progress", 0, "       progress lines on stderr from the start"},
     {"no-progress", 0, "       no progress lines"},
+    {NULL, 0, NULL},
+};
+
+/* Not in the help: the target of a profiler pass (run_profile.c). */
+static const nb_cli_option target_options[] = {
+    {"profile-case", 1, "NAME   run this case only, one call under the profiler"},
     {NULL, 0, NULL},
 };
 
@@ -244,11 +254,42 @@ static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v
         run->progress = 1;
         return NB_OK;
     }
+    if (!strcmp(name, "profile")) {
+        run->profile = 1;
+        return NB_OK;
+    }
+    if (!strcmp(name, "profile-timeout"))
+        return nb_cli_parse_double(v, name, 1, 3600, &run->profile_timeout_s);
+    if (!strcmp(name, "profile-case")) {
+        run->profile_case = v;
+        return NB_OK;
+    }
     if (!strcmp(name, "no-progress")) {
         run->progress = 0;
         return NB_OK;
     }
     return nb_cli_stage_set(run, name, v);
+}
+
+int nb_cli_run_target_args(int argc, char **argv, char **out, int max)
+{
+    static const char *const dropped[] = {"profile", "profile-timeout", "filter", "seed",
+                                          "list", "dry-run", "progress", "no-progress", NULL};
+    const nb_cli_option *const tables[] = {run_options, nb_cli_timing_options,
+                                           nb_cli_stage_options, target_options, NULL};
+    int n = 0;
+    for (int i = 0; i < argc;) {
+        const int from = i;
+        const char *name = NULL, *value;
+        if (nb_cli_next_option(argc, argv, &i, tables, &name, &value) <= 0)
+            break; /* nb_cli_run_parse accepted these words: not reached */
+        int drop = 0;
+        for (size_t k = 0; dropped[k]; k++)
+            drop |= !strcmp(name, dropped[k]);
+        for (int k = from; k < i && !drop && n < max; k++)
+            out[n++] = argv[k];
+    }
+    return n;
 }
 
 unsigned nb_cli_tier_states(const nb_cli_run *run, const nb_cli_tier *t)
@@ -294,9 +335,10 @@ int nb_cli_run_parse(int argc, char **argv, nb_cli_run *run)
     run->modes[0] = NB_MODE_PER_LAUNCH;
     run->n_modes = 1;
     run->progress = -1;
+    run->profile_timeout_s = 60;
     run->seed = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull;
     const nb_cli_option *const tables[] = {run_options, nb_cli_timing_options,
-                                           nb_cli_stage_options, NULL};
+                                           nb_cli_stage_options, target_options, NULL};
     for (int i = 0; i < argc;) {
         const char *name, *value;
         int r = nb_cli_next_option(argc, argv, &i, tables, &name, &value);

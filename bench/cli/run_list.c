@@ -7,6 +7,7 @@
  * flushes, tables and checks, the environment probe). */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "bench/cli/cli.h"
 
@@ -19,10 +20,18 @@
 #define STAGE_FIXED_S 0.1 /* a stage case's parameters, pipelines and breakdown pass */
 #define ENV_PROBE_S 0.7   /* the environment block (copy bandwidth), once per run */
 
+/* 1 when the command line selects the case: the one a profiler pass's
+ * target names, else --filter's. */
+static int selected(const nb_cli_run *run, const char *name)
+{
+    if (run->profile_case)
+        return strcmp(name, run->profile_case) == 0;
+    return nb_cli_filter_match(&run->filter, name);
+}
+
 int nb_cli_keep_case(void *ctx, const nb_case_plan *c)
 {
-    const nb_cli_run *run = ctx;
-    return nb_cli_filter_match(&run->filter, c->name);
+    return selected(ctx, c->name);
 }
 
 /* Seconds a case is expected to spend outside its samples. */
@@ -48,7 +57,7 @@ int nb_cli_plan_case(void *ctx, const nb_case_plan *c)
 {
     nb_cli_plan *p = ctx;
     const nb_cli_run *run = p->run;
-    if (!nb_cli_filter_match(&run->filter, c->name))
+    if (!selected(run, c->name))
         return 0;
     p->cases++;
     if (p->list)

@@ -1,8 +1,8 @@
 /* The stage tier's options of `nttbench run` (--stage, --preset, --level,
  * custom sets from --levels/--dnum/--qbits/--pbits with the run's --logn,
- * --rounding, --breakdown-passes, --no-micro, --trace), parsed into the library's
- * nb_stage_tier_opts, and the preset list of `nttbench list`. The sweep
- * itself is the library's (bench/tiers/stage_sweep.c). */
+ * --rounding, --gpus, --breakdown-passes, --no-micro, --trace), parsed into
+ * the library's nb_stage_tier_opts, and the preset list of `nttbench list`.
+ * The sweep itself is the library's (bench/tiers/stage_sweep.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +20,7 @@ const nb_cli_option nb_cli_stage_options[] = {
     {"q0bits", 1, "B      custom set: bits of q_0 (the --pbits value)"},
     {"pbits", 1, "B      custom set: bits of the special primes (62)"},
     {"rounding", 1, "R      rescale: floor | round (floor)"},
+    {"gpus", 1, "LIST   GPU counts of the GPU cases: limbs split across GPUs 0..N-1 (1)"},
     {"breakdown-passes", 1, "N      marked launches of the breakdown pass (max(min-samples, 20))"},
     {"no-micro", 0, "       skip the warm/cold NTT micro-benchmarks the stages are compared to"},
     {"trace", 0, "       GPU: trace the kernels of one more marked launch with CUPTI (per step: "
@@ -32,6 +33,7 @@ typedef struct stage_cli {
     char *preset_storage;
     char *presets[NB_CLI_MAX_LIST];
     size_t levels[NB_CLI_MAX_LIST];
+    size_t gpus[NB_CLI_MAX_LIST];
     const char *custom_option; /* the first custom-set option given (--dnum, ...), or NULL */
     const char *first_option;  /* the first stage option given, or NULL */
 } stage_cli;
@@ -154,6 +156,14 @@ nb_status nb_cli_stage_set(nb_cli_run *run, const char *name, const char *v)
             o->rounding = NB_CKKS_RESCALE_ROUND;
         else
             return nb_set_error(NB_ERR_INVALID_ARG, "--rounding '%s': floor or round", v);
+        return NB_OK;
+    }
+    if (!strcmp(name, "gpus")) {
+        unsigned long long g[NB_CLI_MAX_LIST];
+        NB_TRY(nb_cli_parse_ulist(v, name, 1, 64, g, NB_CLI_MAX_LIST, &o->n_gpus));
+        for (size_t i = 0; i < o->n_gpus; i++)
+            c->gpus[i] = (size_t)g[i];
+        o->gpus = c->gpus;
         return NB_OK;
     }
     if (!strcmp(name, "breakdown-passes"))

@@ -52,6 +52,7 @@ void nb_bound_classify(double median_s, double bytes, double butterflies, unsign
     const double launch = positive_or_nan(c->launch_ns);
     const double boundary = c->boundary_ns > 0 ? c->boundary_ns : 0.0;
     memset(out, 0, sizeof *out);
+    out->profile_dram = out->profile_issue = NAN;
     out->kernel_launches = k;
     out->copy_floor_s = bytes / copy;
     out->butterfly_floor_s = butterflies / ceil;
@@ -74,6 +75,21 @@ void nb_bound_classify(double median_s, double bytes, double butterflies, unsign
         }
     if (isfinite(best) && best < NB_BOUND_THRESHOLD)
         out->cls = NB_BOUND_LATENCY;
+}
+
+void nb_bound_refine(nb_bound *b, double dram_frac, double issue_frac)
+{
+    b->profile_dram = dram_frac;
+    b->profile_issue = issue_frac;
+    if (!isfinite(dram_frac) || !isfinite(issue_frac) || b->cls == NB_BOUND_UNKNOWN ||
+        b->cls == NB_BOUND_LAUNCH)
+        return;
+    b->refined = 1;
+    b->timing_cls = b->cls;
+    const double top = dram_frac > issue_frac ? dram_frac : issue_frac;
+    b->cls = top < NB_BOUND_PROFILE_THRESHOLD ? NB_BOUND_LATENCY
+             : dram_frac >= issue_frac        ? NB_BOUND_MEMORY
+                                              : NB_BOUND_COMPUTE;
 }
 
 void nb_ceilings_default(nb_ceilings *c, double copy_Bps, int sm_count, double sm_clock_mhz)
@@ -175,7 +191,16 @@ void nb_bound_text(const nb_bound *b, char *buf, size_t n)
     pct(fb, sizeof fb, b->frac_butterfly);
     pct(fc, sizeof fc, b->frac_copy);
     pct(fl, sizeof fl, b->frac_launch);
-    snprintf(buf, n, "%s bfly, %s copy, %s launch: %s", fb, fc, fl, nb_bound_class_name(b->cls));
+    if (!b->refined) {
+        snprintf(buf, n, "%s bfly, %s copy, %s launch: %s", fb, fc, fl,
+                 nb_bound_class_name(b->cls));
+        return;
+    }
+    char fd[16], fi[16];
+    pct(fd, sizeof fd, b->profile_dram);
+    pct(fi, sizeof fi, b->profile_issue);
+    snprintf(buf, n, "%s bfly, %s copy, %s launch (%s); profiler DRAM %s, issue %s: %s", fb, fc,
+             fl, nb_bound_class_name(b->timing_cls), fd, fi, nb_bound_class_name(b->cls));
 }
 
 void nb_kernel_text(const nb_ntt_kernel *k, char *buf, size_t n)
@@ -291,5 +316,9 @@ int nb_bound_of_case_json(const json_t *case_json, const nb_ceilings *c, nb_boun
         launches += k[i].launches;
     nb_bound_classify(median_ns * 1e-9, bytes, n / 2 * log_n * limbs, word_bits, launches, c,
                       out);
+    const json_t *prof = json_object_get(case_json, "profile");
+    if (json_is_object(prof))
+        nb_bound_refine(out, num(prof, "dram_throughput_pct") / 100.0,
+                        num(prof, "issue_active_pct") / 100.0);
     return 1;
 }

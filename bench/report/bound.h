@@ -12,7 +12,8 @@
 #include "bench/report/report.h"
 
 /* "72 % bfly, 31 % copy, 9 % launch: compute-bound" ("-" for a fraction
- * that is unknown). */
+ * that is unknown); refined by a profiler pass: "72 % bfly, 31 % copy, 9 %
+ * launch (compute-bound); profiler DRAM 35 %, issue 64 %: compute-bound". */
 void nb_bound_text(const nb_bound *b, char *buf, size_t n);
 
 /* "rows 2^8-point, 16/thread: 128 threads, regs 96, local 0 B, smem 0+33024 B,
@@ -34,7 +35,8 @@ size_t nb_kernels_from_json(const json_t *case_json, nb_ntt_kernel *out, size_t 
 /* The bound of a case object of a run report: 1 (and *out) for a timed GPU
  * NTT case (backend "gpu", params log_n and limbs, stats.median), its word
  * size from params.word_bits (64 when absent) and its kernel launches from
- * its "kernels" (1 when absent); 0 otherwise. */
+ * its "kernels" (1 when absent), refined by its "profile" when it has one;
+ * 0 otherwise. */
 int nb_bound_of_case_json(const json_t *case_json, const nb_ceilings *c, nb_bound *out);
 
 #endif

@@ -1,10 +1,12 @@
 /* What a report says of its GPU NTT cases beyond their times: the ceilings
  * they are classified against, each case's bound (fractions of the copy
  * bandwidth, of the butterfly ceiling and of the launch floor, and the
- * class) and the kernels its call launched with their resources, as the
- * section after the table (docs/cli.md); json.c and csv.c write them from
- * the same two functions. */
+ * class), the kernels its call launched with their resources and its
+ * profiler pass when it has one, as the section after the table
+ * (docs/cli.md); json.c and csv.c write them from the same two functions. */
+#include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,7 +42,113 @@ int nb_case_bound(const nb_case *c, const nb_ceilings *ceil, nb_bound *b)
         launches += c->kernels[i].launches;
     nb_bound_classify(t, c->fig.coefficient_bytes, c->fig.butterflies_per_s * t, word_bits_of(c),
                       launches, ceil, b);
+    if (c->has_profile)
+        nb_bound_refine(b, nb_profile_dram_frac(&c->profile), nb_profile_issue_frac(&c->profile));
     return 1;
+}
+
+/* "Nsight Compute 2025.3.1.0, clocks locked to base, caches flushed before
+ * each kernel" */
+static void settings_text(const nb_profile *p, char *buf, size_t n)
+{
+    snprintf(buf, n, "Nsight Compute %s, clocks %s, caches %s", p->version[0] ? p->version : "?",
+             p->clocks_locked ? "locked to base" : "unlocked",
+             p->caches_flushed ? "flushed before each kernel" : "kept warm (not flushed)");
+}
+
+/* Appends to buf (length *u of n) what fmt prints. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static void add(char *buf, size_t n, size_t *u, const char *fmt, ...)
+{
+    if (*u >= n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    const int k = vsnprintf(buf + *u, n - *u, fmt, ap);
+    va_end(ap);
+    *u = k < 0 ? n : *u + (size_t)k;
+}
+
+/* " 48 %" or " -" */
+static void add_pct(char *buf, size_t n, size_t *u, double v)
+{
+    if (isfinite(v))
+        add(buf, n, u, " %.0f %%", v);
+    else
+        add(buf, n, u, " -");
+}
+
+/* "fast_phase<...>: 16.60 us, DRAM 59 % (33.1 MB), L2 hit 41 %, issue 31 %,
+ * pipes FMAHEAVY 48 % ALU 22 %, stalls long-scoreboard 52 % wait 11 %
+ * mio-throttle 9 %" */
+static void kernel_text(const nb_kernel_profile *k, char *buf, size_t n)
+{
+    size_t u = 0;
+    buf[0] = '\0';
+    if (isfinite(k->time_ns))
+        add(buf, n, &u, "%s: %.2f us", k->name, k->time_ns * 1e-3);
+    else
+        add(buf, n, &u, "%s: -", k->name);
+    if (k->launches > 1)
+        add(buf, n, &u, " (%u launches)", k->launches);
+    add(buf, n, &u, ", DRAM");
+    add_pct(buf, n, &u, k->dram_pct);
+    const double bytes = k->dram_read_bytes + k->dram_write_bytes;
+    if (isfinite(bytes))
+        add(buf, n, &u, " (%.1f MB)", bytes / 1e6);
+    add(buf, n, &u, ", L2 hit");
+    add_pct(buf, n, &u, k->l2_hit_pct);
+    add(buf, n, &u, ", issue");
+    add_pct(buf, n, &u, k->issue_pct);
+    add(buf, n, &u, ", pipes");
+    for (size_t i = 0; i < NB_PROFILE_PIPES && k->pipes[i].name[0]; i++) {
+        char up[32];
+        size_t j = 0;
+        for (; k->pipes[i].name[j] && j + 1 < sizeof up; j++)
+            up[j] = (char)toupper((unsigned char)k->pipes[i].name[j]);
+        up[j] = '\0';
+        add(buf, n, &u, " %s", up);
+        add_pct(buf, n, &u, k->pipes[i].pct);
+    }
+    add(buf, n, &u, ", stalls");
+    for (size_t i = 0; i < NB_PROFILE_STALLS && k->stalls[i].name[0]; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "%s", k->stalls[i].name);
+        for (char *c = name; *c; c++)
+            *c = *c == '_' ? '-' : *c;
+        add(buf, n, &u, " %s", name);
+        add_pct(buf, n, &u, k->stalls[i].pct);
+    }
+}
+
+/* A case's profiler settings and one line per kernel, each line opened by
+ * `indent` and `bullet`. */
+static void write_profile(FILE *f, const nb_case *c, const char *indent, const char *bullet)
+{
+    char line[600];
+    settings_text(&c->profile, line, sizeof line);
+    fprintf(f, "%sprofiler: %s\n", indent, line);
+    for (size_t k = 0; k < c->profile.n_kernels; k++) {
+        kernel_text(&c->profile.k[k], line, sizeof line);
+        fprintf(f, "%s%s%s\n", indent, bullet, line);
+    }
+}
+
+/* Markdown: the profiled cases after the bounds table, a list each. */
+static void write_profiles_md(const nb_report *r, FILE *f)
+{
+    int any = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const nb_case *c = r->cases[i];
+        if (!c->has_profile)
+            continue;
+        if (!any++)
+            fputs("\n#### Profiler pass\n", f);
+        fprintf(f, "\n%s %s %s:\n\n", c->tier, c->variant, c->label);
+        write_profile(f, c, "", "- ");
+    }
 }
 
 void nb_text_write_bounds(const nb_report *r, FILE *f, int md)
@@ -52,7 +160,7 @@ void nb_text_write_bounds(const nb_report *r, FILE *f, int md)
         const nb_case *c = r->cases[i];
         nb_bound b;
         const int bounded = have && nb_case_bound(c, &ceil, &b);
-        if (!bounded && c->kernels_state == 0)
+        if (!bounded && c->kernels_state == 0 && !c->has_profile)
             continue;
         if (shown++ == 0) {
             char line[512] = "no GPU ceilings known";
@@ -84,5 +192,9 @@ void nb_text_write_bounds(const nb_report *r, FILE *f, int md)
                     c->kernels_why);
         if (md)
             fputs(" |\n", f);
+        else if (c->has_profile)
+            write_profile(f, c, "      ", "");
     }
+    if (md)
+        write_profiles_md(r, f);
 }

@@ -15,7 +15,7 @@
 
 typedef struct kv {
     char key[48];
-    char val[320];
+    char val[1100]; /* the GPU topology is the longest */
 } kv;
 
 static size_t env_rows(const nb_env *e, kv *rows, size_t max)
@@ -52,6 +52,7 @@ static size_t env_rows(const nb_env *e, kv *rows, size_t max)
         return n;
     }
     ROW("GPU", "%s", e->gpu_name);
+    ROW("GPUs", "%d (%s)", e->gpu_count, e->gpu_topology);
     ROW("compute capability", "%d.%d", e->cc_major, e->cc_minor);
     ROW("SMs", "%d", e->sm_count);
     ROW("L2", "%.1f MiB (persisting max %.1f MiB)", e->l2_bytes / 1048576.0,

@@ -51,6 +51,8 @@ struct nb_case {
     int trace_state; /* 0 not asked for, 1 recorded (trace), 2 not recorded (trace_why) */
     nb_trace *trace;
     char trace_why[200];
+    int has_profile;
+    nb_profile profile;
 };
 
 struct nb_report {
@@ -121,7 +123,8 @@ nb_status nb_report_write_markdown(const nb_report *r, FILE *f);
  * against (set, else the defaults for its GPU); 0 when there are none (no
  * GPU in the environment and none set). */
 int nb_report_ceilings(const nb_report *r, nb_ceilings *c);
-/* 1 and *b for a timed GPU NTT case (its figures, its kernels' launches). */
+/* 1 and *b for a timed GPU NTT case (its figures, its kernels' launches),
+ * refined by its profiler pass when it has one (nb_bound_refine). */
 int nb_case_bound(const nb_case *c, const nb_ceilings *ceil, nb_bound *b);
 /* The section after the table: each GPU NTT case's bound and kernels. */
 void nb_text_write_bounds(const nb_report *r, FILE *f, int md);

@@ -1,9 +1,9 @@
 /* The JSON writer (schema "nttbench-report", version NB_REPORT_SCHEMA_VERSION;
  * docs/cli.md): every case with its parameters, result, the accepted samples
  * and their SM clocks (at most NB_REPORT_MAX_STORED_SAMPLES, a seeded reservoir
- * beyond), cache plan, figures, breakdown, kernel trace and metrics, a GPU case's kernels
- * and bound, the report's ceilings; and the JSON objects of the
- * environment, the options and NVML snapshots. */
+ * beyond), cache plan, figures, breakdown, kernel trace and metrics, a GPU
+ * case's kernels, profiler pass and bound, the report's ceilings; and the JSON
+ * objects of the environment, the options and NVML snapshots. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -67,6 +67,8 @@ json_t *nb_env_to_json(const nb_env *e)
                           (json_int_t)e->l2_bytes, "persisting_l2_max_bytes",
                           (json_int_t)e->persisting_l2_max_bytes, "memory_bytes",
                           (json_int_t)e->gpu_mem_bytes);
+    json_object_set_new(g, "count", json_integer(e->gpu_count));
+    json_object_set_new(g, "topology", json_string(e->gpu_topology));
     json_object_set_new(g, "memory_clock_mhz", nb_json_real(e->mem_clock_mhz));
     json_object_set_new(g, "bus_width_bits", json_integer(e->bus_width_bits));
     json_object_set_new(g, "theoretical_peak_Bps", opt_real(e->peak_Bps, e->peak_Bps > 0));
@@ -421,6 +423,51 @@ static json_t *trace_json(const nb_trace *t)
     return j;
 }
 
+static json_t *shares_json(const nb_profile_share *s, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) {
+        if (!s[i].name[0])
+            continue;
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(s[i].name));
+        json_object_set_new(o, "pct", nb_json_real(s[i].pct));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+/* A case's profiler pass (docs/cli.md, "profile"). */
+static json_t *profile_json(const nb_profile *p)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "tool", json_string("Nsight Compute"));
+    json_object_set_new(j, "version", json_string(p->version));
+    json_object_set_new(j, "clock_control", json_string(p->clocks_locked ? "base" : "none"));
+    json_object_set_new(j, "cache_control", json_string(p->caches_flushed ? "all" : "none"));
+    json_object_set_new(j, "time_ns", nb_json_real(nb_profile_time_ns(p)));
+    json_object_set_new(j, "dram_throughput_pct", nb_json_real(100.0 * nb_profile_dram_frac(p)));
+    json_object_set_new(j, "issue_active_pct", nb_json_real(100.0 * nb_profile_issue_frac(p)));
+    json_t *a = json_array();
+    for (size_t i = 0; i < p->n_kernels; i++) {
+        const nb_kernel_profile *k = &p->k[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(k->name));
+        json_object_set_new(o, "launches", json_integer(k->launches));
+        json_object_set_new(o, "time_ns", nb_json_real(k->time_ns));
+        json_object_set_new(o, "dram_throughput_pct", nb_json_real(k->dram_pct));
+        json_object_set_new(o, "dram_read_bytes", nb_json_real(k->dram_read_bytes));
+        json_object_set_new(o, "dram_write_bytes", nb_json_real(k->dram_write_bytes));
+        json_object_set_new(o, "l2_hit_pct", nb_json_real(k->l2_hit_pct));
+        json_object_set_new(o, "issue_active_pct", nb_json_real(k->issue_pct));
+        json_object_set_new(o, "pipes", shares_json(k->pipes, NB_PROFILE_PIPES));
+        json_object_set_new(o, "stalls", shares_json(k->stalls, NB_PROFILE_STALLS));
+        json_array_append_new(a, o);
+    }
+    json_object_set_new(j, "kernels", a);
+    return j;
+}
+
 static json_t *bound_json(const nb_case *c, const nb_ceilings *ceil)
 {
     nb_bound b;
@@ -436,6 +483,11 @@ static json_t *bound_json(const nb_case *c, const nb_ceilings *ceil)
     json_object_set_new(j, "launch_floor_ns", nb_json_real(b.launch_floor_s * 1e9));
     json_object_set_new(j, "kernel_launches", json_integer(b.kernel_launches));
     json_object_set_new(j, "kernels_reported", json_boolean(c->kernels_state == 1));
+    if (b.refined) {
+        json_object_set_new(j, "class_from_timing", json_string(nb_bound_class_name(b.timing_cls)));
+        json_object_set_new(j, "profile_dram_fraction", nb_json_real(b.profile_dram));
+        json_object_set_new(j, "profile_issue_fraction", nb_json_real(b.profile_issue));
+    }
     return j;
 }
 
@@ -460,6 +512,8 @@ static json_t *case_json(const nb_case *c, const nb_ceilings *ceil)
         json_object_set_new(j, "kernels", json_null());
         json_object_set_new(j, "kernels_note", json_string(c->kernels_why));
     }
+    if (c->has_profile)
+        json_object_set_new(j, "profile", profile_json(&c->profile));
     json_t *bound = bound_json(c, ceil);
     if (bound)
         json_object_set_new(j, "bound", bound);

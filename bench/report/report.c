@@ -211,6 +211,14 @@ nb_status nb_case_set_kernels(nb_case *c, const nb_ntt_kernel *k, size_t n, cons
     return NB_OK;
 }
 
+void nb_case_set_profile(nb_case *c, const nb_profile *p)
+{
+    if (!c || !p)
+        return;
+    c->profile = *p;
+    c->has_profile = 1;
+}
+
 void nb_case_set_figures(nb_case *c, const nb_ntt_figures *f)
 {
     if (!c || !f)

@@ -8,6 +8,7 @@
 
 #include "bench/timing/env.h"
 #include "bench/timing/trace.h"
+#include "bench/timing/profile.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,6 +71,12 @@ typedef struct nb_bound {
     double frac_copy, frac_butterfly, frac_launch;
     unsigned kernel_launches; /* kernels launched by the call (1 when not reported) */
     nb_bound_class cls;
+    /* After nb_bound_refine: the profiler's DRAM throughput and issue-slot
+     * use (fractions of peak; NAN without a profile) and the class the
+     * timing alone gave (cls is then the refined one). */
+    double profile_dram, profile_issue;
+    int refined;
+    nb_bound_class timing_cls;
 } nb_bound;
 
 /* Classifies one case: median_s the measured time per call, `bytes` the
@@ -81,6 +88,18 @@ typedef struct nb_bound {
  * median_s is not a positive time or no fraction is known. Pure. */
 void nb_bound_classify(double median_s, double bytes, double butterflies, unsigned word_bits,
                        unsigned kernel_launches, const nb_ceilings *c, nb_bound *out);
+
+/* A profiler's figure is taken as a bound at this fraction of its peak. */
+#define NB_BOUND_PROFILE_THRESHOLD 0.6
+
+/* Refines a classified bound with a profiler pass's time-weighted DRAM
+ * throughput and issue-slot use (fractions of peak, NAN unknown): unless
+ * the timing made it launch-bound (the profiler times kernels, not the gaps
+ * between them), the class becomes memory-bound when DRAM is the larger of
+ * the two and at least NB_BOUND_PROFILE_THRESHOLD, compute-bound when issue
+ * is, else latency-bound. Nothing changes when either figure is unknown or
+ * the class is unknown. Pure. */
+void nb_bound_refine(nb_bound *b, double dram_frac, double issue_frac);
 
 /* The defaults for a device of sm_count SMs at sm_clock_mhz: copy_Bps as
  * given (the run's own measurement, source "run"; <= 0: unknown), the
@@ -166,6 +185,8 @@ nb_status nb_case_set_kernels(nb_case *c, const nb_ntt_kernel *k, size_t n, cons
  * marks included), or with t NULL that it was not recorded and why (`why`,
  * copied: "built without CUPTI"). NB_ERR_OUT_OF_MEMORY (case unchanged). */
 nb_status nb_case_set_trace(nb_case *c, const nb_trace *t, const char *why);
+/* A profiler pass of the case's call (copied). */
+void nb_case_set_profile(nb_case *c, const nb_profile *p);
 nb_case_status nb_case_get_status(const nb_case *c);
 /* The nb_status behind an error case (NB_ERR_INVALID_ARG: the parameters cannot
  * run here, e.g. they do not fit in memory); NB_OK when not set. */

@@ -2,8 +2,8 @@
  * x prime bits x mode under the caller's cache state, each an NTT workload in
  * the variant's word size timed by the core (nb_bench_run) and reported with
  * its figures (bandwidth model of docs/methodology.md), its word size and log
- * Q. The report's tier word is "warm" or "cold", as in version 1 of the JSON
- * schema. */
+ * Q, and with a profiler pass its kernels' figures. The report's tier word
+ * is "warm" or "cold", as in version 1 of the JSON schema. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -114,6 +114,33 @@ static nb_status measure(const nb_tier_run *r, const ntt_case *k, nb_workload *w
     return s == NB_OK ? NB_OK : nb_set_error(s, "%s", msg);
 }
 
+/* The profiler pass's target: one call of the case (nb_bench_profile_call). */
+static nb_status profile_target(const nb_tier_run *r, nb_workload *w, nb_case *c, char *res,
+                                size_t res_len)
+{
+    nb_bench_opts o = r->timing;
+    o.mode = NB_MODE_PER_LAUNCH;
+    nb_status s = nb_bench_profile_call(w, r->stream, &o);
+    nb_case_set_status(c, s == NB_OK ? NB_CASE_OK : nb_tier_case_status(s),
+                       s == NB_OK ? "one call profiled" : nb_last_error());
+    nb_case_set_cause(c, s);
+    snprintf(res, res_len, "%s",
+             s == NB_OK ? "profiled" : nb_case_status_name(nb_tier_case_status(s)));
+    return s;
+}
+
+/* After a GPU case timed without error: the caller's profiler pass, its
+ * figures kept in the case when it succeeds. */
+static void profile_case(const nb_tier_run *r, const ntt_case *k, nb_case *c, const char *what)
+{
+    if (!r->profile || k->v->backend != NB_BACKEND_GPU || nb_case_get_status(c) != NB_CASE_OK)
+        return;
+    nb_profile p;
+    memset(&p, 0, sizeof p);
+    if (r->profile(r->profile_ctx, what, r->timing.cache, &p) == NB_OK)
+        nb_case_set_profile(c, &p);
+}
+
 /* NB_ERR_INVALID_ARG (naming the sizes) when the case cannot fit before
  * anything is allocated. With W = N x limbs 64-bit words and D the data set
  * in the variant's words (W, or W/2 for 32-bit words): the twiddle tables
@@ -191,7 +218,9 @@ static nb_status one_case(const nb_tier_run *r, ntt_case *k)
         s = nb_ntt_workload_create(&w, k->v, k->log_n, k->limbs, k->bits, k->inverse,
                                    r->sweep.seed,
                                    k->v->backend == NB_BACKEND_GPU ? r->stream : NULL);
-    if (s == NB_OK) {
+    if (s == NB_OK && r->profile_call) {
+        s = profile_target(r, w, c, res, sizeof res);
+    } else if (s == NB_OK) {
         s = measure(r, k, w, c, what, res, sizeof res);
     } else {
         nb_case_set_status(c, nb_tier_case_status(s), nb_last_error());
@@ -199,6 +228,8 @@ static nb_status one_case(const nb_tier_run *r, ntt_case *k)
         snprintf(res, sizeof res, "%s", nb_case_status_name(nb_tier_case_status(s)));
     }
     nb_workload_destroy(w);
+    if (s == NB_OK && !r->profile_call)
+        profile_case(r, k, c, what);
     /* a failed case (memory, CUDA, verification) is a row; the sweep goes on */
     NB_TRY(nb_report_add_case(r->report, c));
     nb_tier_progress(r, what, res);

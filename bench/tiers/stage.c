@@ -9,6 +9,7 @@
 
 #include "bench/tiers/ntt.h"
 #include "bench/tiers/stage.h"
+#include "bench/tiers/stage_multi.h"
 
 /* ---- micro-benchmarks ---- */
 
@@ -74,8 +75,11 @@ const char *nb_stage_rounding_suffix(const nb_stage_config *cfg)
 void nb_stage_case_label(char *buf, size_t n, const nb_ckks_params *params,
                          const nb_stage_config *cfg)
 {
-    snprintf(buf, n, "%s%s %s l=%zu", nb_stage_name(cfg->stage), nb_stage_rounding_suffix(cfg),
-             params->name, cfg->level == SIZE_MAX ? params->max_level : cfg->level);
+    char gpus[32] = "";
+    if (cfg->gpus > 1)
+        snprintf(gpus, sizeof gpus, " gpus=%zu", cfg->gpus);
+    snprintf(buf, n, "%s%s %s l=%zu%s", nb_stage_name(cfg->stage), nb_stage_rounding_suffix(cfg),
+             params->name, cfg->level == SIZE_MAX ? params->max_level : cfg->level, gpus);
 }
 
 static const nb_step_stat *find_step(const nb_breakdown *b, const char *name)
@@ -101,6 +105,7 @@ static nb_status add_params(nb_case *cs, const nb_ckks_params *p, const nb_stage
     NB_TRY(nb_case_param_int(cs, "q_bits", p->spec.q_bits));
     NB_TRY(nb_case_param_int(cs, "p_bits", p->spec.p_bits));
     NB_TRY(nb_case_param_int(cs, "word_bits", word_bits));
+    NB_TRY(nb_case_param_int(cs, "gpus", cfg->gpus > 1 ? (long long)cfg->gpus : 1));
     NB_TRY(nb_case_param_real(cs, "log_q", nb_log_q(p->q, level + 1), 1)); /* Q_level */
     if (cfg->stage == NB_CKKS_STAGE_RESCALE)
         NB_TRY(nb_case_param_str(cs, "rounding", nb_stage_rounding_suffix(cfg) + 1));
@@ -119,6 +124,9 @@ static nb_status add_breakdown_metrics(nb_case *cs, const nb_breakdown *bd, doub
     NB_TRY(nb_case_metric(cs, "ntt_share", bd->ntt_share));
     const nb_step_stat *sc = find_step(bd, "conv"); /* base conversion (rescale: the bring step) */
     NB_TRY(nb_case_metric(cs, "conv_share", sc && bd->sum_s > 0 ? sc->median_s / bd->sum_s : 0));
+    const nb_step_stat *sx = find_step(bd, "comm"); /* several GPUs: the exchanges */
+    if (sx)
+        NB_TRY(nb_case_metric(cs, "comm_share", bd->sum_s > 0 ? sx->median_s / bd->sum_s : 0));
     NB_TRY(nb_case_metric(cs, "breakdown_sum_ns", bd->sum_s * 1e9));
     NB_TRY(nb_case_metric(cs, "breakdown_vs_stage", stage_s > 0 ? bd->sum_s / stage_s : NAN));
     if (!micro)
@@ -184,7 +192,16 @@ static nb_status measure_stage(nb_case *cs, nb_workload *w, const nb_stage_micro
     }
     NB_TRY(nb_case_set_breakdown(cs, &bd));
     NB_TRY(add_breakdown_metrics(cs, &bd, stage_s, micro));
-    if (trace)
+    double comm_s = 0;
+    if (nb_stage_workload_comm_median(w, &comm_s) == NB_OK && bd.sum_s > 0) {
+        /* several GPUs: the exchanges' own time against the part nothing hid */
+        const nb_step_stat *sx = find_step(&bd, "comm");
+        const double exposed = sx ? sx->median_s : 0;
+        NB_TRY(nb_case_metric(cs, "comm_ns", comm_s * 1e9));
+        NB_TRY(nb_case_metric(cs, "comm_exposed_ns", exposed * 1e9));
+        NB_TRY(nb_case_metric(cs, "comm_overlap_ns", (comm_s > exposed ? comm_s - exposed : 0) * 1e9));
+    }
+    if (trace) /* after the exchange times were read: its launch is not among them */
         NB_TRY(add_trace(cs, w, &bd, &oo, stream));
     nb_case_set_status(cs, NB_CASE_OK, micro && micro->message[0] ? micro->message : NULL);
     return NB_OK;

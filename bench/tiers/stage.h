@@ -31,8 +31,10 @@ typedef struct nb_stage_config {
     size_t level;              /* level the stage runs at; SIZE_MAX = the set's top level L */
     nb_ckks_rounding rounding; /* rescale only (default floor) */
     uint64_t seed;             /* inputs and keys of set s derive from (seed, s) */
+    size_t gpus;               /* 0 or 1: the one-GPU pipeline; G > 1: the limbs split
+                                  across GPUs 0..G-1 (nb_ckks_multi) */
     int trace;                 /* 1: after the breakdown, the kernel trace of one marked
-                                  launch (nb_bench_trace) */
+                                  launch (nb_bench_trace), every device's activities */
 } nb_stage_config;
 
 /* " floor" or " round" for a rescale (its rounding mode, for labels), ""
@@ -40,7 +42,7 @@ typedef struct nb_stage_config {
 const char *nb_stage_rounding_suffix(const nb_stage_config *cfg);
 
 /* The label of a stage case's report row: "<stage>[ floor|round] <set> l=<level>"
- * (cfg->level SIZE_MAX: the set's top level). */
+ * (cfg->level SIZE_MAX: the set's top level), then " gpus=<G>" for G > 1. */
 void nb_stage_case_label(char *buf, size_t n, const nb_ckks_params *params,
                          const nb_stage_config *cfg);
 
@@ -116,6 +118,8 @@ typedef struct nb_stage_tier_opts {
     size_t passes;                /* breakdown passes (0 = the core's default) */
     int trace;                    /* GPU cases: the kernel trace after the breakdown (0) */
     int micro;                    /* measure the NTT micro-benchmarks (1) */
+    const size_t *gpus;           /* GPU counts each GPU case runs on; none = 1 */
+    size_t n_gpus;
 } nb_stage_tier_opts;
 
 /* All four stages, the default preset, top level, dnum 3, 51-bit q, 62-bit p,

@@ -93,7 +93,8 @@ static void stage_label(char *label, size_t n, const nb_stage_config *cfg,
 /* Every stage x mode of one variant at one level, as selected; the NTT
  * micro-benchmarks first, when a case of the level is kept. */
 static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
-                           const nb_ckks_params *p, const nb_ntt_variant *v, size_t level)
+                           const nb_ckks_params *p, const nb_ntt_variant *v, size_t level,
+                           size_t gpus)
 {
     void *stream = v->backend == NB_BACKEND_GPU ? r->stream : NULL;
     nb_stage_micro micro;
@@ -104,20 +105,20 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
     size_t kept = 0, kept_rows = 0; /* cases to time; rows, skipped ones included */
     for (size_t si = 0; si < o->n_stages; si++)
         for (size_t mi = 0; mi < r->sweep.n_modes; mi++) {
-            const nb_stage_config cfg = {o->stages[si], level, o->rounding, 0, 0};
+            const nb_stage_config cfg = {o->stages[si], level, o->rounding, 0, gpus, 0};
             const nb_mode mode = r->sweep.modes[mi];
             const int skipped = v->backend == NB_BACKEND_CPU && mode == NB_MODE_GRAPH;
             char label[160];
             stage_label(label, sizeof label, &cfg, p, skipped ? &mode : NULL);
             keep[si][mi] = (unsigned char)select_case(
                 r, v, label, nb_mode_name(mode), stage_set_bytes(p, cfg.stage, level),
-                1 + (o->micro && !skipped && !kept ? 4 : 0), skipped);
+                1 + (o->micro && gpus <= 1 && !skipped && !kept ? 4 : 0), skipped);
             kept += keep[si][mi] && !skipped;
             kept_rows += keep[si][mi];
         }
     if (r->plan_only || !kept_rows)
         return NB_OK;
-    if (o->micro && kept) {
+    if (o->micro && kept && gpus <= 1) { /* one-GPU NTTs: measured with the one-GPU cases */
         nb_bench_opts mo = r->timing;
         mo.mode = r->sweep.modes[0];
         NB_TRY(nb_stage_micro_measure(&micro, p, v, level, &mo, stream));
@@ -125,7 +126,7 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
     }
     for (size_t si = 0; si < o->n_stages && !nb_bench_interrupted(&r->timing); si++) {
         nb_stage_config cfg = {o->stages[si], level, o->rounding,
-                               r->sweep.seed + 0x9E37ull * (si + 1), o->trace};
+                               r->sweep.seed + 0x9E37ull * (si + 1), gpus, o->trace};
         for (size_t mi = 0; mi < r->sweep.n_modes && !nb_bench_interrupted(&r->timing); mi++) {
             if (!keep[si][mi])
                 continue;
@@ -195,9 +196,12 @@ static nb_status run_params(const nb_tier_run *r, const nb_stage_tier_opts *o,
                 NB_TRY(add_skipped(r, v, label, why));
             continue;
         }
-        for (size_t li = 0; li < nl; li++) {
-            NB_TRY(run_level(r, o, p, v, o->n_levels ? o->levels[li] : top));
-        }
+        /* GPU counts: the CPU backend and a count of 1 run the one-GPU pipeline */
+        const size_t ng = v->backend == NB_BACKEND_GPU && o->n_gpus ? o->n_gpus : 1;
+        for (size_t gi = 0; gi < ng; gi++)
+            for (size_t li = 0; li < nl; li++)
+                NB_TRY(run_level(r, o, p, v, o->n_levels ? o->levels[li] : top,
+                                 v->backend == NB_BACKEND_GPU && o->n_gpus ? o->gpus[gi] : 1));
     }
     return NB_OK;
 }

@@ -8,6 +8,7 @@
 
 #include "bench/tiers/ntt.h"
 #include "bench/tiers/stage.h"
+#include "bench/tiers/stage_multi.h"
 #include "core/device.h"
 #include "core/rng.h"
 
@@ -61,6 +62,7 @@ typedef struct stage_ctx {
     const nb_ntt_variant *v;
     nb_stage_config cfg;
     nb_ckks *ck;
+    nb_stage_multi *mx;                    /* several GPUs (cfg.gpus > 1): ck is NULL */
     size_t level, L1, E, digits;
     size_t in_limbs, out_limbs, key_limbs; /* per set */
     size_t wb;                             /* bytes per word of the variant: 8 or 4 */
@@ -148,6 +150,16 @@ static nb_status upload_set(const stage_ctx *c, nb_buffer *b, size_t set, size_t
     return c->wb == 4 ? nb_stream_sync(stream) : NB_OK; /* h_words is reused */
 }
 
+/* h (limbs of 64-bit words) in the variant's words: h itself (64-bit), else
+ * narrowed into h_words (valid until the next call). */
+static const void *narrow(const stage_ctx *c, const uint64_t *h, size_t limbs)
+{
+    if (c->wb == 8)
+        return h;
+    nb_words_from_u64(c->h_words, h, limbs * c->p->n, 32);
+    return c->h_words;
+}
+
 static void ws_teardown(void *ctx)
 {
     stage_ctx *c = ctx;
@@ -162,6 +174,7 @@ static void ws_teardown(void *ctx)
     c->h_words = NULL;
     free(c->h_exp[0]);
     free(c->h_exp[1]);
+    nb_stage_multi_teardown(c->mx);
     c->h_in = c->h_key = c->h_got = c->h_exp[0] = c->h_exp[1] = NULL;
     c->sets = 0;
 }
@@ -182,6 +195,16 @@ static nb_status ws_setup(void *ctx, size_t sets, void *stream)
     c->h_words = c->wb == 4 ? malloc(most * n * sizeof(uint32_t)) : NULL;
     if (!c->h_in || !c->h_got || (c->key_limbs && !c->h_key) || (c->wb == 4 && !c->h_words))
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "stage workload: out of host memory");
+    if (c->mx) {
+        NB_TRY(nb_stage_multi_setup(c->mx, sets));
+        for (size_t s = 0; s < sets; s++) {
+            set_inputs(c, s, c->h_in, c->h_key);
+            NB_TRY(nb_stage_multi_upload(c->mx, s, narrow(c, c->h_in, c->in_limbs),
+                                         c->key_limbs ? narrow(c, c->h_key, c->key_limbs) : NULL));
+        }
+        c->sets = sets;
+        return NB_OK;
+    }
     NB_TRY(nb_buffer_create(&c->in, be, sets * c->in_limbs * n * c->wb));
     NB_TRY(nb_buffer_create(&c->out, be, sets * c->out_limbs * n * c->wb));
     if (c->key_limbs)
@@ -214,6 +237,8 @@ static nb_status ws_launch(void *ctx, size_t set, void *stream)
     stage_ctx *c = ctx;
     if (set >= c->sets)
         return nb_set_error(NB_ERR_INVALID_ARG, "stage workload: set %zu of %zu", set, c->sets);
+    if (c->mx)
+        return nb_stage_multi_launch(c->mx, set, NULL, stream);
     return run_stage(c->ck, c, buf_at(c, c->out, set, c->out_limbs),
                      buf_at(c, c->in, set, c->in_limbs), buf_at(c, c->key, set, c->key_limbs),
                      NULL, stream);
@@ -226,6 +251,8 @@ static nb_status ws_launch_marked(void *ctx, size_t set, void *stream, nb_step_m
         return nb_set_error(NB_ERR_INVALID_ARG, "stage workload: set %zu of %zu", set, c->sets);
     mark_ctx m = {marks};
     nb_ckks_hook hook = {hook_mark, &m};
+    if (c->mx)
+        return nb_stage_multi_launch(c->mx, set, &hook, stream);
     return run_stage(c->ck, c, buf_at(c, c->out, set, c->out_limbs),
                      buf_at(c, c->in, set, c->in_limbs), buf_at(c, c->key, set, c->key_limbs),
                      &hook, stream);
@@ -265,8 +292,12 @@ static nb_status ws_verify(void *ctx, size_t set, void *stream)
         return nb_set_error(NB_ERR_INVALID_ARG, "stage workload: set %zu of %zu", set, c->sets);
     const size_t n = c->p->n, words = c->out_limbs * n;
     NB_TRY(nb_stream_sync(stream));
-    NB_TRY(nb_buffer_download(c->out, set * words * c->wb, c->h_got, words * c->wb, stream));
-    NB_TRY(nb_stream_sync(stream));
+    if (c->mx) {
+        NB_TRY(nb_stage_multi_download(c->mx, set, c->h_got));
+    } else {
+        NB_TRY(nb_buffer_download(c->out, set * words * c->wb, c->h_got, words * c->wb, stream));
+        NB_TRY(nb_stream_sync(stream));
+    }
     nb_words_to_u64(c->h_got, c->h_got, words, (unsigned)(8 * c->wb)); /* in place */
     const uint64_t *exp = NULL;
     NB_TRY(expected_for(c, set, &exp));
@@ -291,9 +322,17 @@ static nb_status ws_input_region(const void *ctx, size_t set, void **ptr, size_t
     const stage_ctx *c = ctx;
     if (set >= c->sets)
         return nb_set_error(NB_ERR_INVALID_ARG, "stage workload: set %zu of %zu", set, c->sets);
+    if (c->mx)
+        return nb_set_error(NB_ERR_UNSUPPORTED, "--l2-persist: not with several GPUs");
     *ptr = buf_at(c, c->in, set, c->in_limbs);
     *bytes = c->in_limbs * c->p->n * c->wb;
     return NB_OK;
+}
+
+static nb_status ws_evict(void *ctx, void *stream)
+{
+    stage_ctx *c = ctx;
+    return c->mx ? nb_stage_multi_evict(c->mx, stream) : NB_OK;
 }
 
 static void ws_destroy(void *ctx);
@@ -309,6 +348,7 @@ static const nb_workload_ops stage_ops = {
     .footprint_bytes = ws_bytes,
     .input_region = ws_input_region,
     .destroy = ws_destroy,
+    .evict = ws_evict,
 };
 
 static void ws_destroy(void *ctx)
@@ -316,6 +356,7 @@ static void ws_destroy(void *ctx)
     stage_ctx *c = ctx;
     ws_teardown(c);
     nb_ckks_destroy(c->ck);
+    nb_stage_multi_destroy(c->mx);
     nb_ckks_destroy(c->ref);
     free(c->in_primes);
     free(c->out_primes);
@@ -381,19 +422,28 @@ nb_status nb_stage_workload_create(nb_workload **out, const nb_ckks_params *para
         break;
     }
     nb_ckks_ntt_counts(params, cfg->stage, level, &c->fwd, &c->inv);
-    snprintf(c->label, sizeof c->label, "%s %s logn=%u L=%zu l=%zu dnum=%zu %s",
+    snprintf(c->label, sizeof c->label, "%s %s logn=%u L=%zu l=%zu dnum=%zu %s%s",
              nb_stage_name(cfg->stage), params->name, params->log_n, params->max_level, level,
-             params->dnum, variant->name);
+             params->dnum, variant->name, cfg->gpus > 1 ? " (several GPUs)" : "");
     c->w.label = c->label;
     c->w.backend = variant->backend;
     c->w.ops = &stage_ops;
-    nb_status s = nb_ckks_create(&c->ck, params, variant, stream);
+    nb_status s = cfg->gpus > 1 ? nb_stage_multi_create(&c->mx, params, variant, &c->cfg, cfg->gpus)
+                                : nb_ckks_create(&c->ck, params, variant, stream);
     if (s != NB_OK) {
         nb_workload_destroy(&c->w);
         return s;
     }
     *out = &c->w;
     return NB_OK;
+}
+
+nb_status nb_stage_workload_comm_median(nb_workload *w, double *median_s)
+{
+    stage_ctx *c = w ? w->ctx : NULL;
+    if (!c || !c->mx)
+        return nb_set_error(NB_ERR_UNSUPPORTED, "exchange times: not a several-GPU stage");
+    return nb_stage_multi_comm_median(c->mx, median_s);
 }
 
 void nb_stage_workload_ntt_counts(const nb_workload *w, size_t *forward_limbs,

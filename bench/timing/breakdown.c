@@ -71,6 +71,8 @@ static nb_status marked_pass(run_state *st, nb_step_marks *m, size_t set, double
     cudaStream_t s = (cudaStream_t)st->stream;
     if (st->plan.flush)
         NB_TRY(nb_gpu_flush_launch(nb_buffer_ptr(st->gpu_scratch), st->scratch_bytes, s));
+    if (st->plan.flush && ops->evict)
+        NB_TRY(ops->evict(st->w->ctx, st->stream));
     const int blocked = st->use_blocker;
     if (blocked)
         NB_TRY(nb_run_hold_stream(st));

@@ -234,6 +234,8 @@ nb_status nb_env_collect(nb_env *e, int gpu, int measure)
     NB_TRY(gpu_props(e));
     e->has_gpu = 1;
     nb_nvml_env(e->nvml_driver, sizeof e->nvml_driver, &e->ecc_enabled);
+    e->gpu_count = nb_gpu_count();
+    nb_nvml_topology(e->gpu_topology, sizeof e->gpu_topology);
     nb_nvml_snapshot_take(&e->nvml);
     if (measure) {
         size_t bytes = 8 * e->l2_bytes;

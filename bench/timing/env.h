@@ -38,6 +38,8 @@ typedef struct nb_env {
     char nvml_driver[64];      /* "" when NVML is unavailable */
     int ecc_enabled;           /* 1 on, 0 off, -1 unavailable */
     nb_nvml_snapshot nvml;     /* at collection */
+    int gpu_count;             /* CUDA devices */
+    char gpu_topology[1024];   /* every GPU and the link of each pair (NVML) */
 } nb_env;
 
 /* Collects the environment: host always; the current GPU when `gpu` and a

@@ -47,6 +47,10 @@ size_t nb_cpu_wake_team(const nb_bench_opts *o, int *threads);
 /* NVML: device's driver and ECC state for the environment ("" / -1 when NVML
  * is absent). */
 void nb_nvml_env(char *driver, size_t driver_len, int *ecc_enabled);
+/* Every GPU NVML sees (NVML index, name, active NVLinks) and the link of each
+ * pair (NVLink when peer access goes over NVLink, else the PCIe path), into
+ * out; returns the GPU count (0 when NVML cannot tell, out saying why). */
+int nb_nvml_topology(char *out, size_t len);
 
 #ifdef NB_HAVE_CUDA
 /* ---- bench/timing/gpu_kernels.cu ---- */

@@ -33,6 +33,11 @@ static struct {
     nvml_ret (*power)(nvml_device, unsigned *);
     nvml_ret (*driver)(char *, unsigned);
     nvml_ret (*ecc)(nvml_device, int *, int *);
+    nvml_ret (*count)(unsigned *);
+    nvml_ret (*name)(nvml_device, char *, unsigned);
+    nvml_ret (*p2p)(nvml_device, nvml_device, int, int *);
+    nvml_ret (*ancestor)(nvml_device, nvml_device, int *);
+    nvml_ret (*link_state)(nvml_device, unsigned, int *);
     const char *(*err)(nvml_ret);
 } nv;
 
@@ -63,6 +68,11 @@ static int nvml_open(void)
     *(void **)&nv.driver = sym("nvmlSystemGetDriverVersion");
     *(void **)&nv.ecc = sym("nvmlDeviceGetEccMode");
     *(void **)&nv.err = sym("nvmlErrorString");
+    *(void **)&nv.count = sym("nvmlDeviceGetCount_v2");
+    *(void **)&nv.name = sym("nvmlDeviceGetName");
+    *(void **)&nv.p2p = sym("nvmlDeviceGetP2PStatus");
+    *(void **)&nv.ancestor = sym("nvmlDeviceGetTopologyCommonAncestor");
+    *(void **)&nv.link_state = sym("nvmlDeviceGetNvLinkState");
     if (!nv.init || !nv.by_index || !nv.clock) {
         snprintf(nv.why, sizeof nv.why, "unavailable: libnvidia-ml lacks required symbols");
         return 0;
@@ -177,4 +187,82 @@ void nb_nvml_env(char *driver, size_t driver_len, int *ecc_enabled)
     int cur = 0, pend = 0;
     if (nv.ecc && nv.ecc(dev, &cur, &pend) == NVML_SUCCESS)
         *ecc_enabled = cur != 0;
+}
+
+/* nvmlGpuP2PCapsIndex_t NVML_P2P_CAPS_INDEX_NVLINK, nvmlGpuP2PStatus_t OK,
+ * NVML_NVLINK_MAX_LINKS, and the nvmlGpuTopologyLevel_t values. */
+#define NVML_P2P_NVLINK 2
+#define NVML_P2P_OK 0
+#define NVML_MAX_LINKS 18
+
+static const char *topology_name(int level)
+{
+    switch (level) {
+    case 0:
+        return "same board";
+    case 10:
+        return "PCIe, one switch";
+    case 20:
+        return "PCIe, several switches";
+    case 30:
+        return "PCIe, one host bridge";
+    case 40:
+        return "PCIe, host bridges of one NUMA node";
+    case 50:
+        return "PCIe and the CPUs' interconnect (SMP)";
+    }
+    return "unknown";
+}
+
+/* Active NVLinks of dev. */
+static unsigned active_links(nvml_device dev)
+{
+    unsigned n = 0;
+    for (unsigned l = 0; nv.link_state && l < NVML_MAX_LINKS; l++) {
+        int on = 0;
+        if (nv.link_state(dev, l, &on) == NVML_SUCCESS && on)
+            n++;
+    }
+    return n;
+}
+
+int nb_nvml_topology(char *out, size_t len)
+{
+    out[0] = '\0';
+    unsigned count = 0;
+    if (!nvml_open() || !nv.count || !nv.name || nv.count(&count) != NVML_SUCCESS) {
+        snprintf(out, len, "NVML %s", nv.ok ? "cannot list the GPUs" : nv.why);
+        return 0;
+    }
+    size_t used = 0;
+#define PUT(...)                                                                     \
+    do {                                                                             \
+        int w_ = snprintf(out + used, used < len ? len - used : 0, __VA_ARGS__);     \
+        used += w_ > 0 ? (size_t)w_ : 0;                                             \
+    } while (0)
+    nvml_device dev[16];
+    const unsigned n = count < 16 ? count : 16;
+    for (unsigned i = 0; i < n; i++) {
+        char name[96] = "?";
+        if (nv.by_index(i, &dev[i]) != NVML_SUCCESS) {
+            PUT("%s%u ?", i ? "; " : "", i);
+            continue;
+        }
+        if (nv.name(dev[i], name, sizeof name) != NVML_SUCCESS)
+            snprintf(name, sizeof name, "?");
+        PUT("%s%u %s (%u NVLinks active)", i ? "; " : "", i, name, active_links(dev[i]));
+    }
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned j = i + 1; j < n; j++) {
+            int st = -1, level = -1;
+            const int nvlink = nv.p2p && nv.p2p(dev[i], dev[j], NVML_P2P_NVLINK, &st) ==
+                                             NVML_SUCCESS && st == NVML_P2P_OK;
+            if (!nvlink && nv.ancestor && nv.ancestor(dev[i], dev[j], &level) != NVML_SUCCESS)
+                level = -1;
+            PUT("; %u-%u %s", i, j, nvlink ? "NVLink" : topology_name(level));
+        }
+    if (count > n)
+        PUT("; %u more not listed", count - n);
+#undef PUT
+    return (int)count;
 }

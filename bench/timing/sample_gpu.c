@@ -221,6 +221,8 @@ nb_status nb_run_gpu_sample(run_state *st, size_t i, double *total_s, double *mh
     const nb_workload_ops *ops = st->w->ops;
     if (st->plan.flush)
         NB_TRY(nb_gpu_flush_launch(nb_buffer_ptr(st->gpu_scratch), st->scratch_bytes, s));
+    if (st->plan.flush && ops->evict)
+        NB_TRY(ops->evict(st->w->ctx, st->stream));
     memset(st->probe[0], 0, 2 * PROBE_SLOTS * sizeof(unsigned long long));
     memset(st->probe[1], 0, 2 * PROBE_SLOTS * sizeof(unsigned long long));
     NB_TRY(nb_gpu_probe_launch(st->probe_dev[0], st->sms, s));

@@ -221,14 +221,17 @@ static nb_status enable_kinds(void)
     return NB_OK;
 }
 
-/* One marked launch under external ids (cache flush and blocking kernel as
- * a sample has them); *timed_out when the blocking kernel gave up. */
+/* One marked launch under external ids (cache flush, the workload's own
+ * eviction and blocking kernel as a sample has them); *timed_out when the
+ * blocking kernel gave up. */
 static nb_status traced_launch(run_state *st, nb_step_marks *m, trace_ctx *tc, int *timed_out)
 {
     cudaStream_t s = (cudaStream_t)st->stream;
     const size_t set = nb_cache_plan_set(&st->plan, st->next_sample++, 0);
     if (st->plan.flush)
         NB_TRY(nb_gpu_flush_launch(nb_buffer_ptr(st->gpu_scratch), st->scratch_bytes, s));
+    if (st->plan.flush && st->w->ops->evict)
+        NB_TRY(st->w->ops->evict(st->w->ctx, st->stream));
     const int blocked = st->use_blocker;
     if (blocked)
         NB_TRY(nb_run_hold_stream(st));

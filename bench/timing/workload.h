@@ -113,6 +113,11 @@ typedef struct nb_workload_ops {
      * the caller owns (a static or stack workload never passed to
      * nb_workload_destroy). */
     void (*destroy)(void *ctx);
+    /* Caches the core's own eviction does not reach (the L2 of the other GPUs
+     * a launch runs on), evicted untimed after it in every sample of an
+     * evicted cache state; the work must be complete or ordered before the
+     * next work on `stream`. NULL = nothing beyond the core's eviction. */
+    nb_status (*evict)(void *ctx, void *stream);
 } nb_workload_ops;
 
 typedef struct nb_workload {

@@ -1,0 +1,513 @@
+/* The CKKS stage pipelines on several GPUs of one host (ckks/ckks.h, "Several
+ * GPUs"): the limbs of Q and P partitioned across the devices, each step
+ * enqueued on every device's own stream, the exchanges NCCL broadcasts of
+ * coefficient-form limbs. Every kernel is the one-GPU pipeline's (ckks/
+ * consts.h), run over the device's own limbs: conversions through views of
+ * the same tables restricted to the owned targets, NTTs through a plan over
+ * the owned primes with the same roots, the inner product with a geometry
+ * whose limbs are the owned ones. Without NCCL in the build every entry point
+ * returns NB_ERR_UNSUPPORTED. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+#include "ckks/multi.h"
+
+#ifdef NB_MULTI_GPU
+#include "core/cuda_check.h"
+
+/* ---- small helpers ---- */
+
+static void *at(const nb_ckks_multi *m, const void *p, size_t limbs)
+{
+    return (char *)(uintptr_t)p + limbs * m->limb_bytes;
+}
+
+/* Every device's stream waits for `stream` (NULL: the first device's own). */
+static nb_status fork_from(nb_ckks_multi *m, void *stream)
+{
+    cudaStream_t s = stream ? (cudaStream_t)stream : m->d[0].stream;
+    NB_TRY(nb_multi_use(&m->d[0]));
+    NB_CUDA_TRY(cudaEventRecord(m->d[0].ev_fork, s));
+    for (size_t i = 0; i < m->G; i++) {
+        if (m->d[i].stream == s)
+            continue;
+        NB_TRY(nb_multi_use(&m->d[i]));
+        NB_CUDA_TRY(cudaStreamWaitEvent(m->d[i].stream, m->d[0].ev_fork, 0));
+    }
+    return NB_OK;
+}
+
+/* `stream` waits for every device's stream. */
+static nb_status join_into(nb_ckks_multi *m, void *stream)
+{
+    cudaStream_t s = stream ? (cudaStream_t)stream : m->d[0].stream;
+    for (size_t i = 0; i < m->G; i++) {
+        if (m->d[i].stream == s)
+            continue;
+        NB_TRY(nb_multi_use(&m->d[i]));
+        NB_CUDA_TRY(cudaEventRecord(m->d[i].ev_done, m->d[i].stream));
+        NB_TRY(nb_multi_use(&m->d[0]));
+        NB_CUDA_TRY(cudaStreamWaitEvent(s, m->d[i].ev_done, 0));
+    }
+    return nb_multi_use(&m->d[0]);
+}
+
+/* The end of a step on every device, marked on `stream` when a hook asks. */
+static nb_status step(nb_ckks_multi *m, const nb_ckks_hook *h, void *stream, const char *name,
+                      int is_ntt, size_t limbs, int inverse)
+{
+    if (!h || !h->fn)
+        return NB_OK;
+    NB_TRY(join_into(m, stream));
+    return h->fn(h->user, name, is_ntt, limbs, inverse);
+}
+
+/* Starts an exchange: once every device's compute stream has reached this
+ * point, limbs [off_r, off_r + cnt_r) of buf (per device) are broadcast from
+ * device r to all on the communication streams (one NCCL group, every r with
+ * cnt_r > 0), and ev_got is recorded after it. The compute streams go on with
+ * whatever the caller queues next until exchange_wait. At most one exchange
+ * is started and not yet waited for. With m->timed, events on the first
+ * device's communication stream bracket it (nb_ckks_multi_comm_seconds). */
+static nb_status exchange_start(nb_ckks_multi *m, void *const *buf, const size_t *off,
+                                const size_t *cnt)
+{
+    if (m->G == 1)
+        return NB_OK;
+    for (size_t i = 0; i < m->G; i++) {
+        part *d = &m->d[i];
+        NB_TRY(nb_multi_use(d));
+        NB_CUDA_TRY(cudaEventRecord(d->ev_ready, d->stream));
+        NB_CUDA_TRY(cudaStreamWaitEvent(d->comm_stream, d->ev_ready, 0));
+    }
+    const int timed = m->timed && m->n_timed < NB_MULTI_TIMED;
+    if (timed) {
+        NB_TRY(nb_multi_use(&m->d[0]));
+        NB_CUDA_TRY(cudaEventRecord(m->ev_t[2 * m->n_timed], m->d[0].comm_stream));
+    }
+    const size_t words = m->p->n;
+    const ncclDataType_t type = m->word_bits == 32 ? ncclUint32 : ncclUint64;
+    NB_TRY(nb_nccl_check(m->nccl, m->nccl->group_start(), "ncclGroupStart"));
+    nb_status s = NB_OK;
+    for (size_t r = 0; r < m->G && s == NB_OK; r++) {
+        if (!cnt[r])
+            continue;
+        for (size_t i = 0; i < m->G && s == NB_OK; i++) {
+            void *p = at(m, buf[i], off[r]);
+            s = nb_nccl_check(m->nccl,
+                              m->nccl->broadcast(p, p, cnt[r] * words, type, (int)r,
+                                                 m->d[i].comm, m->d[i].comm_stream),
+                              "ncclBroadcast");
+        }
+    }
+    const nb_status e = nb_nccl_check(m->nccl, m->nccl->group_end(), "ncclGroupEnd");
+    NB_TRY(s != NB_OK ? s : e);
+    if (timed) {
+        NB_TRY(nb_multi_use(&m->d[0]));
+        NB_CUDA_TRY(cudaEventRecord(m->ev_t[2 * m->n_timed + 1], m->d[0].comm_stream));
+        m->n_timed++;
+    }
+    for (size_t i = 0; i < m->G; i++) {
+        part *d = &m->d[i];
+        NB_TRY(nb_multi_use(d));
+        NB_CUDA_TRY(cudaEventRecord(d->ev_got, d->comm_stream));
+    }
+    return NB_OK;
+}
+
+/* Every compute stream waits for the exchange started last; marked "comm"
+ * (the wait is the communication that nothing queued before it covered). */
+static nb_status exchange_wait(nb_ckks_multi *m, const nb_ckks_hook *h, void *stream)
+{
+    if (m->G == 1)
+        return NB_OK;
+    for (size_t i = 0; i < m->G; i++) {
+        part *d = &m->d[i];
+        NB_TRY(nb_multi_use(d));
+        NB_CUDA_TRY(cudaStreamWaitEvent(d->stream, d->ev_got, 0));
+    }
+    return step(m, h, stream, "comm", 0, 0, 0);
+}
+
+/* dst = iNTT of owned limbs [first, first + count) (plan indices) of src. */
+static nb_status inverse_into(nb_ckks_multi *m, part *d, void *dst, const void *src,
+                              size_t first, size_t count)
+{
+    if (!count)
+        return NB_OK;
+    if (m->oop)
+        return nb_ntt_inverse_to(d->ntt, dst, src, first, count, d->stream);
+    NB_TRY(nb_gpu_copy(dst, src, count * m->limb_bytes, d->stream));
+    return nb_ntt_inverse(d->ntt, dst, first, count, d->stream);
+}
+
+static nb_status forward(part *d, void *data, size_t first, size_t count)
+{
+    return count ? nb_ntt_forward(d->ntt, data, first, count, d->stream) : NB_OK;
+}
+
+static nb_status conv(const nb_ckks_multi *m, const part *d, const nb_conv_desc *desc,
+                      size_t t0, size_t count, const nb_polys *io)
+{
+    if (!count)
+        return NB_OK;
+    const nb_conv_view v = nb_conv_view_at(desc, d->base, desc->n_to);
+    const nb_conv_view sub =
+        nb_conv_view_targets(v, (uint32_t)t0, (uint32_t)count, d->base + m->k->identity);
+    return nb_gpu_conv(&sub, io, m->p->n, d->stream);
+}
+
+/* ---- the steps ---- */
+
+/* Digit j's limbs at level l: for each device the range of them it owns
+ * (off: the first one's index, cnt: how many), for an exchange of gq. */
+static void digit_parts(const nb_ckks_multi *m, size_t level, size_t j, size_t *off,
+                        size_t *cnt, void **buf)
+{
+    size_t first, count;
+    nb_ckks_digit_range(m->p, level, j, &first, &count);
+    for (size_t i = 0; i < m->G; i++) {
+        const part *d = &m->d[i];
+        const size_t qe = d->qa + nb_multi_nq_at(d, level);
+        const size_t lo = d->qa > first ? d->qa : first;
+        const size_t hi = qe < first + count ? qe : first + count;
+        off[i] = lo;
+        cnt[i] = hi > lo ? hi - lo : 0;
+        buf[i] = d->gq;
+    }
+}
+
+/* Digit j of level l on part d into its local poly over B_l `out`: the
+ * digit's owned limbs copied from `in`, the other owned limbs converted from
+ * the gathered digit (coefficient form) and transformed. Conversion targets
+ * are B_l minus the digit in order (Q below the digit, Q above it, P). */
+static nb_status modup_digit_conv(nb_ckks_multi *m, part *d, size_t level, size_t j, void *out,
+                                  const void *in)
+{
+    const nb_ckks_params *p = m->p;
+    size_t first, count;
+    nb_ckks_digit_range(p, level, j, &first, &count);
+    const size_t nq = nb_multi_nq_at(d, level), qa = d->qa, qe = qa + nq, after = first + count;
+    const nb_conv_desc *desc = &m->k->modup[level * p->dnum + j];
+    const void *src = at(m, d->gq, first);
+    /* owned limbs of the digit: the input itself */
+    const size_t c0 = qa > first ? qa : first, c1 = qe < after ? qe : after;
+    if (c1 > c0)
+        NB_TRY(nb_gpu_copy(at(m, out, c0 - qa), at(m, in, c0 - qa), (c1 - c0) * m->limb_bytes,
+                           d->stream));
+    /* owned Q limbs below the digit: targets t = i */
+    const size_t b1 = qe < first ? qe : first;
+    if (b1 > qa) {
+        const nb_polys io = {{at(m, out, 0), NULL}, {src, NULL}, {NULL, NULL}, 1, m->word_bits};
+        NB_TRY(conv(m, d, desc, qa, b1 - qa, &io));
+    }
+    /* owned Q limbs above the digit: targets t = i - count */
+    const size_t a0 = qa > after ? qa : after;
+    if (qe > a0) {
+        const nb_polys io = {{at(m, out, a0 - qa), NULL}, {src, NULL}, {NULL, NULL}, 1,
+                             m->word_bits};
+        NB_TRY(conv(m, d, desc, a0 - count, qe - a0, &io));
+    }
+    /* owned P limbs: targets l+1-count+k */
+    const nb_polys io = {{at(m, out, nq), NULL}, {src, NULL}, {NULL, NULL}, 1, m->word_bits};
+    return conv(m, d, desc, level + 1 - count + d->pa, d->np, &io);
+}
+
+static nb_status modup_digit_ntt(nb_ckks_multi *m, part *d, size_t level, size_t j, void *out)
+{
+    size_t first, count;
+    nb_ckks_digit_range(m->p, level, j, &first, &count);
+    const size_t nq = nb_multi_nq_at(d, level), qa = d->qa, qe = qa + nq, after = first + count;
+    const size_t b1 = qe < first ? qe : first, a0 = qa > after ? qa : after;
+    if (b1 > qa)
+        NB_TRY(forward(d, out, 0, b1 - qa));
+    if (qe > a0)
+        NB_TRY(forward(d, at(m, out, a0 - qa), a0 - qa, qe - a0));
+    return forward(d, at(m, out, nq), d->nq, d->np);
+}
+
+/* modUp of every digit of level l: digit j's local poly over B_l at
+ * out[i] + j * (nq_l + np) limbs. The owned Q limbs go to coefficient form in
+ * one call; digit j's limbs are gathered while digit j-1 is converted and
+ * transformed. */
+static nb_status modup_all(nb_ckks_multi *m, size_t level, void *const *out,
+                           const void *const *in, const nb_ckks_hook *h, void *stream)
+{
+    for (size_t i = 0; i < m->G; i++) {
+        part *d = &m->d[i];
+        NB_TRY(nb_multi_use(d));
+        NB_TRY(inverse_into(m, d, at(m, d->gq, d->qa), in[i], 0, nb_multi_nq_at(d, level)));
+    }
+    NB_TRY(step(m, h, stream, "intt", 1, level + 1, 1));
+    const size_t digits = nb_ckks_digits(m->p, level);
+    size_t off[NB_MULTI_MAX], cnt[NB_MULTI_MAX];
+    void *buf[NB_MULTI_MAX];
+    digit_parts(m, level, 0, off, cnt, buf);
+    NB_TRY(exchange_start(m, buf, off, cnt));
+    for (size_t j = 0; j < digits; j++) {
+        size_t first, count;
+        nb_ckks_digit_range(m->p, level, j, &first, &count);
+        NB_TRY(exchange_wait(m, h, stream));
+        if (j + 1 < digits) {
+            digit_parts(m, level, j + 1, off, cnt, buf);
+            NB_TRY(exchange_start(m, buf, off, cnt));
+        }
+        for (size_t i = 0; i < m->G; i++) {
+            part *d = &m->d[i];
+            NB_TRY(nb_multi_use(d));
+            void *o = at(m, out[i], j * (nb_multi_nq_at(d, level) + d->np));
+            NB_TRY(modup_digit_conv(m, d, level, j, o, in[i]));
+        }
+        NB_TRY(step(m, h, stream, "conv", 0, 0, 0));
+        for (size_t i = 0; i < m->G; i++) {
+            part *d = &m->d[i];
+            NB_TRY(nb_multi_use(d));
+            void *o = at(m, out[i], j * (nb_multi_nq_at(d, level) + d->np));
+            NB_TRY(modup_digit_ntt(m, d, level, j, o));
+        }
+        NB_TRY(step(m, h, stream, "ntt", 1, level + 1 + m->p->alpha - count, 0));
+    }
+    return NB_OK;
+}
+
+/* modDown of `polys` local polys over B_l a[k][i] into out[k][i] (local
+ * polys over Q_l). Polynomial k's P limbs are gathered while polynomial
+ * k+1's are transformed and then while polynomial k is converted. */
+static nb_status moddown(nb_ckks_multi *m, size_t level, unsigned polys, void *const *out[2],
+                         const void *const *a[2], const nb_ckks_hook *h, void *stream)
+{
+    const size_t A = m->p->alpha;
+    size_t off[2][NB_MULTI_MAX], cnt[NB_MULTI_MAX];
+    void *buf[NB_MULTI_MAX];
+    for (unsigned k = 0; k < polys; k++) {
+        for (size_t i = 0; i < m->G; i++) {
+            part *d = &m->d[i];
+            NB_TRY(nb_multi_use(d));
+            off[k][i] = k * A + d->pa;
+            cnt[i] = d->np;
+            buf[i] = d->gp;
+            NB_TRY(inverse_into(m, d, at(m, d->gp, off[k][i]),
+                                at(m, a[k][i], nb_multi_nq_at(d, level)), d->nq, d->np));
+        }
+        if (k == 0)
+            NB_TRY(exchange_start(m, buf, off[0], cnt));
+    }
+    NB_TRY(step(m, h, stream, "intt", 1, polys * A, 1));
+    for (unsigned k = 0; k < polys; k++) {
+        NB_TRY(exchange_wait(m, h, stream));
+        if (k + 1 < polys)
+            NB_TRY(exchange_start(m, buf, off[k + 1], cnt));
+        for (size_t i = 0; i < m->G; i++) {
+            part *d = &m->d[i];
+            NB_TRY(nb_multi_use(d));
+            const nb_polys io = {{d->t[k], NULL}, {at(m, d->gp, k * A), NULL}, {NULL, NULL}, 1,
+                                 m->word_bits};
+            NB_TRY(conv(m, d, &m->k->moddown, d->qa, nb_multi_nq_at(d, level), &io));
+        }
+        NB_TRY(step(m, h, stream, "conv", 0, 0, 0));
+    }
+    for (size_t i = 0; i < m->G; i++) {
+        part *d = &m->d[i];
+        NB_TRY(nb_multi_use(d));
+        for (unsigned k = 0; k < polys; k++)
+            NB_TRY(forward(d, d->t[k], 0, nb_multi_nq_at(d, level)));
+    }
+    NB_TRY(step(m, h, stream, "ntt", 1, polys * (level + 1), 0));
+    for (size_t i = 0; i < m->G; i++) {
+        part *d = &m->d[i];
+        NB_TRY(nb_multi_use(d));
+        const size_t nq = nb_multi_nq_at(d, level);
+        if (!nq)
+            continue;
+        const nb_limb_consts c = {d->base + m->k->prime_q + d->qa, d->base + m->k->p_inv + d->qa,
+                                  d->base + m->k->p_inv_shoup + d->qa};
+        const nb_polys io = {{out[0][i], polys > 1 ? out[1][i] : NULL},
+                             {a[0][i], polys > 1 ? a[1][i] : NULL},
+                             {d->t[0], d->t[1]}, polys, m->word_bits};
+        NB_TRY(nb_gpu_sub_mul(&c, &io, nq, m->p->n, d->stream));
+    }
+    return step(m, h, stream, "scalar", 0, 0, 0);
+}
+
+static nb_status inner_product(nb_ckks_multi *m, size_t level, const void *const *key,
+                               const nb_ckks_hook *h, void *stream)
+{
+    for (size_t i = 0; i < m->G; i++) {
+        part *d = &m->d[i];
+        NB_TRY(nb_multi_use(d));
+        const size_t nq = nb_multi_nq_at(d, level);
+        const nb_ip_geom g = {
+            .n = m->p->n,
+            .level = nq - 1, /* nq = 0 wraps: no Q limb */
+            .ext_limbs = nq + d->np,
+            .q_count = d->nq,
+            .alpha = d->np,
+            .digits = nb_ckks_digits(m->p, level),
+            .alpha_digit = m->p->alpha,
+            .packed = 0,
+            .chunk = m->k->ip_chunk,
+            .word_bits = m->word_bits,
+            .prime_q = d->local_q,
+            .prime_mu_lo = d->local_mu_lo,
+            .prime_mu_hi = d->local_mu_hi,
+        };
+        NB_TRY(nb_gpu_inner_product(&g, d->acc[0], d->acc[1], at(m, d->acc[1], nq), d->ext, NULL,
+                                    key[i], d->stream));
+    }
+    return step(m, h, stream, "inner-product", 0, 0, 0);
+}
+
+static nb_status rescale(nb_ckks_multi *m, size_t level, int round, void *const *out,
+                         const void *const *in, const nb_ckks_hook *h, void *stream)
+{
+    const size_t g = m->p->rescale_primes, keep = level + 1 - g;
+    size_t off[NB_MULTI_MAX], cnt[NB_MULTI_MAX];
+    void *buf[NB_MULTI_MAX];
+    for (size_t i = 0; i < m->G; i++) {
+        part *d = &m->d[i];
+        NB_TRY(nb_multi_use(d));
+        const size_t qe = d->qa + nb_multi_nq_at(d, level), lo = d->qa > keep ? d->qa : keep;
+        off[i] = lo - keep;
+        cnt[i] = qe > lo ? qe - lo : 0;
+        buf[i] = d->gr;
+        NB_TRY(inverse_into(m, d, at(m, d->gr, off[i]), at(m, in[i], lo - d->qa), lo - d->qa,
+                            cnt[i]));
+    }
+    NB_TRY(step(m, h, stream, "intt", 1, g, 1));
+    NB_TRY(exchange_start(m, buf, off, cnt));
+    NB_TRY(exchange_wait(m, h, stream));
+    for (size_t i = 0; i < m->G; i++) {
+        part *d = &m->d[i];
+        NB_TRY(nb_multi_use(d));
+        const size_t nk = nb_multi_nq_at(d, keep - 1);
+        if (!nk)
+            continue;
+        const nb_bring_args a =
+            nb_bring_args_at(m->p, d->base, level, round, d->qa, nk, m->word_bits);
+        NB_TRY(nb_gpu_rescale_bring(&a, d->t[0], d->gr, d->stream));
+    }
+    NB_TRY(step(m, h, stream, "conv", 0, 0, 0));
+    for (size_t i = 0; i < m->G; i++) {
+        NB_TRY(nb_multi_use(&m->d[i]));
+        NB_TRY(forward(&m->d[i], m->d[i].t[0], 0, nb_multi_nq_at(&m->d[i], keep - 1)));
+    }
+    NB_TRY(step(m, h, stream, "ntt", 1, keep, 0));
+    const size_t Q = m->p->q_count;
+    for (size_t i = 0; i < m->G; i++) {
+        part *d = &m->d[i];
+        NB_TRY(nb_multi_use(d));
+        const size_t nk = nb_multi_nq_at(d, keep - 1);
+        if (!nk)
+            continue;
+        const nb_limb_consts c = {d->base + m->k->prime_q + d->qa,
+                                  d->base + m->k->ql_inv + level * Q + d->qa,
+                                  d->base + m->k->ql_inv_shoup + level * Q + d->qa};
+        const nb_polys io = {{out[i], NULL}, {in[i], NULL}, {d->t[0], NULL}, 1, m->word_bits};
+        NB_TRY(nb_gpu_sub_mul(&c, &io, nk, m->p->n, d->stream));
+    }
+    return step(m, h, stream, "scalar", 0, 0, 0);
+}
+
+/* ---- the public calls ---- */
+
+static nb_status check(const nb_ckks_multi *m, size_t level, size_t min_level, const char *op,
+                       const void *a, const void *b)
+{
+    if (!m)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: NULL nb_ckks_multi", op);
+    if (level < min_level || level > m->p->max_level)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: level %zu outside [%zu, L=%zu]", op, level,
+                            min_level, m->p->max_level);
+    if (!a || !b)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: NULL part list", op);
+    return NB_OK;
+}
+
+nb_status nb_ckks_multi_modup_all(nb_ckks_multi *m, size_t level, void *const *out,
+                                  const void *const *in, const nb_ckks_hook *hook, void *stream)
+{
+    NB_TRY(check(m, level, 0, "modUp", out, in));
+    m->n_timed = 0;
+    NB_TRY(fork_from(m, stream));
+    NB_TRY(modup_all(m, level, out, in, hook, stream));
+    return join_into(m, stream);
+}
+
+nb_status nb_ckks_multi_moddown(nb_ckks_multi *m, size_t level, void *const *out,
+                                const void *const *in, const nb_ckks_hook *hook, void *stream)
+{
+    NB_TRY(check(m, level, 0, "modDown", out, in));
+    void *const *o[2] = {out, NULL};
+    const void *const *a[2] = {in, NULL};
+    m->n_timed = 0;
+    NB_TRY(fork_from(m, stream));
+    NB_TRY(moddown(m, level, 1, o, a, hook, stream));
+    return join_into(m, stream);
+}
+
+nb_status nb_ckks_multi_keyswitch(nb_ckks_multi *m, size_t level, void *const *out0,
+                                  void *const *out1, const void *const *in,
+                                  const void *const *key, const nb_ckks_hook *hook, void *stream)
+{
+    NB_TRY(check(m, level, 0, "key switch", out0, in));
+    NB_TRY(check(m, level, 0, "key switch", out1, key));
+    void *ext[NB_MULTI_MAX], *acc0[NB_MULTI_MAX], *acc1[NB_MULTI_MAX];
+    for (size_t i = 0; i < m->G; i++) {
+        ext[i] = m->d[i].ext;
+        acc0[i] = m->d[i].acc[0];
+        acc1[i] = m->d[i].acc[1];
+    }
+    void *const *o[2] = {out0, out1};
+    const void *const *a[2] = {(const void *const *)acc0, (const void *const *)acc1};
+    m->n_timed = 0;
+    NB_TRY(fork_from(m, stream));
+    NB_TRY(modup_all(m, level, ext, in, hook, stream));
+    NB_TRY(inner_product(m, level, key, hook, stream));
+    NB_TRY(moddown(m, level, 2, o, a, hook, stream));
+    return join_into(m, stream);
+}
+
+nb_status nb_ckks_multi_rescale(nb_ckks_multi *m, size_t level, nb_ckks_rounding rounding,
+                                void *const *out, const void *const *in,
+                                const nb_ckks_hook *hook, void *stream)
+{
+    NB_TRY(check(m, level, m ? m->p->rescale_primes : 1, "rescale", out, in));
+    if (rounding != NB_CKKS_RESCALE_FLOOR && rounding != NB_CKKS_RESCALE_ROUND)
+        return nb_set_error(NB_ERR_INVALID_ARG, "rescale: unknown rounding mode %d", (int)rounding);
+    m->n_timed = 0;
+    NB_TRY(fork_from(m, stream));
+    NB_TRY(rescale(m, level, rounding == NB_CKKS_RESCALE_ROUND, out, in, hook, stream));
+    return join_into(m, stream);
+}
+
+#else /* no NCCL (or no CUDA) in the build */
+
+nb_status nb_ckks_multi_modup_all(nb_ckks_multi *m, size_t level, void *const *out,
+                                  const void *const *in, const nb_ckks_hook *hook, void *stream)
+{
+    (void)m, (void)level, (void)out, (void)in, (void)hook, (void)stream;
+    return nb_multi_unsupported();
+}
+nb_status nb_ckks_multi_moddown(nb_ckks_multi *m, size_t level, void *const *out,
+                                const void *const *in, const nb_ckks_hook *hook, void *stream)
+{
+    (void)m, (void)level, (void)out, (void)in, (void)hook, (void)stream;
+    return nb_multi_unsupported();
+}
+nb_status nb_ckks_multi_keyswitch(nb_ckks_multi *m, size_t level, void *const *out0,
+                                  void *const *out1, const void *const *in,
+                                  const void *const *key, const nb_ckks_hook *hook, void *stream)
+{
+    (void)m, (void)level, (void)out0, (void)out1, (void)in, (void)key, (void)hook, (void)stream;
+    return nb_multi_unsupported();
+}
+nb_status nb_ckks_multi_rescale(nb_ckks_multi *m, size_t level, nb_ckks_rounding rounding,
+                                void *const *out, const void *const *in,
+                                const nb_ckks_hook *hook, void *stream)
+{
+    (void)m, (void)level, (void)rounding, (void)out, (void)in, (void)hook, (void)stream;
+    return nb_multi_unsupported();
+}
+#endif

@@ -1,0 +1,70 @@
+/* Internal to ckks/: the state of the several-GPU pipelines (nb_ckks_multi,
+ * ckks/ckks.h), shared by multi.c (the steps and the pipelines) and
+ * multi_setup.c (creation, the partition, the copies to and from the parts).
+ * NB_MULTI_GPU is defined when the build has both CUDA and NCCL's header. */
+#ifndef NB_CKKS_MULTI_H
+#define NB_CKKS_MULTI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ckks/consts.h"
+#include "ckks/nccl.h"
+#include "core/device.h"
+
+#define NB_MULTI_MAX 64   /* devices of one nb_ckks_multi */
+#define NB_MULTI_TIMED 80 /* exchanges timed per call (modUp: one per digit) */
+
+/* NB_ERR_UNSUPPORTED (no NCCL) or NB_ERR_NO_DEVICE (no CUDA), saying so. */
+nb_status nb_multi_unsupported(void);
+
+#if defined(NB_HAVE_CUDA) && defined(NB_HAVE_NCCL)
+#define NB_MULTI_GPU 1
+#include <cuda_runtime_api.h>
+
+/* One device's part: its limbs, its stream, and its copies of everything. */
+typedef struct part {
+    int device;
+    cudaStream_t stream;      /* compute */
+    cudaStream_t comm_stream; /* the exchanges (NCCL) */
+    cudaEvent_t ev_fork, ev_done, ev_ready, ev_got;
+    ncclComm_t comm;          /* NULL with one device */
+    size_t qa, nq, pa, np;    /* owned Q limbs [qa, qa+nq), P limbs [pa, pa+np) */
+    nb_ntt *ntt;              /* owned Q primes, then owned P primes */
+    nb_buffer *consts;        /* the blob, then [nq+np] x {q, mu_lo, mu_hi} in plan order */
+    const uint64_t *base, *local_q, *local_mu_lo, *local_mu_hi;
+    nb_buffer *scratch;
+    void *gq;                 /* L+1 limbs: the gathered Q limbs (coefficient form) */
+    void *gp;                 /* 2 alpha limbs: gathered P limbs of two polynomials */
+    void *gr;                 /* 2 limbs: rescale's gathered dropped limbs */
+    void *ext;                /* dnum x (nq+np) limbs: the key switch's modUp outputs */
+    void *acc[2];             /* nq+np limbs each: inner-product outputs */
+    void *t[2];               /* nq limbs each: converted limbs */
+} part;
+
+struct nb_ckks_multi {
+    const nb_ckks_params *p;
+    const nb_ckks_consts *k;
+    const nb_nccl_api *nccl;  /* NULL with one device */
+    unsigned word_bits;
+    size_t limb_bytes;        /* N words */
+    int oop;                  /* the variant transforms out of place */
+    size_t G;
+    part *d;
+    int timed;                /* bracket each exchange with events (first device) */
+    size_t n_timed;           /* exchanges bracketed in the last call */
+    cudaEvent_t ev_t[2 * NB_MULTI_TIMED];
+};
+
+/* Owned Q limbs below l+1. */
+static inline size_t nb_multi_nq_at(const part *d, size_t level)
+{
+    const size_t end = d->qa + d->nq < level + 1 ? d->qa + d->nq : level + 1;
+    return end > d->qa ? end - d->qa : 0;
+}
+
+/* Makes part d's device current. */
+nb_status nb_multi_use(const part *d);
+#endif
+
+#endif

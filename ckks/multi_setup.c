@@ -1,0 +1,363 @@
+/* Creating and destroying the several-GPU pipelines (nb_ckks_multi): the
+ * partition of the limbs, each device's plan, constants, scratch and stream,
+ * the NCCL communicators, and the copies between a whole host polynomial and
+ * the devices' parts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ckks/multi.h"
+
+nb_status nb_multi_unsupported(void)
+{
+#ifdef NB_HAVE_CUDA
+    return nb_set_error(NB_ERR_UNSUPPORTED, "several GPUs need NCCL's header at build time, "
+                                            "and this build had none (docs/ckks.md, \"Several "
+                                            "GPUs\")");
+#else
+    return nb_set_error(NB_ERR_NO_DEVICE, "several GPUs: built without CUDA");
+#endif
+}
+
+#ifdef NB_MULTI_GPU
+#include "core/cuda_check.h"
+
+nb_status nb_multi_use(const part *d)
+{
+    NB_CUDA_TRY(cudaSetDevice(d->device));
+    return NB_OK;
+}
+
+static void part_free(part *d)
+{
+    if (nb_multi_use(d) != NB_OK)
+        return;
+    nb_ntt_destroy(d->ntt);
+    nb_buffer_destroy(d->consts);
+    nb_buffer_destroy(d->scratch);
+    cudaEvent_t ev[4] = {d->ev_fork, d->ev_done, d->ev_ready, d->ev_got};
+    for (int i = 0; i < 4; i++)
+        if (ev[i])
+            cudaEventDestroy(ev[i]);
+    if (d->stream)
+        cudaStreamDestroy(d->stream);
+    if (d->comm_stream)
+        cudaStreamDestroy(d->comm_stream);
+}
+
+void nb_ckks_multi_destroy(nb_ckks_multi *m)
+{
+    if (!m)
+        return;
+    if (m->d && nb_multi_use(&m->d[0]) == NB_OK)
+        for (size_t k = 0; k < 2 * NB_MULTI_TIMED; k++)
+            if (m->ev_t[k])
+                cudaEventDestroy(m->ev_t[k]);
+    for (size_t i = 0; m->d && i < m->G; i++) {
+        if (m->d[i].comm && m->nccl)
+            m->nccl->comm_destroy(m->d[i].comm);
+        part_free(&m->d[i]);
+    }
+    free(m->d);
+    free(m);
+}
+
+/* Part d's plan, constants and scratch on its device. */
+static nb_status part_create(nb_ckks_multi *m, part *d, const nb_ntt_variant *variant)
+{
+    const nb_ckks_params *p = m->p;
+    const size_t Q = p->q_count, A = p->alpha, own = d->nq + d->np;
+    NB_TRY(nb_multi_use(d));
+    NB_CUDA_TRY(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
+    NB_CUDA_TRY(cudaStreamCreateWithFlags(&d->comm_stream, cudaStreamNonBlocking));
+    cudaEvent_t *ev[4] = {&d->ev_fork, &d->ev_done, &d->ev_ready, &d->ev_got};
+    for (int i = 0; i < 4; i++)
+        NB_CUDA_TRY(cudaEventCreateWithFlags(ev[i], cudaEventDisableTiming));
+    /* host: the owned primes and their Barrett constants in plan order */
+    const size_t words = m->k->words, extra = 3 * own;
+    uint64_t *h = malloc((own + extra) * sizeof *h);
+    if (!h)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_multi_create: out of host memory");
+    for (size_t i = 0; i < own; i++) {
+        const size_t full = i < d->nq ? d->qa + i : Q + d->pa + (i - d->nq);
+        h[i] = p->primes[full];
+        h[own + i] = m->k->blob[m->k->prime_q + full];
+        h[2 * own + i] = m->k->blob[m->k->prime_mu_lo + full];
+        h[3 * own + i] = m->k->blob[m->k->prime_mu_hi + full];
+    }
+    nb_status s = nb_ntt_create(&d->ntt, variant, p->log_n, h, NULL, own, d->stream);
+    if (s == NB_OK)
+        s = nb_buffer_create(&d->consts, NB_BACKEND_GPU, (words + extra) * sizeof(uint64_t));
+    if (s == NB_OK)
+        s = nb_buffer_upload(d->consts, 0, m->k->blob, words * sizeof(uint64_t), d->stream);
+    if (s == NB_OK)
+        s = nb_buffer_upload(d->consts, words * sizeof(uint64_t), h + own,
+                             extra * sizeof(uint64_t), d->stream);
+    if (s == NB_OK)
+        s = nb_stream_sync(d->stream); /* h is freed below */
+    free(h);
+    NB_TRY(s);
+    d->base = nb_buffer_ptr(d->consts);
+    d->local_q = d->base + words;
+    d->local_mu_lo = d->local_q + own;
+    d->local_mu_hi = d->local_mu_lo + own;
+    NB_TRY(nb_gpu_conv_reserve(A));
+    const size_t limbs = Q + 2 * A + 2 + p->dnum * own + 2 * own + 2 * d->nq;
+    NB_TRY(nb_buffer_create(&d->scratch, NB_BACKEND_GPU, limbs * m->limb_bytes));
+    char *w = nb_buffer_ptr(d->scratch);
+    d->gq = w;
+    d->gp = w += Q * m->limb_bytes;
+    d->gr = w += 2 * A * m->limb_bytes;
+    d->ext = w += 2 * m->limb_bytes;
+    d->acc[0] = w += p->dnum * own * m->limb_bytes;
+    d->acc[1] = w += own * m->limb_bytes;
+    d->t[0] = w += own * m->limb_bytes;
+    d->t[1] = w + d->nq * m->limb_bytes;
+    return NB_OK;
+}
+
+static nb_status create(nb_ckks_multi *m, const nb_ntt_variant *variant, const int *devices)
+{
+    const size_t Q = m->p->q_count, A = m->p->alpha, G = m->G;
+    for (size_t i = 0; i < G; i++) {
+        part *d = &m->d[i];
+        d->device = devices[i];
+        d->qa = i * Q / G;
+        d->nq = (i + 1) * Q / G - d->qa;
+        d->pa = i * A / G;
+        d->np = (i + 1) * A / G - d->pa;
+        NB_TRY(part_create(m, d, variant));
+    }
+    m->oop = nb_ntt_out_of_place(m->d[0].ntt);
+    NB_TRY(nb_multi_use(&m->d[0]));
+    for (size_t k = 0; k < 2 * NB_MULTI_TIMED; k++)
+        NB_CUDA_TRY(cudaEventCreate(&m->ev_t[k]));
+    if (G == 1)
+        return NB_OK;
+    m->nccl = nb_nccl_load();
+    if (!m->nccl)
+        return NB_ERR_UNSUPPORTED; /* the loader's message stands */
+    ncclComm_t comms[NB_MULTI_MAX];
+    NB_TRY(nb_nccl_check(m->nccl, m->nccl->comm_init_all(comms, (int)G, devices),
+                         "ncclCommInitAll"));
+    for (size_t i = 0; i < G; i++)
+        m->d[i].comm = comms[i];
+    return nb_multi_use(&m->d[0]);
+}
+
+nb_status nb_ckks_multi_create(nb_ckks_multi **out, const nb_ckks_params *params,
+                               const nb_ntt_variant *variant, const int *devices, size_t gpus)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !params || !variant || !devices)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ckks_multi_create: NULL argument");
+    if (variant->backend != NB_BACKEND_GPU)
+        return nb_set_error(NB_ERR_UNSUPPORTED, "several GPUs: variant '%s' is not a GPU variant",
+                            variant->name);
+    const size_t most = params->alpha < params->q_count ? params->alpha : params->q_count;
+    if (gpus < 1 || gpus > most || gpus > NB_MULTI_MAX)
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "several GPUs: %zu devices for set '%s', which splits into at most "
+                            "%zu (each device owns at least one limb of Q and one of P)",
+                            gpus, params->name, most < NB_MULTI_MAX ? most : NB_MULTI_MAX);
+    const int have = nb_gpu_count();
+    for (size_t i = 0; i < gpus; i++) {
+        if (devices[i] < 0 || devices[i] >= have)
+            return nb_set_error(NB_ERR_NO_DEVICE, "several GPUs: device %d requested, %d present",
+                                devices[i], have);
+        for (size_t j = 0; j < i; j++)
+            if (devices[j] == devices[i])
+                return nb_set_error(NB_ERR_INVALID_ARG, "several GPUs: device %d given twice",
+                                    devices[i]);
+    }
+    /* the one-GPU pipeline checks the word size against the primes */
+    nb_ckks *probe = NULL;
+    NB_CUDA_TRY(cudaSetDevice(devices[0]));
+    NB_TRY(nb_ckks_create(&probe, params, variant, NULL));
+    nb_ckks_destroy(probe);
+    nb_ckks_multi *m = calloc(1, sizeof *m);
+    if (m)
+        m->d = calloc(gpus, sizeof *m->d);
+    if (!m || !m->d) {
+        free(m);
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_multi_create: out of host memory");
+    }
+    m->p = params;
+    m->k = params->consts;
+    m->word_bits = variant->word_bits;
+    m->limb_bytes = params->n * (variant->word_bits / 8);
+    m->G = gpus;
+    nb_status s = create(m, variant, devices);
+    if (s != NB_OK) {
+        nb_ckks_multi_destroy(m);
+        return s;
+    }
+    *out = m;
+    return NB_OK;
+}
+
+size_t nb_ckks_multi_gpus(const nb_ckks_multi *m) { return m ? m->G : 0; }
+
+void nb_ckks_multi_time_exchanges(nb_ckks_multi *m, int on)
+{
+    if (m)
+        m->timed = on != 0;
+}
+
+nb_status nb_ckks_multi_comm_seconds(nb_ckks_multi *m, double *seconds)
+{
+    if (!m || !seconds)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ckks_multi_comm_seconds: NULL argument");
+    *seconds = 0;
+    NB_TRY(nb_multi_use(&m->d[0]));
+    NB_CUDA_TRY(cudaStreamSynchronize(m->d[0].comm_stream));
+    for (size_t k = 0; k < m->n_timed; k++) {
+        float ms = 0;
+        NB_CUDA_TRY(cudaEventElapsedTime(&ms, m->ev_t[2 * k], m->ev_t[2 * k + 1]));
+        *seconds += ms * 1e-3;
+    }
+    return NB_OK;
+}
+
+int nb_ckks_multi_device(const nb_ckks_multi *m, size_t d)
+{
+    return m && d < m->G ? m->d[d].device : -1;
+}
+
+void *nb_ckks_multi_stream(const nb_ckks_multi *m, size_t d)
+{
+    return m && d < m->G ? (void *)m->d[d].stream : NULL;
+}
+
+int nb_ckks_multi_nccl_version(const nb_ckks_multi *m)
+{
+    int v = 0;
+    if (m && m->nccl && m->nccl->get_version(&v) != ncclSuccess)
+        v = 0;
+    return v;
+}
+
+void nb_ckks_multi_part(const nb_ckks_multi *m, size_t d, size_t *q_first, size_t *q_count,
+                        size_t *p_first, size_t *p_count)
+{
+    const part *x = m && d < m->G ? &m->d[d] : NULL;
+    *q_first = x ? x->qa : 0;
+    *q_count = x ? x->nq : 0;
+    *p_first = x ? x->pa : 0;
+    *p_count = x ? x->np : 0;
+}
+
+size_t nb_ckks_multi_limbs(const nb_ckks_multi *m, size_t d, size_t level, nb_ckks_layout k)
+{
+    if (!m || d >= m->G)
+        return 0;
+    const part *x = &m->d[d];
+    switch (k) {
+    case NB_CKKS_LAYOUT_Q:
+        return nb_multi_nq_at(x, level);
+    case NB_CKKS_LAYOUT_B:
+        return nb_multi_nq_at(x, level) + x->np;
+    case NB_CKKS_LAYOUT_KEY:
+        return 2 * m->p->dnum * (x->nq + x->np);
+    }
+    return 0;
+}
+
+/* The host limb of local limb `i` of part x (layout k at level l). */
+static size_t host_limb(const nb_ckks_multi *m, const part *x, size_t level, nb_ckks_layout k,
+                        size_t i)
+{
+    const size_t nq = nb_multi_nq_at(x, level), E = m->p->q_count + m->p->alpha;
+    if (k == NB_CKKS_LAYOUT_KEY) {
+        const size_t own = x->nq + x->np, poly = i / own, j = i % own;
+        return poly * E + (j < x->nq ? x->qa + j : m->p->q_count + x->pa + (j - x->nq));
+    }
+    return i < nq ? x->qa + i : level + 1 + x->pa + (i - nq);
+}
+
+/* Limb by limb between host and parts; to_parts selects the direction. */
+static nb_status copy_parts(nb_ckks_multi *m, size_t level, nb_ckks_layout k, void *host,
+                            void *const *parts, int to_parts)
+{
+    if (!m || !host || !parts)
+        return nb_set_error(NB_ERR_INVALID_ARG, "several GPUs: NULL argument to a copy");
+    if (level > m->p->max_level || (unsigned)k > NB_CKKS_LAYOUT_KEY)
+        return nb_set_error(NB_ERR_INVALID_ARG, "several GPUs: level %zu or layout %d out of range",
+                            level, (int)k);
+    const size_t lb = m->limb_bytes;
+    for (size_t d = 0; d < m->G; d++) {
+        const part *x = &m->d[d];
+        NB_TRY(nb_multi_use(x));
+        const size_t limbs = nb_ckks_multi_limbs(m, d, level, k);
+        for (size_t i = 0; i < limbs; i++) {
+            char *h = (char *)host + host_limb(m, x, level, k, i) * lb;
+            char *p = (char *)parts[d] + i * lb;
+            if (to_parts)
+                NB_CUDA_TRY(cudaMemcpyAsync(p, h, lb, cudaMemcpyHostToDevice, x->stream));
+            else
+                NB_CUDA_TRY(cudaMemcpyAsync(h, p, lb, cudaMemcpyDeviceToHost, x->stream));
+        }
+        NB_CUDA_TRY(cudaStreamSynchronize(x->stream));
+    }
+    return nb_multi_use(&m->d[0]);
+}
+
+nb_status nb_ckks_multi_scatter(nb_ckks_multi *m, size_t level, nb_ckks_layout k,
+                                void *const *parts, const void *host)
+{
+    return copy_parts(m, level, k, (void *)(uintptr_t)host, parts, 1);
+}
+
+nb_status nb_ckks_multi_gather(nb_ckks_multi *m, size_t level, nb_ckks_layout k, void *host,
+                               const void *const *parts)
+{
+    return copy_parts(m, level, k, host, (void *const *)(uintptr_t)parts, 0);
+}
+
+#else /* no NCCL (or no CUDA) in the build */
+
+nb_status nb_ckks_multi_create(nb_ckks_multi **out, const nb_ckks_params *params,
+                               const nb_ntt_variant *variant, const int *devices, size_t gpus)
+{
+    (void)params, (void)variant, (void)devices, (void)gpus;
+    if (out)
+        *out = NULL;
+    return nb_multi_unsupported();
+}
+void nb_ckks_multi_destroy(nb_ckks_multi *m) { (void)m; }
+size_t nb_ckks_multi_gpus(const nb_ckks_multi *m) { (void)m; return 0; }
+void nb_ckks_multi_time_exchanges(nb_ckks_multi *m, int on) { (void)m, (void)on; }
+nb_status nb_ckks_multi_comm_seconds(nb_ckks_multi *m, double *seconds)
+{
+    (void)m;
+    if (seconds)
+        *seconds = 0;
+    return nb_multi_unsupported();
+}
+int nb_ckks_multi_device(const nb_ckks_multi *m, size_t d) { (void)m, (void)d; return -1; }
+void *nb_ckks_multi_stream(const nb_ckks_multi *m, size_t d) { (void)m, (void)d; return NULL; }
+int nb_ckks_multi_nccl_version(const nb_ckks_multi *m) { (void)m; return 0; }
+void nb_ckks_multi_part(const nb_ckks_multi *m, size_t d, size_t *q_first, size_t *q_count,
+                        size_t *p_first, size_t *p_count)
+{
+    (void)m, (void)d;
+    *q_first = *q_count = *p_first = *p_count = 0;
+}
+size_t nb_ckks_multi_limbs(const nb_ckks_multi *m, size_t d, size_t level, nb_ckks_layout k)
+{
+    (void)m, (void)d, (void)level, (void)k;
+    return 0;
+}
+nb_status nb_ckks_multi_scatter(nb_ckks_multi *m, size_t level, nb_ckks_layout k,
+                                void *const *parts, const void *host)
+{
+    (void)m, (void)level, (void)k, (void)parts, (void)host;
+    return nb_multi_unsupported();
+}
+nb_status nb_ckks_multi_gather(nb_ckks_multi *m, size_t level, nb_ckks_layout k, void *host,
+                               const void *const *parts)
+{
+    (void)m, (void)level, (void)k, (void)parts, (void)host;
+    return nb_multi_unsupported();
+}
+#endif

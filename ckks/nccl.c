@@ -1,0 +1,79 @@
+/* NCCL loaded at run time (ckks/nccl.h says where it is looked for). */
+#include "ckks/nccl.h"
+
+#ifdef NB_HAVE_NCCL
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef NB_NCCL_LIBDIR
+#define NB_NCCL_LIBDIR ""
+#endif
+
+static nb_nccl_api api;
+static int loaded; /* 1 ok, -1 failed */
+static char why[768];
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void *open_at(const char *path)
+{
+    void *h = path && *path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
+    if (h)
+        snprintf(api.path, sizeof api.path, "%s", path);
+    return h;
+}
+
+static void load(void)
+{
+    char built[300];
+    snprintf(built, sizeof built, "%s%slibnccl.so.2", NB_NCCL_LIBDIR,
+             *NB_NCCL_LIBDIR ? "/" : "");
+    void *h = open_at(getenv("NB_NCCL_LIBRARY"));
+    if (!h)
+        h = open_at("libnccl.so.2");
+    if (!h && *NB_NCCL_LIBDIR)
+        h = open_at(built);
+    if (!h) {
+        snprintf(why, sizeof why,
+                 "NCCL (libnccl.so.2) not found: set NB_NCCL_LIBRARY to its path or add its "
+                 "directory to LD_LIBRARY_PATH (looked in the loader's path%s%s)",
+                 *NB_NCCL_LIBDIR ? " and " : "", NB_NCCL_LIBDIR);
+        loaded = -1;
+        return;
+    }
+    *(void **)&api.comm_init_all = dlsym(h, "ncclCommInitAll");
+    *(void **)&api.comm_destroy = dlsym(h, "ncclCommDestroy");
+    *(void **)&api.group_start = dlsym(h, "ncclGroupStart");
+    *(void **)&api.group_end = dlsym(h, "ncclGroupEnd");
+    *(void **)&api.broadcast = dlsym(h, "ncclBroadcast");
+    *(void **)&api.get_version = dlsym(h, "ncclGetVersion");
+    *(void **)&api.error_string = dlsym(h, "ncclGetErrorString");
+    if (!api.comm_init_all || !api.comm_destroy || !api.group_start || !api.group_end ||
+        !api.broadcast || !api.get_version || !api.error_string) {
+        snprintf(why, sizeof why, "%s lacks an NCCL entry point nttbench needs", api.path);
+        dlclose(h);
+        loaded = -1;
+        return;
+    }
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
+    loaded = 1;
+}
+
+const nb_nccl_api *nb_nccl_load(void)
+{
+    pthread_once(&once, load);
+    if (loaded == 1)
+        return &api;
+    nb_set_error(NB_ERR_UNSUPPORTED, "%s", why);
+    return NULL;
+}
+
+nb_status nb_nccl_check(const nb_nccl_api *a, ncclResult_t r, const char *what)
+{
+    if (r == ncclSuccess)
+        return NB_OK;
+    return nb_set_error(NB_ERR_CUDA, "NCCL: %s failed: %s", what,
+                        a && a->error_string ? a->error_string(r) : "unknown error");
+}
+#endif

@@ -1,0 +1,283 @@
+/* The CKKS stages on several GPUs (nb_ckks_multi) against the CPU pipeline
+ * (itself checked against GMP in test_ckks_pipeline and test_ckks_words):
+ * modUp of every digit, modDown, key switch and rescale (both roundings) at
+ * the top level and a lower one, bit-exact, for every device count from 1
+ * to the GPUs present (at most 4 and the set's alpha), on 64-bit and 32-bit
+ * sets; the partition covers every limb once. Each part's output is
+ * poisoned (0xA5 bytes, above every prime) before each call, and its input
+ * is checked unchanged after all of them. Exits 77 (skip) without a device,
+ * and says so when the build has no NCCL (then only one device is checked,
+ * which needs no exchange). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/tiers/ntt.h"
+#include "ckks/ckks.h"
+#include "testutil.h"
+
+#define MAX_G 4
+
+static int gpus;
+
+typedef struct parts {
+    size_t G;
+    nb_buffer *b[MAX_G];
+    void *p[MAX_G];
+} parts;
+
+/* A part buffer of `limbs(d)` limbs on each device, poisoned. */
+static void parts_alloc(parts *x, nb_ckks_multi *m, size_t level, nb_ckks_layout k,
+                        size_t copies, size_t limb_bytes)
+{
+    x->G = nb_ckks_multi_gpus(m);
+    for (size_t d = 0; d < x->G; d++) {
+        assert_int_equal(nb_gpu_use(nb_ckks_multi_device(m, d)), NB_OK);
+        const size_t limbs = copies * nb_ckks_multi_limbs(m, d, level, k);
+        if (nb_buffer_create(&x->b[d], NB_BACKEND_GPU, (limbs ? limbs : 1) * limb_bytes) !=
+            NB_OK)
+            nb_test_fail("part alloc: %s", nb_last_error());
+        assert_int_equal(nb_buffer_fill(x->b[d], 0xA5, nb_ckks_multi_stream(m, d)), NB_OK);
+        assert_int_equal(nb_stream_sync(nb_ckks_multi_stream(m, d)), NB_OK);
+        x->p[d] = nb_buffer_ptr(x->b[d]);
+    }
+    assert_int_equal(nb_gpu_use(nb_ckks_multi_device(m, 0)), NB_OK);
+}
+
+static void parts_poison(parts *x, nb_ckks_multi *m)
+{
+    for (size_t d = 0; d < x->G; d++) {
+        assert_int_equal(nb_gpu_use(nb_ckks_multi_device(m, d)), NB_OK);
+        assert_int_equal(nb_buffer_fill(x->b[d], 0xA5, nb_ckks_multi_stream(m, d)), NB_OK);
+        assert_int_equal(nb_stream_sync(nb_ckks_multi_stream(m, d)), NB_OK);
+    }
+    assert_int_equal(nb_gpu_use(nb_ckks_multi_device(m, 0)), NB_OK);
+}
+
+static void parts_free(parts *x, nb_ckks_multi *m)
+{
+    for (size_t d = 0; d < x->G; d++) {
+        assert_int_equal(nb_gpu_use(nb_ckks_multi_device(m, d)), NB_OK);
+        nb_buffer_destroy(x->b[d]);
+    }
+    assert_int_equal(nb_gpu_use(nb_ckks_multi_device(m, 0)), NB_OK);
+}
+
+/* h (64-bit words) as the variant's words, in place in w (words). */
+static void *narrow(void *w, const uint64_t *h, size_t words, unsigned bits)
+{
+    nb_words_from_u64(w, h, words, bits);
+    return w;
+}
+
+/* The parts of `copies` consecutive polys of layout k, gathered and widened,
+ * against want (64-bit words). */
+static void expect_parts(const char *what, nb_ckks_multi *m, size_t level, nb_ckks_layout k,
+                         const parts *x, size_t copies, const uint64_t *want, size_t limbs,
+                         size_t n, unsigned bits)
+{
+    uint64_t *got = malloc(copies * limbs * n * sizeof *got);
+    assert_non_null(got);
+    for (size_t c = 0; c < copies; c++) {
+        void *dev[MAX_G];
+        for (size_t d = 0; d < x->G; d++)
+            dev[d] = (char *)x->p[d] + c * nb_ckks_multi_limbs(m, d, level, k) * n * (bits / 8);
+        char *h = (char *)got + c * limbs * n * (bits / 8);
+        if (nb_ckks_multi_gather(m, level, k, h, (const void *const *)dev) != NB_OK)
+            nb_test_fail("%s: gather: %s", what, nb_last_error());
+    }
+    nb_words_to_u64(got, got, copies * limbs * n, bits);
+    for (size_t i = 0; i < copies * limbs * n; i++)
+        if (got[i] != want[i])
+            nb_test_fail("%s: limb %zu index %zu: want %llu got %llu", what, i / n, i % n,
+                         (unsigned long long)want[i], (unsigned long long)got[i]);
+    free(got);
+}
+
+static void check_partition(nb_ckks_multi *m, const nb_ckks_params *p)
+{
+    size_t q_next = 0, p_next = 0;
+    for (size_t d = 0; d < nb_ckks_multi_gpus(m); d++) {
+        size_t qa, nq, pa, np;
+        nb_ckks_multi_part(m, d, &qa, &nq, &pa, &np);
+        if (qa != q_next || pa != p_next || nq == 0 || np == 0)
+            nb_test_fail("%s: part %zu owns Q [%zu, +%zu) P [%zu, +%zu)", p->name, d, qa, nq, pa,
+                         np);
+        q_next += nq;
+        p_next += np;
+    }
+    if (q_next != p->q_count || p_next != p->alpha)
+        nb_test_fail("%s: the parts cover %zu of %zu Q limbs and %zu of %zu P limbs", p->name,
+                     q_next, p->q_count, p_next, p->alpha);
+}
+
+/* Every stage at levels L and L/2 on G devices against the CPU pipeline. */
+static void check_on(const nb_ckks_params *p, nb_ckks *cpu, const nb_ntt_variant *v, size_t G)
+{
+    int devices[MAX_G] = {0, 1, 2, 3};
+    nb_ckks_multi *m = NULL;
+    const nb_status s = nb_ckks_multi_create(&m, p, v, devices, G);
+    if (s == NB_ERR_UNSUPPORTED && G > 1) {
+        print_message("skipped %zu GPUs: %s\n", G, nb_last_error());
+        return;
+    }
+    if (s != NB_OK)
+        nb_test_fail("%s on %zu GPUs with %s: %s", p->name, G, v->name, nb_last_error());
+    check_partition(m, p);
+    const unsigned bits = v->word_bits;
+    const size_t n = p->n, A = p->alpha, g = p->rescale_primes, per = p->q_count + A;
+    const size_t key_limbs = nb_ckks_key_limbs(p), lb = n * (bits / 8);
+    uint64_t *key = malloc(key_limbs * n * sizeof *key);
+    void *words = malloc(key_limbs * n * sizeof(uint64_t));
+    assert_non_null(key);
+    assert_non_null(words);
+    for (size_t poly = 0; poly < key_limbs / per; poly++)
+        nb_test_fill_residues(key + poly * per * n, n, p->primes, per);
+    parts dkey;
+    parts_alloc(&dkey, m, 0, NB_CKKS_LAYOUT_KEY, 1, lb);
+    assert_int_equal(nb_ckks_multi_scatter(m, 0, NB_CKKS_LAYOUT_KEY, dkey.p,
+                                           narrow(words, key, key_limbs * n, bits)),
+                     NB_OK);
+    const size_t levels[2] = {p->max_level, p->max_level / 2 >= g ? p->max_level / 2 : g};
+    char what[200];
+    for (int li = 0; li < 2; li++) {
+        const size_t l = levels[li], L1 = l + 1, E = L1 + A, D = nb_ckks_digits(p, l);
+        uint64_t basis[600];
+        nb_ckks_basis_ext(p, l, basis);
+        uint64_t *in = malloc(E * n * sizeof *in), *want = malloc(D * E * n * sizeof *want);
+        assert_non_null(in);
+        assert_non_null(want);
+        nb_test_fill_residues(in, n, basis, E);
+        parts inq, inb, out, out1;
+        parts_alloc(&inq, m, l, NB_CKKS_LAYOUT_Q, 1, lb);
+        parts_alloc(&inb, m, l, NB_CKKS_LAYOUT_B, 1, lb);
+        parts_alloc(&out, m, l, NB_CKKS_LAYOUT_B, D, lb);
+        parts_alloc(&out1, m, l, NB_CKKS_LAYOUT_Q, 1, lb);
+        assert_int_equal(nb_ckks_multi_scatter(m, l, NB_CKKS_LAYOUT_Q, inq.p,
+                                               narrow(words, in, L1 * n, bits)),
+                         NB_OK);
+        assert_int_equal(nb_ckks_multi_scatter(m, l, NB_CKKS_LAYOUT_B, inb.p,
+                                               narrow(words, in, E * n, bits)),
+                         NB_OK);
+        const void *const *iq = (const void *const *)inq.p, *const *ib = (const void *const *)inb.p;
+
+        assert_int_equal(nb_ckks_modup_all(cpu, l, want, in, NULL, NULL), NB_OK);
+        if (nb_ckks_multi_modup_all(m, l, out.p, iq, NULL, NULL) != NB_OK)
+            nb_test_fail("modUp on %zu GPUs: %s", G, nb_last_error());
+        snprintf(what, sizeof what, "%s %s %zu GPUs modUp level %zu", p->name, v->name, G, l);
+        expect_parts(what, m, l, NB_CKKS_LAYOUT_B, &out, D, want, E, n, bits);
+
+        parts_poison(&out, m);
+        assert_int_equal(nb_ckks_moddown(cpu, l, want, in, NULL, NULL), NB_OK);
+        if (nb_ckks_multi_moddown(m, l, out.p, ib, NULL, NULL) != NB_OK)
+            nb_test_fail("modDown on %zu GPUs: %s", G, nb_last_error());
+        snprintf(what, sizeof what, "%s %s %zu GPUs modDown level %zu", p->name, v->name, G, l);
+        expect_parts(what, m, l, NB_CKKS_LAYOUT_Q, &out, 1, want, L1, n, bits);
+
+        parts_poison(&out, m);
+        parts_poison(&out1, m);
+        assert_int_equal(nb_ckks_keyswitch(cpu, l, want, want + L1 * n, in, key, NULL, NULL),
+                         NB_OK);
+        if (nb_ckks_multi_keyswitch(m, l, out.p, out1.p, iq, (const void *const *)dkey.p, NULL,
+                                    NULL) != NB_OK)
+            nb_test_fail("key switch on %zu GPUs: %s", G, nb_last_error());
+        snprintf(what, sizeof what, "%s %s %zu GPUs key switch out0 level %zu", p->name, v->name,
+                 G, l);
+        expect_parts(what, m, l, NB_CKKS_LAYOUT_Q, &out, 1, want, L1, n, bits);
+        snprintf(what, sizeof what, "%s %s %zu GPUs key switch out1 level %zu", p->name, v->name,
+                 G, l);
+        expect_parts(what, m, l, NB_CKKS_LAYOUT_Q, &out1, 1, want + L1 * n, L1, n, bits);
+
+        for (int mode = 0; mode < 2; mode++) {
+            parts_poison(&out, m);
+            assert_int_equal(nb_ckks_rescale(cpu, l, (nb_ckks_rounding)mode, want, in, NULL, NULL),
+                             NB_OK);
+            if (nb_ckks_multi_rescale(m, l, (nb_ckks_rounding)mode, out.p, iq, NULL, NULL) !=
+                NB_OK)
+                nb_test_fail("rescale on %zu GPUs: %s", G, nb_last_error());
+            snprintf(what, sizeof what, "%s %s %zu GPUs rescale(%s) level %zu", p->name,
+                     v->name, G, mode ? "round" : "floor", l);
+            expect_parts(what, m, l - g, NB_CKKS_LAYOUT_Q, &out, 1, want, L1 - g, n, bits);
+        }
+        snprintf(what, sizeof what, "%s %s %zu GPUs inputs preserved", p->name, v->name, G);
+        expect_parts(what, m, l, NB_CKKS_LAYOUT_Q, &inq, 1, in, L1, n, bits);
+        expect_parts(what, m, l, NB_CKKS_LAYOUT_B, &inb, 1, in, E, n, bits);
+        parts_free(&inq, m);
+        parts_free(&inb, m);
+        parts_free(&out, m);
+        parts_free(&out1, m);
+        free(in);
+        free(want);
+    }
+    parts_free(&dkey, m);
+    free(key);
+    free(words);
+    nb_ckks_multi_destroy(m);
+}
+
+static void check_set(const char *name, const char *variant, int every_variant)
+{
+    nb_ckks_params *p = NULL;
+    if (nb_ckks_params_from_preset(&p, name) != NB_OK)
+        nb_test_fail("params: %s", nb_last_error());
+    nb_ckks *cpu = NULL;
+    assert_int_equal(nb_ckks_create(&cpu, p, nb_ntt_variant_find("cpu-harvey"), NULL), NB_OK);
+    const size_t most = p->alpha < MAX_G ? p->alpha : MAX_G;
+    for (size_t i = 0; i < nb_ntt_variant_count(); i++) {
+        const nb_ntt_variant *v = nb_ntt_variant_at(i);
+        if (every_variant ? v->backend != NB_BACKEND_GPU || v->word_bits != p->word_bits ||
+                                p->log_n < v->min_log_n || p->log_n > v->max_log_n
+                          : strcmp(v->name, variant) != 0)
+            continue;
+        for (size_t G = 1; G <= most && G <= (size_t)gpus; G++)
+            check_on(p, cpu, v, G);
+    }
+    nb_ckks_destroy(cpu);
+    nb_ckks_params_destroy(p);
+}
+
+static void test_multi_stages_match_cpu_64(void **state)
+{
+    (void)state;
+    check_set("test-tiny", NULL, 1);
+    check_set("test-small", "gpu-fast", 0);
+}
+
+static void test_multi_stages_match_cpu_32(void **state)
+{
+    (void)state;
+    check_set("test-tiny-w32", NULL, 1);
+    check_set("test-small-w32", "gpu-fast32", 0);
+}
+
+static void test_multi_refuses_bad_device_lists(void **state)
+{
+    (void)state;
+    nb_ckks_params *p = NULL;
+    assert_int_equal(nb_ckks_params_from_preset(&p, "test-tiny"), NB_OK);
+    const nb_ntt_variant *v = nb_ntt_variant_find("gpu-fast");
+    nb_ckks_multi *m = NULL;
+    const int twice[2] = {0, 0}, absent[1] = {gpus};
+    assert_int_equal(nb_ckks_multi_create(&m, p, v, twice, 2), NB_ERR_INVALID_ARG);
+    assert_null(m);
+    assert_int_equal(nb_ckks_multi_create(&m, p, v, absent, 1), NB_ERR_NO_DEVICE);
+    assert_int_equal(nb_ckks_multi_create(&m, p, v, twice, p->alpha + 1), NB_ERR_INVALID_ARG);
+    assert_int_equal(nb_ckks_multi_create(&m, p, nb_ntt_variant_find("cpu-harvey"), twice, 1),
+                     NB_ERR_UNSUPPORTED);
+    nb_ckks_params_destroy(p);
+}
+
+int main(void)
+{
+    gpus = nb_gpu_count();
+    if (gpus < 1) {
+        print_message("no GPU: the several-GPU stages are not checked (skip)\n");
+        return 77;
+    }
+    print_message("%d GPU(s): device counts 1..%d checked\n", gpus, gpus < MAX_G ? gpus : MAX_G);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_multi_stages_match_cpu_64),
+        cmocka_unit_test(test_multi_stages_match_cpu_32),
+        cmocka_unit_test(test_multi_refuses_bad_device_lists),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
