@@ -1,8 +1,8 @@
 /* Tests of the report writers: the JSON (parsed back with jansson: schema,
  * parameters, statistics, every sample and its clock, figures, breakdown,
- * metrics, the kernel trace or why not), the CSV (header, quoting, values),
- * the table and markdown forms, and the atomic file writer (no temporary
- * left, no truncated file). */
+ * metrics, the kernel trace over every device and per device or why not),
+ * the CSV (header, quoting, values), the table and markdown forms, and the
+ * atomic file writer (no temporary left, no truncated file). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,9 +120,9 @@ static char *write_to_string(const nb_report *rep, nb_format fmt)
 }
 
 /* A report of one GPU case with a kernel trace (two kernels of two steps,
- * the second starting 10 ns before the first ends) and one CPU case whose
- * trace was not recorded. */
-static nb_report *traced_report(void)
+ * the second starting 10 ns before the first ends, on device 0 and on
+ * device `second_device`) and one CPU case whose trace was not recorded. */
+static nb_report *traced_report(uint32_t second_device)
 {
     nb_report *r = NULL;
     assert_int_equal(nb_report_create(&r, "run"), NB_OK);
@@ -143,6 +143,7 @@ static nb_report *traced_report(void)
         t.acts[i].end_ns = times[i][1];
         t.acts[i].mark = i;
         t.acts[i].correlation_id = (uint32_t)(7 + i);
+        t.acts[i].device = i ? second_device : 0;
         snprintf(m[i].name, sizeof m[i].name, "%s", i ? "conv" : "ntt");
     }
     m[0].is_ntt = 1;
@@ -160,7 +161,7 @@ static nb_report *traced_report(void)
 static void test_json_carries_the_trace_or_why_not(void **state)
 {
     (void)state;
-    nb_report *r = traced_report();
+    nb_report *r = traced_report(0);
     char *text = write_to_string(r, NB_FORMAT_JSON);
     json_error_t err;
     json_t *root = json_loads(text, 0, &err);
@@ -188,7 +189,7 @@ static void test_json_carries_the_trace_or_why_not(void **state)
 static void test_table_and_markdown_have_a_kernel_trace_section(void **state)
 {
     (void)state;
-    nb_report *r = traced_report();
+    nb_report *r = traced_report(0);
     for (int md = 0; md < 2; md++) {
         char *text = write_to_string(r, md ? NB_FORMAT_MD : NB_FORMAT_TABLE);
         const char *sec = strstr(text, "Kernel trace: gpu-x keyswitch test l=1");
@@ -198,6 +199,33 @@ static void test_table_and_markdown_have_a_kernel_trace_section(void **state)
         free(text);
     }
     nb_report_destroy(r);
+}
+
+static void test_a_trace_on_several_devices_is_also_written_per_device(void **state)
+{
+    (void)state;
+    for (uint32_t second = 0; second < 2; second++) {
+        nb_report *r = traced_report(second);
+        char *text = write_to_string(r, NB_FORMAT_JSON);
+        json_error_t err;
+        json_t *root = json_loads(text, 0, &err);
+        assert_non_null(root);
+        json_t *tr = json_object_get(json_array_get(json_object_get(root, "cases"), 0), "trace");
+        json_t *devs = json_object_get(json_object_get(tr, "launch"), "devices");
+        assert_int_equal(json_array_size(devs), second + 1);
+        json_t *conv = json_array_get(json_object_get(tr, "steps"), 1);
+        json_t *last = json_array_get(json_object_get(conv, "devices"), second);
+        assert_int_equal(json_integer_value(json_object_get(last, "device")), second);
+        assert_true(json_number_value(json_object_get(last, "busy_ns")) == 110.0);
+        json_decref(root);
+        free(text);
+        for (int md = 0; md < 2; md++) {
+            text = write_to_string(r, md ? NB_FORMAT_MD : NB_FORMAT_TABLE);
+            assert_true((strstr(text, "Per device (2 devices") != NULL) == (second == 1));
+            free(text);
+        }
+        nb_report_destroy(r);
+    }
 }
 
 static void test_json_has_schema_samples_and_figures(void **state)
@@ -435,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_json_has_schema_samples_and_figures),
         cmocka_unit_test(test_json_carries_the_trace_or_why_not),
         cmocka_unit_test(test_table_and_markdown_have_a_kernel_trace_section),
+        cmocka_unit_test(test_a_trace_on_several_devices_is_also_written_per_device),
         cmocka_unit_test(test_csv_header_quoting_and_values),
         cmocka_unit_test(test_csv_keeps_every_parameter_key),
         cmocka_unit_test(test_table_and_markdown),

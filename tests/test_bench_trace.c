@@ -1,8 +1,9 @@
 /* The kernel trace's pure half (bench/timing/trace_attr.c) on synthetic
  * activity lists: overlapping kernels, gaps, a kernel running across a step
  * boundary, an empty step, steps merged by name, activities after the last
- * mark, the event times beside the steps, name shortening; a seeded random
- * property check of busy, gaps and overlap against a brute-force count. */
+ * mark, the event times beside the steps, the figures per device, the deep
+ * copy, name shortening; a seeded random property check of busy, gaps and
+ * overlap against a brute-force count. */
 #include <math.h>
 
 #include "bench/bench.h"
@@ -193,6 +194,71 @@ static void test_trace_event_times_come_from_the_breakdown_step_of_that_name(voi
     nb_trace_free(&t);
 }
 
+/* Two devices running at once inside one step: together they overlap, each
+ * alone does not; the devices come out ascending whatever the start order. */
+static void test_trace_devices_are_figured_alone_and_together(void **state)
+{
+    (void)state;
+    nb_trace_activity a[] = {act("d3a", 0, 100, 0, 1), act("d0", 20, 80, 0, 2),
+                             act("d3b", 120, 150, 1, 3), act("d0b", 130, 140, 1, 4)};
+    a[0].device = a[2].device = 3;
+    a[3].kind = NB_TRACE_MEMCPY;
+    const nb_trace_mark m[] = {mk("conv", 0), mk("ntt", 1)};
+    nb_trace t;
+    attribute(&t, a, 4, m, 2);
+    assert_int_equal(t.n_devices, 2);
+    assert_true(t.devices[0] == 0 && t.devices[1] == 3);
+    const nb_trace_sums *conv0 = &t.device_steps[0], *conv3 = &t.device_steps[1];
+    assert_true(t.steps[0].sums.busy_ns == 100 && t.steps[0].sums.overlap_ns == 60);
+    assert_true(conv0->kernels == 1 && conv0->busy_ns == 60 && conv0->overlap_ns == 0);
+    assert_true(conv3->kernels == 1 && conv3->busy_ns == 100 && conv3->span_ns == 100);
+    const nb_trace_sums *ntt0 = &t.device_steps[2], *ntt3 = &t.device_steps[3];
+    assert_true(ntt0->kernels == 0 && ntt0->copies == 1 && ntt0->busy_ns == 10);
+    assert_true(ntt3->kernels == 1 && ntt3->busy_ns == 30);
+    /* the launch per device: device 0 idle between its two activities */
+    assert_true(t.device_launch[0].span_ns == 120 && t.device_launch[0].gap_ns == 50);
+    assert_true(t.device_launch[1].busy_ns == 130 && t.device_launch[1].gap_ns == 20);
+    assert_true(t.device_launch[0].kernel_ns + t.device_launch[1].kernel_ns ==
+                t.launch.kernel_ns);
+    nb_trace_free(&t);
+}
+
+static void test_trace_one_device_figures_equal_the_whole(void **state)
+{
+    (void)state;
+    const nb_trace_activity a[] = {act("k0", 0, 40, 0, 1), act("k1", 30, 90, 0, 2),
+                                   act("k2", 95, 99, 1, 3)};
+    const nb_trace_mark m[] = {mk("intt", 1), mk("scalar", 0)};
+    nb_trace t;
+    attribute(&t, a, 3, m, 2);
+    assert_int_equal(t.n_devices, 1);
+    assert_memory_equal(&t.device_launch[0], &t.launch, sizeof t.launch);
+    for (size_t j = 0; j < t.n_steps; j++)
+        assert_memory_equal(&t.device_steps[j], &t.steps[j].sums, sizeof t.launch);
+    nb_trace_free(&t);
+}
+
+static void test_trace_copy_owns_its_arrays(void **state)
+{
+    (void)state;
+    nb_trace_activity a[] = {act("k0", 0, 40, 0, 1), act("k1", 10, 30, 0, 2)};
+    a[1].device = 1;
+    const nb_trace_mark m[] = {mk("conv", 0)};
+    nb_trace t, c;
+    attribute(&t, a, 2, m, 1);
+    assert_int_equal(nb_trace_copy(&c, &t), NB_OK);
+    assert_true(c.acts != t.acts && c.marks != t.marks && c.devices != t.devices);
+    assert_true(c.device_launch != t.device_launch && c.device_steps != t.device_steps);
+    const nb_trace_sums want = t.device_steps[1];
+    nb_trace_free(&t);
+    assert_int_equal(c.n_acts, 2);
+    assert_string_equal(c.acts[1].name, "k1");
+    assert_string_equal(c.marks[0].name, "conv");
+    assert_true(c.n_devices == 2 && c.devices[1] == 1);
+    assert_memory_equal(&c.device_steps[1], &want, sizeof want);
+    nb_trace_free(&c);
+}
+
 /* Busy, gaps and overlap of random activities on a small integer grid
  * against counting each nanosecond. */
 static void test_trace_busy_gap_overlap_match_a_count_per_nanosecond(void **state)
@@ -286,6 +352,9 @@ int main(void)
         cmocka_unit_test(test_trace_activity_after_the_last_mark_is_in_no_step),
         cmocka_unit_test(test_trace_rejects_an_activity_ending_before_it_starts),
         cmocka_unit_test(test_trace_event_times_come_from_the_breakdown_step_of_that_name),
+        cmocka_unit_test(test_trace_devices_are_figured_alone_and_together),
+        cmocka_unit_test(test_trace_one_device_figures_equal_the_whole),
+        cmocka_unit_test(test_trace_copy_owns_its_arrays),
         cmocka_unit_test(test_trace_busy_gap_overlap_match_a_count_per_nanosecond),
         cmocka_unit_test(test_trace_short_name_keeps_the_function_and_its_template_arguments),
         cmocka_unit_test(test_trace_short_name_cuts_a_long_name_with_an_ellipsis),

@@ -5,11 +5,14 @@
  * `kernels` entry reports for that very call; every other GPU step launches
  * one kernel (conv, inner-product, scalar: ckks/gpu_kernels.cu) and a "copy"
  * step one memcpy and no kernel. Kernels start in launch order (correlation
- * ids) on the workload's stream. Exits 77 without a device or without CUPTI. */
+ * ids) on the workload's stream. And the trace of the stage workload's key
+ * switch on two GPUs, per device. Exits 77 without a device or without
+ * CUPTI. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/bench.h"
+#include "bench/tiers/stage.h"
 #include "benchutil.h"
 #include "ckks/ckks.h"
 #include "testutil.h"
@@ -228,6 +231,77 @@ static void test_trace_of_a_key_switch_has_the_pipelines_kernels_per_step(void *
     nb_ckks_params_destroy(p);
 }
 
+/* 1 when the trace has an activity of device `device` whose name holds "nccl". */
+static int has_nccl_kernel(const nb_trace *t, uint32_t device)
+{
+    for (size_t k = 0; k < t->n_acts; k++)
+        if (t->acts[k].device == device && t->acts[k].kind == NB_TRACE_KERNEL &&
+            (strstr(t->acts[k].name, "nccl") || strstr(t->acts[k].name, "NCCL")))
+            return 1;
+    return 0;
+}
+
+/* The stage workload's key switch of test-small on two GPUs: the launch's
+ * kernels come back from both devices, each attributed to a step, the
+ * exchanges' NCCL kernels among them on both devices, and the per-device
+ * figures add up to the launch's. Skipped without two devices or NCCL. */
+static void test_trace_of_a_two_gpu_key_switch_covers_both_devices(void **state)
+{
+    (void)state;
+    if (nb_gpu_count() < 2) {
+        print_message("skipped: %d GPU, the two-GPU trace needs two\n", nb_gpu_count());
+        skip();
+    }
+    nb_ckks_params *p = NULL;
+    if (nb_ckks_params_from_preset(&p, "test-small") != NB_OK)
+        nb_test_fail("params: %s", nb_last_error());
+    const nb_stage_config cfg = {NB_CKKS_STAGE_KEYSWITCH, SIZE_MAX, NB_CKKS_RESCALE_FLOOR,
+                                 nb_test_rand(), 2, 0};
+    nb_workload *w = NULL;
+    nb_status s = nb_stage_workload_create(&w, p, nb_ntt_variant_find("gpu-fast"), &cfg, stream);
+    if (s == NB_ERR_UNSUPPORTED) { /* no NCCL */
+        print_message("skipped: %s\n", nb_last_error());
+        nb_ckks_params_destroy(p);
+        skip();
+    }
+    if (s != NB_OK)
+        nb_test_fail("stage workload: %s", nb_last_error());
+    nb_bench_opts o = nb_test_quick_opts();
+    o.cache = NB_CACHE_COLD; /* the other device's eviction runs too, outside the trace */
+    nb_trace t;
+    if (nb_bench_trace(w, stream, &o, &t) != NB_OK)
+        nb_test_fail("nb_bench_trace: %s", nb_last_error());
+
+    assert_int_equal(t.n_devices, 2);
+    assert_true(t.devices[0] == 0 && t.devices[1] == 1);
+    assert_int_equal(t.unattributed, 0);
+    size_t kernels = 0, copies = 0;
+    for (size_t k = 0; k < 2; k++) {
+        if (!t.device_launch[k].kernels)
+            nb_test_fail("device %u: no kernel traced", (unsigned)t.devices[k]);
+        if (!has_nccl_kernel(&t, t.devices[k]))
+            nb_test_fail("device %u: no NCCL kernel traced (the exchanges)",
+                         (unsigned)t.devices[k]);
+        kernels += t.device_launch[k].kernels;
+        copies += t.device_launch[k].copies;
+        assert_true(t.device_launch[k].busy_ns <= t.launch.busy_ns);
+    }
+    assert_int_equal(kernels, t.launch.kernels);
+    assert_int_equal(copies, t.launch.copies);
+    int comm = 0;
+    for (size_t j = 0; j < t.n_steps; j++) {
+        size_t step_kernels = 0;
+        for (size_t k = 0; k < 2; k++)
+            step_kernels += t.device_steps[j * 2 + k].kernels;
+        assert_int_equal(step_kernels, t.steps[j].sums.kernels);
+        comm |= strcmp(t.steps[j].name, "comm") == 0;
+    }
+    assert_true(comm); /* the exchanges' waits are marked */
+    nb_trace_free(&t);
+    nb_workload_destroy(w);
+    nb_ckks_params_destroy(p);
+}
+
 int main(void)
 {
     nb_test_require_gpu_or_skip();
@@ -242,6 +316,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trace_of_a_key_switch_has_the_pipelines_kernels_per_step),
+        cmocka_unit_test(test_trace_of_a_two_gpu_key_switch_covers_both_devices),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     nb_stream_destroy(stream);

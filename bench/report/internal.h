@@ -74,14 +74,17 @@ struct nb_report {
 const param *nb_case_param_find(const nb_case *c, const char *key);
 double nb_case_metric_find(const nb_case *c, const char *key);
 
+/* json_value.c: v as a JSON real, null when not finite */
+json_t *nb_json_real(double v);
 /* json.c */
-json_t *nb_json_real(double v);            /* null when not finite */
 json_t *nb_opts_to_json(const nb_bench_opts *o);
 json_t *nb_nvml_to_json(const nb_nvml_snapshot *s);
 json_t *nb_env_to_json(const nb_env *e);
 nb_status nb_report_write_json(const nb_report *r, FILE *f);
 /* The build's object: compiler, flags, CUDA architectures, OpenMP. */
 json_t *nb_build_to_json(void);
+/* trace_json.c: the `trace` object of a case (times relative to origin_ns) */
+json_t *nb_trace_to_json(const nb_trace *t);
 /* k of the indices 0..n-1 chosen uniformly by reservoir sampling (Algorithm
  * R, generator seeded with `seed`), ascending; min(n, k) of them. Allocated
  * (caller frees); NULL when out of memory. */

@@ -5,7 +5,6 @@
  * case's kernels, profiler pass and bound, the report's ceilings; and the JSON
  * objects of the environment, the options and NVML snapshots. */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +13,6 @@
 #include "bench/nb_build.h"
 #include "bench/report/internal.h"
 #include "core/rng.h"
-
-json_t *nb_json_real(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
 
 
 static json_t *opt_real(double v, int known)
@@ -366,63 +360,6 @@ static json_t *kernels_json(const nb_case *c)
     return a;
 }
 
-static void sums_json(json_t *o, const nb_trace_sums *s)
-{
-    json_object_set_new(o, "kernels", json_integer((json_int_t)s->kernels));
-    json_object_set_new(o, "copies", json_integer((json_int_t)s->copies));
-    json_object_set_new(o, "kernel_ns", nb_json_real(s->kernel_ns));
-    json_object_set_new(o, "busy_ns", nb_json_real(s->busy_ns));
-    json_object_set_new(o, "span_ns", nb_json_real(s->span_ns));
-    json_object_set_new(o, "gap_ns", nb_json_real(s->gap_ns));
-    json_object_set_new(o, "overlap_ns", nb_json_real(s->overlap_ns));
-}
-
-/* The trace: times relative to origin_ns (the first activity's start). */
-static json_t *trace_json(const nb_trace *t)
-{
-    json_t *j = json_object(), *launch = json_object(), *steps = json_array();
-    json_t *marks = json_array(), *acts = json_array();
-    const double o = (double)t->origin_ns;
-    json_object_set_new(j, "blocking_kernel", json_boolean(t->blocked));
-    json_object_set_new(j, "origin_ns", json_integer((json_int_t)t->origin_ns));
-    sums_json(launch, &t->launch);
-    json_object_set_new(j, "launch", launch);
-    json_object_set_new(j, "unattributed", json_integer((json_int_t)t->unattributed));
-    for (size_t i = 0; i < t->n_steps; i++) {
-        const nb_trace_step *e = &t->steps[i];
-        json_t *sj = json_pack("{s:s, s:b, s:b, s:I}", "name", e->name, "is_ntt", e->is_ntt,
-                               "inverse", e->inverse, "marks", (json_int_t)e->marks);
-        sums_json(sj, &e->sums);
-        json_object_set_new(sj, "boundary_overlap_ns", nb_json_real(e->boundary_ns));
-        json_object_set_new(sj, "event_ns", nb_json_real(e->event_ns));
-        json_object_set_new(sj, "event_minus_busy_ns", nb_json_real(e->event_ns - e->sums.busy_ns));
-        json_array_append_new(steps, sj);
-    }
-    for (size_t i = 0; i < t->n_marks; i++) {
-        const uint64_t q = t->marks[i].enqueued_ns;
-        json_array_append_new(marks, json_pack("{s:s, s:o}", "name", t->marks[i].name,
-                                               "enqueued_ns",
-                                               q ? nb_json_real((double)q - o) : json_null()));
-    }
-    for (size_t i = 0; i < t->n_acts; i++) {
-        const nb_trace_activity *a = &t->acts[i];
-        json_t *aj = json_pack("{s:s, s:s}", "name", a->name, "kind", nb_trace_kind_name(a->kind));
-        json_object_set_new(aj, "start_ns", nb_json_real((double)a->start_ns - o));
-        json_object_set_new(aj, "end_ns", nb_json_real((double)a->end_ns - o));
-        json_object_set_new(aj, "stream", json_integer(a->stream_id));
-        json_object_set_new(aj, "device", json_integer(a->device));
-        json_object_set_new(aj, "correlation_id", json_integer(a->correlation_id));
-        json_object_set_new(aj, "mark", json_integer((json_int_t)a->mark));
-        json_object_set_new(aj, "step", a->mark < t->n_marks ? json_string(t->marks[a->mark].name)
-                                                             : json_null());
-        json_array_append_new(acts, aj);
-    }
-    json_object_set_new(j, "steps", steps);
-    json_object_set_new(j, "marks", marks);
-    json_object_set_new(j, "activities", acts);
-    return j;
-}
-
 static json_t *shares_json(const nb_profile_share *s, size_t n)
 {
     json_t *a = json_array();
@@ -520,7 +457,7 @@ static json_t *case_json(const nb_case *c, const nb_ceilings *ceil)
     if (c->has_breakdown)
         json_object_set_new(j, "breakdown", breakdown_json(c->bd));
     if (c->trace_state == 1)
-        json_object_set_new(j, "trace", trace_json(c->trace));
+        json_object_set_new(j, "trace", nb_trace_to_json(c->trace));
     else if (c->trace_state == 2) {
         json_object_set_new(j, "trace", json_null());
         json_object_set_new(j, "trace_note", json_string(c->trace_why));

@@ -253,21 +253,13 @@ nb_status nb_case_set_trace(nb_case *c, const nb_trace *t, const char *why)
         return NB_OK;
     }
     nb_trace *copy = malloc(sizeof *copy);
-    nb_trace_activity *acts = malloc((t->n_acts ? t->n_acts : 1) * sizeof *acts);
-    nb_trace_mark *marks = malloc((t->n_marks ? t->n_marks : 1) * sizeof *marks);
-    if (!copy || !acts || !marks) {
-        free(copy);
-        free(acts);
-        free(marks);
+    if (!copy)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case trace: out of memory");
+    const nb_status s = nb_trace_copy(copy, t);
+    if (s != NB_OK) {
+        free(copy);
+        return s;
     }
-    *copy = *t;
-    if (t->n_acts)
-        memcpy(acts, t->acts, t->n_acts * sizeof *acts);
-    if (t->n_marks)
-        memcpy(marks, t->marks, t->n_marks * sizeof *marks);
-    copy->acts = acts;
-    copy->marks = marks;
     nb_trace_free(c->trace);
     free(c->trace);
     c->trace = copy;

@@ -181,9 +181,9 @@ nb_status nb_case_set_breakdown(nb_case *c, const nb_breakdown *b);
  * and why (`why`, copied: "the variant does not report its kernels"). */
 #define NB_CASE_MAX_KERNELS 8
 nb_status nb_case_set_kernels(nb_case *c, const nb_ntt_kernel *k, size_t n, const char *why);
-/* The kernel trace of the case's marked launch (copied, activities and
- * marks included), or with t NULL that it was not recorded and why (`why`,
- * copied: "built without CUPTI"). NB_ERR_OUT_OF_MEMORY (case unchanged). */
+/* The kernel trace of the case's marked launch (copied, activities, marks and
+ * per-device figures included), or with t NULL that it was not recorded and why
+ * (`why`, copied: "built without CUPTI"). NB_ERR_OUT_OF_MEMORY (case unchanged). */
 nb_status nb_case_set_trace(nb_case *c, const nb_trace *t, const char *why);
 /* A profiler pass of the case's call (copied). */
 void nb_case_set_profile(nb_case *c, const nb_profile *p);

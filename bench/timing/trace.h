@@ -2,7 +2,8 @@
  * GPU workload's marked launch enqueued, with its GPU start and end time
  * from CUPTI's activity API, attributed to the step whose launches enqueued
  * it, and per step the kernel time, the union of the busy intervals, the
- * gaps and the overlap (docs/methodology.md, "The kernel trace").
+ * gaps and the overlap, over every device and per device (docs/methodology.md,
+ * "The kernel trace").
  * nb_bench_trace (trace.c) collects; nb_trace_attribute and the name
  * shortening (trace_attr.c) are pure. */
 #ifndef NB_BENCH_TRACE_H
@@ -32,7 +33,8 @@ typedef struct nb_trace_activity {
                                 copy / memset: "memcpy" or "memset" */
     nb_trace_kind kind;
     uint64_t start_ns, end_ns; /* GPU timestamps, CUPTI's clock (end >= start) */
-    uint32_t stream_id, device, correlation_id;
+    uint32_t stream_id, correlation_id;
+    uint32_t device;         /* CUPTI's device id (the CUDA device index) */
     size_t mark;             /* the step mark whose launches enqueued it (0-based) */
 } nb_trace_activity;
 
@@ -70,6 +72,9 @@ typedef struct nb_trace_step {
                                 NAN when not known (nb_trace_set_events) */
 } nb_trace_step;
 
+/* The steps' and the launch's figures take every device's activities as one
+ * set (busy: time at least one device was busy; overlap includes devices
+ * running at once); device_launch and device_steps take each device alone. */
 typedef struct nb_trace {
     nb_trace_activity *acts; /* [n_acts], by start time (ties: correlation id); owned */
     size_t n_acts;
@@ -78,6 +83,11 @@ typedef struct nb_trace {
     nb_trace_step steps[NB_MAX_STEPS]; /* distinct names, in order of first appearance */
     size_t n_steps;
     nb_trace_sums launch;    /* over every activity of the launch */
+    uint32_t *devices;       /* [n_devices], ascending: the devices of the activities; owned */
+    size_t n_devices;
+    nb_trace_sums *device_launch; /* [n_devices]: the launch's figures on devices[k]; owned */
+    nb_trace_sums *device_steps;  /* step j's figures on devices[k] at [j * n_devices + k],
+                                     summed over its marks like steps[j].sums; owned */
     uint64_t origin_ns;      /* start of the first activity (0 when none) */
     size_t unattributed;     /* activities of a mark index >= n_marks (not in any step) */
     int blocked;             /* the launch was queued behind the blocking kernel */
@@ -85,6 +95,10 @@ typedef struct nb_trace {
 
 /* Frees the arrays and zeroes *t; accepts NULL. */
 void nb_trace_free(nb_trace *t);
+
+/* *dst = a copy of *src that owns its own arrays. NB_ERR_OUT_OF_MEMORY
+ * (dst zeroed). dst must not hold arrays of its own (they are not freed). */
+nb_status nb_trace_copy(nb_trace *dst, const nb_trace *src);
 
 /* 1 when this build has CUPTI (nb_bench_trace can run), else 0. */
 int nb_trace_available(void);
@@ -94,11 +108,13 @@ int nb_trace_available(void);
  * nb_bench_breakdown but without events between the steps: setup, one
  * untraced launch (module loading, first-launch costs), then with CUPTI's
  * activity records on (concurrent kernels, memcpy, memset, the runtime and
- * driver calls and external correlation) the cache flush and the blocking
- * kernel as a sample has them, the marked launch with an external
- * correlation id per step, a forced flush of CUPTI's buffers, records off.
- * Only activities enqueued under the ids count (the blocking and flush
- * kernels are left out). *out gets the activities, the marks, and
+ * driver calls and external correlation) the cache flush, the workload's
+ * own eviction and the blocking kernel as a sample has them, the marked
+ * launch with an external correlation id per step, a forced flush of
+ * CUPTI's buffers, records off. Only activities enqueued under the ids from
+ * this thread count, on every device (a launch that forks streams of other
+ * devices from `stream` is traced whole); the blocking, flush and eviction
+ * work is left out. *out gets the activities, the marks, and
  * nb_trace_attribute's figures. Nothing is verified (the breakdown and the
  * timed pass verify the same launch).
  * NB_ERR_UNSUPPORTED with a message when the build has no CUPTI, for a CPU
@@ -109,13 +125,14 @@ int nb_trace_available(void);
 nb_status nb_bench_trace(const nb_workload *w, void *stream, const nb_bench_opts *o,
                          nb_trace *out);
 
-/* Fills t->steps, t->launch and t->unattributed from t->acts (sorted first
- * by start, then correlation id) and marks[0..n_marks) (copied into
- * t->marks unless marks == t->marks). An activity belongs to the mark its
- * `mark` index names; a mark without activities is a step occurrence of
- * zero figures. Steps are merged by (name, is_ntt, inverse) in order of
- * first appearance; event_ns starts NAN. NB_ERR_INVALID_ARG for an activity
- * that ends before it starts or for more than NB_MAX_STEPS names;
+/* Fills t->steps, t->launch, t->unattributed and the per-device figures
+ * (replacing any t had) from t->acts (sorted first by start, then
+ * correlation id) and marks[0..n_marks) (copied into t->marks unless marks
+ * == t->marks). An activity belongs to the mark its `mark` index names; a
+ * mark without activities is a step occurrence of zero figures. Steps are
+ * merged by (name, is_ntt, inverse) in order of first appearance; event_ns
+ * starts NAN. t's arrays must be valid or NULL. NB_ERR_INVALID_ARG for an
+ * activity that ends before it starts or for more than NB_MAX_STEPS names;
  * NB_ERR_OUT_OF_MEMORY. Pure: reads no clock, calls no device. */
 nb_status nb_trace_attribute(nb_trace *t, const nb_trace_mark *marks, size_t n_marks);
 

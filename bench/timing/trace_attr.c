@@ -1,8 +1,8 @@
 /* The pure half of the kernel trace: activities to steps (by the mark whose
  * launches enqueued them), the busy union, gaps, overlap and the overlap
- * across step boundaries, the event times beside them, and the shortening
- * of demangled kernel names. No clock, no device: the CPU tests feed it
- * synthetic activity lists. */
+ * across step boundaries, over every device and per device, the event times
+ * beside them, and the shortening of demangled kernel names. No clock, no
+ * device: the CPU tests feed it synthetic activity lists. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +26,37 @@ void nb_trace_free(nb_trace *t)
         return;
     free(t->acts);
     free(t->marks);
+    free(t->devices);
+    free(t->device_launch);
+    free(t->device_steps);
     memset(t, 0, sizeof *t);
+}
+
+/* A malloc'd copy of n elements of `size` bytes at src (one byte when n is 0). */
+static void *dup_array(const void *src, size_t n, size_t size)
+{
+    void *p = malloc(n ? n * size : 1);
+    if (p && n)
+        memcpy(p, src, n * size);
+    return p;
+}
+
+nb_status nb_trace_copy(nb_trace *dst, const nb_trace *src)
+{
+    if (!dst || !src)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_trace_copy: NULL argument");
+    *dst = *src;
+    const size_t nd = src->n_devices;
+    dst->acts = dup_array(src->acts, src->n_acts, sizeof *src->acts);
+    dst->marks = dup_array(src->marks, src->n_marks, sizeof *src->marks);
+    dst->devices = dup_array(src->devices, nd, sizeof *src->devices);
+    dst->device_launch = dup_array(src->device_launch, nd, sizeof *src->device_launch);
+    dst->device_steps = dup_array(src->device_steps, src->n_steps * nd,
+                                  sizeof *src->device_steps);
+    if (dst->acts && dst->marks && dst->devices && dst->device_launch && dst->device_steps)
+        return NB_OK;
+    nb_trace_free(dst);
+    return nb_set_error(NB_ERR_OUT_OF_MEMORY, "trace copy: out of memory");
 }
 
 /* by start, then correlation id (launch order on one thread) */
@@ -151,10 +181,53 @@ static nb_trace_step *step_of(nb_trace *t, const nb_trace_mark *m)
     return e;
 }
 
+/* The sums of the activities of a[0..n) (sorted by start) on `device`,
+ * using buf and u (n entries each) as scratch. */
+static void device_sums(const nb_trace_activity *a, size_t n, uint32_t device,
+                        nb_trace_activity *buf, span *u, nb_trace_sums *out)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i].device == device)
+            buf[m++] = a[i];
+    sums_from(buf, m, u, merge(buf, m, u), out);
+}
+
+/* t->devices (ascending, distinct) and t->device_launch from t->acts, and
+ * t->device_steps zeroed for `rows` steps; buf and u scratch of n_acts. */
+static nb_status devices_of(nb_trace *t, size_t rows, nb_trace_activity *buf, span *u)
+{
+    size_t nd = 0;
+    t->devices = malloc((t->n_acts ? t->n_acts : 1) * sizeof *t->devices);
+    if (!t->devices)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "trace: out of memory");
+    for (size_t i = 0; i < t->n_acts; i++) {
+        const uint32_t d = t->acts[i].device;
+        size_t k = 0;
+        while (k < nd && t->devices[k] < d)
+            k++;
+        if (k < nd && t->devices[k] == d)
+            continue;
+        memmove(t->devices + k + 1, t->devices + k, (nd - k) * sizeof *t->devices);
+        t->devices[k] = d;
+        nd++;
+    }
+    t->n_devices = nd;
+    t->device_launch = calloc(nd ? nd : 1, sizeof *t->device_launch);
+    const size_t cells = rows * nd;
+    t->device_steps = calloc(cells ? cells : 1, sizeof *t->device_steps);
+    if (!t->device_launch || !t->device_steps)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "trace: out of memory");
+    for (size_t k = 0; k < nd; k++)
+        device_sums(t->acts, t->n_acts, t->devices[k], buf, u, &t->device_launch[k]);
+    return NB_OK;
+}
+
 /* The per-mark pass over acts grouped by mark (g, in start order within a
- * mark; first[i]..first[i+1] the activities of mark i), unions in u. */
+ * mark; first[i]..first[i+1] the activities of mark i), unions in u; buf and
+ * du scratch for one device's activities and their union. */
 static nb_status per_mark(nb_trace *t, const nb_trace_activity *g, const size_t *first,
-                          span *u, span *prev)
+                          span *u, span *prev, nb_trace_activity *buf, span *du)
 {
     size_t n_prev = 0;
     for (size_t i = 0; i < t->n_marks; i++) {
@@ -171,6 +244,11 @@ static nb_status per_mark(nb_trace *t, const nb_trace_activity *g, const size_t 
         e->boundary_ns += intersection(u, nu, prev, n_prev);
         memcpy(prev, u, nu * sizeof *u);
         n_prev = nu;
+        const size_t row = (size_t)(e - t->steps) * t->n_devices;
+        for (size_t k = 0; k < t->n_devices; k++) {
+            device_sums(g + first[i], n, t->devices[k], buf, du, &s);
+            add_sums(&t->device_steps[row + k], &s);
+        }
     }
     return NB_OK;
 }
@@ -195,16 +273,26 @@ nb_status nb_trace_attribute(nb_trace *t, const nb_trace_mark *marks, size_t n_m
     t->n_marks = n_marks;
     t->n_steps = 0;
     t->unattributed = 0;
+    free(t->devices);
+    free(t->device_launch);
+    free(t->device_steps);
+    t->devices = NULL;
+    t->device_launch = t->device_steps = NULL;
+    t->n_devices = 0;
     const size_t n = t->n_acts;
     if (n)
         qsort(t->acts, n, sizeof *t->acts, cmp_act);
     t->origin_ns = n ? t->acts[0].start_ns : 0;
     nb_trace_activity *g = malloc((n ? n : 1) * sizeof *g);
     size_t *first = calloc(n_marks + 1, sizeof *first);
+    nb_trace_activity *buf = malloc((n ? n : 1) * sizeof *buf);
     span *u = malloc((n ? n : 1) * sizeof *u), *prev = malloc((n ? n : 1) * sizeof *prev);
+    span *du = malloc((n ? n : 1) * sizeof *du);
     nb_status s = NB_OK;
-    if (!g || !first || !u || !prev)
+    if (!g || !first || !buf || !u || !prev || !du)
         s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "trace: out of memory");
+    if (s == NB_OK)
+        s = devices_of(t, n_marks < NB_MAX_STEPS ? n_marks : NB_MAX_STEPS, buf, u);
     if (s == NB_OK) {
         /* grouped by mark, start order kept within a mark */
         for (size_t i = 0; i < n; i++)
@@ -218,14 +306,16 @@ nb_status nb_trace_attribute(nb_trace *t, const nb_trace_mark *marks, size_t n_m
             for (size_t k = 0; k < n; k++)
                 if (t->acts[k].mark == i)
                     g[w++] = t->acts[k];
-        s = per_mark(t, g, first, u, prev);
+        s = per_mark(t, g, first, u, prev, buf, du);
     }
     if (s == NB_OK)
         sums_from(t->acts, n, u, merge(t->acts, n, u), &t->launch);
     free(g);
     free(first);
+    free(buf);
     free(u);
     free(prev);
+    free(du);
     return s;
 }
 
