@@ -160,6 +160,8 @@ typedef struct nb_ip_geom {
     size_t q_count, alpha;      /* L+1, alpha */
     size_t digits, alpha_digit; /* digits at this level, alpha */
     int packed;                 /* ext in the key switch's packed layout (needs in) */
+    size_t first_limb, limbs;   /* the output limbs computed: [first_limb, first_limb + limbs);
+                                   limbs = 0: all ext_limbs (first_limb ignored) */
     uint32_t chunk;
     unsigned word_bits;
     const uint64_t *prime_q, *prime_mu_lo, *prime_mu_hi; /* full layout [L+1+alpha] */

@@ -142,8 +142,9 @@ ALWAYS_INLINE void inner_product_impl(const nb_ip_geom *g, void *acc0, void *acc
 {
     const size_t n = g->n, L1 = g->level + 1, E = g->ext_limbs;
     const size_t key_poly = g->q_count + g->alpha; /* limbs of one key component */
+    const size_t m0 = g->limbs ? g->first_limb : 0, m1 = g->limbs ? m0 + g->limbs : E;
 #pragma omp parallel for schedule(static)
-    for (size_t m = 0; m < E; m++) {
+    for (size_t m = m0; m < m1; m++) {
         const size_t pm = m < L1 ? m : g->q_count + (m - L1);
         const uint64_t q = g->prime_q[pm], ml = g->prime_mu_lo[pm], mh = g->prime_mu_hi[pm];
         const void *src[64];

@@ -417,7 +417,7 @@ extern "C" nb_status nb_gpu_rescale_bring(const nb_bring_args *g, void *t, const
 }
 
 namespace {
-/* The inner product (nb_cpu_inner_product) of output limb blockIdx.y on
+/* The inner product (nb_cpu_inner_product) of output limb first_limb + blockIdx.y on
  * words T, V consecutive coefficients per thread: 64-bit words accumulate
  * in 128 bits (mac128), reduced every `chunk` products; 32-bit words in 64
  * bits (products below 2^62), reduced every 4, with V = 4 (16-byte
@@ -429,7 +429,7 @@ __global__ void inner_product_kernel(nb_ip_geom g, T *__restrict__ acc0, T *__re
 {
     nb_gpu_pdl_launch_dependents();
     nb_gpu_pdl_wait();
-    const size_t m = blockIdx.y;
+    const size_t m = (g.limbs ? g.first_limb : 0) + blockIdx.y;
     const size_t c = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * V;
     if (c >= g.n)
         return;
@@ -502,7 +502,7 @@ nb_status inner_product_as(const nb_ip_geom *g, void *acc0, void *acc1, void *ac
                            const void *ext, const void *in, const void *key, void *stream)
 {
     const size_t per = (size_t)EW_THREADS * V;
-    dim3 grid((unsigned)((g->n + per - 1) / per), (unsigned)g->ext_limbs);
+    dim3 grid((unsigned)((g->n + per - 1) / per), (unsigned)(g->limbs ? g->limbs : g->ext_limbs));
     NB_TRY(launch_pdl(inner_product_kernel<T, V>, grid, EW_THREADS, 0, (cudaStream_t)stream, *g,
                       (T *)acc0, (T *)acc1, (T *)acc1_p, (const T *)ext, (const T *)in,
                       (const T *)key));

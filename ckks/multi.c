@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "ckks/multi.h"
 
 #ifdef NB_MULTI_GPU
@@ -64,19 +63,22 @@ static nb_status step(nb_ckks_multi *m, const nb_ckks_hook *h, void *stream, con
     return h->fn(h->user, name, is_ntt, limbs, inverse);
 }
 
-/* Starts an exchange: once every device's compute stream has reached this
- * point, limbs [off_r, off_r + cnt_r) of buf (per device) are broadcast from
- * device r to all on the communication streams (one NCCL group, every r with
- * cnt_r > 0), and ev_got is recorded after it. The compute streams go on with
- * whatever the caller queues next until exchange_wait. At most one exchange
- * is started and not yet waited for. With m->timed, events on the first
- * device's communication stream bracket it (nb_ckks_multi_comm_seconds). */
+/* Starts exchange k of a call: limbs [off_r, off_r + cnt_r) of buf (per
+ * device) broadcast from device r to all on the communication streams (one
+ * NCCL group, every r with cnt_r > 0), after the exchanges started before it
+ * and, with `after_compute`, after everything queued so far on the compute
+ * streams (the limbs it sends); ev_got[k] is recorded after it. The compute
+ * streams go on with whatever the caller queues next until exchange_wait(k).
+ * With m->timed, events on the first device's communication stream bracket
+ * it (nb_ckks_multi_comm_seconds). */
 static nb_status exchange_start(nb_ckks_multi *m, void *const *buf, const size_t *off,
-                                const size_t *cnt)
+                                const size_t *cnt, size_t k, int after_compute)
 {
     if (m->G == 1)
         return NB_OK;
-    for (size_t i = 0; i < m->G; i++) {
+    if (k >= NB_MULTI_TIMED)
+        return nb_set_error(NB_ERR_INTERNAL, "several GPUs: exchange %zu of one call", k);
+    for (size_t i = 0; i < m->G && after_compute; i++) {
         part *d = &m->d[i];
         NB_TRY(nb_multi_use(d));
         NB_CUDA_TRY(cudaEventRecord(d->ev_ready, d->stream));
@@ -112,21 +114,21 @@ static nb_status exchange_start(nb_ckks_multi *m, void *const *buf, const size_t
     for (size_t i = 0; i < m->G; i++) {
         part *d = &m->d[i];
         NB_TRY(nb_multi_use(d));
-        NB_CUDA_TRY(cudaEventRecord(d->ev_got, d->comm_stream));
+        NB_CUDA_TRY(cudaEventRecord(d->ev_got[k], d->comm_stream));
     }
     return NB_OK;
 }
 
-/* Every compute stream waits for the exchange started last; marked "comm"
- * (the wait is the communication that nothing queued before it covered). */
-static nb_status exchange_wait(nb_ckks_multi *m, const nb_ckks_hook *h, void *stream)
+/* Every compute stream waits for exchange k; marked "comm" (the wait is the
+ * communication that nothing queued before it covered). */
+static nb_status exchange_wait(nb_ckks_multi *m, size_t k, const nb_ckks_hook *h, void *stream)
 {
     if (m->G == 1)
         return NB_OK;
     for (size_t i = 0; i < m->G; i++) {
         part *d = &m->d[i];
         NB_TRY(nb_multi_use(d));
-        NB_CUDA_TRY(cudaStreamWaitEvent(d->stream, d->ev_got, 0));
+        NB_CUDA_TRY(cudaStreamWaitEvent(d->stream, d->ev_got[k], 0));
     }
     return step(m, h, stream, "comm", 0, 0, 0);
 }
@@ -223,37 +225,38 @@ static nb_status modup_digit_ntt(nb_ckks_multi *m, part *d, size_t level, size_t
     const size_t b1 = qe < first ? qe : first, a0 = qa > after ? qa : after;
     if (b1 > qa)
         NB_TRY(forward(d, out, 0, b1 - qa));
+    if (nq == d->nq && qe > a0) /* the limbs above the digit and P: consecutive plan primes */
+        return forward(d, at(m, out, a0 - qa), a0 - qa, qe - a0 + d->np);
     if (qe > a0)
         NB_TRY(forward(d, at(m, out, a0 - qa), a0 - qa, qe - a0));
     return forward(d, at(m, out, nq), d->nq, d->np);
 }
 
 /* modUp of every digit of level l: digit j's local poly over B_l at
- * out[i] + j * (nq_l + np) limbs. The owned Q limbs go to coefficient form in
- * one call; digit j's limbs are gathered while digit j-1 is converted and
- * transformed. */
+ * out[i] + j * (nq_l + np) limbs. Each device's limbs of digit j go to
+ * coefficient form and leave while those of digit j+1 are transformed, and
+ * digit j+1's exchange runs while digit j is converted and transformed. */
 static nb_status modup_all(nb_ckks_multi *m, size_t level, void *const *out,
                            const void *const *in, const nb_ckks_hook *h, void *stream)
 {
-    for (size_t i = 0; i < m->G; i++) {
-        part *d = &m->d[i];
-        NB_TRY(nb_multi_use(d));
-        NB_TRY(inverse_into(m, d, at(m, d->gq, d->qa), in[i], 0, nb_multi_nq_at(d, level)));
-    }
-    NB_TRY(step(m, h, stream, "intt", 1, level + 1, 1));
     const size_t digits = nb_ckks_digits(m->p, level);
     size_t off[NB_MULTI_MAX], cnt[NB_MULTI_MAX];
     void *buf[NB_MULTI_MAX];
-    digit_parts(m, level, 0, off, cnt, buf);
-    NB_TRY(exchange_start(m, buf, off, cnt));
+    for (size_t j = 0; j < digits; j++) { /* digit j leaves while digit j+1 is transformed */
+        digit_parts(m, level, j, off, cnt, buf);
+        for (size_t i = 0; i < m->G; i++) {
+            part *d = &m->d[i];
+            NB_TRY(nb_multi_use(d));
+            NB_TRY(inverse_into(m, d, at(m, d->gq, off[i]), at(m, in[i], off[i] - d->qa),
+                                off[i] - d->qa, cnt[i]));
+        }
+        NB_TRY(exchange_start(m, buf, off, cnt, j, 1));
+    }
+    NB_TRY(step(m, h, stream, "intt", 1, level + 1, 1));
     for (size_t j = 0; j < digits; j++) {
         size_t first, count;
         nb_ckks_digit_range(m->p, level, j, &first, &count);
-        NB_TRY(exchange_wait(m, h, stream));
-        if (j + 1 < digits) {
-            digit_parts(m, level, j + 1, off, cnt, buf);
-            NB_TRY(exchange_start(m, buf, off, cnt));
-        }
+        NB_TRY(exchange_wait(m, j, h, stream));
         for (size_t i = 0; i < m->G; i++) {
             part *d = &m->d[i];
             NB_TRY(nb_multi_use(d));
@@ -273,32 +276,40 @@ static nb_status modup_all(nb_ckks_multi *m, size_t level, void *const *out,
 }
 
 /* modDown of `polys` local polys over B_l a[k][i] into out[k][i] (local
- * polys over Q_l). Polynomial k's P limbs are gathered while polynomial
- * k+1's are transformed and then while polynomial k is converted. */
-static nb_status moddown(nb_ckks_multi *m, size_t level, unsigned polys, void *const *out[2],
-                         const void *const *a[2], const nb_ckks_hook *h, void *stream)
+ * polys over Q_l), in two halves so that the caller can queue work between
+ * them (the key switch: the inner product's Q limbs): moddown_send takes each
+ * polynomial's P limbs to coefficient form and starts its exchange, the next
+ * polynomial's transform running under it; moddown_finish converts
+ * polynomial k while polynomial k+1's exchange runs, then transforms and
+ * scales. The exchanges read only the P limbs. */
+static nb_status moddown_send(nb_ckks_multi *m, size_t level, unsigned polys,
+                              const void *const *a[2], const nb_ckks_hook *h, void *stream)
 {
     const size_t A = m->p->alpha;
-    size_t off[2][NB_MULTI_MAX], cnt[NB_MULTI_MAX];
+    size_t off[NB_MULTI_MAX], cnt[NB_MULTI_MAX];
     void *buf[NB_MULTI_MAX];
     for (unsigned k = 0; k < polys; k++) {
         for (size_t i = 0; i < m->G; i++) {
             part *d = &m->d[i];
             NB_TRY(nb_multi_use(d));
-            off[k][i] = k * A + d->pa;
+            off[i] = k * A + d->pa;
             cnt[i] = d->np;
             buf[i] = d->gp;
-            NB_TRY(inverse_into(m, d, at(m, d->gp, off[k][i]),
+            NB_TRY(inverse_into(m, d, at(m, d->gp, off[i]),
                                 at(m, a[k][i], nb_multi_nq_at(d, level)), d->nq, d->np));
         }
-        if (k == 0)
-            NB_TRY(exchange_start(m, buf, off[0], cnt));
+        NB_TRY(exchange_start(m, buf, off, cnt, k, 1));
     }
-    NB_TRY(step(m, h, stream, "intt", 1, polys * A, 1));
+    return step(m, h, stream, "intt", 1, polys * A, 1);
+}
+
+static nb_status moddown_finish(nb_ckks_multi *m, size_t level, unsigned polys,
+                                void *const *out[2], const void *const *a[2],
+                                const nb_ckks_hook *h, void *stream)
+{
+    const size_t A = m->p->alpha;
     for (unsigned k = 0; k < polys; k++) {
-        NB_TRY(exchange_wait(m, h, stream));
-        if (k + 1 < polys)
-            NB_TRY(exchange_start(m, buf, off[k + 1], cnt));
+        NB_TRY(exchange_wait(m, k, h, stream));
         for (size_t i = 0; i < m->G; i++) {
             part *d = &m->d[i];
             NB_TRY(nb_multi_use(d));
@@ -311,8 +322,13 @@ static nb_status moddown(nb_ckks_multi *m, size_t level, unsigned polys, void *c
     for (size_t i = 0; i < m->G; i++) {
         part *d = &m->d[i];
         NB_TRY(nb_multi_use(d));
+        const size_t nq = nb_multi_nq_at(d, level);
+        if (polys == 2 && nq == d->nq && nq) { /* t[1] = t[0] + nq: one call */
+            NB_TRY(nb_ntt_forward(d->ntt_qq, d->t[0], 0, 2 * nq, d->stream));
+            continue;
+        }
         for (unsigned k = 0; k < polys; k++)
-            NB_TRY(forward(d, d->t[k], 0, nb_multi_nq_at(d, level)));
+            NB_TRY(forward(d, d->t[k], 0, nq));
     }
     NB_TRY(step(m, h, stream, "ntt", 1, polys * (level + 1), 0));
     for (size_t i = 0; i < m->G; i++) {
@@ -331,7 +347,10 @@ static nb_status moddown(nb_ckks_multi *m, size_t level, unsigned polys, void *c
     return step(m, h, stream, "scalar", 0, 0, 0);
 }
 
-static nb_status inner_product(nb_ckks_multi *m, size_t level, const void *const *key,
+/* The key-switch inner product into acc[0], acc[1] of the output limbs `which`
+ * selects: IP_P (the P limbs: modDown's first need), IP_Q (the Q limbs). */
+enum { IP_P = 1, IP_Q = 2 };
+static nb_status inner_product(nb_ckks_multi *m, size_t level, const void *const *key, int which,
                                const nb_ckks_hook *h, void *stream)
 {
     for (size_t i = 0; i < m->G; i++) {
@@ -352,7 +371,11 @@ static nb_status inner_product(nb_ckks_multi *m, size_t level, const void *const
             .prime_q = d->local_q,
             .prime_mu_lo = d->local_mu_lo,
             .prime_mu_hi = d->local_mu_hi,
+            .first_limb = which == IP_P ? nq : 0,
+            .limbs = which == IP_P ? d->np : nq,
         };
+        if (!g.limbs)
+            continue;
         NB_TRY(nb_gpu_inner_product(&g, d->acc[0], d->acc[1], at(m, d->acc[1], nq), d->ext, NULL,
                                     key[i], d->stream));
     }
@@ -376,8 +399,8 @@ static nb_status rescale(nb_ckks_multi *m, size_t level, int round, void *const 
                             cnt[i]));
     }
     NB_TRY(step(m, h, stream, "intt", 1, g, 1));
-    NB_TRY(exchange_start(m, buf, off, cnt));
-    NB_TRY(exchange_wait(m, h, stream));
+    NB_TRY(exchange_start(m, buf, off, cnt, 0, 1));
+    NB_TRY(exchange_wait(m, 0, h, stream));
     for (size_t i = 0; i < m->G; i++) {
         part *d = &m->d[i];
         NB_TRY(nb_multi_use(d));
@@ -429,10 +452,14 @@ nb_status nb_ckks_multi_modup_all(nb_ckks_multi *m, size_t level, void *const *o
                                   const void *const *in, const nb_ckks_hook *hook, void *stream)
 {
     NB_TRY(check(m, level, 0, "modUp", out, in));
+    const int caller = nb_multi_caller_device();
     m->n_timed = 0;
-    NB_TRY(fork_from(m, stream));
-    NB_TRY(modup_all(m, level, out, in, hook, stream));
-    return join_into(m, stream);
+    nb_status s = fork_from(m, stream);
+    if (s == NB_OK)
+        s = modup_all(m, level, out, in, hook, stream);
+    if (s == NB_OK)
+        s = join_into(m, stream);
+    return nb_multi_restore(caller, s);
 }
 
 nb_status nb_ckks_multi_moddown(nb_ckks_multi *m, size_t level, void *const *out,
@@ -441,10 +468,16 @@ nb_status nb_ckks_multi_moddown(nb_ckks_multi *m, size_t level, void *const *out
     NB_TRY(check(m, level, 0, "modDown", out, in));
     void *const *o[2] = {out, NULL};
     const void *const *a[2] = {in, NULL};
+    const int caller = nb_multi_caller_device();
     m->n_timed = 0;
-    NB_TRY(fork_from(m, stream));
-    NB_TRY(moddown(m, level, 1, o, a, hook, stream));
-    return join_into(m, stream);
+    nb_status s = fork_from(m, stream);
+    if (s == NB_OK)
+        s = moddown_send(m, level, 1, a, hook, stream);
+    if (s == NB_OK)
+        s = moddown_finish(m, level, 1, o, a, hook, stream);
+    if (s == NB_OK)
+        s = join_into(m, stream);
+    return nb_multi_restore(caller, s);
 }
 
 nb_status nb_ckks_multi_keyswitch(nb_ckks_multi *m, size_t level, void *const *out0,
@@ -461,12 +494,22 @@ nb_status nb_ckks_multi_keyswitch(nb_ckks_multi *m, size_t level, void *const *o
     }
     void *const *o[2] = {out0, out1};
     const void *const *a[2] = {(const void *const *)acc0, (const void *const *)acc1};
+    const int caller = nb_multi_caller_device();
     m->n_timed = 0;
-    NB_TRY(fork_from(m, stream));
-    NB_TRY(modup_all(m, level, ext, in, hook, stream));
-    NB_TRY(inner_product(m, level, key, hook, stream));
-    NB_TRY(moddown(m, level, 2, o, a, hook, stream));
-    return join_into(m, stream);
+    nb_status s = fork_from(m, stream);
+    if (s == NB_OK)
+        s = modup_all(m, level, ext, in, hook, stream);
+    if (s == NB_OK) /* the P limbs first: their exchanges run under the Q limbs' products */
+        s = inner_product(m, level, key, IP_P, hook, stream);
+    if (s == NB_OK)
+        s = moddown_send(m, level, 2, a, hook, stream);
+    if (s == NB_OK)
+        s = inner_product(m, level, key, IP_Q, hook, stream);
+    if (s == NB_OK)
+        s = moddown_finish(m, level, 2, o, a, hook, stream);
+    if (s == NB_OK)
+        s = join_into(m, stream);
+    return nb_multi_restore(caller, s);
 }
 
 nb_status nb_ckks_multi_rescale(nb_ckks_multi *m, size_t level, nb_ckks_rounding rounding,
@@ -476,10 +519,14 @@ nb_status nb_ckks_multi_rescale(nb_ckks_multi *m, size_t level, nb_ckks_rounding
     NB_TRY(check(m, level, m ? m->p->rescale_primes : 1, "rescale", out, in));
     if (rounding != NB_CKKS_RESCALE_FLOOR && rounding != NB_CKKS_RESCALE_ROUND)
         return nb_set_error(NB_ERR_INVALID_ARG, "rescale: unknown rounding mode %d", (int)rounding);
+    const int caller = nb_multi_caller_device();
     m->n_timed = 0;
-    NB_TRY(fork_from(m, stream));
-    NB_TRY(rescale(m, level, rounding == NB_CKKS_RESCALE_ROUND, out, in, hook, stream));
-    return join_into(m, stream);
+    nb_status s = fork_from(m, stream);
+    if (s == NB_OK)
+        s = rescale(m, level, rounding == NB_CKKS_RESCALE_ROUND, out, in, hook, stream);
+    if (s == NB_OK)
+        s = join_into(m, stream);
+    return nb_multi_restore(caller, s);
 }
 
 #else /* no NCCL (or no CUDA) in the build */

@@ -13,7 +13,7 @@
 #include "core/device.h"
 
 #define NB_MULTI_MAX 64   /* devices of one nb_ckks_multi */
-#define NB_MULTI_TIMED 80 /* exchanges timed per call (modUp: one per digit) */
+#define NB_MULTI_TIMED 80 /* exchanges per call (modUp: one per digit; dnum <= 64) */
 
 /* NB_ERR_UNSUPPORTED (no NCCL) or NB_ERR_NO_DEVICE (no CUDA), saying so. */
 nb_status nb_multi_unsupported(void);
@@ -27,10 +27,12 @@ typedef struct part {
     int device;
     cudaStream_t stream;      /* compute */
     cudaStream_t comm_stream; /* the exchanges (NCCL) */
-    cudaEvent_t ev_fork, ev_done, ev_ready, ev_got;
+    cudaEvent_t ev_fork, ev_done, ev_ready;
+    cudaEvent_t ev_got[NB_MULTI_TIMED]; /* exchange k of a call done */
     ncclComm_t comm;          /* NULL with one device */
     size_t qa, nq, pa, np;    /* owned Q limbs [qa, qa+nq), P limbs [pa, pa+np) */
     nb_ntt *ntt;              /* owned Q primes, then owned P primes */
+    nb_ntt *ntt_qq;           /* owned Q primes twice (modDown's two polynomials) */
     nb_buffer *consts;        /* the blob, then [nq+np] x {q, mu_lo, mu_hi} in plan order */
     const uint64_t *base, *local_q, *local_mu_lo, *local_mu_hi;
     nb_buffer *scratch;
@@ -62,6 +64,11 @@ static inline size_t nb_multi_nq_at(const part *d, size_t level)
     const size_t end = d->qa + d->nq < level + 1 ? d->qa + d->nq : level + 1;
     return end > d->qa ? end - d->qa : 0;
 }
+
+/* The calling thread's current device (0 if unknown), and its restoration
+ * after a call that switched devices: returns s (or the restoring error). */
+int nb_multi_caller_device(void);
+nb_status nb_multi_restore(int device, nb_status s);
 
 /* Makes part d's device current. */
 nb_status nb_multi_use(const part *d);

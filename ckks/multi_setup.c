@@ -21,6 +21,25 @@ nb_status nb_multi_unsupported(void)
 #ifdef NB_MULTI_GPU
 #include "core/cuda_check.h"
 
+int nb_multi_caller_device(void)
+{
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        dev = 0;
+    }
+    return dev;
+}
+
+nb_status nb_multi_restore(int device, nb_status s)
+{
+    const cudaError_t e = cudaSetDevice(device);
+    if (e != cudaSuccess && s == NB_OK)
+        return nb_set_error(NB_ERR_CUDA, "several GPUs: restoring device %d: %s", device,
+                            cudaGetErrorString(e));
+    return s;
+}
+
 nb_status nb_multi_use(const part *d)
 {
     NB_CUDA_TRY(cudaSetDevice(d->device));
@@ -32,12 +51,16 @@ static void part_free(part *d)
     if (nb_multi_use(d) != NB_OK)
         return;
     nb_ntt_destroy(d->ntt);
+    nb_ntt_destroy(d->ntt_qq);
     nb_buffer_destroy(d->consts);
     nb_buffer_destroy(d->scratch);
-    cudaEvent_t ev[4] = {d->ev_fork, d->ev_done, d->ev_ready, d->ev_got};
-    for (int i = 0; i < 4; i++)
+    cudaEvent_t ev[3] = {d->ev_fork, d->ev_done, d->ev_ready};
+    for (int i = 0; i < 3; i++)
         if (ev[i])
             cudaEventDestroy(ev[i]);
+    for (int i = 0; i < NB_MULTI_TIMED; i++)
+        if (d->ev_got[i])
+            cudaEventDestroy(d->ev_got[i]);
     if (d->stream)
         cudaStreamDestroy(d->stream);
     if (d->comm_stream)
@@ -48,6 +71,7 @@ void nb_ckks_multi_destroy(nb_ckks_multi *m)
 {
     if (!m)
         return;
+    const int caller = nb_multi_caller_device();
     if (m->d && nb_multi_use(&m->d[0]) == NB_OK)
         for (size_t k = 0; k < 2 * NB_MULTI_TIMED; k++)
             if (m->ev_t[k])
@@ -59,6 +83,7 @@ void nb_ckks_multi_destroy(nb_ckks_multi *m)
     }
     free(m->d);
     free(m);
+    (void)nb_multi_restore(caller, NB_OK);
 }
 
 /* Part d's plan, constants and scratch on its device. */
@@ -69,9 +94,11 @@ static nb_status part_create(nb_ckks_multi *m, part *d, const nb_ntt_variant *va
     NB_TRY(nb_multi_use(d));
     NB_CUDA_TRY(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
     NB_CUDA_TRY(cudaStreamCreateWithFlags(&d->comm_stream, cudaStreamNonBlocking));
-    cudaEvent_t *ev[4] = {&d->ev_fork, &d->ev_done, &d->ev_ready, &d->ev_got};
-    for (int i = 0; i < 4; i++)
+    cudaEvent_t *ev[3] = {&d->ev_fork, &d->ev_done, &d->ev_ready};
+    for (int i = 0; i < 3; i++)
         NB_CUDA_TRY(cudaEventCreateWithFlags(ev[i], cudaEventDisableTiming));
+    for (int i = 0; i < NB_MULTI_TIMED; i++)
+        NB_CUDA_TRY(cudaEventCreateWithFlags(&d->ev_got[i], cudaEventDisableTiming));
     /* host: the owned primes and their Barrett constants in plan order */
     const size_t words = m->k->words, extra = 3 * own;
     uint64_t *h = malloc((own + extra) * sizeof *h);
@@ -85,6 +112,14 @@ static nb_status part_create(nb_ckks_multi *m, part *d, const nb_ntt_variant *va
         h[3 * own + i] = m->k->blob[m->k->prime_mu_hi + full];
     }
     nb_status s = nb_ntt_create(&d->ntt, variant, p->log_n, h, NULL, own, d->stream);
+    uint64_t *qq = malloc(2 * d->nq * sizeof *qq);
+    if (!qq)
+        s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_multi_create: out of host memory");
+    for (size_t i = 0; qq && i < 2 * d->nq; i++)
+        qq[i] = p->primes[d->qa + i % d->nq];
+    if (s == NB_OK)
+        s = nb_ntt_create(&d->ntt_qq, variant, p->log_n, qq, NULL, 2 * d->nq, d->stream);
+    free(qq);
     if (s == NB_OK)
         s = nb_buffer_create(&d->consts, NB_BACKEND_GPU, (words + extra) * sizeof(uint64_t));
     if (s == NB_OK)
@@ -171,16 +206,20 @@ nb_status nb_ckks_multi_create(nb_ckks_multi **out, const nb_ckks_params *params
                                     devices[i]);
     }
     /* the one-GPU pipeline checks the word size against the primes */
+    const int caller = nb_multi_caller_device();
     nb_ckks *probe = NULL;
     NB_CUDA_TRY(cudaSetDevice(devices[0]));
-    NB_TRY(nb_ckks_create(&probe, params, variant, NULL));
+    const nb_status ps = nb_ckks_create(&probe, params, variant, NULL);
     nb_ckks_destroy(probe);
+    if (ps != NB_OK)
+        return nb_multi_restore(caller, ps);
     nb_ckks_multi *m = calloc(1, sizeof *m);
     if (m)
         m->d = calloc(gpus, sizeof *m->d);
     if (!m || !m->d) {
         free(m);
-        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_multi_create: out of host memory");
+        return nb_multi_restore(
+            caller, nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_multi_create: out of host memory"));
     }
     m->p = params;
     m->k = params->consts;
@@ -190,10 +229,10 @@ nb_status nb_ckks_multi_create(nb_ckks_multi **out, const nb_ckks_params *params
     nb_status s = create(m, variant, devices);
     if (s != NB_OK) {
         nb_ckks_multi_destroy(m);
-        return s;
+        return nb_multi_restore(caller, s);
     }
     *out = m;
-    return NB_OK;
+    return nb_multi_restore(caller, NB_OK);
 }
 
 size_t nb_ckks_multi_gpus(const nb_ckks_multi *m) { return m ? m->G : 0; }
@@ -209,14 +248,17 @@ nb_status nb_ckks_multi_comm_seconds(nb_ckks_multi *m, double *seconds)
     if (!m || !seconds)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_ckks_multi_comm_seconds: NULL argument");
     *seconds = 0;
-    NB_TRY(nb_multi_use(&m->d[0]));
-    NB_CUDA_TRY(cudaStreamSynchronize(m->d[0].comm_stream));
-    for (size_t k = 0; k < m->n_timed; k++) {
+    const int caller = nb_multi_caller_device();
+    nb_status s = nb_multi_use(&m->d[0]);
+    cudaError_t e = s == NB_OK ? cudaStreamSynchronize(m->d[0].comm_stream) : cudaSuccess;
+    for (size_t k = 0; s == NB_OK && e == cudaSuccess && k < m->n_timed; k++) {
         float ms = 0;
-        NB_CUDA_TRY(cudaEventElapsedTime(&ms, m->ev_t[2 * k], m->ev_t[2 * k + 1]));
+        e = cudaEventElapsedTime(&ms, m->ev_t[2 * k], m->ev_t[2 * k + 1]);
         *seconds += ms * 1e-3;
     }
-    return NB_OK;
+    if (s == NB_OK && e != cudaSuccess)
+        s = nb_set_error(NB_ERR_CUDA, "several GPUs: exchange times: %s", cudaGetErrorString(e));
+    return nb_multi_restore(caller, s);
 }
 
 int nb_ckks_multi_device(const nb_ckks_multi *m, size_t d)
@@ -285,21 +327,26 @@ static nb_status copy_parts(nb_ckks_multi *m, size_t level, nb_ckks_layout k, vo
         return nb_set_error(NB_ERR_INVALID_ARG, "several GPUs: level %zu or layout %d out of range",
                             level, (int)k);
     const size_t lb = m->limb_bytes;
-    for (size_t d = 0; d < m->G; d++) {
+    const int caller = nb_multi_caller_device();
+    nb_status s = NB_OK;
+    for (size_t d = 0; d < m->G && s == NB_OK; d++) {
         const part *x = &m->d[d];
-        NB_TRY(nb_multi_use(x));
+        s = nb_multi_use(x);
         const size_t limbs = nb_ckks_multi_limbs(m, d, level, k);
-        for (size_t i = 0; i < limbs; i++) {
+        cudaError_t e = cudaSuccess;
+        for (size_t i = 0; s == NB_OK && e == cudaSuccess && i < limbs; i++) {
             char *h = (char *)host + host_limb(m, x, level, k, i) * lb;
             char *p = (char *)parts[d] + i * lb;
-            if (to_parts)
-                NB_CUDA_TRY(cudaMemcpyAsync(p, h, lb, cudaMemcpyHostToDevice, x->stream));
-            else
-                NB_CUDA_TRY(cudaMemcpyAsync(h, p, lb, cudaMemcpyDeviceToHost, x->stream));
+            e = to_parts ? cudaMemcpyAsync(p, h, lb, cudaMemcpyHostToDevice, x->stream)
+                         : cudaMemcpyAsync(h, p, lb, cudaMemcpyDeviceToHost, x->stream);
         }
-        NB_CUDA_TRY(cudaStreamSynchronize(x->stream));
+        if (s == NB_OK && e == cudaSuccess)
+            e = cudaStreamSynchronize(x->stream);
+        if (s == NB_OK && e != cudaSuccess)
+            s = nb_set_error(NB_ERR_CUDA, "several GPUs: copying part %zu: %s", d,
+                             cudaGetErrorString(e));
     }
-    return nb_multi_use(&m->d[0]);
+    return nb_multi_restore(caller, s);
 }
 
 nb_status nb_ckks_multi_scatter(nb_ckks_multi *m, size_t level, nb_ckks_layout k,

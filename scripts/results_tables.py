@@ -5,6 +5,8 @@
       GPU NTT against the open peers' figures (peer / 1.3), and the monotonicity check
   scripts/results_tables.py stage STAGE.json       stage tier: median, NTT share and
       the per-NTT warm / cold / in-stage comparison of every case
+  scripts/results_tables.py gpus STAGE.json        stage tier on several GPUs (--gpus):
+      median per GPU count, its ratio to one GPU, and the communication figures
 
 Python 3 standard library only; reads `nttbench run --format json` reports."""
 import json
@@ -82,7 +84,31 @@ def stage(path):
               f"{m.get('breakdown_vs_stage', float('nan')):.2f} |")
 
 
+def gpus(path):
+    """One row per (variant, preset, stage, GPU count)."""
+    rows, one = [], {}
+    for c in json.load(open(path))["cases"]:
+        if c.get("status") != "ok":
+            continue
+        p, m = c["params"], c.get("metrics", {})
+        key = (c["variant"], p["preset"], p["stage"])
+        g = p.get("gpus", 1)
+        if g == 1:
+            one[key] = c["stats"]["median"]
+        rows.append((key, g, c["stats"], m))
+    print("| variant | set | stage | GPUs | median µs [95 % CI] | vs 1 GPU | exchanges µs "
+          "(first GPU) | waiting for them µs (share) | under compute µs |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+    for key, g, s, m in sorted(rows, key=lambda r: (r[0], r[1])):
+        ratio = f"{s['median'] / one[key]:.2f}x" if key in one else "-"
+        comm = (f"{m['comm_ns'] / 1e3:.1f} | {m['comm_exposed_ns'] / 1e3:.1f} "
+                f"({100 * m.get('comm_share', 0):.0f} %) | {m['comm_overlap_ns'] / 1e3:.1f}"
+                if "comm_ns" in m else "- | - | -")
+        print(f"| {key[0]} | {key[1]} | {key[2]} | {g} | {s['median'] / 1e3:.1f} "
+              f"[{s['median_ci95_lo'] / 1e3:.1f}, {s['median_ci95_hi'] / 1e3:.1f}] | {ratio} | {comm} |")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("targets", "stage"):
+    if len(sys.argv) != 3 or sys.argv[1] not in ("targets", "stage", "gpus"):
         sys.exit(__doc__)
-    {"targets": targets, "stage": stage}[sys.argv[1]](sys.argv[2])
+    {"targets": targets, "stage": stage, "gpus": gpus}[sys.argv[1]](sys.argv[2])

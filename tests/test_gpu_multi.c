@@ -214,7 +214,9 @@ static void check_on(const nb_ckks_params *p, nb_ckks *cpu, const nb_ntt_variant
     nb_ckks_multi_destroy(m);
 }
 
-static void check_set(const char *name, const char *variant, int every_variant)
+/* G from g_min up to the GPUs present (at most MAX_G and alpha). */
+static void check_set_from(const char *name, const char *variant, int every_variant,
+                           size_t g_min)
 {
     nb_ckks_params *p = NULL;
     if (nb_ckks_params_from_preset(&p, name) != NB_OK)
@@ -228,11 +230,16 @@ static void check_set(const char *name, const char *variant, int every_variant)
                                 p->log_n < v->min_log_n || p->log_n > v->max_log_n
                           : strcmp(v->name, variant) != 0)
             continue;
-        for (size_t G = 1; G <= most && G <= (size_t)gpus; G++)
+        for (size_t G = g_min; G <= most && G <= (size_t)gpus; G++)
             check_on(p, cpu, v, G);
     }
     nb_ckks_destroy(cpu);
     nb_ckks_params_destroy(p);
+}
+
+static void check_set(const char *name, const char *variant, int every_variant)
+{
+    check_set_from(name, variant, every_variant, 1);
 }
 
 static void test_multi_stages_match_cpu_64(void **state)
@@ -247,6 +254,19 @@ static void test_multi_stages_match_cpu_32(void **state)
     (void)state;
     check_set("test-tiny-w32", NULL, 1);
     check_set("test-small-w32", "gpu-fast32", 0);
+}
+
+/* The paper-sized twins (log N 16) on two or more GPUs: the shapes where the
+ * kernels take their large paths. */
+static void test_multi_paper_sets_match_cpu(void **state)
+{
+    (void)state;
+    if (gpus < 2) {
+        print_message("one GPU: the paper-sized sets are checked on two or more only (skip)\n");
+        return;
+    }
+    check_set_from("ckks16-l30-d3-w32", "gpu-fast32", 0, 2);
+    check_set_from("ckks16-l30-d3", "gpu-fast", 0, 2);
 }
 
 static void test_multi_refuses_bad_device_lists(void **state)
@@ -277,6 +297,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_multi_stages_match_cpu_64),
         cmocka_unit_test(test_multi_stages_match_cpu_32),
+        cmocka_unit_test(test_multi_paper_sets_match_cpu),
         cmocka_unit_test(test_multi_refuses_bad_device_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

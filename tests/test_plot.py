@@ -127,6 +127,33 @@ def check_bounds(mod, data):
     check(len(roof) == 1 and close(max(roof[0].get_ydata()), 877.1), "the 64-bit roof at 877.1 G/s")
 
 
+def check_gpus(mod, data):
+    """The several-GPU figure of a recorded H100 run (1, 2 and 4 GPUs): one line per stage at
+    (GPU count, stage median), and per case on several GPUs the exposed share of communication
+    (the breakdown's comm step) and the overlapped share (comm_overlap_ns over the median)."""
+    doc = mod.load(os.path.join(data, "stage-h100-gpus.json"))
+    fig = mod.figures([doc])["stage-gpus"]
+    lines = {l.get_gid(): l for l in fig.axes[0].get_lines() if (l.get_gid() or "").startswith("gpus|")}
+    check(set(lines) == {"gpus|gpu-fast|ckks16-l30-d3|keyswitch", "gpus|gpu-fast|ckks16-l30-d3|modup"},
+          f"lines {sorted(lines)}")
+    for gid, line in lines.items():
+        stage = gid.split("|")[3]
+        want = sorted((c["params"].get("gpus", 1), c["stats"]["median"] / 1e3) for c in doc["cases"]
+                      if c["params"]["stage"] == stage)
+        check(list(line.get_xdata()) == [g for g, _ in want], f"{gid}: x is the GPU count")
+        check(all(close(y, t) for y, (_, t) in zip(line.get_ydata(), want)), f"{gid}: medians")
+    bars = [a for a in artists(fig) if a.get_gid() in ("comm|exposed", "comm|overlap")]
+    several = [c for c in doc["cases"] if c["params"].get("gpus", 1) > 1]
+    exposed = sorted(a.get_width() for a in bars if a.get_gid() == "comm|exposed")
+    check(len(exposed) == len(several), f"{len(exposed)} exposed bars, expected {len(several)}")
+    check(all(close(w, t) for w, t in zip(exposed, sorted(100 * c["metrics"]["comm_share"]
+                                                          for c in several))), "exposed shares")
+    overlap = sorted(a.get_width() for a in bars if a.get_gid() == "comm|overlap")
+    check(all(close(w, t) for w, t in zip(overlap, sorted(
+        100 * c["metrics"]["comm_overlap_ns"] / c["stats"]["median"] for c in several))),
+        "overlapped shares")
+
+
 def main():
     plot_path, data = sys.argv[1], sys.argv[2]
     files = [os.path.join(data, f) for f in ("ntt-h100-small.json", "stage-h100-small.json",
@@ -197,6 +224,7 @@ def main():
     check(not any(n.startswith("time-logq") for n in figs), "no log-Q figure from files without log_q")
     check_logq(mod)
     check_bounds(mod, data)
+    check_gpus(mod, data)
     return finish(failures, "scripts/plot figures")
 
 

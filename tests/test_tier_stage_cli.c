@@ -1,7 +1,7 @@
 /* End to end: `nttbench run --tier stage` on the CPU backend writes a JSON
  * report whose stage cases are verified, carry the breakdown with the NTT
  * counts of nb_ckks_ntt_counts and the in-stage vs micro-benchmark metrics;
- * bad stage options exit with the usage code; `--tier stage --cache warm`
+ * bad stage options (--gpus among them) exit with the usage code; `--tier stage --cache warm`
  * times the stages with a warm cache and `--tier warm,stage` keeps its old
  * meaning; `nttbench list` shows the presets; a 64-bit set and its 32-bit
  * twin are paired by word size, and `verify --stage` checks 32-bit sets. argv[1] is the nttbench executable (tests/meson.build). */
@@ -201,6 +201,15 @@ static void test_bad_stage_options_are_usage_errors(void **state)
     const char *bad_rounding[] = {"run", "--tier", "stage", "--backend", "cpu", "--rounding",
                                   "up", "--output", out, NULL};
     assert_int_equal(run_cli(bad_rounding, NULL), 2);
+    const char *no_gpus[] = {"run", "--tier", "stage", "--backend", "cpu", "--gpus", "0",
+                             "--output", out, NULL};
+    assert_int_equal(run_cli(no_gpus, NULL), 2);
+    const char *gpus_junk[] = {"run", "--tier", "stage", "--backend", "cpu", "--gpus", "2,x",
+                               "--output", out, NULL};
+    assert_int_equal(run_cli(gpus_junk, NULL), 2);
+    const char *gpus_alone[] = {"run", "--tier", "warm", "--backend", "cpu", "--gpus", "2",
+                                "--output", out, NULL};
+    assert_int_equal(run_cli(gpus_alone, NULL), 2);
     assert_int_not_equal(access(out, F_OK), 0); /* nothing written on bad usage */
 }
 

@@ -158,8 +158,10 @@ nb_status nb_stage_multi_upload(nb_stage_multi *x, size_t set, const void *in, c
 {
     NB_TRY(check_set(x, set));
     void *parts[MAX_GPUS];
-    at_set(x, x->in, x->in_limbs, set, parts);
-    NB_TRY(nb_ckks_multi_scatter(x->m, x->level, x->in_layout, parts, in));
+    if (in) {
+        at_set(x, x->in, x->in_limbs, set, parts);
+        NB_TRY(nb_ckks_multi_scatter(x->m, x->level, x->in_layout, parts, in));
+    }
     if (!key || !x->key_limbs[0])
         return NB_OK;
     at_set(x, x->key, x->key_limbs, set, parts);

@@ -21,8 +21,8 @@ void nb_stage_multi_destroy(nb_stage_multi *x);
 /* Allocates `sets` buffer sets on every device (outputs poisoned); frees the old. */
 nb_status nb_stage_multi_setup(nb_stage_multi *x, size_t sets);
 void nb_stage_multi_teardown(nb_stage_multi *x);
-/* Scatters set `set`'s input (and key, when the stage has one) from whole
- * host polynomials in the variant's words. */
+/* Scatters set `set`'s input and key (each when not NULL; the key when the
+ * stage has one) from whole host polynomials in the variant's words. */
 nb_status nb_stage_multi_upload(nb_stage_multi *x, size_t set, const void *in, const void *key);
 /* Gathers set `set`'s output into a whole host polynomial (the variant's words). */
 nb_status nb_stage_multi_download(nb_stage_multi *x, size_t set, void *out);

@@ -199,8 +199,11 @@ static nb_status ws_setup(void *ctx, size_t sets, void *stream)
         NB_TRY(nb_stage_multi_setup(c->mx, sets));
         for (size_t s = 0; s < sets; s++) {
             set_inputs(c, s, c->h_in, c->h_key);
-            NB_TRY(nb_stage_multi_upload(c->mx, s, narrow(c, c->h_in, c->in_limbs),
-                                         c->key_limbs ? narrow(c, c->h_key, c->key_limbs) : NULL));
+            /* one at a time: both narrow into h_words */
+            NB_TRY(nb_stage_multi_upload(c->mx, s, narrow(c, c->h_in, c->in_limbs), NULL));
+            if (c->key_limbs)
+                NB_TRY(nb_stage_multi_upload(c->mx, s, NULL,
+                                             narrow(c, c->h_key, c->key_limbs)));
         }
         c->sets = sets;
         return NB_OK;
