@@ -9,6 +9,7 @@
 #include "bench/timing/workload.h"
 #include "bench/timing/options.h"
 #include "bench/timing/run.h"
+#include "bench/timing/trace.h"
 #include "bench/timing/env.h"
 #include "bench/timing/profile.h"
 #include "bench/report/report.h"

@@ -24,7 +24,9 @@
 #   gpusuite: the GPU tests alone
 #   multi : several GPUs: test_gpu_multi, then the stage tier of ckks16-l30-d3 and
 #           its 32-bit twin on 1..G GPUs ($MULTI_GPUS, default every count up to the
-#           GPUs present) -> $OUT/multi.json, multi.txt
+#           GPUs present) -> $OUT/multi.json, multi.txt; test_gpu_trace (its two-GPU
+#           test) and the kernel trace of the key switch on 1 and 2 GPUs
+#           -> $OUT/multi-trace.json, multi-trace.txt
 #   san, calib: the sanitizer runs of `check` alone; `nttbench calibrate` alone
 #   gpuntt: the GPU NTT test (bit-exact against cpu-harvey and GMP) alone
 #   results: the full table of docs/results.md: warm + cold of every GPU variant
@@ -227,6 +229,12 @@ if has multi; then # several GPUs: the bit-exactness test, then the stage tier o
         --gpus "${MULTI_GPUS:-$(seq -s, 1 "$G")}" --no-micro --max-noise 1 --timeout 4 \
         --no-progress --format json --output "$OUT/multi.json" > "$OUT/multi.txt" 2> "$OUT/multi.err"
     stamp "stage tier on 1..$G GPUs rc=$?"
+    "$B/tests/test_gpu_trace" > "$OUT/multi-trace-test.log" 2>&1
+    stamp "test_gpu_trace rc=$? $(grep -E 'PASSED|FAILED|SKIPPED|skipped' "$OUT/multi-trace-test.log" | tr '\n' ' ')"
+    "$NB" run --tier stage --stage keyswitch --variant gpu-fast --preset ckks16-l30-d3 --gpus 1,2 \
+        --trace --no-micro --timeout 4 --no-progress --format json \
+        --output "$OUT/multi-trace.json" > "$OUT/multi-trace.txt" 2>&1
+    stamp "traced key switch on 1 and 2 GPUs rc=$?"
 fi
 if has gpuntt; then
     meson test -C "$B" --no-rebuild --print-errorlogs gpu_ntt > "$OUT/tests.log" 2>&1

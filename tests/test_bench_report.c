@@ -1,6 +1,7 @@
 /* Tests of the report writers: the JSON (parsed back with jansson: schema,
  * parameters, statistics, every sample and its clock, figures, breakdown,
- * metrics), the CSV (header, quoting, values), the table and markdown forms,
+ * metrics, the kernel trace over every device and per device or why not),
+ * the CSV (header, quoting, values), the table and markdown forms,
  * where a run's time went (sums over the timed cases, each format), and the
  * atomic file writer (no temporary left, no truncated file). */
 #include <math.h>
@@ -117,6 +118,115 @@ static char *write_to_string(const nb_report *rep, nb_format fmt)
     free(buf);
     assert_non_null(copy);
     return copy;
+}
+
+/* A report of one GPU case with a kernel trace (two kernels of two steps,
+ * the second starting 10 ns before the first ends, on device 0 and on
+ * device `second_device`) and one CPU case whose trace was not recorded. */
+static nb_report *traced_report(uint32_t second_device)
+{
+    nb_report *r = NULL;
+    assert_int_equal(nb_report_create(&r, "run"), NB_OK);
+    nb_case *c = NULL, *d = NULL;
+    assert_int_equal(nb_case_create(&c, "stage", NB_CACHE_COLD, "gpu-x", NB_BACKEND_GPU,
+                                    "keyswitch test l=1"), NB_OK);
+    nb_trace t;
+    memset(&t, 0, sizeof t);
+    t.acts = calloc(2, sizeof *t.acts);
+    assert_non_null(t.acts);
+    t.n_acts = 2;
+    const uint64_t times[2][2] = {{500, 600}, {590, 700}};
+    nb_trace_mark m[2];
+    memset(m, 0, sizeof m);
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(t.acts[i].name, sizeof t.acts[i].name, "kernel%zu", i);
+        t.acts[i].start_ns = times[i][0];
+        t.acts[i].end_ns = times[i][1];
+        t.acts[i].mark = i;
+        t.acts[i].correlation_id = (uint32_t)(7 + i);
+        t.acts[i].device = i ? second_device : 0;
+        snprintf(m[i].name, sizeof m[i].name, "%s", i ? "conv" : "ntt");
+    }
+    m[0].is_ntt = 1;
+    assert_int_equal(nb_trace_attribute(&t, m, 2), NB_OK);
+    assert_int_equal(nb_case_set_trace(c, &t, NULL), NB_OK);
+    nb_trace_free(&t);
+    assert_int_equal(nb_report_add_case(r, c), NB_OK);
+    assert_int_equal(nb_case_create(&d, "stage", NB_CACHE_COLD, "cpu-x", NB_BACKEND_CPU,
+                                    "keyswitch test l=1"), NB_OK);
+    assert_int_equal(nb_case_set_trace(d, NULL, "the reason it is absent"), NB_OK);
+    assert_int_equal(nb_report_add_case(r, d), NB_OK);
+    return r;
+}
+
+static void test_json_carries_the_trace_or_why_not(void **state)
+{
+    (void)state;
+    nb_report *r = traced_report(0);
+    char *text = write_to_string(r, NB_FORMAT_JSON);
+    json_error_t err;
+    json_t *root = json_loads(text, 0, &err);
+    assert_non_null(root);
+    json_t *cases = json_object_get(root, "cases");
+    json_t *tr = json_object_get(json_array_get(cases, 0), "trace");
+    assert_true(json_is_object(tr));
+    json_t *acts = json_object_get(tr, "activities");
+    assert_int_equal(json_array_size(acts), 2);
+    json_t *a1 = json_array_get(acts, 1);
+    assert_string_equal(json_string_value(json_object_get(a1, "step")), "conv");
+    assert_true(json_number_value(json_object_get(a1, "start_ns")) == 90.0); /* from origin */
+    json_t *steps = json_object_get(tr, "steps");
+    assert_true(json_number_value(json_object_get(json_array_get(steps, 1),
+                                                  "boundary_overlap_ns")) == 10.0);
+    json_t *c1 = json_array_get(cases, 1);
+    assert_true(json_is_null(json_object_get(c1, "trace")));
+    assert_string_equal(json_string_value(json_object_get(c1, "trace_note")),
+                        "the reason it is absent");
+    json_decref(root);
+    free(text);
+    nb_report_destroy(r);
+}
+
+static void test_table_and_markdown_have_a_kernel_trace_section(void **state)
+{
+    (void)state;
+    nb_report *r = traced_report(0);
+    for (int md = 0; md < 2; md++) {
+        char *text = write_to_string(r, md ? NB_FORMAT_MD : NB_FORMAT_TABLE);
+        const char *sec = strstr(text, "Kernel trace: gpu-x keyswitch test l=1");
+        assert_non_null(sec);
+        assert_non_null(strstr(sec, "across boundary"));
+        assert_non_null(strstr(text, "not recorded: the reason it is absent"));
+        free(text);
+    }
+    nb_report_destroy(r);
+}
+
+static void test_a_trace_on_several_devices_is_also_written_per_device(void **state)
+{
+    (void)state;
+    for (uint32_t second = 0; second < 2; second++) {
+        nb_report *r = traced_report(second);
+        char *text = write_to_string(r, NB_FORMAT_JSON);
+        json_error_t err;
+        json_t *root = json_loads(text, 0, &err);
+        assert_non_null(root);
+        json_t *tr = json_object_get(json_array_get(json_object_get(root, "cases"), 0), "trace");
+        json_t *devs = json_object_get(json_object_get(tr, "launch"), "devices");
+        assert_int_equal(json_array_size(devs), second + 1);
+        json_t *conv = json_array_get(json_object_get(tr, "steps"), 1);
+        json_t *last = json_array_get(json_object_get(conv, "devices"), second);
+        assert_int_equal(json_integer_value(json_object_get(last, "device")), second);
+        assert_true(json_number_value(json_object_get(last, "busy_ns")) == 110.0);
+        json_decref(root);
+        free(text);
+        for (int md = 0; md < 2; md++) {
+            text = write_to_string(r, md ? NB_FORMAT_MD : NB_FORMAT_TABLE);
+            assert_true((strstr(text, "Per device (2 devices") != NULL) == (second == 1));
+            free(text);
+        }
+        nb_report_destroy(r);
+    }
 }
 
 static void test_json_has_schema_samples_and_figures(void **state)
@@ -466,6 +576,9 @@ int main(void)
     nb_test_seed_init();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_has_schema_samples_and_figures),
+        cmocka_unit_test(test_json_carries_the_trace_or_why_not),
+        cmocka_unit_test(test_table_and_markdown_have_a_kernel_trace_section),
+        cmocka_unit_test(test_a_trace_on_several_devices_is_also_written_per_device),
         cmocka_unit_test(test_csv_header_quoting_and_values),
         cmocka_unit_test(test_csv_keeps_every_parameter_key),
         cmocka_unit_test(test_table_and_markdown),

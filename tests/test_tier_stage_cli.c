@@ -167,6 +167,26 @@ static void test_warm_stage_run_and_old_spellings(void **state)
     json_decref(r);
 }
 
+static void test_stage_trace_of_a_cpu_case_is_a_note_not_an_error(void **state)
+{
+    (void)state;
+    char out[256];
+    snprintf(out, sizeof out, "%s/trace.json", tmpdir);
+    const char *args[] = {"run", "--tier", "stage", "--backend", "cpu", "--stage", "rescale",
+                          "--preset", "test-tiny", "--no-micro", "--trace", "--min-samples", "3",
+                          "--min-time", "0.002", "--max-noise", "100", "--breakdown-passes",
+                          "3", "--no-progress", "--format", "json", "--output", out, NULL};
+    json_t *r = run_json(args, out);
+    json_t *c = json_array_get(json_object_get(r, "cases"), 0);
+    assert_string_equal(json_string_value(json_object_get(c, "status")), "ok");
+    assert_non_null(json_object_get(c, "breakdown"));
+    assert_true(json_is_null(json_object_get(c, "trace")));
+    const char *note = json_string_value(json_object_get(c, "trace_note"));
+    assert_non_null(note);
+    assert_non_null(strstr(note, "kernel trace"));
+    json_decref(r);
+}
+
 static void test_bad_stage_options_are_usage_errors(void **state)
 {
     (void)state;
@@ -314,6 +334,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stage_run_writes_verified_json),
         cmocka_unit_test(test_warm_stage_run_and_old_spellings),
+        cmocka_unit_test(test_stage_trace_of_a_cpu_case_is_a_note_not_an_error),
         cmocka_unit_test(test_bad_stage_options_are_usage_errors),
         cmocka_unit_test(test_list_shows_presets),
         cmocka_unit_test(test_stage_run_pairs_word_sizes),

@@ -1,8 +1,8 @@
 /* The stage tier's options of `nttbench run` (--stage, --preset, --level,
  * custom sets from --levels/--dnum/--qbits/--pbits with the run's --logn,
- * --rounding, --gpus, --breakdown-passes, --no-micro), parsed into the library's
- * nb_stage_tier_opts, and the preset list of `nttbench list`. The sweep
- * itself is the library's (bench/tiers/stage_sweep.c). */
+ * --rounding, --gpus, --breakdown-passes, --no-micro, --trace), parsed into
+ * the library's nb_stage_tier_opts, and the preset list of `nttbench list`.
+ * The sweep itself is the library's (bench/tiers/stage_sweep.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +23,8 @@ const nb_cli_option nb_cli_stage_options[] = {
     {"gpus", 1, "LIST   GPU counts of the GPU cases: limbs split across GPUs 0..N-1 (1)"},
     {"breakdown-passes", 1, "N      marked launches of the breakdown pass (max(min-samples, 20))"},
     {"no-micro", 0, "       skip the warm/cold NTT micro-benchmarks the stages are compared to"},
+    {"trace", 0, "       GPU: trace the kernels of one more marked launch with CUPTI (per step: "
+                 "kernel time, busy, gaps, overlap)"},
     {NULL, 0, NULL},
 };
 
@@ -168,6 +170,10 @@ nb_status nb_cli_stage_set(nb_cli_run *run, const char *name, const char *v)
         return nb_cli_parse_size(v, name, 1, 100000, &o->passes);
     if (!strcmp(name, "no-micro")) {
         o->micro = 0;
+        return NB_OK;
+    }
+    if (!strcmp(name, "trace")) {
+        o->trace = 1;
         return NB_OK;
     }
     return nb_set_error(NB_ERR_INVALID_ARG, "run: unknown option --%s", name);

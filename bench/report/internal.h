@@ -48,6 +48,9 @@ struct nb_case {
     nb_ntt_kernel kernels[NB_CASE_MAX_KERNELS];
     size_t n_kernels;
     char kernels_why[200];
+    int trace_state; /* 0 not asked for, 1 recorded (trace), 2 not recorded (trace_why) */
+    nb_trace *trace;
+    char trace_why[200];
     int has_profile;
     nb_profile profile;
     double wall_s; /* the case from its build to its row (NAN: not recorded) */
@@ -73,14 +76,17 @@ struct nb_report {
 const param *nb_case_param_find(const nb_case *c, const char *key);
 double nb_case_metric_find(const nb_case *c, const char *key);
 
+/* json_value.c: v as a JSON real, null when not finite */
+json_t *nb_json_real(double v);
 /* json.c */
-json_t *nb_json_real(double v);            /* null when not finite */
 json_t *nb_opts_to_json(const nb_bench_opts *o);
 json_t *nb_nvml_to_json(const nb_nvml_snapshot *s);
 json_t *nb_env_to_json(const nb_env *e);
 nb_status nb_report_write_json(const nb_report *r, FILE *f);
 /* The build's object: compiler, flags, CUDA architectures, OpenMP. */
 json_t *nb_build_to_json(void);
+/* trace_json.c: the `trace` object of a case (times relative to origin_ns) */
+json_t *nb_trace_to_json(const nb_trace *t);
 /* k of the indices 0..n-1 chosen uniformly by reservoir sampling (Algorithm
  * R, generator seeded with `seed`), ascending; min(n, k) of them. Allocated
  * (caller frees); NULL when out of memory. */
@@ -130,6 +136,10 @@ void nb_text_write_bounds(const nb_report *r, FILE *f, int md);
 /* overhead.c: where the run's time went (nb_report_overhead), after the
  * table; nothing without a timed case. */
 void nb_text_write_overhead(const nb_report *r, FILE *f, int md);
+/* trace_write.c: the "Kernel trace" section of each traced case (per step:
+ * event time, kernel time, busy, gaps, overlap, kernels), and one line per
+ * distinct reason a trace was not recorded; nothing when no case asked. */
+void nb_text_write_traces(const nb_report *r, FILE *f, int md);
 
 /* compare.c: a JSON value as text in buf (n bytes, cut to fit): a string
  * as is, "-" for NULL, anything else as compact JSON. */

@@ -1,11 +1,10 @@
 /* The JSON writer (schema "nttbench-report", version NB_REPORT_SCHEMA_VERSION;
  * docs/cli.md): every case with its parameters, result, the accepted samples
  * and their SM clocks (at most NB_REPORT_MAX_STORED_SAMPLES, a seeded reservoir
- * beyond), cache plan, figures, breakdown and metrics, a GPU case's kernels,
- * profiler pass and bound, the report's ceilings; and the JSON objects of the
- * environment, the options and NVML snapshots. */
+ * beyond), cache plan, figures, breakdown, kernel trace and metrics, a GPU
+ * case's kernels, profiler pass and bound, the report's ceilings; and the JSON
+ * objects of the environment, the options and NVML snapshots. */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +13,6 @@
 #include "bench/nb_build.h"
 #include "bench/report/internal.h"
 #include "core/rng.h"
-
-json_t *nb_json_real(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
 
 
 static json_t *opt_real(double v, int known)
@@ -470,6 +464,12 @@ static json_t *case_json(const nb_case *c, const nb_ceilings *ceil)
         json_object_set_new(j, "bound", bound);
     if (c->has_breakdown)
         json_object_set_new(j, "breakdown", breakdown_json(c->bd));
+    if (c->trace_state == 1)
+        json_object_set_new(j, "trace", nb_trace_to_json(c->trace));
+    else if (c->trace_state == 2) {
+        json_object_set_new(j, "trace", json_null());
+        json_object_set_new(j, "trace_note", json_string(c->trace_why));
+    }
     if (c->n_metrics) {
         json_t *m = json_object();
         for (size_t i = 0; i < c->n_metrics; i++)

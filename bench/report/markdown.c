@@ -1,5 +1,5 @@
 /* The markdown writer: a GitHub table (numbers right-aligned), then the
- * breakdown sections as markdown tables. */
+ * breakdown and kernel trace sections as markdown tables. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +28,7 @@ nb_status nb_report_write_markdown(const nb_report *r, FILE *f)
     nb_text_write_stage_ntt(r, f, 1);
     nb_text_write_word_pairs(r, f, 1);
     nb_text_write_breakdowns(r, f, 1);
+    nb_text_write_traces(r, f, 1);
     nb_text_write_bounds(r, f, 1);
     nb_text_write_overhead(r, f, 1);
     nb_report_write_completion(r, f, 1);

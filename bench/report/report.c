@@ -54,6 +54,8 @@ void nb_case_destroy(nb_case *c)
     free(c->metrics);
     nb_bench_result_free(&c->result);
     free(c->bd);
+    nb_trace_free(c->trace);
+    free(c->trace);
     free(c);
 }
 
@@ -236,6 +238,34 @@ nb_status nb_case_set_breakdown(nb_case *c, const nb_breakdown *b)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case breakdown: out of memory");
     *c->bd = *b;
     c->has_breakdown = 1;
+    return NB_OK;
+}
+
+nb_status nb_case_set_trace(nb_case *c, const nb_trace *t, const char *why)
+{
+    if (!c)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_case_set_trace: NULL");
+    if (!t) {
+        nb_trace_free(c->trace);
+        free(c->trace);
+        c->trace = NULL;
+        c->trace_state = 2;
+        snprintf(c->trace_why, sizeof c->trace_why, "%s", why ? why : "");
+        return NB_OK;
+    }
+    nb_trace *copy = malloc(sizeof *copy);
+    if (!copy)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case trace: out of memory");
+    const nb_status s = nb_trace_copy(copy, t);
+    if (s != NB_OK) {
+        free(copy);
+        return s;
+    }
+    nb_trace_free(c->trace);
+    free(c->trace);
+    c->trace = copy;
+    c->trace_state = 1;
+    c->trace_why[0] = '\0';
     return NB_OK;
 }
 

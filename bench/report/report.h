@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "bench/timing/env.h"
+#include "bench/timing/trace.h"
 #include "bench/timing/profile.h"
 
 #ifdef __cplusplus
@@ -180,6 +181,10 @@ nb_status nb_case_set_breakdown(nb_case *c, const nb_breakdown *b);
  * and why (`why`, copied: "the variant does not report its kernels"). */
 #define NB_CASE_MAX_KERNELS 8
 nb_status nb_case_set_kernels(nb_case *c, const nb_ntt_kernel *k, size_t n, const char *why);
+/* The kernel trace of the case's marked launch (copied, activities, marks and
+ * per-device figures included), or with t NULL that it was not recorded and why
+ * (`why`, copied: "built without CUPTI"). NB_ERR_OUT_OF_MEMORY (case unchanged). */
+nb_status nb_case_set_trace(nb_case *c, const nb_trace *t, const char *why);
 /* A profiler pass of the case's call (copied). */
 void nb_case_set_profile(nb_case *c, const nb_profile *p);
 nb_case_status nb_case_get_status(const nb_case *c);

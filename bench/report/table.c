@@ -1,5 +1,5 @@
 /* The terminal table writer: aligned columns, numbers right-aligned, then
- * the breakdown sections. */
+ * the breakdown and kernel trace sections. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +30,7 @@ nb_status nb_report_write_table(const nb_report *r, FILE *f)
     nb_text_write_stage_ntt(r, f, 0);
     nb_text_write_word_pairs(r, f, 0);
     nb_text_write_breakdowns(r, f, 0);
+    nb_text_write_traces(r, f, 0);
     nb_text_write_bounds(r, f, 0);
     nb_text_write_overhead(r, f, 0);
     nb_report_write_completion(r, f, 0);

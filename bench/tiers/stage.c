@@ -142,10 +142,28 @@ static nb_status add_breakdown_metrics(nb_case *cs, const nb_breakdown *bd, doub
     return nb_case_metric(cs, "in_stage_vs_cold_inv", in_inv / micro->cold_inv_s);
 }
 
-/* Timed pass, then breakdown pass, into cs. NB_OK when the stage ran (the
- * case status says how); an error status when the case could not be built. */
+/* The kernel trace of one marked launch into cs, its steps beside the
+ * breakdown's; a trace that cannot be recorded is a note, not an error. */
+static nb_status add_trace(nb_case *cs, nb_workload *w, const nb_breakdown *bd,
+                           const nb_bench_opts *o, void *stream)
+{
+    nb_trace t;
+    const nb_status s = nb_bench_trace(w, stream, o, &t);
+    if (s == NB_ERR_OUT_OF_MEMORY)
+        return s;
+    if (s != NB_OK)
+        return nb_case_set_trace(cs, NULL, nb_last_error());
+    nb_trace_set_events(&t, bd);
+    const nb_status cs_ = nb_case_set_trace(cs, &t, NULL);
+    nb_trace_free(&t);
+    return cs_;
+}
+
+/* Timed pass, then breakdown pass (then with `trace` the trace pass), into
+ * cs. NB_OK when the stage ran (the case status says how); an error status
+ * when the case could not be built. */
 static nb_status measure_stage(nb_case *cs, nb_workload *w, const nb_stage_micro *micro,
-                               const nb_bench_opts *o, size_t passes, void *stream)
+                               const nb_bench_opts *o, size_t passes, int trace, void *stream)
 {
     nb_bench_opts oo = *o;
     oo.l2_persist = -1;
@@ -183,6 +201,8 @@ static nb_status measure_stage(nb_case *cs, nb_workload *w, const nb_stage_micro
         NB_TRY(nb_case_metric(cs, "comm_exposed_ns", exposed * 1e9));
         NB_TRY(nb_case_metric(cs, "comm_overlap_ns", (comm_s > exposed ? comm_s - exposed : 0) * 1e9));
     }
+    if (trace) /* after the exchange times were read: its launch is not among them */
+        NB_TRY(add_trace(cs, w, &bd, &oo, stream));
     nb_case_set_status(cs, NB_CASE_OK, micro && micro->message[0] ? micro->message : NULL);
     return NB_OK;
 }
@@ -218,7 +238,7 @@ nb_status nb_stage_run_case(nb_case **out, const nb_ckks_params *params,
     if (s == NB_OK) /* input + output + (key switch) the key: each once */
         s = nb_case_metric(cs, "bytes_per_launch", (double)w->ops->bytes_per_launch(w->ctx));
     if (s == NB_OK)
-        s = measure_stage(cs, w, micro, o, passes, stream);
+        s = measure_stage(cs, w, micro, o, passes, cfg->trace, stream);
     nb_workload_destroy(w);
     if (s != NB_OK) {
         nb_case_destroy(cs);

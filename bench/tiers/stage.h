@@ -33,6 +33,8 @@ typedef struct nb_stage_config {
     uint64_t seed;             /* inputs and keys of set s derive from (seed, s) */
     size_t gpus;               /* 0 or 1: the one-GPU pipeline; G > 1: the limbs split
                                   across GPUs 0..G-1 (nb_ckks_multi) */
+    int trace;                 /* 1: after the breakdown, the kernel trace of one marked
+                                  launch (nb_bench_trace), every device's activities */
 } nb_stage_config;
 
 /* " floor" or " round" for a rescale (its rounding mode, for labels), ""
@@ -89,7 +91,11 @@ nb_status nb_stage_micro_measure(nb_stage_micro *m, const nb_ckks_params *params
  *             breakdown's "ntt" / "intt" steps), ntt_share, breakdown_sum_ns,
  *             breakdown_vs_stage (sum of step medians / stage median),
  *             and, when `micro` is given, warm_/cold_fwd/inv_ns_per_limb and
- *             in_stage_vs_warm_fwd / in_stage_vs_cold_fwd ratios.
+ *             in_stage_vs_warm_fwd / in_stage_vs_cold_fwd ratios;
+ * with cfg->trace, the kernel trace of a GPU case (nb_bench_trace, its step
+ * event times from the breakdown) or, when it cannot be recorded (no CUPTI,
+ * a CPU variant, CUPTI held by a profiler), why; a trace never changes the
+ * case's status.
  * The case carries the status (ok, verify-failed, error) and message; the
  * return value is NB_OK unless the case could not be built (out of memory). */
 nb_status nb_stage_run_case(nb_case **out, const nb_ckks_params *params,
@@ -110,6 +116,7 @@ typedef struct nb_stage_tier_opts {
     size_t custom_levels, dnum, q_bits, q0_bits, p_bits; /* q0_bits 0 = p_bits */
     nb_ckks_rounding rounding;    /* rescale */
     size_t passes;                /* breakdown passes (0 = the core's default) */
+    int trace;                    /* GPU cases: the kernel trace after the breakdown (0) */
     int micro;                    /* measure the NTT micro-benchmarks (1) */
     const size_t *gpus;           /* GPU counts each GPU case runs on; none = 1 */
     size_t n_gpus;

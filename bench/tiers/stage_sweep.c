@@ -105,7 +105,7 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
     size_t kept = 0, kept_rows = 0; /* cases to time; rows, skipped ones included */
     for (size_t si = 0; si < o->n_stages; si++)
         for (size_t mi = 0; mi < r->sweep.n_modes; mi++) {
-            const nb_stage_config cfg = {o->stages[si], level, o->rounding, 0, gpus};
+            const nb_stage_config cfg = {o->stages[si], level, o->rounding, 0, gpus, 0};
             const nb_mode mode = r->sweep.modes[mi];
             const int skipped = v->backend == NB_BACKEND_CPU && mode == NB_MODE_GRAPH;
             char label[160];
@@ -126,7 +126,7 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
     }
     for (size_t si = 0; si < o->n_stages && !nb_bench_interrupted(&r->timing); si++) {
         nb_stage_config cfg = {o->stages[si], level, o->rounding,
-                               r->sweep.seed + 0x9E37ull * (si + 1), gpus};
+                               r->sweep.seed + 0x9E37ull * (si + 1), gpus, o->trace};
         for (size_t mi = 0; mi < r->sweep.n_modes && !nb_bench_interrupted(&r->timing); mi++) {
             if (!keep[si][mi])
                 continue;

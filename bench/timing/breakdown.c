@@ -33,7 +33,9 @@ nb_status nb_step_mark(nb_step_marks *m, const char *step, int is_ntt, size_t nt
     inf->is_ntt = is_ntt != 0;
     inf->inverse = inverse != 0;
     inf->limbs = ntt_limbs;
-    if (m->backend == NB_BACKEND_GPU) {
+    if (m->backend == NB_BACKEND_GPU && m->on_mark) {
+        NB_TRY(m->on_mark(m->on_mark_ctx, m->count));
+    } else if (m->backend == NB_BACKEND_GPU) {
 #ifdef NB_HAVE_CUDA
         NB_CUDA_TRY(cudaEventRecord(m->ev[m->count + 1], (cudaStream_t)m->stream));
 #else

@@ -120,6 +120,10 @@ struct nb_step_marks {
     int overflow;
     mark_info info[NB_MAX_MARKS];
     double t[NB_MAX_MARKS + 1]; /* CPU: t[0] start, t[i+1] end of mark i */
+    /* GPU, the trace pass: called with the mark's index instead of recording
+     * an event (no event then ends the kernels' overlap at the boundary) */
+    nb_status (*on_mark)(void *ctx, size_t index);
+    void *on_mark_ctx;
 #ifdef NB_HAVE_CUDA
     cudaEvent_t ev[NB_MAX_MARKS + 1];
     int events_ready;

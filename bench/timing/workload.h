@@ -57,7 +57,8 @@ typedef struct nb_step_marks nb_step_marks;
  * "inner-product", "scalar"); `is_ntt` = 1 if the step is an NTT/iNTT (counted
  * in the NTT's share). `ntt_limbs` = limb-transforms the step performed (0 for
  * non-NTT steps); `inverse` = 1 for iNTT. GPU: records an event on the
- * workload's stream; CPU: reads the clock. Never allocates.
+ * workload's stream (in the kernel trace's pass: moves CUPTI's correlation
+ * id to the next step instead); CPU: reads the clock. Never allocates.
  * `marks` may be NULL: then the call does nothing and returns NB_OK, so one
  * function can serve as both launch (marks NULL) and launch_marked.
  * Step names are copied (at most 31 characters kept). At most NB_MAX_MARKS
