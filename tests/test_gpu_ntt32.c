@@ -8,7 +8,10 @@
  * inverse(forward), in place and out of place, sub-range calls (first > 0)
  * whose neighbouring limbs must stay untouched, poisoned guard zones and
  * poisoned out-of-place outputs (every word must be written), and the prime
- * limit. Exits 77 (skip) without a CUDA device. */
+ * limit. With NB_FAST32_CAND set (gpu-fast32's candidate rules, read once per
+ * process), only the tests of the calls those rules change, or with a value
+ * naming no candidate, that gpu-fast32 refuses it. Exits 77 (skip) without a
+ * CUDA device. */
 #include <string.h>
 
 #include "ntt/arith.h"
