@@ -39,7 +39,7 @@
 #           ($FAST32_CANDS, default "default A B AB"; "default" leaves it unset):
 #           test_gpu_ntt32, `nttbench verify` at log N 14..17, memcheck of a call
 #           run in chunks, then warm + cold at log N 12..17 x 16..128 limbs
-#           -> $OUT/f32-<candidate>.json
+#           -> $OUT/f32-<candidate>.json (FAST32_CANDS splits it across calls)
 #   ab    : this tree side by side with a baseline source tarball ($NB_BASE_TAR,
 #           e.g. `git archive -o .devdeps/base.tar HEAD` before the change):
 #           both built, then `nttbench run $AB_ARGS` with each build in turn,
