@@ -44,7 +44,13 @@
  *    primes are all below the word's fast-butterfly bound (2^61 for 64-bit
  *    words: nb_ct_butterfly_6q / _8q, nb_gs_butterfly_2q / _4q; 2^30 for
  *    32-bit words: the Harvey butterflies, else the _q31 family) is the
- *    LAZY case of the templates. */
+ *    LAZY case of the templates.
+ *  - Candidate rules for 32-bit calls (the small shape's bound, calls in
+ *    chunks of limbs) are chosen by NB_FAST32_CAND while they are measured
+ *    (fast32_rules); unset, 32-bit calls follow the 64-bit thresholds. */
+#include <atomic>
+#include <string.h>
+
 #include "ntt/builtin.h"
 #include "ntt/gpu_common.cuh"
 #include "ntt/gpu_reg_plan.cuh"
@@ -146,6 +152,13 @@ template <class WT> struct call_ctx {
     KernelList *describe; /* non-NULL: list the call's kernels, launch nothing */
 };
 
+/* The 16-per-thread shape of a call of `coeffs` words of word_bytes bytes:
+ * with L2 evict-first hints up to 32 MiB, without above. */
+int shape_16_per_thread(size_t coeffs, size_t word_bytes)
+{
+    return coeffs * word_bytes <= (size_t)1 << 25 ? SHAPE_LARGE : SHAPE_HUGE;
+}
+
 /* The block shape of a call of `count` limbs of size 2^log_n, words of
  * word_bytes bytes (thresholds measured with 64-bit words: docs/tuning.md):
  * calls of up to 2^18 coefficients (2^19 forward; up to 2^20 at
@@ -160,7 +173,78 @@ int choose_shape(unsigned log_n, size_t count, bool inverse, size_t word_bytes)
     const unsigned mid_max_log_n = inverse ? 14 : 15; /* up to 2^20 coefficients */
     if (coeffs <= (size_t)1 << small_log || (log_n <= mid_max_log_n && coeffs <= (size_t)1 << 20))
         return SHAPE_SMALL;
-    return coeffs * word_bytes <= (size_t)1 << 25 ? SHAPE_LARGE : SHAPE_HUGE;
+    return shape_16_per_thread(coeffs, word_bytes);
+}
+
+/* Candidate rules for 32-bit calls, chosen at run time by the environment
+ * variable NB_FAST32_CAND while they are measured against the default
+ * (docs/tuning.md, "32-bit words"); 64-bit calls never take them.
+ *  RULE_SMALL_BELOW_2_19 ("A"): the small shape only below 2^19
+ *    coefficients, in both directions and at every log N (32-bit calls of
+ *    2^19 and 2^20 coefficients measured faster in the large shape).
+ *  RULE_CHUNKS ("B"): a call of more than CHUNK_BYTES of words runs as
+ *    consecutive calls on near-equal chunks of limbs of at most CHUNK_BYTES
+ *    each, so that the intermediate between a chunk's two kernels stays in
+ *    the L2. */
+constexpr unsigned RULE_SMALL_BELOW_2_19 = 1, RULE_CHUNKS = 2;
+constexpr size_t CHUNK_BYTES = (size_t)1 << 24;
+
+/* The rules NB_FAST32_CAND names: 0 when unset or empty (the default), the
+ * rules' bits for "A", "B" and "AB", -1 for any other value; read once per
+ * process. */
+int fast32_rules()
+{
+    static std::atomic<int> chosen{-2};
+    int r = chosen.load(std::memory_order_relaxed);
+    if (r == -2) {
+        const char *e = getenv("NB_FAST32_CAND");
+        if (!e || !*e)
+            r = 0;
+        else if (!strcmp(e, "A"))
+            r = (int)RULE_SMALL_BELOW_2_19;
+        else if (!strcmp(e, "B"))
+            r = (int)RULE_CHUNKS;
+        else if (!strcmp(e, "AB"))
+            r = (int)(RULE_SMALL_BELOW_2_19 | RULE_CHUNKS);
+        else
+            r = -1;
+        chosen.store(r, std::memory_order_relaxed);
+    }
+    return r;
+}
+
+/* The candidate rules a call on words WT follows: none on 64-bit words. */
+template <class WT> unsigned call_rules()
+{
+    if constexpr (WT::BITS == 32) {
+        const int r = fast32_rules();
+        return r > 0 ? (unsigned)r : 0u;
+    } else {
+        return 0u;
+    }
+}
+
+/* The block shape of a call under `rules` (call_rules): choose_shape's,
+ * unless RULE_SMALL_BELOW_2_19 moves the small shape's bound. */
+int call_shape(unsigned log_n, size_t count, bool inverse, size_t word_bytes, unsigned rules)
+{
+    if (!(rules & RULE_SMALL_BELOW_2_19))
+        return choose_shape(log_n, count, inverse, word_bytes);
+    const size_t coeffs = count << log_n;
+    return coeffs < (size_t)1 << 19 ? SHAPE_SMALL : shape_16_per_thread(coeffs, word_bytes);
+}
+
+/* Limbs per chunk of a call of `count` limbs of 2^log_n words of WT:
+ * `count` (the call runs whole) unless RULE_CHUNKS applies and the call holds
+ * more than CHUNK_BYTES; then the size of the fewest near-equal chunks of at
+ * most CHUNK_BYTES each (the last chunk may be smaller). */
+template <class WT> size_t chunk_limbs(unsigned log_n, size_t count)
+{
+    const size_t most = CHUNK_BYTES / (sizeof(typename WT::W) << log_n);
+    if (!(call_rules<WT>() & RULE_CHUNKS) || count <= most)
+        return count;
+    const size_t chunks = (count + most - 1) / most;
+    return (count + chunks - 1) / chunks;
 }
 
 /* Whether the first kernel of a call triggers the second at its start
@@ -307,8 +391,19 @@ template <class WT> nb_status dispatch(const call_ctx<WT> &x, bool inverse)
 #undef NB_FAST_CASE
 }
 
+/* A plan (nb_regpass::plan_create); on 32-bit words NB_ERR_INVALID_ARG for an
+ * NB_FAST32_CAND that names no candidate (fast32_rules). */
 template <class WT> nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
 {
+    if constexpr (WT::BITS == 32) {
+        if (fast32_rules() < 0) {
+            const char *e = getenv("NB_FAST32_CAND");
+            return nb_set_error(NB_ERR_INVALID_ARG,
+                                "%s: NB_FAST32_CAND='%s': expected A, B, AB, or empty for the "
+                                "default",
+                                fast_name<WT>(), e ? e : "");
+        }
+    }
     cudaStream_t s = (cudaStream_t)stream;
     return nb_regpass::plan_create<WT>(out, t, cols_log(t->log_n), true, fast_name<WT>(), s,
                                        [s](const PlanT<WT> *p) {
@@ -321,8 +416,26 @@ template <class WT> nb_status plan_create(void **out, const nb_ntt_tables *t, vo
                                        });
 }
 
+/* The launch context of a call over limbs [first, first + count) of plan p
+ * (data and src at limb `first`; describe non-NULL: list the kernels only). */
+template <class WT>
+call_ctx<WT> call_of(const PlanT<WT> *p, typename WT::W *data, const typename WT::W *src,
+                     size_t first, size_t count, cudaStream_t s, bool inverse,
+                     KernelList *describe)
+{
+    call_ctx<WT> x = {p, data, src, first, count, s, false,
+                      call_shape(p->log_n, count, inverse, sizeof(typename WT::W),
+                                 call_rules<WT>()),
+                      plan_below_lazy(p, first, count), false, describe};
+    x.handoff = use_handoff(x, inverse);
+    return x;
+}
+
 /* A call: src == data in place; otherwise the first kernel reads src (the
- * second then works in place on data), so out of place costs no copy. */
+ * second then works in place on data), so out of place costs no copy. A
+ * call split by chunk_limbs runs its chunks one after another on the stream,
+ * each a call of its own (both kernels, with programmatic dependent launch
+ * as for any call). */
 template <class WT>
 nb_status run(void *plan, bool inverse, void *data, const void *src, size_t first, size_t count,
               void *stream)
@@ -331,32 +444,80 @@ nb_status run(void *plan, bool inverse, void *data, const void *src, size_t firs
     NB_TRY(check_aligned(data, fast_name<WT>()));
     NB_TRY(check_aligned(src, fast_name<WT>()));
     const PlanT<WT> *p = (const PlanT<WT> *)plan;
-    call_ctx<WT> x = {p, (W *)data, (const W *)src, first, count, (cudaStream_t)stream, false,
-                      choose_shape(p->log_n, count, inverse, sizeof(W)),
-                      plan_below_lazy(p, first, count), false, nullptr};
-    x.handoff = use_handoff(x, inverse);
+    const size_t n = (size_t)1 << p->log_n, per = chunk_limbs<WT>(p->log_n, count);
+    for (size_t done = 0; done < count; done += per) {
+        const size_t c = count - done < per ? count - done : per;
+        NB_TRY(dispatch(call_of<WT>(p, (W *)data + done * n, (const W *)src + done * n,
+                                    first + done, c, (cudaStream_t)stream, inverse, nullptr),
+                        inverse));
+    }
+    return NB_OK;
+}
+
+/* Lists into `list` the two kernels of the call over limbs [first,
+ * first + count) as run() launches it whole, the per-limb hand-off and the
+ * fewer reductions of primes below the lazy bound named. */
+template <class WT>
+nb_status describe_call(const PlanT<WT> *p, bool inverse, size_t first, size_t count,
+                        KernelList *list)
+{
+    call_ctx<WT> x = call_of<WT>(p, nullptr, nullptr, first, count, nullptr, inverse, list);
+    list->suffix = x.handoff ? (x.lazy ? ", lazy, hand-off" : ", hand-off")
+                             : (x.lazy ? ", lazy" : "");
     return dispatch(x, inverse);
 }
 
+/* Adds kernel k to merged[0..*m) (at most `max`): to the entry of the same
+ * name and launch shape, its launches and blocks, else as a new entry. */
+nb_status merge_kernel(nb_ntt_kernel *merged, size_t *m, size_t max, const nb_ntt_kernel *k)
+{
+    for (size_t i = 0; i < *m; i++) {
+        nb_ntt_kernel *e = &merged[i];
+        if (!strcmp(e->name, k->name) && e->block_threads == k->block_threads &&
+            e->smem_dynamic == k->smem_dynamic) {
+            e->launches += k->launches;
+            e->blocks += k->blocks;
+            return NB_OK;
+        }
+    }
+    if (*m == max)
+        return nb_set_error(NB_ERR_UNSUPPORTED, "%s: more than %zu distinct kernels in a call",
+                            NB_GPU_FAST32_NAME, max);
+    merged[(*m)++] = *k;
+    return NB_OK;
+}
+
 /* The kernels of a call (ntt/variant.h): the two kernels run() would launch
- * for this shape, with the per-limb hand-off and the fewer reductions of
- * primes below the lazy bound named. */
+ * for this shape; a call run in chunks lists each distinct kernel once, with
+ * the launches and blocks of every chunk. */
 template <class WT>
 nb_status kernels(void *plan, int inverse, size_t first, size_t count, nb_ntt_kernel *out,
                   size_t max, size_t *n)
 {
-    typedef typename WT::W W;
     const PlanT<WT> *p = (const PlanT<WT> *)plan;
-    KernelList list = {out, max, 0, nullptr};
-    call_ctx<WT> x = {p, nullptr, nullptr, first, count, nullptr, false,
-                      choose_shape(p->log_n, count, inverse != 0, sizeof(W)),
-                      plan_below_lazy(p, first, count), false, &list};
-    x.handoff = use_handoff(x, inverse != 0);
-    list.suffix = x.handoff ? (x.lazy ? ", lazy, hand-off" : ", hand-off")
-                            : (x.lazy ? ", lazy" : "");
-    nb_status st = dispatch(x, inverse != 0);
-    *n = list.n;
-    return st;
+    const size_t per = chunk_limbs<WT>(p->log_n, count);
+    if (per == count) {
+        KernelList list = {out, max, 0, nullptr};
+        nb_status st = describe_call(p, inverse != 0, first, count, &list);
+        *n = list.n;
+        return st;
+    }
+    nb_ntt_kernel merged[8], one[2];
+    size_t m = 0;
+    for (size_t done = 0; done < count; done += per) {
+        KernelList list = {one, 2, 0, nullptr};
+        NB_TRY(describe_call(p, inverse != 0, first + done, count - done < per ? count - done : per,
+                             &list));
+        if (list.n > 2)
+            return nb_set_error(NB_ERR_UNSUPPORTED, "%s: a chunk lists %zu kernels, not 2",
+                                fast_name<WT>(), list.n);
+        for (size_t i = 0; i < list.n; i++)
+            NB_TRY(merge_kernel(merged, &m, 8, &one[i]));
+    }
+    for (size_t i = 0; i < m && i < max; i++)
+        out[i] = merged[i];
+    *n = m;
+    return NB_OK;
 }
 
 template <class WT>
