@@ -34,7 +34,7 @@
 #   ncuconv: Nsight Compute of one base conversion (11 -> 31 primes) inside the
 #           ckks16-l30-d3 key switch ($NCU_CONV_VARIANT, $NCU_CONV_PRESET and
 #           $NCU_CONV_KERNEL, a regex, choose another: gpu-fast32,
-#           ckks16-l30-d3-w32 and conv32_tiled_kernel for the 32-bit one)
+#           ckks16-l30-d3-w32 and conv32_pipe_kernel for the 32-bit one)
 #   ab    : this tree side by side with a baseline source tarball ($NB_BASE_TAR,
 #           e.g. `git archive -o .devdeps/base.tar HEAD` before the change):
 #           both built, then `nttbench run $AB_ARGS` with each build in turn,
