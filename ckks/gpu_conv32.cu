@@ -21,7 +21,7 @@
  * a 64-bit carry word, so the sum is below 2^32 after each fold and below
  * 2^32 + 4 (2^62 - 2^33 + 4) < 2^64 before it; each fold adds less than
  * 2^32 to the carry, so carry < 64 * 2^32 = 2^38 after 256 products. Each
- * output (carry 2^32 + sum) is then reduced once by reduce_words.
+ * output (carry 2^32 + sum) is then reduced once by reduce_exact_sum.
  * Every kernel returns the same words; nothing here allocates or
  * synchronizes, and every launch is checked. */
 #include <stdint.h>
@@ -44,7 +44,7 @@
 #define CONV32_WIDE 128     /* coefficients per tile of the 4 x 4 kernels    */
 #define CONV32_TILED_NF 64  /* source primes up to which they run            */
 #define CONV32_EPI 8        /* words per target in the pipelined epilogue    */
-#define CONV32_OCC_SLOTS 256 /* (device, block, shared memory) occupancies kept */
+#define CONV32_OCC_SLOTS 256 /* occupancies kept (device, block, shared memory) */
 
 namespace {
 
@@ -53,7 +53,7 @@ namespace {
  * floor(2^32 / b): X = [carry]_32 r32 + (carry >> 32) r64 + sum < 2^63 +
  * 2^37 + 2^32 is congruent to it, and X = xh 2^32 + xl reduces as
  * [xh r32]_b + [xl]_b with two 32-bit Shoup products. Result in [0, b). */
-__device__ __forceinline__ uint32_t reduce_words(uint64_t carry, uint64_t sum, uint32_t b,
+__device__ __forceinline__ uint32_t reduce_exact_sum(uint64_t carry, uint64_t sum, uint32_t b,
                                                      uint32_t r32, uint32_t r64, uint32_t r32s,
                                                      uint32_t ones)
 {
@@ -63,11 +63,11 @@ __device__ __forceinline__ uint32_t reduce_words(uint64_t carry, uint64_t sum, u
     return nb_csub32(a + c, b);
 }
 
-/* reduce_words to target j with its constants read from v. */
+/* reduce_exact_sum to target j with its constants read from v. */
 __device__ __forceinline__ uint32_t reduce_sum(uint64_t carry, uint64_t sum,
                                                const nb_conv_view &v, unsigned j)
 {
-    return reduce_words(carry, sum, (uint32_t)v.to_q[j], (uint32_t)v.to_r32[j],
+    return reduce_exact_sum(carry, sum, (uint32_t)v.to_q[j], (uint32_t)v.to_r32[j],
                             (uint32_t)v.to_r64[j], (uint32_t)v.to_r32_shoup[j],
                             (uint32_t)v.to_one_shoup[j]);
 }
@@ -358,7 +358,7 @@ __device__ __forceinline__ void convert_tile(uint32_t *__restrict__ out, const u
             uint32_t r[4];
 #pragma unroll
             for (int k = 0; k < 4; k++)
-                r[k] = reduce_words(carry[t][k], sum[t][k], e0.x, e0.y, e0.z, e0.w, ones);
+                r[k] = reduce_exact_sum(carry[t][k], sum[t][k], e0.x, e0.y, e0.z, e0.w, ones);
             *(uint4 *)&out[(size_t)limb * n + col] = make_uint4(r[0], r[1], r[2], r[3]);
         }
     }
@@ -473,7 +473,9 @@ extern "C" nb_status nb_gpu_conv32(const nb_conv_view *v, const nb_polys *io, si
         out_aligned &= (uintptr_t)io->out[p] % 16 == 0;
         in_aligned &= (uintptr_t)io->a[p] % 16 == 0;
     }
-    const bool wide = v->n_from <= CONV32_TILED_NF && n % 4 == 0 && out_aligned;
+    /* fewer targets than words of shared memory: no layout size below wraps */
+    const bool wide = v->n_from <= CONV32_TILED_NF && v->n_to < CONV32_SMEM / 4 && n % 4 == 0 &&
+                      out_aligned;
     const unsigned g4 = (v->n_to + 3) / 4;
     const dim3 wblock(32, g4 < CONV32_GROUPS ? g4 : CONV32_GROUPS);
     const unsigned tiles = (unsigned)((n + CONV32_WIDE - 1) / CONV32_WIDE);
