@@ -237,11 +237,6 @@ nb_status nb_gpu_conv_reserve(size_t n_from);
 nb_status nb_gpu_conv(const nb_conv_view *v, const nb_polys *io, size_t n, void *stream);
 /* The same on 32-bit words (called by nb_gpu_conv; gpu_conv32.cu). */
 nb_status nb_gpu_conv32(const nb_conv_view *v, const nb_polys *io, size_t n, void *stream);
-/* Candidate 32-bit conversion kernels under evaluation (gpu_conv32_cand.cu):
- * launches candidate `which` ('a'..'d') and sets *launched = 1 when the
- * shape suits it, else sets *launched = 0 and does nothing. */
-nb_status nb_gpu_conv32_candidate(char which, const nb_conv_view *v, const nb_polys *io,
-                                  size_t n, void *stream, int *launched);
 /* nb_cpu_sub_mul of (io->out[p], io->a[p], io->b[p]) for each polynomial p. */
 nb_status nb_gpu_sub_mul(const nb_limb_consts *k, const nb_polys *io, size_t count, size_t n,
                          void *stream);

@@ -36,7 +36,7 @@
 #   ncuconv: Nsight Compute of one base conversion (11 -> 31 primes) inside the
 #           ckks16-l30-d3 key switch ($NCU_CONV_VARIANT, $NCU_CONV_PRESET and
 #           $NCU_CONV_KERNEL, a regex, choose another: gpu-fast32,
-#           ckks16-l30-d3-w32 and conv32_tiled_kernel for the 32-bit one)
+#           ckks16-l30-d3-w32 and conv32_pipe_kernel for the 32-bit one)
 #   fast32cand: gpu-fast32 under each candidate rule set NB_FAST32_CAND selects
 #           ($FAST32_CANDS, default "default A B AB"; "default" leaves it unset):
 #           test_gpu_ntt32, `nttbench verify` at log N 14..17, memcheck of a call

@@ -6,9 +6,7 @@
  * data are narrowed on upload and widened on download), plus the GPU base
  * conversion on the partial-reduction and large-shared-memory paths.
  * Outputs are poisoned on the device first (0xA5 bytes: above every prime of
- * either word size). With NB_CONV32_KERNEL set, only the 32-bit sets run
- * (the candidate 32-bit conversion kernels). Exits 77 (skip) without a
- * device. */
+ * either word size). Exits 77 (skip) without a device. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,8 +233,12 @@ static void test_gpu_pipelines_match_cpu_paper_presets(void **state)
 }
 
 /* 32-bit sets with every variant of either word size (the two-prime
- * rescale on 64-bit words too), and the 32-bit conversion's table in
- * global memory (dnum 1: 110 x 110 primes, 48 KiB of table). */
+ * rescale on 64-bit words too), and each 32-bit conversion kernel: the
+ * pipelined one (the presets, several tiles per block at N = 2^16, one
+ * partial tile at N = 16), the one-tile kernel (dnum 2: 40 source primes,
+ * whose two tiles and constants exceed 48 KiB at every level checked) and
+ * the general one with its table in global memory (dnum 1: 110 x 110
+ * primes, 48 KiB of table). */
 static void test_gpu_pipelines_on_32bit_sets_match_cpu(void **state)
 {
     (void)state;
@@ -244,6 +246,8 @@ static void test_gpu_pipelines_on_32bit_sets_match_cpu(void **state)
     check_preset("cheddar16-boot-w32", 0, 32);
     const nb_ckks_spec wide = {10, 109, 1, 31, 30, 31, 32, 1, 1};
     check_set(NULL, &wide, 0, 32);
+    const nb_ckks_spec forty = {10, 79, 2, 31, 30, 31, 32, 1, 1};
+    check_set(NULL, &forty, 0, 32);
     const nb_ckks_spec small = {12, 13, 3, 25, 40, 28, 32, 2, 2}; /* small primes, pairs */
     check_set(NULL, &small, 1, 32);
     check_preset("test-tiny-w32", 0, 32); /* N = 16: one partial tile */
@@ -317,16 +321,7 @@ int main(void)
         cmocka_unit_test(test_gpu_pipelines_match_cpu_paper_presets),
         cmocka_unit_test(test_gpu_pipelines_on_32bit_sets_match_cpu),
     };
-    /* with a 32-bit conversion candidate chosen, only the 32-bit sets use it */
-    const char *cand = getenv("NB_CONV32_KERNEL");
-    const int only32 = cand && *cand;
-    if (only32)
-        printf("# NB_CONV32_KERNEL=%s: the 32-bit sets only\n", cand);
-    const struct CMUnitTest tests32[] = {
-        cmocka_unit_test(test_gpu_pipelines_on_32bit_sets_match_cpu),
-    };
-    int rc = only32 ? cmocka_run_group_tests(tests32, NULL, NULL)
-                    : cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
     nb_stream_destroy(stream);
     return rc;
 }
