@@ -502,7 +502,7 @@ static void test_opts_defaults_follow_nvbench(void **state)
     CLOSE(o.throttle_recovery_s, 0.05, 0);
     assert_int_equal(o.cache, NB_CACHE_WARM);
     assert_int_equal(o.mode, NB_MODE_PER_LAUNCH);
-    assert_int_equal(o.batch_samples, 64);
+    assert_int_equal(o.batch_samples, 1);
     assert_true(o.l2_persist < 0);
     assert_int_equal(nb_bench_opts_check(&o), NB_OK);
 }

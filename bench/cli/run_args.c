@@ -24,7 +24,8 @@ const nb_cli_option nb_cli_timing_options[] = {
     {"blocking-timeout", 1, "S      the blocking kernel gives up after (10)"},
     {"batch-samples", 1, "K      GPU: at most K samples, each with its own events, queued behind\n"
                          "                         one blocking kernel and read after one\n"
-                         "                         synchronisation (64; 1: one at a time)"},
+                         "                         synchronisation (1: one at a time; batches\n"
+                         "                         shift warm medians, see docs/methodology.md)"},
     {NULL, 0, NULL},
 };
 

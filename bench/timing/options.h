@@ -36,7 +36,7 @@ typedef struct nb_bench_opts {
     double throttle_threshold_pct; /* --throttle-threshold 75: % of the default SM clock */
     double throttle_recovery_s;    /* --throttle-recovery 0.05: back-off after a throttled sample */
     double blocking_timeout_s;     /* --blocking-timeout 10: blocking kernel gives up after */
-    size_t batch_samples;          /* --batch-samples 64: most GPU samples queued behind one
+    size_t batch_samples;          /* --batch-samples 1: most GPU samples queued behind one
                                       blocking kernel (1: one sample, one synchronisation) */
     /* cache control (cache states other than warm) */
     size_t rotate_sets;            /* --sets K, 0 = automatic */

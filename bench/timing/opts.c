@@ -23,7 +23,7 @@ void nb_bench_opts_default(nb_bench_opts *o)
     o->throttle_threshold_pct = 75.0;
     o->throttle_recovery_s = 0.05;
     o->blocking_timeout_s = 10.0;
-    o->batch_samples = 64;
+    o->batch_samples = 1; /* batches shift warm medians: docs/methodology.md */
     o->rotate_sets = 0;
     o->rotate_factor = 3.0;
     o->l2_persist = -1.0;
