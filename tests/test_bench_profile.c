@@ -294,7 +294,7 @@ static void test_json_carries_the_profile_and_the_refined_bound(void **state)
     assert_int_equal(json_integer_value(json_object_get(k, "launches")), 2);
     const json_t *pipe = json_array_get(json_object_get(k, "pipes"), 0);
     assert_string_equal(json_string_value(json_object_get(pipe, "name")), "adu");
-    /* DRAM 54 %, issue 34 % of peak: neither reaches 60 % */
+    /* DRAM 54 %, issue slots 34 % of peak: neither reaches 60 % */
     const json_t *b = json_object_get(cj, "bound");
     assert_string_equal(json_string_value(json_object_get(b, "class")), "latency-bound");
     assert_string_equal(json_string_value(json_object_get(b, "class_from_timing")),
@@ -334,10 +334,10 @@ static void test_table_and_markdown_print_a_line_per_kernel(void **state)
         "profiler: Nsight Compute 2025.3.1.0, clocks locked to base, caches flushed before "
         "each kernel",
         "fast_phase<false, 16, 16, false, 8, true, false, false, true, false, W64>: 35.62 us, "
-        "DRAM 37 % (44.4 MB), L2 hit 51 %, issue 58 %, pipes FMAHEAVY 59 % ALU 31 %, stalls "
+        "DRAM 37 % (44.4 MB), L2 hit 51 %, issue slots 58 %, pipes FMAHEAVY 59 % ALU 31 %, stalls "
         "math-pipe-throttle 27 % not-selected 24 % long-scoreboard 20 %",
         "(2 launches)",
-        "profiler DRAM 54 %, issue 34 %: latency-bound",
+        "profiler DRAM 54 %, issue slots 34 %: latency-bound",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         if (!strstr(t, want[i]))

@@ -199,7 +199,7 @@ void nb_bound_text(const nb_bound *b, char *buf, size_t n)
     char fd[16], fi[16];
     pct(fd, sizeof fd, b->profile_dram);
     pct(fi, sizeof fi, b->profile_issue);
-    snprintf(buf, n, "%s bfly, %s copy, %s launch (%s); profiler DRAM %s, issue %s: %s", fb, fc,
+    snprintf(buf, n, "%s bfly, %s copy, %s launch (%s); profiler DRAM %s, issue slots %s: %s", fb, fc,
              fl, nb_bound_class_name(b->timing_cls), fd, fi, nb_bound_class_name(b->cls));
 }
 

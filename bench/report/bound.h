@@ -13,7 +13,7 @@
 
 /* "72 % bfly, 31 % copy, 9 % launch: compute-bound" ("-" for a fraction
  * that is unknown); refined by a profiler pass: "72 % bfly, 31 % copy, 9 %
- * launch (compute-bound); profiler DRAM 35 %, issue 64 %: compute-bound". */
+ * launch (compute-bound); profiler DRAM 35 %, issue slots 64 %: compute-bound". */
 void nb_bound_text(const nb_bound *b, char *buf, size_t n);
 
 /* "rows 2^8-point, 16/thread: 128 threads, regs 96, local 0 B, smem 0+33024 B,

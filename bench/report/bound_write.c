@@ -80,7 +80,7 @@ static void add_pct(char *buf, size_t n, size_t *u, double v)
         add(buf, n, u, " -");
 }
 
-/* "fast_phase<...>: 16.60 us, DRAM 59 % (33.1 MB), L2 hit 41 %, issue 31 %,
+/* "fast_phase<...>: 16.60 us, DRAM 59 % (33.1 MB), L2 hit 41 %, issue slots 31 %,
  * pipes FMAHEAVY 48 % ALU 22 %, stalls long-scoreboard 52 % wait 11 %
  * mio-throttle 9 %" */
 static void kernel_text(const nb_kernel_profile *k, char *buf, size_t n)
@@ -100,7 +100,7 @@ static void kernel_text(const nb_kernel_profile *k, char *buf, size_t n)
         add(buf, n, &u, " (%.1f MB)", bytes / 1e6);
     add(buf, n, &u, ", L2 hit");
     add_pct(buf, n, &u, k->l2_hit_pct);
-    add(buf, n, &u, ", issue");
+    add(buf, n, &u, ", issue slots");
     add_pct(buf, n, &u, k->issue_pct);
     add(buf, n, &u, ", pipes");
     for (size_t i = 0; i < NB_PROFILE_PIPES && k->pipes[i].name[0]; i++) {
