@@ -45,10 +45,8 @@
  *    words: nb_ct_butterfly_6q / _8q, nb_gs_butterfly_2q / _4q; 2^30 for
  *    32-bit words: the Harvey butterflies, else the _q31 family) is the
  *    LAZY case of the templates.
- *  - Candidate rules for 32-bit calls (the small shape's bound, calls in
- *    chunks of limbs) are chosen by NB_FAST32_CAND while they are measured
- *    (fast32_rules); unset, 32-bit calls follow the 64-bit thresholds. */
-#include <atomic>
+ *  - 32-bit calls take the small shape only below 2^19 coefficients
+ *    (call_shape); 64-bit calls follow choose_shape's thresholds. */
 #include <string.h>
 
 #include "ntt/builtin.h"
@@ -176,75 +174,20 @@ int choose_shape(unsigned log_n, size_t count, bool inverse, size_t word_bytes)
     return shape_16_per_thread(coeffs, word_bytes);
 }
 
-/* Candidate rules for 32-bit calls, chosen at run time by the environment
- * variable NB_FAST32_CAND while they are measured against the default
- * (docs/tuning.md, "32-bit words"); 64-bit calls never take them.
- *  RULE_SMALL_BELOW_2_19 ("A"): the small shape only below 2^19
- *    coefficients, in both directions and at every log N (32-bit calls of
- *    2^19 and 2^20 coefficients measured faster in the large shape).
- *  RULE_CHUNKS ("B"): a call of more than CHUNK_BYTES of words runs as
- *    consecutive calls on near-equal chunks of limbs of at most CHUNK_BYTES
- *    each, so that the intermediate between a chunk's two kernels stays in
- *    the L2. */
-constexpr unsigned RULE_SMALL_BELOW_2_19 = 1, RULE_CHUNKS = 2;
-constexpr size_t CHUNK_BYTES = (size_t)1 << 24;
-
-/* The rules NB_FAST32_CAND names: 0 when unset or empty (the default), the
- * rules' bits for "A", "B" and "AB", -1 for any other value; read once per
- * process. */
-int fast32_rules()
+/* The block shape of a call on words WT: choose_shape's on 64-bit words; on
+ * 32-bit words the small shape only below 2^19 coefficients, in both
+ * directions and at every log N (32-bit calls of 2^19 and 2^20
+ * coefficients measured faster in the 16-per-thread shapes: docs/tuning.md,
+ * "32-bit words"). */
+template <class WT> int call_shape(unsigned log_n, size_t count, bool inverse)
 {
-    static std::atomic<int> chosen{-2};
-    int r = chosen.load(std::memory_order_relaxed);
-    if (r == -2) {
-        const char *e = getenv("NB_FAST32_CAND");
-        if (!e || !*e)
-            r = 0;
-        else if (!strcmp(e, "A"))
-            r = (int)RULE_SMALL_BELOW_2_19;
-        else if (!strcmp(e, "B"))
-            r = (int)RULE_CHUNKS;
-        else if (!strcmp(e, "AB"))
-            r = (int)(RULE_SMALL_BELOW_2_19 | RULE_CHUNKS);
-        else
-            r = -1;
-        chosen.store(r, std::memory_order_relaxed);
-    }
-    return r;
-}
-
-/* The candidate rules a call on words WT follows: none on 64-bit words. */
-template <class WT> unsigned call_rules()
-{
-    if constexpr (WT::BITS == 32) {
-        const int r = fast32_rules();
-        return r > 0 ? (unsigned)r : 0u;
-    } else {
-        return 0u;
-    }
-}
-
-/* The block shape of a call under `rules` (call_rules): choose_shape's,
- * unless RULE_SMALL_BELOW_2_19 moves the small shape's bound. */
-int call_shape(unsigned log_n, size_t count, bool inverse, size_t word_bytes, unsigned rules)
-{
-    if (!(rules & RULE_SMALL_BELOW_2_19))
+    const size_t word_bytes = sizeof(typename WT::W);
+    if constexpr (WT::BITS == 64) {
         return choose_shape(log_n, count, inverse, word_bytes);
-    const size_t coeffs = count << log_n;
-    return coeffs < (size_t)1 << 19 ? SHAPE_SMALL : shape_16_per_thread(coeffs, word_bytes);
-}
-
-/* Limbs per chunk of a call of `count` limbs of 2^log_n words of WT:
- * `count` (the call runs whole) unless RULE_CHUNKS applies and the call holds
- * more than CHUNK_BYTES; then the size of the fewest near-equal chunks of at
- * most CHUNK_BYTES each (the last chunk may be smaller). */
-template <class WT> size_t chunk_limbs(unsigned log_n, size_t count)
-{
-    const size_t most = CHUNK_BYTES / (sizeof(typename WT::W) << log_n);
-    if (!(call_rules<WT>() & RULE_CHUNKS) || count <= most)
-        return count;
-    const size_t chunks = (count + most - 1) / most;
-    return (count + chunks - 1) / chunks;
+    } else {
+        const size_t coeffs = count << log_n;
+        return coeffs < (size_t)1 << 19 ? SHAPE_SMALL : shape_16_per_thread(coeffs, word_bytes);
+    }
 }
 
 /* Whether the first kernel of a call triggers the second at its start
@@ -391,19 +334,9 @@ template <class WT> nb_status dispatch(const call_ctx<WT> &x, bool inverse)
 #undef NB_FAST_CASE
 }
 
-/* A plan (nb_regpass::plan_create); on 32-bit words NB_ERR_INVALID_ARG for an
- * NB_FAST32_CAND that names no candidate (fast32_rules). */
+/* A plan (nb_regpass::plan_create). */
 template <class WT> nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
 {
-    if constexpr (WT::BITS == 32) {
-        if (fast32_rules() < 0) {
-            const char *e = getenv("NB_FAST32_CAND");
-            return nb_set_error(NB_ERR_INVALID_ARG,
-                                "%s: NB_FAST32_CAND='%s': expected A, B, AB, or empty for the "
-                                "default",
-                                fast_name<WT>(), e ? e : "");
-        }
-    }
     cudaStream_t s = (cudaStream_t)stream;
     return nb_regpass::plan_create<WT>(out, t, cols_log(t->log_n), true, fast_name<WT>(), s,
                                        [s](const PlanT<WT> *p) {
@@ -424,18 +357,14 @@ call_ctx<WT> call_of(const PlanT<WT> *p, typename WT::W *data, const typename WT
                      KernelList *describe)
 {
     call_ctx<WT> x = {p, data, src, first, count, s, false,
-                      call_shape(p->log_n, count, inverse, sizeof(typename WT::W),
-                                 call_rules<WT>()),
+                      call_shape<WT>(p->log_n, count, inverse),
                       plan_below_lazy(p, first, count), false, describe};
     x.handoff = use_handoff(x, inverse);
     return x;
 }
 
 /* A call: src == data in place; otherwise the first kernel reads src (the
- * second then works in place on data), so out of place costs no copy. A
- * call split by chunk_limbs runs its chunks one after another on the stream,
- * each a call of its own (both kernels, with programmatic dependent launch
- * as for any call). */
+ * second then works in place on data), so out of place costs no copy. */
 template <class WT>
 nb_status run(void *plan, bool inverse, void *data, const void *src, size_t first, size_t count,
               void *stream)
@@ -443,15 +372,9 @@ nb_status run(void *plan, bool inverse, void *data, const void *src, size_t firs
     typedef typename WT::W W;
     NB_TRY(check_aligned(data, fast_name<WT>()));
     NB_TRY(check_aligned(src, fast_name<WT>()));
-    const PlanT<WT> *p = (const PlanT<WT> *)plan;
-    const size_t n = (size_t)1 << p->log_n, per = chunk_limbs<WT>(p->log_n, count);
-    for (size_t done = 0; done < count; done += per) {
-        const size_t c = count - done < per ? count - done : per;
-        NB_TRY(dispatch(call_of<WT>(p, (W *)data + done * n, (const W *)src + done * n,
-                                    first + done, c, (cudaStream_t)stream, inverse, nullptr),
-                        inverse));
-    }
-    return NB_OK;
+    return dispatch(call_of<WT>((const PlanT<WT> *)plan, (W *)data, (const W *)src, first, count,
+                                (cudaStream_t)stream, inverse, nullptr),
+                    inverse);
 }
 
 /* Lists into `list` the two kernels of the call over limbs [first,
@@ -467,57 +390,16 @@ nb_status describe_call(const PlanT<WT> *p, bool inverse, size_t first, size_t c
     return dispatch(x, inverse);
 }
 
-/* Adds kernel k to merged[0..*m) (at most `max`): to the entry of the same
- * name and launch shape, its launches and blocks, else as a new entry. */
-nb_status merge_kernel(nb_ntt_kernel *merged, size_t *m, size_t max, const nb_ntt_kernel *k)
-{
-    for (size_t i = 0; i < *m; i++) {
-        nb_ntt_kernel *e = &merged[i];
-        if (!strcmp(e->name, k->name) && e->block_threads == k->block_threads &&
-            e->smem_dynamic == k->smem_dynamic) {
-            e->launches += k->launches;
-            e->blocks += k->blocks;
-            return NB_OK;
-        }
-    }
-    if (*m == max)
-        return nb_set_error(NB_ERR_UNSUPPORTED, "%s: more than %zu distinct kernels in a call",
-                            NB_GPU_FAST32_NAME, max);
-    merged[(*m)++] = *k;
-    return NB_OK;
-}
-
 /* The kernels of a call (ntt/variant.h): the two kernels run() would launch
- * for this shape; a call run in chunks lists each distinct kernel once, with
- * the launches and blocks of every chunk. */
+ * for this shape. */
 template <class WT>
 nb_status kernels(void *plan, int inverse, size_t first, size_t count, nb_ntt_kernel *out,
                   size_t max, size_t *n)
 {
-    const PlanT<WT> *p = (const PlanT<WT> *)plan;
-    const size_t per = chunk_limbs<WT>(p->log_n, count);
-    if (per == count) {
-        KernelList list = {out, max, 0, nullptr};
-        nb_status st = describe_call(p, inverse != 0, first, count, &list);
-        *n = list.n;
-        return st;
-    }
-    nb_ntt_kernel merged[8], one[2];
-    size_t m = 0;
-    for (size_t done = 0; done < count; done += per) {
-        KernelList list = {one, 2, 0, nullptr};
-        NB_TRY(describe_call(p, inverse != 0, first + done, count - done < per ? count - done : per,
-                             &list));
-        if (list.n > 2)
-            return nb_set_error(NB_ERR_UNSUPPORTED, "%s: a chunk lists %zu kernels, not 2",
-                                fast_name<WT>(), list.n);
-        for (size_t i = 0; i < list.n; i++)
-            NB_TRY(merge_kernel(merged, &m, 8, &one[i]));
-    }
-    for (size_t i = 0; i < m && i < max; i++)
-        out[i] = merged[i];
-    *n = m;
-    return NB_OK;
+    KernelList list = {out, max, 0, nullptr};
+    nb_status st = describe_call((const PlanT<WT> *)plan, inverse != 0, first, count, &list);
+    *n = list.n;
+    return st;
 }
 
 template <class WT>
@@ -574,10 +456,11 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast = {
 
 extern "C" const nb_ntt_variant nb_variant_gpu_fast32 = {
     /* .name = */ NB_GPU_FAST32_NAME,
-    /* .description = */ "gpu-fast on 32-bit words (primes < 2^31): its shapes and launches, "
-                         "but 16 columns in 256-thread blocks for the 16-per-thread column "
-                         "kernels; every prime below 2^30: Harvey butterflies, else the _q31 "
-                         "family; row twiddles as 32-bit w_shoup, columns as {w, w_shoup}",
+    /* .description = */ "gpu-fast on 32-bit words (primes < 2^31): its kernels and launches, "
+                         "but 4 coefficients/thread only for N*L < 2^19 and 16 columns in "
+                         "256-thread blocks for the 16-per-thread column kernels; every prime "
+                         "below 2^30: Harvey butterflies, else the _q31 family; row twiddles "
+                         "as 32-bit w_shoup, columns as {w, w_shoup}",
     /* .backend = */ NB_BACKEND_GPU,
     /* .min_log_n = */ FAST_MIN_LOG_N,
     /* .max_log_n = */ FAST_MAX_LOG_N,

@@ -37,11 +37,6 @@
 #           ckks16-l30-d3 key switch ($NCU_CONV_VARIANT, $NCU_CONV_PRESET and
 #           $NCU_CONV_KERNEL, a regex, choose another: gpu-fast32,
 #           ckks16-l30-d3-w32 and conv32_pipe_kernel for the 32-bit one)
-#   fast32cand: gpu-fast32 under each candidate rule set NB_FAST32_CAND selects
-#           ($FAST32_CANDS, default "default A B AB"; "default" leaves it unset):
-#           test_gpu_ntt32, `nttbench verify` at log N 14..17, memcheck of a call
-#           run in chunks, then warm + cold at log N 12..17 x 16..128 limbs
-#           -> $OUT/f32-<candidate>.json (FAST32_CANDS splits it across calls)
 #   ab    : this tree side by side with a baseline source tarball ($NB_BASE_TAR,
 #           e.g. `git archive -o .devdeps/base.tar HEAD` before the change):
 #           both built, then `nttbench run $AB_ARGS` with each build in turn,
@@ -288,26 +283,6 @@ if has ncuconv; then # batch mode: no blocking kernel, which ncu's serialization
     stamp "ncu conversion rc=$?"
     grep -E "conv.*kernel|Duration|DRAM Throughput|Issue Slots Busy|Registers Per|Achieved Occupancy|inst_executed\.sum |pipe_(alu|fmaheavy|lsu)\.avg|stalled_(math|not_sel|wait|long|barrier|dispatch)" \
         "$OUT/ncu-conv.txt" | grep -v "==PROF==" | head -40
-fi
-if has fast32cand; then # gpu-fast32's candidate rules, one after another
-    for c in ${FAST32_CANDS:-default A B AB}; do
-        v=$c
-        [ "$c" = default ] && v=
-        NB_FAST32_CAND=$v "$B/tests/test_gpu_ntt32" > "$OUT/f32-$c-test.log" 2>&1
-        stamp "$c: test_gpu_ntt32 rc=$? $(grep -E 'PASSED|FAILED' "$OUT/f32-$c-test.log" | tr '\n' ' ')"
-        NB_FAST32_CAND=$v "$NB" verify --variant gpu-fast32 --logn 14:17 --limbs 32,64,128 \
-            --bits 31 > "$OUT/f32-$c-verify.txt" 2>&1
-        stamp "$c: verify rc=$? $(tail -1 "$OUT/f32-$c-verify.txt")"
-        NB_FAST32_CAND=$v timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$NB" \
-            --quiet verify --variant gpu-fast32 --logn 17 --limbs 64 --bits 31 \
-            > "$OUT/f32-$c-memcheck.log" 2>&1
-        stamp "$c: memcheck rc=$? $(grep -h 'ERROR SUMMARY' "$OUT/f32-$c-memcheck.log")"
-        NB_FAST32_CAND=$v "$NB" run --tier warm,cold --variant gpu-fast32 --logn 12:17 \
-            --limbs 16,32,64,128 --bits 31 --direction forward,inverse --min-time 0.02 \
-            --timeout 0.3 --no-progress --format json --output "$OUT/f32-$c.json" \
-            > "$OUT/f32-$c.txt" 2>&1
-        stamp "$c: warm + cold rc=$?"
-    done
 fi
 if has ab; then
     BB=/tmp/nb-base

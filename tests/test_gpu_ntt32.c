@@ -8,10 +8,8 @@
  * inverse(forward), in place and out of place, sub-range calls (first > 0)
  * whose neighbouring limbs must stay untouched, poisoned guard zones and
  * poisoned out-of-place outputs (every word must be written), and the prime
- * limit. With NB_FAST32_CAND set (gpu-fast32's candidate rules, read once per
- * process), only the tests of the calls those rules change, or with a value
- * naming no candidate, that gpu-fast32 refuses it. Exits 77 (skip) without a
- * CUDA device. */
+ * limit, and gpu-fast32's shape bound. Exits 77 (skip) without a CUDA
+ * device. */
 #include <string.h>
 
 #include "ntt/arith.h"
@@ -291,93 +289,68 @@ static void test_gpu32_fast_every_block_shape(void **state)
     bit_cycle = mixed_bits;
 }
 
-/* The gpu-fast32 calls whose shape the candidate rules NB_FAST32_CAND names
- * change (the small shape's bound at 2^19 and 2^20 coefficients; calls above
- * 16 MiB of words run as chunks of limbs: two at log N 16, L = 128 and
- * log N 17, L = 64, three near-equal ones of a sub-range, out of place),
- * with both butterfly families, under whichever rules the environment sets. */
-static void test_gpu32_fast_candidate_shapes_equal_gmp(void **state)
+/* gpu-fast32's calls on either side of its small shape's bound (2^19
+ * coefficients), with both butterfly families, in place and out of place. */
+static void test_gpu32_fast_shape_bound_calls_equal_gmp(void **state)
 {
     (void)state;
     static const unsigned *const cycles[] = {mixed_bits, low_bits};
     for (size_t c = 0; c < 2; c++) {
         bit_cycle = cycles[c];
-        check("gpu-fast32", 15, 32, 0, 32, IN_PLACE);  /* 2^20: small forward by default */
-        check("gpu-fast32", 16, 8, 0, 8, IN_PLACE);    /* 2^19 */
-        check("gpu-fast32", 16, 128, 0, 128, IN_PLACE); /* 32 MiB */
-        check("gpu-fast32", 17, 64, 0, 64, IN_PLACE);
+        check("gpu-fast32", 14, 31, 0, 31, IN_PLACE);  /* just below 2^19 */
+        check("gpu-fast32", 14, 32, 0, 32, IN_PLACE);  /* 2^19 */
+        check("gpu-fast32", 15, 32, 0, 32, IN_PLACE);  /* 2^20 */
+        check("gpu-fast32", 16, 7, 0, 7, OUT_OF_PLACE);
+        check("gpu-fast32", 16, 8, 0, 8, OUT_OF_PLACE);
     }
     bit_cycle = mixed_bits;
-    check("gpu-fast32", 16, 140, 5, 129, IN_PLACE);
-    check("gpu-fast32", 17, 70, 3, 65, OUT_OF_PLACE);
 }
 
-/* Whether NB_FAST32_CAND names the chunked calls (candidate B). */
-static int chunks_chosen(void)
-{
-    const char *e = getenv("NB_FAST32_CAND");
-    return e && strchr(e, 'B') != NULL;
-}
-
-/* gpu-fast32's kernel list of a call names each kernel once, every listed
- * kernel covering all of the call's limbs (its blocks a multiple of the limb
- * count); a call above 16 MiB of words run in chunks (candidate B) launches
- * each kernel at least once per 16 MiB, otherwise once. */
-static void test_gpu32_fast_kernel_list_names_each_kernel_once(void **state)
+/* gpu-fast32's kernel list: two distinct kernels, each launched once and
+ * covering all of the call's limbs (its blocks a multiple of the limb
+ * count), 4 coefficients per thread below 2^19 coefficients and 16 from
+ * 2^19 up, in both directions and at log N 13 to 17. */
+static void test_gpu32_fast_kernel_list_follows_the_shape_bound(void **state)
 {
     (void)state;
-    static const struct {
-        unsigned log_n;
-        size_t limbs;
-    } calls[] = {{15, 32}, {16, 64}, {16, 128}, {17, 64}, {17, 100}};
     const nb_ntt_variant *v = nb_ntt_variant_find("gpu-fast32");
     assert_non_null(v);
-    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
-        const unsigned log_n = calls[i].log_n;
-        const size_t limbs = calls[i].limbs;
-        uint64_t *q = malloc(limbs * sizeof *q);
-        assert_non_null(q);
-        bit_cycle = two_sizes_bits; /* one butterfly family: one version of each kernel */
-        make_primes(q, log_n, limbs);
-        bit_cycle = mixed_bits;
-        nb_ntt *g = NULL;
-        if (nb_ntt_create(&g, v, log_n, q, NULL, limbs, stream) != NB_OK)
-            nb_test_fail("gpu-fast32: nb_ntt_create(log_n=%u, L=%zu): %s", log_n, limbs,
-                         nb_last_error());
-        const size_t bytes = limbs * 4 << log_n, per16 = (size_t)1 << 24;
-        const unsigned want_launches =
-            chunks_chosen() && bytes > per16 ? (unsigned)((bytes + per16 - 1) / per16) : 1;
-        for (int inv = 0; inv < 2; inv++) {
-            nb_ntt_kernel k[8];
-            size_t n = 0;
-            if (nb_ntt_kernels(g, inv, 0, limbs, k, 8, &n) != NB_OK)
-                nb_test_fail("gpu-fast32 kernels: %s", nb_last_error());
-            assert_int_equal(n, 2);
-            assert_string_not_equal(k[0].name, k[1].name);
-            for (size_t j = 0; j < n; j++) {
-                if (k[j].blocks % limbs != 0 || k[j].launches < want_launches ||
-                    (want_launches == 1 && k[j].launches != 1))
-                    nb_test_fail("log_n=%u L=%zu %s: '%s' %u launches of %llu blocks in all, "
-                                 "want %u launches covering every limb",
-                                 log_n, limbs, inv ? "inverse" : "forward", k[j].name,
-                                 k[j].launches, k[j].blocks, want_launches);
+    for (unsigned log_n = 13; log_n <= 17; log_n++) {
+        const size_t at_bound = (size_t)1 << (19 - log_n);
+        const size_t limbs_of[3] = {at_bound - 1, at_bound, at_bound + 1};
+        for (size_t i = 0; i < 3; i++) {
+            const size_t limbs = limbs_of[i];
+            if (limbs == 0)
+                continue;
+            uint64_t *q = malloc(limbs * sizeof *q);
+            assert_non_null(q);
+            bit_cycle = two_sizes_bits; /* one butterfly family: one version of each kernel */
+            make_primes(q, log_n, limbs);
+            bit_cycle = mixed_bits;
+            nb_ntt *g = NULL;
+            if (nb_ntt_create(&g, v, log_n, q, NULL, limbs, stream) != NB_OK)
+                nb_test_fail("gpu-fast32: nb_ntt_create(log_n=%u, L=%zu): %s", log_n, limbs,
+                             nb_last_error());
+            const char *want = (limbs << log_n) < ((size_t)1 << 19) ? "4/thread" : "16/thread";
+            for (int inv = 0; inv < 2; inv++) {
+                nb_ntt_kernel k[8];
+                size_t n = 0;
+                if (nb_ntt_kernels(g, inv, 0, limbs, k, 8, &n) != NB_OK)
+                    nb_test_fail("gpu-fast32 kernels: %s", nb_last_error());
+                assert_int_equal(n, 2);
+                assert_string_not_equal(k[0].name, k[1].name);
+                for (size_t j = 0; j < n; j++)
+                    if (k[j].blocks % limbs != 0 || k[j].launches != 1 ||
+                        !strstr(k[j].name, want))
+                        nb_test_fail("log_n=%u L=%zu %s: '%s' %u launches of %llu blocks in "
+                                     "all, want one launch covering every limb, %s",
+                                     log_n, limbs, inv ? "inverse" : "forward", k[j].name,
+                                     k[j].launches, k[j].blocks, want);
             }
+            nb_ntt_destroy(g);
+            free(q);
         }
-        nb_ntt_destroy(g);
-        free(q);
     }
-}
-
-/* An NB_FAST32_CAND naming no candidate: gpu-fast32's plan is refused. */
-static void test_gpu32_fast_refuses_an_unknown_candidate(void **state)
-{
-    (void)state;
-    uint64_t q[1];
-    assert_int_equal(nb_primes_generate(12, 30, 1, NULL, 0, q), NB_OK);
-    nb_ntt *g = NULL;
-    EXPECT_STATUS(nb_ntt_create(&g, nb_ntt_variant_find("gpu-fast32"), 12, q, NULL, 1, stream),
-                  NB_ERR_INVALID_ARG);
-    assert_null(g);
 }
 
 static void test_gpu32_plan_refuses_a_prime_of_32_bits(void **state)
@@ -412,25 +385,6 @@ int main(void)
     nb_test_require_gpu_or_skip();
     if (getenv("NB_TEST_FILTER"))
         cmocka_set_test_filter(getenv("NB_TEST_FILTER"));
-    /* with a gpu-fast32 candidate chosen (NB_FAST32_CAND), the calls it changes only */
-    const char *cand = getenv("NB_FAST32_CAND");
-    if (cand && *cand) {
-        const int known = !strcmp(cand, "A") || !strcmp(cand, "B") || !strcmp(cand, "AB");
-        printf("# NB_FAST32_CAND=%s: %s\n", cand,
-               known ? "the gpu-fast32 calls its rules change" : "not a candidate");
-        const struct CMUnitTest cand_tests[] = {
-            cmocka_unit_test(test_gpu32_fast_candidate_shapes_equal_gmp),
-            cmocka_unit_test(test_gpu32_fast_kernel_list_names_each_kernel_once),
-            cmocka_unit_test(test_gpu32_fast_every_block_shape),
-            cmocka_unit_test(test_gpu32_sub_range_calls),
-            cmocka_unit_test(test_gpu32_out_of_place_calls),
-        };
-        const struct CMUnitTest bad_tests[] = {
-            cmocka_unit_test(test_gpu32_fast_refuses_an_unknown_candidate),
-        };
-        return known ? cmocka_run_group_tests(cand_tests, setup, teardown)
-                     : cmocka_run_group_tests(bad_tests, setup, teardown);
-    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu32_variants_are_registered_with_32_bit_words),
         cmocka_unit_test(test_gpu32_equals_gmp_at_every_size),
@@ -440,8 +394,8 @@ int main(void)
         cmocka_unit_test(test_gpu32_sub_range_calls),
         cmocka_unit_test(test_gpu32_out_of_place_calls),
         cmocka_unit_test(test_gpu32_fast_every_block_shape),
-        cmocka_unit_test(test_gpu32_fast_candidate_shapes_equal_gmp),
-        cmocka_unit_test(test_gpu32_fast_kernel_list_names_each_kernel_once),
+        cmocka_unit_test(test_gpu32_fast_shape_bound_calls_equal_gmp),
+        cmocka_unit_test(test_gpu32_fast_kernel_list_follows_the_shape_bound),
         cmocka_unit_test(test_gpu32_plan_refuses_a_prime_of_32_bits),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
