@@ -6,6 +6,7 @@
 #include "core/rng.h"
 #include "core/version.h"
 #include "ntt/ntt.h"
+#include "ntt/kernel_log.h"
 #include "ckks/ckks.h"
 #include "bench/bench.h"
 #include "bench/tiers/stage.h"

@@ -7,11 +7,15 @@
 #define NB_CKKS_GPU_LAUNCH_CUH
 
 #include <atomic>
+#include <cxxabi.h>
+#include <stdlib.h>
 #include <utility>
 
 #include <cuda_runtime_api.h>
 
 #include "core/cuda_check.h"
+#include "ntt/kernel_info.h"
+#include "ntt/kernel_log.h"
 
 #define PDL_MAX_DEVICES 64 /* devices whose launch capability is remembered */
 
@@ -37,8 +41,34 @@ static bool pdl_supported()
     return v == 2;
 }
 
+/* With a kernel log active (ntt/kernel_log.h): kernel `func`, launched once
+ * with `blocks` blocks of `threads` threads and `smem` bytes of dynamic shared
+ * memory, added to it under its demangled, shortened name; the log is marked
+ * incomplete when the runtime cannot describe it. */
+static void log_launch(const void *func, unsigned threads, size_t smem, unsigned long long blocks)
+{
+    if (!nb_kernel_log_active())
+        return;
+    const char *mangled = NULL;
+    char name[64] = "?";
+    if (cudaFuncGetName(&mangled, func) == cudaSuccess && mangled) {
+        int status = -1;
+        char *d = abi::__cxa_demangle(mangled, NULL, NULL, &status);
+        nb_kernel_short_name(status == 0 && d ? d : mangled, name, sizeof name);
+        free(d);
+    } else {
+        (void)cudaGetLastError();
+    }
+    nb_ntt_kernel k;
+    if (nb_ntt_kernel_describe(&k, name, func, threads, smem, blocks, 1) == NB_OK)
+        nb_kernel_log_add(&k);
+    else
+        nb_kernel_log_fail(nb_last_error());
+}
+
 /* Launches `kern` on s, with programmatic dependent launch where the device
- * has it; the kernel calls nb_gpu_pdl_wait() before it reads its inputs. */
+ * has it; the kernel calls nb_gpu_pdl_wait() before it reads its inputs. With
+ * a kernel log active, the launch is added to it. */
 template <class... P, class... A>
 static nb_status launch_pdl(void (*kern)(P...), dim3 grid, dim3 block, size_t smem,
                             cudaStream_t s, A &&...args)
@@ -56,6 +86,8 @@ static nb_status launch_pdl(void (*kern)(P...), dim3 grid, dim3 block, size_t sm
         cfg.numAttrs = 1;
     }
     NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, std::forward<A>(args)...));
+    log_launch((const void *)kern, block.x * block.y * block.z, smem,
+               (unsigned long long)grid.x * grid.y * grid.z);
     return NB_OK;
 }
 

@@ -2,7 +2,10 @@
  * variants (including plug-ins) only ever see well-formed requests. */
 #include "ntt/ntt.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+
+#include "ntt/kernel_log.h"
 
 struct nb_ntt {
     const nb_ntt_variant *variant;
@@ -121,15 +124,37 @@ static nb_status check_call(const nb_ntt *ntt, const void *data, size_t first, s
     return check_range(ntt, first, count);
 }
 
+/* With a kernel log active (ntt/kernel_log.h): the kernels a GPU call over
+ * limbs [first, first + count) launches, added to it; the log is marked
+ * incomplete when the variant cannot describe them. Never fails the call. */
+static void log_call(const nb_ntt *ntt, int inverse, size_t first, size_t count)
+{
+    if (!nb_kernel_log_active() || ntt->variant->backend != NB_BACKEND_GPU)
+        return;
+    nb_ntt_kernel k[8];
+    size_t n = 0;
+    if (nb_ntt_kernels(ntt, inverse, first, count, k, 8, &n) != NB_OK || n > 8) {
+        char why[200];
+        snprintf(why, sizeof why, "%s",
+                 n > 8 ? "an NTT call listed more than 8 kernels" : nb_last_error());
+        nb_kernel_log_fail(why);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        nb_kernel_log_add(&k[i]);
+}
+
 nb_status nb_ntt_forward(nb_ntt *ntt, void *data, size_t first, size_t count, void *stream)
 {
     NB_TRY(check_call(ntt, data, first, count));
+    log_call(ntt, 0, first, count);
     return ntt->variant->forward(ntt->plan, data, first, count, stream);
 }
 
 nb_status nb_ntt_inverse(nb_ntt *ntt, void *data, size_t first, size_t count, void *stream)
 {
     NB_TRY(check_call(ntt, data, first, count));
+    log_call(ntt, 1, first, count);
     return ntt->variant->inverse(ntt->plan, data, first, count, stream);
 }
 
@@ -159,6 +184,7 @@ static nb_status call_to(nb_ntt *ntt, int inverse, void *dst, const void *src, s
                          size_t count, void *stream)
 {
     NB_TRY(check_to(ntt, dst, src, first, count));
+    log_call(ntt, inverse, first, count);
     const nb_ntt_variant *v = ntt->variant;
     if (dst != src) {
         if (inverse && v->inverse_to)

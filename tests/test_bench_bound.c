@@ -368,6 +368,102 @@ static void test_unreported_kernels_say_why(void **state)
     nb_report_destroy(rep);
 }
 
+/* A timed one-GPU stage case of log N 10 on `gpus` GPUs: 3 forward and 1
+ * inverse limb-transforms, 2e6 bytes a launch unless `bytes` is NAN (not
+ * recorded), 1 ms median, three kernels launched five times in all. */
+static nb_report *stage_report(const nb_ceilings *ceil, long long gpus, double bytes)
+{
+    nb_report *rep = NULL;
+    assert_int_equal(nb_report_create(&rep, "run"), NB_OK);
+    nb_report_set_ceilings(rep, ceil);
+    nb_case *c = NULL;
+    assert_int_equal(nb_case_create(&c, "stage", NB_CACHE_COLD, "gpu-x", NB_BACKEND_GPU,
+                                    "keyswitch set l=3"),
+                     NB_OK);
+    assert_int_equal(nb_case_param_int(c, "log_n", 10), NB_OK);
+    assert_int_equal(nb_case_param_int(c, "word_bits", 64), NB_OK);
+    assert_int_equal(nb_case_param_int(c, "gpus", gpus), NB_OK);
+    assert_int_equal(nb_case_metric(c, "ntt_fwd_limbs", 3), NB_OK);
+    assert_int_equal(nb_case_metric(c, "ntt_inv_limbs", 1), NB_OK);
+    if (!isnan(bytes))
+        assert_int_equal(nb_case_metric(c, "bytes_per_launch", bytes), NB_OK);
+    nb_bench_result r;
+    memset(&r, 0, sizeof r);
+    double s[3] = {1e-3, 1e-3, 1e-3}, clk[3] = {1980, 1980, 1980};
+    r.backend = NB_BACKEND_GPU;
+    r.launches_per_sample = 1;
+    r.n_samples = 3;
+    r.sample_s = s;
+    r.sample_clock_mhz = clk;
+    nb_stats_compute(s, 3, &r.stats);
+    assert_int_equal(nb_case_set_result(c, &r), NB_OK);
+    nb_ntt_kernel k[3];
+    memset(k, 0, sizeof k);
+    for (int i = 0; i < 3; i++) {
+        snprintf(k[i].name, sizeof k[i].name, "kernel_%d", i);
+        k[i].block_threads = 256;
+        k[i].launches = i == 2 ? 3 : 1;
+        k[i].blocks = 64;
+        k[i].regs = 40;
+        k[i].blocks_per_sm = 8;
+        k[i].occupancy = 1.0;
+    }
+    assert_int_equal(nb_case_set_kernels(c, k, 3, NULL), NB_OK);
+    assert_int_equal(nb_report_add_case(rep, c), NB_OK);
+    return rep;
+}
+
+/* A one-GPU stage case is classified from its metrics: bytes_per_launch for
+ * the copy floor, its NTTs' butterflies (N/2 log N per limb-transform) for the
+ * butterfly floor, every kernel launch for the launch floor; the same in the
+ * report and read back from its JSON. A case on two GPUs, or without its
+ * bytes, is not classified. */
+static void test_one_gpu_stage_case_is_classified_from_its_metrics(void **state)
+{
+    (void)state;
+    nb_ceilings ceil = unit_ceilings();
+    ceil.copy_Bps = 4e9;            /* 2e6 bytes: 0.5 ms, half of the 1 ms */
+    ceil.butterflies_per_s = 1e8;   /* 4 x 512 x 10 butterflies: 0.2048 ms */
+    ceil.launch_ns = 1e5;           /* 0.1 ms + 4 x 0.05 ms: 0.3 ms */
+    ceil.boundary_ns = 5e4;
+    nb_report *rep = stage_report(&ceil, 1, 2e6);
+    char *js = written(rep, NB_FORMAT_JSON);
+    json_error_t err;
+    json_t *root = json_loads(js, 0, &err);
+    assert_non_null(root);
+    const json_t *cj = json_array_get(json_object_get(root, "cases"), 0);
+    nb_bound b;
+    assert_int_equal(nb_bound_of_case_json(cj, &ceil, &b), 1);
+    assert_true(fabs(b.frac_copy - 0.5) < 1e-9);
+    assert_true(fabs(b.frac_butterfly - 0.2048) < 1e-9);
+    assert_true(fabs(b.frac_launch - 0.3) < 1e-9);
+    assert_int_equal(b.kernel_launches, 5);
+    assert_int_equal(b.cls, NB_BOUND_MEMORY);
+    const json_t *bj = json_object_get(cj, "bound");
+    assert_true(json_is_object(bj));
+    assert_string_equal(json_string_value(json_object_get(bj, "class")), "memory-bound");
+    json_decref(root);
+    free(js);
+    char *t = written(rep, NB_FORMAT_TABLE);
+    assert_non_null(strstr(t, "stage gpu-x keyswitch set l=3: 20 % bfly, 50 % copy, 30 % launch: "
+                              "memory-bound"));
+    free(t);
+    nb_report_destroy(rep);
+
+    for (int k = 0; k < 2; k++) {
+        rep = stage_report(&ceil, k ? 1 : 2, k ? NAN : 2e6);
+        js = written(rep, NB_FORMAT_JSON);
+        root = json_loads(js, 0, &err);
+        assert_non_null(root);
+        cj = json_array_get(json_object_get(root, "cases"), 0);
+        assert_int_equal(nb_bound_of_case_json(cj, &ceil, &b), 0);
+        assert_null(json_object_get(cj, "bound"));
+        json_decref(root);
+        free(js);
+        nb_report_destroy(rep);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -386,6 +482,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_old_reports_use_their_environment),
         cmocka_unit_test(test_report_carries_ceilings_kernels_and_bound),
         cmocka_unit_test(test_unreported_kernels_say_why),
+        cmocka_unit_test(test_one_gpu_stage_case_is_classified_from_its_metrics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,7 @@
  * activity lists: overlapping kernels, gaps, a kernel running across a step
  * boundary, an empty step, steps merged by name, activities after the last
  * mark, the event times beside the steps, the figures per device, the deep
- * copy, name shortening; a seeded random property check of busy, gaps and
+ * copy; a seeded random property check of busy, gaps and
  * overlap against a brute-force count. */
 #include <math.h>
 
@@ -309,36 +309,6 @@ static void test_trace_busy_gap_overlap_match_a_count_per_nanosecond(void **stat
     }
 }
 
-static void test_trace_short_name_keeps_the_function_and_its_template_arguments(void **state)
-{
-    (void)state;
-    static const char *const cases[][2] = {
-        {"void (anonymous namespace)::conv_kernel<true, 0>(nb_conv_view, nb_polys, unsigned "
-         "long)",
-         "conv_kernel<true, 0>"},
-        {"void nb_regpass::phase<(bool)1, 10, nb_regpass::W<unsigned long> >(int*)",
-         "phase<(bool)1, 10, nb_regpass::W<unsigned long> >"},
-        {"sub_mul_kernel", "sub_mul_kernel"},
-        {"_Z6kernelv", "_Z6kernelv"},
-        {"flush(float*, unsigned long)", "flush"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char out[96];
-        nb_trace_short_name(cases[i][0], out, sizeof out);
-        assert_string_equal(out, cases[i][1]);
-    }
-}
-
-static void test_trace_short_name_cuts_a_long_name_with_an_ellipsis(void **state)
-{
-    (void)state;
-    char out[12];
-    nb_trace_short_name("void a_very_long_kernel_name<1, 2, 3>(int)", out, sizeof out);
-    assert_int_equal(strlen(out), sizeof out - 1);
-    assert_string_equal(out + sizeof out - 4, "...");
-    assert_memory_equal(out, "a_very_l", 8);
-}
-
 int main(void)
 {
     nb_test_seed_init();
@@ -356,8 +326,6 @@ int main(void)
         cmocka_unit_test(test_trace_one_device_figures_equal_the_whole),
         cmocka_unit_test(test_trace_copy_owns_its_arrays),
         cmocka_unit_test(test_trace_busy_gap_overlap_match_a_count_per_nanosecond),
-        cmocka_unit_test(test_trace_short_name_keeps_the_function_and_its_template_arguments),
-        cmocka_unit_test(test_trace_short_name_cuts_a_long_name_with_an_ellipsis),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,8 +6,9 @@
  * one kernel (conv, inner-product, scalar: ckks/gpu_kernels.cu) and a "copy"
  * step one memcpy and no kernel. Kernels start in launch order (correlation
  * ids) on the workload's stream. And the trace of the stage workload's key
- * switch on two GPUs, per device. Exits 77 without a device or without
- * CUPTI. */
+ * switch on two GPUs, per device (those two skipped without CUPTI). And the
+ * kernel log of the same key switch against the same count. Exits 77 without
+ * a device. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,6 +152,13 @@ static nb_buffer *zeros(size_t limbs, size_t n)
     return b;
 }
 
+/* Skips a trace test: the build has no CUPTI. */
+#define skip_without_cupti()                                                                  \
+    do {                                                                                       \
+        print_message("skipped: built without CUPTI (the kernel trace is absent)\n");         \
+        skip();                                                                                \
+    } while (0)
+
 /* Where a step's one kernel comes from: a part of its kernel's name. */
 static const char *kernel_of(const char *step)
 {
@@ -163,9 +171,10 @@ static const char *kernel_of(const char *step)
     return NULL;
 }
 
-static void test_trace_of_a_key_switch_has_the_pipelines_kernels_per_step(void **state)
+/* gpu-fast's counting copy (`counted`), a pipeline of test-small over it and
+ * c's buffers at its top level; *p the parameters, destroyed by ks_close. */
+static void ks_open(ks_ctx *c, nb_ckks_params **p)
 {
-    (void)state;
     inner = nb_ntt_variant_find("gpu-fast");
     assert_non_null(inner);
     assert_non_null(inner->kernels);
@@ -174,16 +183,33 @@ static void test_trace_of_a_key_switch_has_the_pipelines_kernels_per_step(void *
     counted.inverse = c_inverse;
     counted.forward_to = inner->forward_to ? c_forward_to : NULL;
     counted.inverse_to = inner->inverse_to ? c_inverse_to : NULL;
-    nb_ckks_params *p = NULL;
-    assert_int_equal(nb_ckks_params_create(&p, &nb_ckks_preset_find("test-small")->spec), NB_OK);
-    ks_ctx c;
-    memset(&c, 0, sizeof c);
-    c.level = p->max_level;
-    if (nb_ckks_create(&c.ck, p, &counted, stream) != NB_OK)
+    assert_int_equal(nb_ckks_params_create(p, &nb_ckks_preset_find("test-small")->spec), NB_OK);
+    memset(c, 0, sizeof *c);
+    c->level = (*p)->max_level;
+    if (nb_ckks_create(&c->ck, *p, &counted, stream) != NB_OK)
         nb_test_fail("nb_ckks_create: %s", nb_last_error());
-    c.in = zeros(c.level + 1, p->n);
-    c.out = zeros(2 * (c.level + 1), p->n);
-    c.key = zeros(nb_ckks_key_limbs(p), p->n);
+    c->in = zeros(c->level + 1, (*p)->n);
+    c->out = zeros(2 * (c->level + 1), (*p)->n);
+    c->key = zeros(nb_ckks_key_limbs(*p), (*p)->n);
+}
+
+static void ks_close(ks_ctx *c, nb_ckks_params *p)
+{
+    nb_buffer_destroy(c->in);
+    nb_buffer_destroy(c->out);
+    nb_buffer_destroy(c->key);
+    nb_ckks_destroy(c->ck);
+    nb_ckks_params_destroy(p);
+}
+
+static void test_trace_of_a_key_switch_has_the_pipelines_kernels_per_step(void **state)
+{
+    (void)state;
+    if (!nb_trace_available())
+        skip_without_cupti();
+    nb_ckks_params *p = NULL;
+    ks_ctx c;
+    ks_open(&c, &p);
     nb_workload w = {"keyswitch test-small traced", NB_BACKEND_GPU, &ks_ops, &c};
     nb_bench_opts o = nb_test_quick_opts();
     o.cache = NB_CACHE_WARM;
@@ -224,11 +250,65 @@ static void test_trace_of_a_key_switch_has_the_pipelines_kernels_per_step(void *
         assert_true(t.acts[k].end_ns > t.acts[k].start_ns);
     assert_true(t.launch.busy_ns > 0 && t.launch.busy_ns <= t.launch.span_ns);
     nb_trace_free(&t);
-    nb_buffer_destroy(c.in);
-    nb_buffer_destroy(c.out);
-    nb_buffer_destroy(c.key);
-    nb_ckks_destroy(c.ck);
-    nb_ckks_params_destroy(p);
+    ks_close(&c, p);
+}
+
+/* A hook that only counts: the kernels each step launched (as ks_hook). */
+static nb_status count_hook(void *user, const char *step, int is_ntt, size_t limbs, int inverse)
+{
+    (void)limbs;
+    (void)inverse;
+    size_t *total = user;
+    *total += is_ntt ? ntt_launches : !strcmp(step, "copy") ? 0 : 1;
+    ntt_launches = 0;
+    return NB_OK;
+}
+
+/* The kernel log of one key switch (nb_bench_kernel_log, no CUPTI needed)
+ * counts every kernel the pipeline launched, as the counting variant and the
+ * steps count them; every entry has its resources; the conversion, the inner
+ * product and gpu-fast's kernels are among them. */
+static void test_kernel_log_of_a_key_switch_counts_every_launch(void **state)
+{
+    (void)state;
+    nb_ckks_params *p = NULL;
+    ks_ctx c;
+    ks_open(&c, &p);
+    size_t want = 0;
+    ntt_launches = 0;
+    const nb_ckks_hook hook = {count_hook, &want};
+    assert_int_equal(ks_run(&c, &hook, stream), NB_OK);
+    assert_int_equal(nb_stream_sync(stream), NB_OK);
+    assert_true(want > 0);
+
+    nb_workload w = {"keyswitch test-small logged", NB_BACKEND_GPU, &ks_ops, &c};
+    nb_bench_opts o = nb_test_quick_opts();
+    o.cache = NB_CACHE_WARM;
+    nb_ntt_kernel k[NB_CASE_MAX_KERNELS];
+    nb_kernel_log log = {k, NB_CASE_MAX_KERNELS, 0, 0, 0, 0, ""};
+    if (nb_bench_kernel_log(&w, stream, &o, &log) != NB_OK)
+        nb_test_fail("nb_bench_kernel_log: %s", nb_last_error());
+    assert_null(nb_kernel_log_active());
+    if (log.incomplete)
+        nb_test_fail("kernel log incomplete: %s", log.why);
+    assert_int_equal(log.dropped, 0);
+    assert_int_equal(log.launches, want);
+    unsigned long long sum = 0;
+    int conv = 0, ip = 0, ntt = 0;
+    for (size_t i = 0; i < log.n; i++) {
+        if (k[i].regs <= 0 || k[i].block_threads == 0 || k[i].blocks < k[i].launches ||
+            !(k[i].occupancy > 0 && k[i].occupancy <= 1))
+            nb_test_fail("'%s': regs %d, %u threads, %llu blocks, %u launches, occupancy %g",
+                         k[i].name, k[i].regs, k[i].block_threads, k[i].blocks, k[i].launches,
+                         k[i].occupancy);
+        sum += k[i].launches;
+        conv |= strstr(k[i].name, "conv") != NULL;
+        ip |= strstr(k[i].name, "inner_product") != NULL;
+        ntt |= strstr(k[i].name, "2^") != NULL; /* gpu-fast's "rows 2^k-point, ..." */
+    }
+    assert_int_equal(sum, log.launches);
+    assert_true(conv && ip && ntt);
+    ks_close(&c, p);
 }
 
 /* 1 when the trace has an activity of device `device` whose name holds "nccl". */
@@ -248,6 +328,8 @@ static int has_nccl_kernel(const nb_trace *t, uint32_t device)
 static void test_trace_of_a_two_gpu_key_switch_covers_both_devices(void **state)
 {
     (void)state;
+    if (!nb_trace_available())
+        skip_without_cupti();
     if (nb_gpu_count() < 2) {
         print_message("skipped: %d GPU, the two-GPU trace needs two\n", nb_gpu_count());
         skip();
@@ -256,7 +338,7 @@ static void test_trace_of_a_two_gpu_key_switch_covers_both_devices(void **state)
     if (nb_ckks_params_from_preset(&p, "test-small") != NB_OK)
         nb_test_fail("params: %s", nb_last_error());
     const nb_stage_config cfg = {NB_CKKS_STAGE_KEYSWITCH, SIZE_MAX, NB_CKKS_RESCALE_FLOOR,
-                                 nb_test_rand(), 2, 0};
+                                 nb_test_rand(), 2, 0, 0};
     nb_workload *w = NULL;
     nb_status s = nb_stage_workload_create(&w, p, nb_ntt_variant_find("gpu-fast"), &cfg, stream);
     if (s == NB_ERR_UNSUPPORTED) { /* no NCCL */
@@ -305,10 +387,6 @@ static void test_trace_of_a_two_gpu_key_switch_covers_both_devices(void **state)
 int main(void)
 {
     nb_test_require_gpu_or_skip();
-    if (!nb_trace_available()) {
-        printf("SKIP: built without CUPTI (the kernel trace is absent)\n");
-        return 77;
-    }
     nb_test_seed_init();
     if (nb_stream_create(&stream) != NB_OK) {
         printf("cannot create a stream: %s\n", nb_last_error());
@@ -317,6 +395,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trace_of_a_key_switch_has_the_pipelines_kernels_per_step),
         cmocka_unit_test(test_trace_of_a_two_gpu_key_switch_covers_both_devices),
+        cmocka_unit_test(test_kernel_log_of_a_key_switch_counts_every_launch),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     nb_stream_destroy(stream);

@@ -93,7 +93,7 @@ static void test_every_stage_runs_verified_with_breakdown(void **state)
     assert_int_equal(micro.limbs, p->max_level + 1);
 
     for (int st = 0; st < 4; st++) {
-        nb_stage_config cfg = {(nb_ckks_stage)st, SIZE_MAX, NB_CKKS_RESCALE_FLOOR, 42, 0, 0};
+        nb_stage_config cfg = {(nb_ckks_stage)st, SIZE_MAX, NB_CKKS_RESCALE_FLOOR, 42, 0, 0, 0};
         nb_case *c = NULL;
         assert_int_equal(nb_stage_run_case(&c, p, v, &cfg, &micro, &o, 5, NULL), NB_OK);
         assert_non_null(c);
@@ -195,7 +195,7 @@ static void test_wrong_ntt_inside_a_stage_fails_verification(void **state)
     assert_int_equal(nb_ckks_params_from_preset(&p, "test-small"), NB_OK);
     nb_bench_opts o;
     fast_opts(&o);
-    nb_stage_config cfg = {NB_CKKS_STAGE_MODDOWN, SIZE_MAX, NB_CKKS_RESCALE_FLOOR, 7, 0, 0};
+    nb_stage_config cfg = {NB_CKKS_STAGE_MODDOWN, SIZE_MAX, NB_CKKS_RESCALE_FLOOR, 7, 0, 0, 0};
     nb_case *c = NULL;
     assert_int_equal(nb_stage_run_case(&c, p, &broken, &cfg, NULL, &o, 3, NULL), NB_OK);
     assert_int_equal(nb_case_get_status(c), NB_CASE_VERIFY_FAILED);
@@ -213,7 +213,7 @@ static void test_bad_stage_configs_are_rejected(void **state)
     assert_int_equal(nb_ckks_params_from_preset(&p, "test-tiny"), NB_OK);
     const nb_ntt_variant *v = nb_ntt_variant_find("cpu-harvey");
     nb_workload *w = (nb_workload *)0x1;
-    nb_stage_config cfg = {NB_CKKS_STAGE_RESCALE, 0, NB_CKKS_RESCALE_FLOOR, 1, 0, 0};
+    nb_stage_config cfg = {NB_CKKS_STAGE_RESCALE, 0, NB_CKKS_RESCALE_FLOOR, 1, 0, 0, 0};
     assert_int_equal(nb_stage_workload_create(&w, p, v, &cfg, NULL), NB_ERR_INVALID_ARG);
     assert_null(w);
     cfg.stage = NB_CKKS_STAGE_MODUP;
@@ -242,7 +242,7 @@ static void test_warm_stage_keeps_one_set_and_its_breakdown(void **state)
     fast_opts(&o);
     o.cache = NB_CACHE_WARM;
     nb_stage_config cfg = {NB_CKKS_STAGE_KEYSWITCH, SIZE_MAX, NB_CKKS_RESCALE_FLOOR,
-                           nb_test_rand(), 0, 0};
+                           nb_test_rand(), 0, 0, 0};
     nb_case *c = NULL;
     assert_int_equal(nb_stage_run_case(&c, p, v, &cfg, NULL, &o, 5, NULL), NB_OK);
     assert_int_equal(nb_case_get_status(c), NB_CASE_OK);

@@ -1,5 +1,6 @@
-/* `run --profile`: after each GPU case of the NTT tier is timed, ncu runs
- * this same executable on a command line that selects exactly that case
+/* `run --profile`: after each GPU case (the NTT tier's, and the stage tier's
+ * on one GPU) is timed, ncu runs this same executable on a command line that
+ * selects exactly that case
  * (run's options again, the same seed, the hidden --profile-case NAME),
  * whose target runs one call of it between profiler start and stop
  * (nb_bench_profile_call); ncu's CSV becomes the case's profile. The
@@ -30,7 +31,7 @@ static void say(const nb_cli_profiler *p, const char *fmt, ...)
     va_end(ap);
 }
 
-/* The profile callback of the NTT tier (bench/tiers/tiers.h). */
+/* The profile callback of the tiers (bench/tiers/tiers.h). */
 static nb_status profile_one(void *ctx, const char *name, nb_cache_state cache, nb_profile *out)
 {
     nb_cli_profiler *p = ctx;
@@ -103,21 +104,25 @@ void nb_cli_profile_setup(nb_cli_profiler *p, const nb_cli_run *run,
                "pass");
         return;
     }
-    int any_cpu = 0, any_gpu = 0, stage = 0;
+    int any_cpu = 0, any_gpu = 0, several = 0;
     for (size_t i = 0; i < nv; i++) {
         any_cpu |= vars[i]->backend == NB_BACKEND_CPU;
         any_gpu |= vars[i]->backend == NB_BACKEND_GPU;
     }
     for (size_t i = 0; i < run->n_tiers; i++)
-        stage |= !strcmp(run->tiers[i].tier->name, "stage");
+        if (!strcmp(run->tiers[i].tier->name, "stage")) {
+            const nb_stage_tier_opts *so = nb_cli_stage_opts((nb_cli_run *)run);
+            for (size_t g = 0; so && g < so->n_gpus; g++)
+                several |= so->gpus[g] > 1;
+        }
     if (any_cpu || !any_gpu)
         say(p, "profiling applies to GPU cases only: the CPU cases are timed without a profiler "
                "pass");
     if (!any_gpu)
         return;
-    if (stage)
-        say(p, "the stage tier's cases are timed without a profiler pass (the NTT tier's GPU "
-               "cases have one)");
+    if (several)
+        say(p, "stage cases on several GPUs are timed without a profiler pass (a profiler "
+               "serialises kernels; the one-GPU cases have one)");
     const ssize_t len = readlink("/proc/self/exe", p->exe, sizeof p->exe - 1);
     if (len <= 0) {
         say(p, "cannot find this executable (/proc/self/exe); timing without a profiler pass");

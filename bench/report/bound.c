@@ -297,25 +297,47 @@ size_t nb_kernels_from_json(const json_t *case_json, nb_ntt_kernel *out, size_t 
     return n;
 }
 
+int nb_stage_floors(unsigned log_n, double fwd_limbs, double inv_limbs, double bytes_per_launch,
+                    double *bytes, double *butterflies)
+{
+    if (log_n < 1 || log_n > 40 || !(fwd_limbs >= 0) || !(inv_limbs >= 0) ||
+        !(fwd_limbs + inv_limbs > 0) || !(bytes_per_launch > 0))
+        return 0;
+    *bytes = bytes_per_launch;
+    *butterflies = ldexp(1.0, (int)log_n - 1) * log_n * (fwd_limbs + inv_limbs);
+    return 1;
+}
+
 int nb_bound_of_case_json(const json_t *case_json, const nb_ceilings *c, nb_bound *out)
 {
     const json_t *p = json_object_get(case_json, "params");
     const json_t *b = json_object_get(case_json, "backend");
+    const json_t *tier = json_object_get(case_json, "tier");
+    const json_t *m = json_object_get(case_json, "metrics");
     const double log_n = num(p, "log_n"), limbs = num(p, "limbs"), wb = num(p, "word_bits");
     const double median_ns = num(json_object_get(case_json, "stats"), "median");
-    if (!json_is_string(b) || strcmp(json_string_value(b), "gpu") || !(log_n >= 1) ||
-        !(limbs >= 1) || !(median_ns > 0))
-        return 0;
     const unsigned word_bits = wb == 32 ? 32 : 64;
-    const double n = ldexp(1.0, (int)log_n);
-    const double bytes = 2.0 * (word_bits / 8) * n * limbs;
+    if (!json_is_string(b) || strcmp(json_string_value(b), "gpu") || !(log_n >= 1) ||
+        !(median_ns > 0))
+        return 0;
+    double bytes, butterflies;
+    if (json_is_string(tier) && !strcmp(json_string_value(tier), "stage")) {
+        if (num(p, "gpus") > 1 || !nb_stage_floors((unsigned)log_n, num(m, "ntt_fwd_limbs"), num(m, "ntt_inv_limbs"),
+                             num(m, "bytes_per_launch"), &bytes, &butterflies))
+            return 0;
+    } else if (limbs >= 1) {
+        const double n = ldexp(1.0, (int)log_n);
+        bytes = 2.0 * (word_bits / 8) * n * limbs;
+        butterflies = n / 2 * log_n * limbs;
+    } else {
+        return 0;
+    }
     nb_ntt_kernel k[NB_CASE_MAX_KERNELS];
     const size_t nk = nb_kernels_from_json(case_json, k, NB_CASE_MAX_KERNELS);
     unsigned launches = 0;
     for (size_t i = 0; i < nk; i++)
         launches += k[i].launches;
-    nb_bound_classify(median_ns * 1e-9, bytes, n / 2 * log_n * limbs, word_bits, launches, c,
-                      out);
+    nb_bound_classify(median_ns * 1e-9, bytes, butterflies, word_bits, launches, c, out);
     const json_t *prof = json_object_get(case_json, "profile");
     if (json_is_object(prof))
         nb_bound_refine(out, num(prof, "dram_throughput_pct") / 100.0,

@@ -33,10 +33,11 @@ int nb_ceilings_from_report_json(const json_t *root, nb_ceilings *c);
 size_t nb_kernels_from_json(const json_t *case_json, nb_ntt_kernel *out, size_t max);
 
 /* The bound of a case object of a run report: 1 (and *out) for a timed GPU
- * NTT case (backend "gpu", params log_n and limbs, stats.median), its word
- * size from params.word_bits (64 when absent) and its kernel launches from
- * its "kernels" (1 when absent), refined by its "profile" when it has one;
- * 0 otherwise. */
+ * NTT case (backend "gpu", params log_n and limbs, stats.median) or a
+ * timed one-GPU stage case (tier "stage", params log_n, the metrics of
+ * nb_stage_floors), its word size from params.word_bits (64 when absent)
+ * and its kernel launches from its "kernels" (1 when absent), refined by its
+ * "profile" when it has one; 0 otherwise. */
 int nb_bound_of_case_json(const json_t *case_json, const nb_ceilings *c, nb_bound *out);
 
 #endif

@@ -1,4 +1,4 @@
-/* What a report says of its GPU NTT cases beyond their times: the ceilings
+/* What a report says of its GPU cases (NTT, one-GPU stage) beyond their times: the ceilings
  * they are classified against, each case's bound (fractions of the copy
  * bandwidth, of the butterfly ceiling and of the launch floor, and the
  * class), the kernels its call launched with their resources and its
@@ -31,17 +31,34 @@ static unsigned word_bits_of(const nb_case *c)
     return p && p->type == P_INT && p->i == 32 ? 32 : 64;
 }
 
+/* A stage case's floors (nb_stage_floors) from its parameters and metrics;
+ * 0 when it lacks them. */
+static int stage_floors(const nb_case *c, double *bytes, double *butterflies)
+{
+    const param *ln = nb_case_param_find(c, "log_n"), *g = nb_case_param_find(c, "gpus");
+    if (strcmp(c->tier, "stage") || !ln || ln->type != P_INT || (g && g->type == P_INT && g->i > 1))
+        return 0;
+    return nb_stage_floors((unsigned)ln->i, nb_case_metric_find(c, "ntt_fwd_limbs"),
+                           nb_case_metric_find(c, "ntt_inv_limbs"),
+                           nb_case_metric_find(c, "bytes_per_launch"), bytes, butterflies);
+}
+
 int nb_case_bound(const nb_case *c, const nb_ceilings *ceil, nb_bound *b)
 {
-    if (c->backend != NB_BACKEND_GPU || !c->has_figures || !c->has_result ||
-        !c->result.n_samples)
+    if (c->backend != NB_BACKEND_GPU || !c->has_result || !c->result.n_samples)
         return 0;
     const double t = c->result.stats.median;
+    double bytes, butterflies;
+    if (c->has_figures) {
+        bytes = c->fig.coefficient_bytes;
+        butterflies = c->fig.butterflies_per_s * t;
+    } else if (!stage_floors(c, &bytes, &butterflies)) {
+        return 0;
+    }
     unsigned launches = 0;
     for (size_t i = 0; i < c->n_kernels; i++)
         launches += c->kernels[i].launches;
-    nb_bound_classify(t, c->fig.coefficient_bytes, c->fig.butterflies_per_s * t, word_bits_of(c),
-                      launches, ceil, b);
+    nb_bound_classify(t, bytes, butterflies, word_bits_of(c), launches, ceil, b);
     if (c->has_profile)
         nb_bound_refine(b, nb_profile_dram_frac(&c->profile), nb_profile_issue_frac(&c->profile));
     return 1;

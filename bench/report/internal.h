@@ -128,10 +128,11 @@ nb_status nb_report_write_markdown(const nb_report *r, FILE *f);
  * against (set, else the defaults for its GPU); 0 when there are none (no
  * GPU in the environment and none set). */
 int nb_report_ceilings(const nb_report *r, nb_ceilings *c);
-/* 1 and *b for a timed GPU NTT case (its figures, its kernels' launches),
- * refined by its profiler pass when it has one (nb_bound_refine). */
+/* 1 and *b for a timed GPU NTT case (its figures, its kernels' launches) or
+ * a timed one-GPU stage case (nb_stage_floors), refined by its profiler
+ * pass when it has one (nb_bound_refine). */
 int nb_case_bound(const nb_case *c, const nb_ceilings *ceil, nb_bound *b);
-/* The section after the table: each GPU NTT case's bound and kernels. */
+/* The section after the table: each GPU case's bound and kernels. */
 void nb_text_write_bounds(const nb_report *r, FILE *f, int md);
 /* overhead.c: where the run's time went (nb_report_overhead), after the
  * table; nothing without a timed case. */

@@ -89,6 +89,16 @@ typedef struct nb_bound {
 void nb_bound_classify(double median_s, double bytes, double butterflies, unsigned word_bits,
                        unsigned kernel_launches, const nb_ceilings *c, nb_bound *out);
 
+/* The floors' inputs of a one-GPU stage case (bench/tiers/stage.h's
+ * metrics): bytes = bytes_per_launch (its input, its output and, for a key
+ * switch, the key, each once), butterflies = N/2 log N x (fwd_limbs +
+ * inv_limbs), the NTTs' butterflies only (the conversions' and the inner
+ * product's multiply-adds are not counted: the compute fraction is a lower
+ * bound, and the profiler's issue-slot figure is what tells compute-bound).
+ * 1 and both set, or 0 when an input is missing (NaN) or out of range. Pure. */
+int nb_stage_floors(unsigned log_n, double fwd_limbs, double inv_limbs, double bytes_per_launch,
+                    double *bytes, double *butterflies);
+
 /* A profiler's figure is taken as a bound at this fraction of its peak. */
 #define NB_BOUND_PROFILE_THRESHOLD 0.6
 
@@ -179,7 +189,7 @@ nb_status nb_case_set_breakdown(nb_case *c, const nb_breakdown *b);
 /* The kernels a GPU case's call launched, with their resources (copied; at
  * most NB_CASE_MAX_KERNELS kept), or with k NULL that they were not reported
  * and why (`why`, copied: "the variant does not report its kernels"). */
-#define NB_CASE_MAX_KERNELS 8
+#define NB_CASE_MAX_KERNELS 24
 nb_status nb_case_set_kernels(nb_case *c, const nb_ntt_kernel *k, size_t n, const char *why);
 /* The kernel trace of the case's marked launch (copied, activities, marks and
  * per-device figures included), or with t NULL that it was not recorded and why

@@ -10,6 +10,7 @@
 #include "bench/tiers/ntt.h"
 #include "bench/tiers/stage.h"
 #include "bench/tiers/stage_multi.h"
+#include "bench/tiers/tiers.h"
 
 /* ---- micro-benchmarks ---- */
 
@@ -159,8 +160,34 @@ static nb_status add_trace(nb_case *cs, nb_workload *w, const nb_breakdown *bd,
     return cs_;
 }
 
-/* Timed pass, then breakdown pass (then with `trace` the trace pass), into
- * cs. NB_OK when the stage ran (the case status says how); an error status
+/* Records in cs the kernels one verified call of w launches, or why they are
+ * not known (never fails the case). The call runs warm: which kernels a call
+ * launches does not depend on the cache, and a warm open builds no rotated
+ * input sets. */
+static nb_status record_kernels(nb_case *cs, nb_workload *w, const nb_bench_opts *o,
+                                void *stream)
+{
+    nb_ntt_kernel k[NB_CASE_MAX_KERNELS];
+    nb_kernel_log log = {k, NB_CASE_MAX_KERNELS, 0, 0, 0, 0, ""};
+    nb_bench_opts wo = *o;
+    wo.cache = NB_CACHE_WARM;
+    char why[256];
+    const nb_status s = nb_bench_kernel_log(w, stream, &wo, &log);
+    if (s == NB_OK && !log.incomplete && !log.dropped)
+        return nb_case_set_kernels(cs, k, log.n, NULL);
+    if (s == NB_ERR_OUT_OF_MEMORY)
+        return s;
+    if (s != NB_OK)
+        snprintf(why, sizeof why, "%s", nb_last_error());
+    else if (log.incomplete)
+        snprintf(why, sizeof why, "%s", log.why);
+    else
+        snprintf(why, sizeof why, "more than %d distinct kernels", NB_CASE_MAX_KERNELS);
+    return nb_case_set_kernels(cs, NULL, 0, why);
+}
+
+/* Timed pass, then the kernels of one call, then breakdown pass (then with
+ * `trace` the trace pass), into cs. NB_OK when the stage ran (the case status says how); an error status
  * when the case could not be built. */
 static nb_status measure_stage(nb_case *cs, nb_workload *w, const nb_stage_micro *micro,
                                const nb_bench_opts *o, size_t passes, int trace, void *stream)
@@ -182,6 +209,8 @@ static nb_status measure_stage(nb_case *cs, nb_workload *w, const nb_stage_micro
     const double stage_s = r.stats.median;
     nb_bench_result_free(&r);
     NB_TRY(nb_case_metric(cs, "stage_median_ns", stage_s * 1e9));
+    if (w->backend == NB_BACKEND_GPU)
+        NB_TRY(record_kernels(cs, w, &oo, stream));
     nb_breakdown bd;
     memset(&bd, 0, sizeof bd);
     s = nb_bench_breakdown(w, stream, &oo, passes, &bd);
@@ -237,8 +266,17 @@ nb_status nb_stage_run_case(nb_case **out, const nb_ckks_params *params,
         s = nb_case_metric(cs, "ntt_inv_limbs", (double)inv);
     if (s == NB_OK) /* input + output + (key switch) the key: each once */
         s = nb_case_metric(cs, "bytes_per_launch", (double)w->ops->bytes_per_launch(w->ctx));
-    if (s == NB_OK)
+    if (s == NB_OK && cfg->profile_call) {
+        nb_bench_opts po = *o;
+        po.mode = NB_MODE_PER_LAUNCH;
+        po.l2_persist = -1;
+        const nb_status ps = nb_bench_profile_call(w, stream, &po);
+        nb_case_set_status(cs, ps == NB_OK ? NB_CASE_OK : nb_tier_case_status(ps),
+                           ps == NB_OK ? "one call profiled" : nb_last_error());
+        nb_case_set_cause(cs, ps);
+    } else if (s == NB_OK) {
         s = measure_stage(cs, w, micro, o, passes, cfg->trace, stream);
+    }
     nb_workload_destroy(w);
     if (s != NB_OK) {
         nb_case_destroy(cs);

@@ -35,6 +35,8 @@ typedef struct nb_stage_config {
                                   across GPUs 0..G-1 (nb_ckks_multi) */
     int trace;                 /* 1: after the breakdown, the kernel trace of one marked
                                   launch (nb_bench_trace), every device's activities */
+    int profile_call;          /* 1: a profiler pass's target: one call between profiler
+                                  start and stop (nb_bench_profile_call), not timed */
 } nb_stage_config;
 
 /* " floor" or " round" for a rescale (its rounding mode, for labels), ""
@@ -92,10 +94,14 @@ nb_status nb_stage_micro_measure(nb_stage_micro *m, const nb_ckks_params *params
  *             breakdown_vs_stage (sum of step medians / stage median),
  *             and, when `micro` is given, warm_/cold_fwd/inv_ns_per_limb and
  *             in_stage_vs_warm_fwd / in_stage_vs_cold_fwd ratios;
+ * kernels    of a GPU case, the kernels one verified call launches with their
+ *             resources (nb_bench_kernel_log), or why they are not known;
  * with cfg->trace, the kernel trace of a GPU case (nb_bench_trace, its step
  * event times from the breakdown) or, when it cannot be recorded (no CUPTI,
  * a CPU variant, CUPTI held by a profiler), why; a trace never changes the
- * case's status.
+ * case's status. With cfg->profile_call the case is not timed: one call
+ * runs between profiler start and stop and the case says "one call
+ * profiled" (or why not).
  * The case carries the status (ok, verify-failed, error) and message; the
  * return value is NB_OK unless the case could not be built (out of memory). */
 nb_status nb_stage_run_case(nb_case **out, const nb_ckks_params *params,

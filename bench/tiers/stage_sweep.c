@@ -90,6 +90,22 @@ static void stage_label(char *label, size_t n, const nb_stage_config *cfg,
              skipped_mode ? nb_mode_name(*skipped_mode) : "");
 }
 
+/* After a one-GPU GPU case timed without error: the caller's profiler pass
+ * (nb_tier_run.profile), its figures kept in the case when it succeeds.
+ * Several-GPU cases have none: a profiler serialises kernels, and the
+ * exchanges' kernels on the devices must run together. */
+static void profile_case(const nb_tier_run *r, const nb_ntt_variant *v, size_t gpus, nb_case *c,
+                         const char *what)
+{
+    if (!r->profile || r->profile_call || v->backend != NB_BACKEND_GPU || gpus > 1 ||
+        nb_case_get_status(c) != NB_CASE_OK)
+        return;
+    nb_profile p;
+    memset(&p, 0, sizeof p);
+    if (r->profile(r->profile_ctx, what, r->timing.cache, &p) == NB_OK)
+        nb_case_set_profile(c, &p);
+}
+
 /* Every stage x mode of one variant at one level, as selected; the NTT
  * micro-benchmarks first, when a case of the level is kept. */
 static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
@@ -105,7 +121,7 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
     size_t kept = 0, kept_rows = 0; /* cases to time; rows, skipped ones included */
     for (size_t si = 0; si < o->n_stages; si++)
         for (size_t mi = 0; mi < r->sweep.n_modes; mi++) {
-            const nb_stage_config cfg = {o->stages[si], level, o->rounding, 0, gpus, 0};
+            const nb_stage_config cfg = {o->stages[si], level, o->rounding, 0, gpus, 0, 0};
             const nb_mode mode = r->sweep.modes[mi];
             const int skipped = v->backend == NB_BACKEND_CPU && mode == NB_MODE_GRAPH;
             char label[160];
@@ -118,7 +134,8 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
         }
     if (r->plan_only || !kept_rows)
         return NB_OK;
-    if (o->micro && kept && gpus <= 1) { /* one-GPU NTTs: measured with the one-GPU cases */
+    if (o->micro && kept && gpus <= 1 && !r->profile_call) {
+        /* one-GPU NTTs: measured with the one-GPU cases */
         nb_bench_opts mo = r->timing;
         mo.mode = r->sweep.modes[0];
         NB_TRY(nb_stage_micro_measure(&micro, p, v, level, &mo, stream));
@@ -126,7 +143,8 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
     }
     for (size_t si = 0; si < o->n_stages && !nb_bench_interrupted(&r->timing); si++) {
         nb_stage_config cfg = {o->stages[si], level, o->rounding,
-                               r->sweep.seed + 0x9E37ull * (si + 1), gpus, o->trace};
+                               r->sweep.seed + 0x9E37ull * (si + 1), gpus, o->trace,
+                               r->profile_call};
         for (size_t mi = 0; mi < r->sweep.n_modes && !nb_bench_interrupted(&r->timing); mi++) {
             if (!keep[si][mi])
                 continue;
@@ -153,6 +171,7 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
             const char *res = nb_case_status_name(nb_case_get_status(c));
             nb_case_name(what, sizeof what, r->timing.cache == NB_CACHE_WARM, v->name, label,
                          nb_mode_name(to.mode));
+            profile_case(r, v, gpus, c, what);
             NB_TRY(nb_report_add_case(r->report, c));
             nb_tier_progress(r, what, res);
         }

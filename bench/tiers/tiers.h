@@ -79,14 +79,14 @@ typedef struct nb_tier_run {
      * nothing is built, timed or reported; the same sweep order and names
      * as a real run. */
     int plan_only;
-    /* Optional: a profiler pass of each GPU NTT case timed without error,
-     * run after its workload is freed: `name` as nb_case_name makes it,
-     * `cache` its state. NB_OK fills *out, which the case then carries; an
-     * error leaves the case as it was timed (the callback tells the user
-     * why). NULL: no pass. The stage tier does not call it. */
+    /* Optional: a profiler pass of each GPU case timed without error (NTT
+     * cases, and one-GPU stage cases), run after its workload is freed:
+     * `name` as nb_case_name makes it, `cache` its state. NB_OK fills *out,
+     * which the case then carries; an error leaves the case as it was timed
+     * (the callback tells the user why). NULL: no pass. */
     nb_status (*profile)(void *ctx, const char *name, nb_cache_state cache, nb_profile *out);
     void *profile_ctx;
-    /* Nonzero: the process is a profiler pass's target: each GPU NTT case
+    /* Nonzero: the process is a profiler pass's target: each GPU case
      * kept runs one call between profiler start and stop
      * (nb_bench_profile_call) instead of being timed, and is reported
      * without a time. */

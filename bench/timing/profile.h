@@ -11,12 +11,13 @@
 #include <stddef.h>
 
 #include "bench/timing/run.h"
+#include "ntt/kernel_log.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define NB_PROFILE_MAX_KERNELS 8
+#define NB_PROFILE_MAX_KERNELS 24
 #define NB_PROFILE_PIPES 2
 #define NB_PROFILE_STALLS 3
 
@@ -92,6 +93,15 @@ nb_status nb_ncu_run(char *const argv[], double timeout_s, const volatile sig_at
  * kernels) and closes. NB_ERR_UNSUPPORTED for a CPU workload or a build
  * without CUDA. */
 nb_status nb_bench_profile_call(const nb_workload *w, void *stream, const nb_bench_opts *o);
+
+/* The kernels one call of w launches, with their resources: opens w as
+ * nb_bench_profile_call does, verifies set 0, then runs one call on set 0
+ * with `log` active (ntt/kernel_log.h; log->k and log->max set by the
+ * caller) and closes. The log says what it could not describe
+ * (log->incomplete, log->why). NB_ERR_UNSUPPORTED for a CPU workload or a
+ * build without CUDA. */
+nb_status nb_bench_kernel_log(const nb_workload *w, void *stream, const nb_bench_opts *o,
+                              nb_kernel_log *log);
 
 #ifdef __cplusplus
 }

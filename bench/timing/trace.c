@@ -101,7 +101,7 @@ static void add_activity(nb_trace_kind kind, const char *name, uint64_t start, u
     if (kind == NB_TRACE_KERNEL) {
         int status = -1;
         char *d = name ? __cxa_demangle(name, NULL, NULL, &status) : NULL;
-        nb_trace_short_name(status == 0 && d ? d : (name ? name : "?"), a->name, sizeof a->name);
+        nb_kernel_short_name(status == 0 && d ? d : (name ? name : "?"), a->name, sizeof a->name);
         free(d);
     } else {
         snprintf(a->name, sizeof a->name, "%s", nb_trace_kind_name(kind));

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "bench/timing/run.h"
+#include "ntt/kernel_log.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,7 +30,7 @@ const char *nb_trace_kind_name(nb_trace_kind k);
 
 /* One device activity of the traced launch. */
 typedef struct nb_trace_activity {
-    char name[96];           /* kernel: demangled and shortened (nb_trace_short_name);
+    char name[96];           /* kernel: demangled and shortened (nb_kernel_short_name, ntt/kernel_log.h);
                                 copy / memset: "memcpy" or "memset" */
     nb_trace_kind kind;
     uint64_t start_ns, end_ns; /* GPU timestamps, CUPTI's clock (end >= start) */
@@ -143,13 +144,6 @@ nb_status nb_trace_sums_of(const nb_trace_activity *acts, size_t n, nb_trace_sum
  * and direction (median_s in ns); NAN where bd has none. bd may be NULL. */
 void nb_trace_set_events(nb_trace *t, const nb_breakdown *bd);
 
-/* A kernel's demangled name shortened to what identifies it: without the
- * return type, the parameter list and the namespaces of the function
- * (template arguments kept), e.g. "void (anonymous namespace)::conv_kernel<true,
- * 0>(nb_conv_view, nb_polys, unsigned long)" -> "conv_kernel<true, 0>"; a
- * name without those parts is kept as it is. Cut to n - 1 bytes, the cut
- * ending in "..." (n >= 4). */
-void nb_trace_short_name(const char *demangled, char *out, size_t n);
 
 #ifdef __cplusplus
 }

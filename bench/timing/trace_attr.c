@@ -1,7 +1,7 @@
 /* The pure half of the kernel trace: activities to steps (by the mark whose
  * launches enqueued them), the busy union, gaps, overlap and the overlap
  * across step boundaries, over every device and per device, the event times
- * beside them, and the shortening of demangled kernel names. No clock, no
+ * beside them. No clock, no
  * device: the CPU tests feed it synthetic activity lists. */
 #include <math.h>
 #include <stdio.h>
@@ -331,62 +331,3 @@ void nb_trace_set_events(nb_trace *t, const nb_breakdown *bd)
     }
 }
 
-/* ------------------------------------------------------------- names */
-
-/* The index of the '(' opening the parenthesised group that ends at
- * s[end] == ')', or -1. */
-static long open_of(const char *s, long end)
-{
-    int depth = 0;
-    for (long i = end; i >= 0; i--) {
-        if (s[i] == ')')
-            depth++;
-        else if (s[i] == '(' && --depth == 0)
-            return i;
-    }
-    return -1;
-}
-
-void nb_trace_short_name(const char *demangled, char *out, size_t n)
-{
-    if (!out || n == 0)
-        return;
-    const char *s = demangled ? demangled : "";
-    long len = (long)strlen(s);
-    /* the parameter list: the last top-level (...) closing the name */
-    if (len && s[len - 1] == ')') {
-        long o = open_of(s, len - 1);
-        if (o > 0)
-            len = o;
-    }
-    /* the function name starts after the last space or "::" outside <...> and (...) */
-    long start = 0;
-    int angle = 0, paren = 0;
-    for (long i = 0; i < len; i++) {
-        const char c = s[i];
-        if (c == '<')
-            angle++;
-        else if (c == '>' && angle)
-            angle--;
-        else if (c == '(')
-            paren++;
-        else if (c == ')' && paren)
-            paren--;
-        else if (!angle && !paren && c == ' ')
-            start = i + 1;
-        else if (!angle && !paren && c == ':' && i + 1 < len && s[i + 1] == ':')
-            start = i + 2;
-    }
-    const size_t keep = (size_t)(len - start);
-    if (keep < n) {
-        memcpy(out, s + start, keep);
-        out[keep] = '\0';
-        return;
-    }
-    if (n < 4) {
-        out[0] = '\0';
-        return;
-    }
-    memcpy(out, s + start, n - 4);
-    memcpy(out + n - 4, "...", 4);
-}
