@@ -2,7 +2,7 @@
  * profiler pass of a cold gpu-fast NTT case profiles exactly the kernels the
  * case's call launches (as many kernels, one launch each, with their times)
  * under the stated settings (clocks locked to base, caches flushed), and the
- * case's bound is refined by it; the pass of a one-GPU stage case (a key
+ * case's bound (not launch-bound at log N 16, 8 limbs) is refined by it; the pass of a one-GPU stage case (a key
  * switch of test-small) profiles as many launches as the case's kernel log
  * recorded, and the stage case is classified. Exits 77 without a device or
  * without ncu (NB_NCU or PATH). argv: NTTBENCH. */
@@ -61,7 +61,7 @@ static void test_ntt_case_profiles_the_calls_kernels(void **state)
     (void)state;
     char args[1024];
     snprintf(args, sizeof args,
-             "run --variant gpu-fast --tier cold --logn 12 --limbs 2 --direction forward " COMMON
+             "run --variant gpu-fast --tier cold --logn 16 --limbs 8 --direction forward " COMMON
              "%s/n.json",
              dir);
     assert_int_equal(run(args), 0);
