@@ -155,7 +155,7 @@ static nb_buffer *zeros(size_t limbs, size_t n)
 /* Skips a trace test: the build has no CUPTI. */
 #define skip_without_cupti()                                                                  \
     do {                                                                                       \
-        print_message("skipped: built without CUPTI (the kernel trace is absent)\n");         \
+        print_message("skipped: CUPTI unavailable (no headers at build time or no libcupti)\n");       \
         skip();                                                                                \
     } while (0)
 

@@ -50,7 +50,7 @@ struct nb_case {
     char kernels_why[200];
     int trace_state; /* 0 not asked for, 1 recorded (trace), 2 not recorded (trace_why) */
     nb_trace *trace;
-    char trace_why[200];
+    char trace_why[400];
     int has_profile;
     nb_profile profile;
     double wall_s; /* the case from its build to its row (NAN: not recorded) */

@@ -1,8 +1,10 @@
 /* The kernel trace pass (nb_bench_trace): one marked launch of a GPU
  * workload with CUPTI's activity records on, an external correlation id
  * per step, the records collected from CUPTI's buffers and handed to
- * nb_trace_attribute. Without CUPTI (NB_HAVE_CUPTI unset) a stub that says
- * so. CUPTI's callbacks are process-wide: one trace at a time. */
+ * nb_trace_attribute. CUPTI is called through the library opened at run
+ * time (cupti_load.h); a build without CUPTI's headers (NB_HAVE_CUPTI
+ * unset) has a stub that says so. CUPTI's callbacks are process-wide: one
+ * trace at a time. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +16,7 @@
 #if defined(NB_HAVE_CUPTI) && defined(NB_HAVE_CUDA)
 #include <pthread.h>
 
-#include <cupti.h>
-
+#include "bench/timing/cupti_load.h"
 #include "core/cuda_check.h"
 
 /* The Itanium C++ ABI's demangler (C linkage; libstdc++, linked with the
@@ -51,12 +52,15 @@ static struct {
 
 static pthread_mutex_t trace_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* The opened CUPTI, set before a trace registers its buffer callbacks. */
+static const nb_cupti_api *cu;
+
 static nb_status cupti_check(CUptiResult r, const char *what)
 {
     if (r == CUPTI_SUCCESS)
         return NB_OK;
     const char *msg = NULL;
-    if (cuptiGetResultString(r, &msg) != CUPTI_SUCCESS || !msg)
+    if (cu->get_result_string(r, &msg) != CUPTI_SUCCESS || !msg)
         msg = "unknown error";
     return nb_set_error(NB_ERR_CUDA, "kernel trace: CUPTI %s: %s", what, msg);
 }
@@ -168,7 +172,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t
     CUpti_Activity *r = NULL;
     pthread_mutex_lock(&col.mu);
     CUptiResult e = CUPTI_SUCCESS;
-    while (buf && (e = cuptiActivityGetNextRecord(buf, valid, &r)) == CUPTI_SUCCESS)
+    while (buf && (e = cu->activity_get_next_record(buf, valid, &r)) == CUPTI_SUCCESS)
         take_record(r);
     if (e != CUPTI_SUCCESS && e != CUPTI_ERROR_MAX_LIMIT_REACHED && col.bad == CUPTI_SUCCESS)
         col.bad = e;
@@ -187,9 +191,9 @@ typedef struct trace_ctx {
 static nb_status on_mark(void *user, size_t index)
 {
     trace_ctx *tc = user;
-    NB_TRY(cupti_check(cuptiActivityPopExternalCorrelationId(EXT_KIND, NULL), "pop id"));
-    NB_TRY(cupti_check(cuptiGetTimestamp(&tc->stamp[index]), "timestamp"));
-    return cupti_check(cuptiActivityPushExternalCorrelationId(EXT_KIND, tc->base + index + 1),
+    NB_TRY(cupti_check(cu->activity_pop_external_correlation_id(EXT_KIND, NULL), "pop id"));
+    NB_TRY(cupti_check(cu->get_timestamp(&tc->stamp[index]), "timestamp"));
+    return cupti_check(cu->activity_push_external_correlation_id(EXT_KIND, tc->base + index + 1),
                        "push id");
 }
 
@@ -198,7 +202,7 @@ static nb_status disable_kinds(size_t n)
 {
     CUptiResult first = CUPTI_SUCCESS;
     for (size_t i = 0; i < n; i++) {
-        const CUptiResult e = cuptiActivityDisable(trace_kinds[i]);
+        const CUptiResult e = cu->activity_disable(trace_kinds[i]);
         if (first == CUPTI_SUCCESS)
             first = e;
     }
@@ -207,10 +211,10 @@ static nb_status disable_kinds(size_t n)
 
 static nb_status enable_kinds(void)
 {
-    NB_TRY(cupti_check(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
+    NB_TRY(cupti_check(cu->activity_register_callbacks(buffer_requested, buffer_completed),
                        "register buffers"));
     for (size_t i = 0; i < N_KINDS; i++) {
-        nb_status s = cupti_check(cuptiActivityEnable(trace_kinds[i]), "enable records");
+        nb_status s = cupti_check(cu->activity_enable(trace_kinds[i]), "enable records");
         if (s != NB_OK) {
             char msg[320];
             snprintf(msg, sizeof msg, "%s", nb_last_error());
@@ -237,11 +241,11 @@ static nb_status traced_launch(run_state *st, nb_step_marks *m, trace_ctx *tc, i
         NB_TRY(nb_run_hold_stream(st));
     m->count = 0;
     m->overflow = 0;
-    nb_status ls = cupti_check(cuptiActivityPushExternalCorrelationId(EXT_KIND, tc->base),
+    nb_status ls = cupti_check(cu->activity_push_external_correlation_id(EXT_KIND, tc->base),
                                "push id");
     if (ls == NB_OK) {
         ls = st->w->ops->launch_marked(st->w->ctx, set, st->stream, m);
-        const CUptiResult pr = cuptiActivityPopExternalCorrelationId(EXT_KIND, NULL);
+        const CUptiResult pr = cu->activity_pop_external_correlation_id(EXT_KIND, NULL);
         if (ls == NB_OK)
             ls = cupti_check(pr, "pop id");
     }
@@ -317,7 +321,7 @@ static nb_status trace_body(run_state *st, nb_step_marks *m, trace_ctx *tc, nb_t
     collector_clear();
     nb_status r = enable_kinds();
     if (r != NB_OK) {
-        (void)cuptiFinalize(); /* detach; the enable's failure is the one to report */
+        (void)cu->finalize(); /* detach; the enable's failure is the one to report */
         return r;
     }
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -328,7 +332,7 @@ static nb_status trace_body(run_state *st, nb_step_marks *m, trace_ctx *tc, nb_t
             break;
         st->use_blocker = 0; /* more work than the launch queue holds: trace unheld */
     }
-    const CUptiResult fe = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    const CUptiResult fe = cu->activity_flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     if (r == NB_OK)
         r = cupti_check(fe, "flush");
     const nb_status ds = disable_kinds(N_KINDS);
@@ -339,13 +343,13 @@ static nb_status trace_body(run_state *st, nb_step_marks *m, trace_ctx *tc, nb_t
         r = collect(m, tc, out);
     }
     collector_clear();
-    const CUptiResult de = cuptiFinalize(); /* detached: later cases run without CUPTI */
+    const CUptiResult de = cu->finalize(); /* detached: later cases run without CUPTI */
     if (r == NB_OK)
         r = cupti_check(de, "detach");
     return r;
 }
 
-int nb_trace_available(void) { return 1; }
+int nb_trace_available(void) { return nb_cupti_load() != NULL; }
 
 nb_status nb_bench_trace(const nb_workload *w, void *stream, const nb_bench_opts *o,
                          nb_trace *out)
@@ -357,9 +361,16 @@ nb_status nb_bench_trace(const nb_workload *w, void *stream, const nb_bench_opts
     if (w->backend != NB_BACKEND_GPU)
         return nb_set_error(NB_ERR_UNSUPPORTED, "kernel trace: '%s' runs on the CPU; the trace "
                             "records GPU activities", w->label ? w->label : "");
+    const nb_cupti_api *api = nb_cupti_load();
+    if (!api) {
+        char why[400];
+        snprintf(why, sizeof why, "%s", nb_last_error());
+        return nb_set_error(NB_ERR_UNSUPPORTED, "kernel trace: %s", why);
+    }
     if (pthread_mutex_trylock(&trace_mu) != 0)
         return nb_set_error(NB_ERR_INVALID_ARG, "kernel trace: another trace of this process "
                             "is under way");
+    cu = api;
     nb_step_marks *m = calloc(1, sizeof *m);
     trace_ctx *tc = calloc(1, sizeof *tc);
     nb_status s = m && tc ? NB_OK : nb_set_error(NB_ERR_OUT_OF_MEMORY, "trace: out of memory");
@@ -394,8 +405,9 @@ nb_status nb_bench_trace(const nb_workload *w, void *stream, const nb_bench_opts
     (void)o;
     if (out)
         memset(out, 0, sizeof *out);
-    return nb_set_error(NB_ERR_UNSUPPORTED, "kernel trace: built without CUPTI (looked for "
-                        "in the CUDA toolkit; docs/methodology.md, \"The kernel trace\")");
+    return nb_set_error(NB_ERR_UNSUPPORTED, "kernel trace: built without CUPTI's headers "
+                        "(looked for in the CUDA toolkit; docs/methodology.md, \"The kernel "
+                        "trace\")");
 }
 
 #endif

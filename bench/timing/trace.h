@@ -101,7 +101,9 @@ void nb_trace_free(nb_trace *t);
  * (dst zeroed). dst must not hold arrays of its own (they are not freed). */
 nb_status nb_trace_copy(nb_trace *dst, const nb_trace *src);
 
-/* 1 when this build has CUPTI (nb_bench_trace can run), else 0. */
+/* 1 when nb_bench_trace can run: the build has CUPTI's headers and libcupti
+ * opens (looked for and opened on the first call; bench/timing/cupti_load.h
+ * says where), else 0 with the reason in nb_last_error(). */
 int nb_trace_available(void);
 
 /* Traces one marked launch of GPU workload `w` (which must have
@@ -119,8 +121,9 @@ int nb_trace_available(void);
  * nb_trace_attribute's figures. Nothing is verified (the breakdown and the
  * timed pass verify the same launch).
  * NB_ERR_UNSUPPORTED with a message when the build has no CUPTI, for a CPU
- * workload, or when CUPTI cannot attribute the kernels (no correlation
- * records); NB_ERR_INVALID_ARG while another trace of this process runs;
+ * workload, when libcupti cannot be opened at run time (the message says
+ * where it was looked for; NB_CUPTI_LIBRARY names the file), or when CUPTI
+ * cannot attribute the kernels (no correlation records); NB_ERR_INVALID_ARG while another trace of this process runs;
  * NB_ERR_CUDA with CUPTI's message when a CUPTI call fails (a profiler such
  * as Nsight attached holds CUPTI). */
 nb_status nb_bench_trace(const nb_workload *w, void *stream, const nb_bench_opts *o,
