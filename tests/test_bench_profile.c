@@ -283,7 +283,8 @@ static void test_table_and_markdown_print_a_line_per_kernel(void **state)
     (void)state;
     const nb_profile p = recorded();
     nb_report *rep = gpu_report(&p);
-    char *t = nb_test_report_text(rep, NB_FORMAT_TABLE), *md = nb_test_report_text(rep, NB_FORMAT_MD);
+    char *t = nb_test_report_text(rep, NB_FORMAT_TABLE);
+    char *md = nb_test_report_text(rep, NB_FORMAT_MD);
     const char *want[] = {
         "profiler: Nsight Compute 2025.3.1.0, clocks locked to base, caches flushed before "
         "each kernel",
