@@ -132,6 +132,13 @@ uint32_t nb_conv_chunk(uint64_t max_a, uint64_t max_b);
  * leave nb_redc_128's domain or no such S exists. */
 uint32_t nb_conv_redc_steps(uint64_t max_a, uint64_t max_b, size_t count);
 
+/* pipeline.c: NB_OK when every prime of the set fits the variant's words
+ * (64-bit words: any; 32-bit words: every prime below 2^31), else
+ * NB_ERR_UNSUPPORTED with a message naming the variant, the set and its
+ * largest prime's bits. The one-GPU and several-GPU pipelines both check
+ * this before building anything. */
+nb_status nb_ckks_check_words(const nb_ckks_params *params, const nb_ntt_variant *variant);
+
 /* ---- kernels (backend-specific; the pipelines dispatch on the backend) ----
  * Data are words of word_bits (64 or 32) bits, every value below its prime;
  * constants come from the blob (64-bit words). 32-bit kernels need every

@@ -205,14 +205,8 @@ nb_status nb_ckks_multi_create(nb_ckks_multi **out, const nb_ckks_params *params
                 return nb_set_error(NB_ERR_INVALID_ARG, "several GPUs: device %d given twice",
                                     devices[i]);
     }
-    /* the one-GPU pipeline checks the word size against the primes */
+    NB_TRY(nb_ckks_check_words(params, variant));
     const int caller = nb_multi_caller_device();
-    nb_ckks *probe = NULL;
-    NB_CUDA_TRY(cudaSetDevice(devices[0]));
-    const nb_status ps = nb_ckks_create(&probe, params, variant, NULL);
-    nb_ckks_destroy(probe);
-    if (ps != NB_OK)
-        return nb_multi_restore(caller, ps);
     nb_ckks_multi *m = calloc(1, sizeof *m);
     if (m)
         m->d = calloc(gpus, sizeof *m->d);

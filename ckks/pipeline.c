@@ -243,13 +243,8 @@ static unsigned max_bits(const nb_ckks_params *p)
     return b;
 }
 
-nb_status nb_ckks_create(nb_ckks **out, const nb_ckks_params *params,
-                         const nb_ntt_variant *variant, void *stream)
+nb_status nb_ckks_check_words(const nb_ckks_params *params, const nb_ntt_variant *variant)
 {
-    if (out)
-        *out = NULL;
-    if (!out || !params || !variant)
-        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ckks_create: NULL argument");
     if (variant->word_bits == 32)
         for (size_t i = 0; i < params->q_count + params->alpha; i++)
             if (params->primes[i] >> NB_MAX_PRIME_BITS_32)
@@ -258,6 +253,17 @@ nb_status nb_ckks_create(nb_ckks **out, const nb_ckks_params *params,
                                     "primes of up to %u bits; a 32-bit variant needs every "
                                     "prime below 2^31 (e.g. ckks16-l30-d3-w32)",
                                     variant->name, params->name, max_bits(params));
+    return NB_OK;
+}
+
+nb_status nb_ckks_create(nb_ckks **out, const nb_ckks_params *params,
+                         const nb_ntt_variant *variant, void *stream)
+{
+    if (out)
+        *out = NULL;
+    if (!out || !params || !variant)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ckks_create: NULL argument");
+    NB_TRY(nb_ckks_check_words(params, variant));
     nb_ckks *c = calloc(1, sizeof *c);
     if (!c)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_create: out of host memory");

@@ -34,17 +34,7 @@ static char *slurp(const char *name)
 {
     char path[256];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
+    return nb_test_read_file(path);
 }
 
 /* dir/NAME parsed as JSON (json_decref() it); fails the test if it does not parse. */

@@ -12,8 +12,7 @@
 
 #include "bench/bench.h"
 #include "bench/report/bound.h"
-#include "bench/timing/stats.h"
-#include "testutil.h"
+#include "reportutil.h"
 
 static const char *data_dir;
 
@@ -243,26 +242,7 @@ static nb_report *gpu_report(const nb_ceilings *ceil)
     nb_report *rep = NULL;
     assert_int_equal(nb_report_create(&rep, "run"), NB_OK);
     nb_report_set_ceilings(rep, ceil);
-    nb_case *c = NULL;
-    assert_int_equal(nb_case_create(&c, "warm", NB_CACHE_WARM, "gpu-x", NB_BACKEND_GPU,
-                                    "fwd logn=16 L=32 q60 w64"),
-                     NB_OK);
-    assert_int_equal(nb_case_param_int(c, "log_n", 16), NB_OK);
-    assert_int_equal(nb_case_param_int(c, "limbs", 32), NB_OK);
-    assert_int_equal(nb_case_param_int(c, "word_bits", 64), NB_OK);
-    nb_bench_result r;
-    memset(&r, 0, sizeof r);
-    double s[3] = {40e-6, 40e-6, 40e-6}, clk[3] = {1980, 1980, 1980};
-    r.backend = NB_BACKEND_GPU;
-    r.launches_per_sample = 1;
-    r.n_samples = 3;
-    r.sample_s = s;
-    r.sample_clock_mhz = clk;
-    nb_stats_compute(s, 3, &r.stats);
-    assert_int_equal(nb_case_set_result(c, &r), NB_OK);
-    nb_ntt_figures f;
-    nb_ntt_figures_compute(16, 32, 64, 40e-6, 0, 0, &f);
-    nb_case_set_figures(c, &f);
+    nb_case *c = nb_test_gpu_ntt_case("warm", NB_CACHE_WARM, "gpu-x");
     nb_ntt_kernel k[2];
     memset(k, 0, sizeof k);
     snprintf(k[0].name, sizeof k[0].name, "columns");
@@ -282,17 +262,6 @@ static nb_report *gpu_report(const nb_ceilings *ceil)
     return rep;
 }
 
-static char *written(const nb_report *rep, nb_format fmt)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(nb_report_write(rep, fmt, f), NB_OK);
-    fclose(f);
-    return buf;
-}
-
 static void test_report_carries_ceilings_kernels_and_bound(void **state)
 {
     (void)state;
@@ -302,7 +271,7 @@ static void test_report_carries_ceilings_kernels_and_bound(void **state)
     ceil.launch_ns = 3000;
     ceil.boundary_ns = 1000;
     nb_report *rep = gpu_report(&ceil);
-    char *js = written(rep, NB_FORMAT_JSON);
+    char *js = nb_test_report_text(rep, NB_FORMAT_JSON);
     json_error_t err;
     json_t *root = json_loads(js, 0, &err);
     assert_non_null(root);
@@ -329,12 +298,12 @@ static void test_report_carries_ceilings_kernels_and_bound(void **state)
     assert_int_equal(again.kernel_launches, 2);
     json_decref(root);
     free(js);
-    char *t = written(rep, NB_FORMAT_TABLE);
+    char *t = nb_test_report_text(rep, NB_FORMAT_TABLE);
     assert_non_null(strstr(t, "Bounds and kernels"));
     assert_non_null(strstr(t, "42 % bfly, 42 % copy, 10 % launch: latency-bound"));
     assert_non_null(strstr(t, "rows: 128 threads, regs 97, local 8 B, smem 0+33024 B, occ 19 %"));
     free(t);
-    char *csv = written(rep, NB_FORMAT_CSV);
+    char *csv = nb_test_report_text(rep, NB_FORMAT_CSV);
     assert_non_null(strstr(csv, ",frac_butterfly,launch_fraction,bound,kernels,"));
     assert_non_null(strstr(csv, ",latency-bound,\"columns: 128 threads"));
     free(csv);
@@ -350,7 +319,7 @@ static void test_unreported_kernels_say_why(void **state)
     assert_int_equal(nb_case_set_kernels(c, NULL, 0, "variant 'gpu-x' does not report its "
                                                      "kernels"),
                      NB_OK);
-    char *js = written(rep, NB_FORMAT_JSON);
+    char *js = nb_test_report_text(rep, NB_FORMAT_JSON);
     json_error_t err;
     json_t *root = json_loads(js, 0, &err);
     const json_t *cj = json_array_get(json_object_get(root, "cases"), 0);
@@ -362,7 +331,7 @@ static void test_unreported_kernels_say_why(void **state)
                      1);
     json_decref(root);
     free(js);
-    char *md = written(rep, NB_FORMAT_MD);
+    char *md = nb_test_report_text(rep, NB_FORMAT_MD);
     assert_non_null(strstr(md, "| not reported: variant 'gpu-x' does not report its kernels |"));
     free(md);
     nb_report_destroy(rep);

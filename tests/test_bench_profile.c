@@ -14,8 +14,7 @@
 #include "bench/bench.h"
 #include "bench/report/bound.h"
 #include "bench/report/result_file.h"
-#include "bench/timing/stats.h"
-#include "testutil.h"
+#include "reportutil.h"
 
 static const char *data_dir;
 
@@ -24,21 +23,6 @@ static char *data_path(const char *name)
     static char path[4096];
     snprintf(path, sizeof path, "%s/%s", data_dir, name);
     return path;
-}
-
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    const long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
 }
 
 #define NEAR(a, b) near((a), (double)(b))
@@ -54,7 +38,7 @@ static nb_profile recorded(void)
 {
     nb_profile p;
     memset(&p, 0, sizeof p);
-    char *csv = read_all(data_path("ncu-raw.csv"));
+    char *csv = nb_test_read_file(data_path("ncu-raw.csv"));
     assert_int_equal(nb_ncu_parse_csv(csv, &p), NB_OK);
     free(csv);
     snprintf(p.version, sizeof p.version, "2025.3.1.0");
@@ -239,41 +223,11 @@ static nb_report *gpu_report(const nb_profile *p)
     ceil.copy_Bps = 2e12;
     ceil.butterflies_per_s = 0.5e12;
     nb_report_set_ceilings(rep, &ceil);
-    nb_case *c = NULL;
-    assert_int_equal(nb_case_create(&c, "cold", NB_CACHE_COLD, "gpu-fast", NB_BACKEND_GPU,
-                                    "fwd logn=16 L=32 q60 w64"),
-                     NB_OK);
-    assert_int_equal(nb_case_param_int(c, "log_n", 16), NB_OK);
-    assert_int_equal(nb_case_param_int(c, "limbs", 32), NB_OK);
-    assert_int_equal(nb_case_param_int(c, "word_bits", 64), NB_OK);
-    nb_bench_result r;
-    memset(&r, 0, sizeof r);
-    double s[3] = {40e-6, 40e-6, 40e-6}, clk[3] = {1980, 1980, 1980};
-    r.backend = NB_BACKEND_GPU;
-    r.launches_per_sample = 1;
-    r.n_samples = 3;
-    r.sample_s = s;
-    r.sample_clock_mhz = clk;
-    nb_stats_compute(s, 3, &r.stats);
-    assert_int_equal(nb_case_set_result(c, &r), NB_OK);
-    nb_ntt_figures f;
-    nb_ntt_figures_compute(16, 32, 64, 40e-6, 0, 0, &f);
-    nb_case_set_figures(c, &f);
+    nb_case *c = nb_test_gpu_ntt_case("cold", NB_CACHE_COLD, "gpu-fast");
     if (p)
         nb_case_set_profile(c, p);
     assert_int_equal(nb_report_add_case(rep, c), NB_OK);
     return rep;
-}
-
-static char *written(const nb_report *rep, nb_format fmt)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(nb_report_write(rep, fmt, f), NB_OK);
-    fclose(f);
-    return buf;
 }
 
 static void test_json_carries_the_profile_and_the_refined_bound(void **state)
@@ -281,7 +235,7 @@ static void test_json_carries_the_profile_and_the_refined_bound(void **state)
     (void)state;
     const nb_profile p = recorded();
     nb_report *rep = gpu_report(&p);
-    char *js = written(rep, NB_FORMAT_JSON);
+    char *js = nb_test_report_text(rep, NB_FORMAT_JSON);
     json_error_t err;
     json_t *root = json_loads(js, 0, &err);
     assert_non_null(root);
@@ -329,7 +283,8 @@ static void test_table_and_markdown_print_a_line_per_kernel(void **state)
     (void)state;
     const nb_profile p = recorded();
     nb_report *rep = gpu_report(&p);
-    char *t = written(rep, NB_FORMAT_TABLE), *md = written(rep, NB_FORMAT_MD);
+    char *t = nb_test_report_text(rep, NB_FORMAT_TABLE);
+    char *md = nb_test_report_text(rep, NB_FORMAT_MD);
     const char *want[] = {
         "profiler: Nsight Compute 2025.3.1.0, clocks locked to base, caches flushed before "
         "each kernel",
@@ -358,7 +313,7 @@ static void test_a_failed_pass_leaves_the_timing_alone(void **state)
     nb_profile p;
     assert_int_equal(run_fake("perm", 30, &p), NB_ERR_IO);
     nb_report *rep = gpu_report(NULL);
-    char *js = written(rep, NB_FORMAT_JSON);
+    char *js = nb_test_report_text(rep, NB_FORMAT_JSON);
     json_t *root = json_loads(js, 0, NULL);
     assert_non_null(root);
     const json_t *cj = json_array_get(json_object_get(root, "cases"), 0);

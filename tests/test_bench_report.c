@@ -12,25 +12,14 @@
 #include <jansson.h>
 
 #include "bench/bench.h"
-#include "bench/timing/stats.h"
-#include "testutil.h"
+#include "reportutil.h"
 
 static nb_bench_result sample_result(void)
 {
-    nb_bench_result r;
-    memset(&r, 0, sizeof r);
-    r.mode = NB_MODE_BATCH;
-    r.backend = NB_BACKEND_CPU;
-    r.launches_per_sample = 4;
-    r.n_samples = 5;
-    r.sample_s = malloc(5 * sizeof(double));
-    r.sample_clock_mhz = malloc(5 * sizeof(double));
     const double t[5] = {3e-6, 1e-6, 4e-6, 1e-6, 5e-6};
-    for (int i = 0; i < 5; i++) {
-        r.sample_s[i] = t[i];
-        r.sample_clock_mhz[i] = i == 2 ? NAN : 1500.0 + i;
-    }
-    nb_stats_compute(r.sample_s, 5, &r.stats);
+    const double clk[5] = {1500, 1501, NAN, 1503, 1504};
+    nb_bench_result r = nb_test_result(NB_BACKEND_CPU, 4, t, clk, 5);
+    r.mode = NB_MODE_BATCH;
     r.stop = NB_STOP_TIMEOUT;
     r.noise_target_met = 0;
     r.throttled_samples = 2;
@@ -106,20 +95,6 @@ static nb_report *sample_report(void)
     return rep;
 }
 
-static char *write_to_string(const nb_report *rep, nb_format fmt)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(nb_report_write(rep, fmt, f), NB_OK);
-    fclose(f);
-    char *copy = strdup(buf);
-    free(buf);
-    assert_non_null(copy);
-    return copy;
-}
-
 /* A report of one GPU case with a kernel trace (two kernels of two steps,
  * the second starting 10 ns before the first ends, on device 0 and on
  * device `second_device`) and one CPU case whose trace was not recorded. */
@@ -163,7 +138,7 @@ static void test_json_carries_the_trace_or_why_not(void **state)
 {
     (void)state;
     nb_report *r = traced_report(0);
-    char *text = write_to_string(r, NB_FORMAT_JSON);
+    char *text = nb_test_report_text(r, NB_FORMAT_JSON);
     json_error_t err;
     json_t *root = json_loads(text, 0, &err);
     assert_non_null(root);
@@ -192,7 +167,7 @@ static void test_table_and_markdown_have_a_kernel_trace_section(void **state)
     (void)state;
     nb_report *r = traced_report(0);
     for (int md = 0; md < 2; md++) {
-        char *text = write_to_string(r, md ? NB_FORMAT_MD : NB_FORMAT_TABLE);
+        char *text = nb_test_report_text(r, md ? NB_FORMAT_MD : NB_FORMAT_TABLE);
         const char *sec = strstr(text, "Kernel trace: gpu-x keyswitch test l=1");
         assert_non_null(sec);
         assert_non_null(strstr(sec, "across boundary"));
@@ -207,7 +182,7 @@ static void test_a_trace_on_several_devices_is_also_written_per_device(void **st
     (void)state;
     for (uint32_t second = 0; second < 2; second++) {
         nb_report *r = traced_report(second);
-        char *text = write_to_string(r, NB_FORMAT_JSON);
+        char *text = nb_test_report_text(r, NB_FORMAT_JSON);
         json_error_t err;
         json_t *root = json_loads(text, 0, &err);
         assert_non_null(root);
@@ -221,7 +196,7 @@ static void test_a_trace_on_several_devices_is_also_written_per_device(void **st
         json_decref(root);
         free(text);
         for (int md = 0; md < 2; md++) {
-            text = write_to_string(r, md ? NB_FORMAT_MD : NB_FORMAT_TABLE);
+            text = nb_test_report_text(r, md ? NB_FORMAT_MD : NB_FORMAT_TABLE);
             assert_true((strstr(text, "Per device (2 devices") != NULL) == (second == 1));
             free(text);
         }
@@ -233,7 +208,7 @@ static void test_json_has_schema_samples_and_figures(void **state)
 {
     (void)state;
     nb_report *rep = sample_report();
-    char *s = write_to_string(rep, NB_FORMAT_JSON);
+    char *s = nb_test_report_text(rep, NB_FORMAT_JSON);
     json_error_t err;
     json_t *j = json_loads(s, 0, &err);
     if (!j)
@@ -306,7 +281,7 @@ static void test_csv_header_quoting_and_values(void **state)
 {
     (void)state;
     nb_report *rep = sample_report();
-    char *s = write_to_string(rep, NB_FORMAT_CSV);
+    char *s = nb_test_report_text(rep, NB_FORMAT_CSV);
     char *line2 = strchr(s, '\n');
     assert_non_null(line2);
     *line2++ = '\0';
@@ -354,7 +329,7 @@ static void test_csv_keeps_every_parameter_key(void **state)
         nb_case_set_status(c, NB_CASE_OK, NULL);
         assert_int_equal(nb_report_add_case(rep, c), NB_OK);
     }
-    char *s = write_to_string(rep, NB_FORMAT_CSV);
+    char *s = nb_test_report_text(rep, NB_FORMAT_CSV);
     assert_non_null(strstr(s, ",key0,"));
     assert_non_null(strstr(s, ",key99,"));
     assert_non_null(strstr(s, ",1099,")); /* the last key's value, in the second row */
@@ -439,9 +414,9 @@ static void test_overhead_absent_without_timed_cases(void **state)
     nb_report_overhead(rep, &o);
     assert_int_equal(o.cases, 0);
     assert_true(isnan(o.wall_s)); /* never recorded */
-    char *t = write_to_string(rep, NB_FORMAT_TABLE);
+    char *t = nb_test_report_text(rep, NB_FORMAT_TABLE);
     assert_null(strstr(t, "Where the time went"));
-    char *j = write_to_string(rep, NB_FORMAT_JSON);
+    char *j = nb_test_report_text(rep, NB_FORMAT_JSON);
     assert_null(strstr(j, "\"overhead\""));
     free(t);
     free(j);
@@ -452,14 +427,14 @@ static void test_overhead_written_in_each_format(void **state)
 {
     (void)state;
     nb_report *rep = timed_report();
-    char *t = write_to_string(rep, NB_FORMAT_TABLE);
+    char *t = nb_test_report_text(rep, NB_FORMAT_TABLE);
     assert_non_null(strstr(t, "Where the time went (2 timed cases):"));
     assert_non_null(strstr(t, "3.33x measured; 10 samples, 6 synchronisations"));
     assert_non_null(strstr(t, "1.250 s per case"));
-    char *m = write_to_string(rep, NB_FORMAT_MD);
+    char *m = nb_test_report_text(rep, NB_FORMAT_MD);
     assert_non_null(strstr(m, "### Where the time went (2 timed cases)"));
     assert_non_null(strstr(m, "sampling phases | 2.500 s | 3.33x measured"));
-    char *js = write_to_string(rep, NB_FORMAT_JSON);
+    char *js = nb_test_report_text(rep, NB_FORMAT_JSON);
     json_error_t err;
     json_t *j = json_loads(js, 0, &err);
     assert_non_null(j);
@@ -484,7 +459,7 @@ static void test_table_and_markdown(void **state)
 {
     (void)state;
     nb_report *rep = sample_report();
-    char *t = write_to_string(rep, NB_FORMAT_TABLE);
+    char *t = nb_test_report_text(rep, NB_FORMAT_TABLE);
     assert_non_null(strstr(t, "median"));
     assert_non_null(strstr(t, "3.00 us"));
     assert_non_null(strstr(t, "noise>target"));
@@ -492,7 +467,7 @@ static void test_table_and_markdown(void **state)
     assert_non_null(strstr(t, "throttled:2"));
     assert_non_null(strstr(t, "skipped: log_n=20"));
     assert_non_null(strstr(t, "breakdown:"));
-    char *m = write_to_string(rep, NB_FORMAT_MD);
+    char *m = nb_test_report_text(rep, NB_FORMAT_MD);
     assert_non_null(strstr(m, "| tier | variant |"));
     assert_non_null(strstr(m, "| --- |"));
     assert_non_null(strstr(m, "| intt (NTT) |"));

@@ -12,7 +12,7 @@
 
 #include "bench/tiers/stage.h"
 #include "bench/tiers/tiers.h"
-#include "testutil.h"
+#include "reportutil.h"
 
 static void fast_opts(nb_bench_opts *o)
 {
@@ -49,12 +49,7 @@ static json_t *case_json(nb_case *c)
     nb_report *r = NULL;
     assert_int_equal(nb_report_create(&r, "run"), NB_OK);
     assert_int_equal(nb_report_add_case(r, c), NB_OK);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(nb_report_write(r, NB_FORMAT_JSON, f), NB_OK);
-    fclose(f);
+    char *buf = nb_test_report_text(r, NB_FORMAT_JSON);
     json_error_t err;
     json_t *j = json_loads(buf, 0, &err);
     if (!j)

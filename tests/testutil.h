@@ -1,6 +1,7 @@
 /* Shared helpers for the CMocka tests: a seeded generator whose seed is
- * printed on failure, random residues (never all zeros), poison patterns and
- * the GPU skip rule (exit 77 when no device is present). Header-only. */
+ * printed on failure, random residues (never all zeros), a file read whole,
+ * poison patterns and the GPU skip rule (exit 77 when no device is present).
+ * Header-only. */
 #ifndef NB_TESTUTIL_H
 #define NB_TESTUTIL_H
 
@@ -48,6 +49,24 @@ static inline void nb_test_fill_residues(uint64_t *a, size_t n, const uint64_t *
         if (a[l * n] == 0)
             a[l * n] = 1 + nb_test_rand_below(q[l] - 1);
     }
+}
+
+/* Contents of the file at PATH as a NUL-terminated string (free() it); fails
+ * the test if it cannot be read. */
+static inline char *nb_test_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    const long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
 }
 
 /* Poison pattern for outputs: a value no reduced residue can equal. */

@@ -60,6 +60,18 @@ void nb_cli_stage_free(nb_cli_run *run)
     run->stage = NULL;
 }
 
+/* A list of --NAME values in [lo, hi] (nb_cli_parse_ulist's syntax, at most
+ * NB_CLI_MAX_LIST, repeats dropped, order kept) into out[0..*n). */
+static nb_status parse_size_list(const char *v, const char *name, unsigned long long lo,
+                                 unsigned long long hi, size_t *out, size_t *n)
+{
+    unsigned long long x[NB_CLI_MAX_LIST];
+    NB_TRY(nb_cli_parse_ulist(v, name, lo, hi, x, NB_CLI_MAX_LIST, n));
+    for (size_t i = 0; i < *n; i++)
+        out[i] = (size_t)x[i];
+    return NB_OK;
+}
+
 nb_status nb_cli_stage_check(nb_cli_run *run)
 {
     const stage_cli *c = run->stage;
@@ -126,10 +138,7 @@ nb_status nb_cli_stage_set(nb_cli_run *run, const char *name, const char *v)
         return NB_OK;
     }
     if (!strcmp(name, "level")) {
-        unsigned long long l[NB_CLI_MAX_LIST];
-        NB_TRY(nb_cli_parse_ulist(v, name, 0, 255, l, NB_CLI_MAX_LIST, &o->n_levels));
-        for (size_t i = 0; i < o->n_levels; i++)
-            c->levels[i] = (size_t)l[i];
+        NB_TRY(parse_size_list(v, name, 0, 255, c->levels, &o->n_levels));
         o->levels = c->levels;
         return NB_OK;
     }
@@ -159,10 +168,7 @@ nb_status nb_cli_stage_set(nb_cli_run *run, const char *name, const char *v)
         return NB_OK;
     }
     if (!strcmp(name, "gpus")) {
-        unsigned long long g[NB_CLI_MAX_LIST];
-        NB_TRY(nb_cli_parse_ulist(v, name, 1, 64, g, NB_CLI_MAX_LIST, &o->n_gpus));
-        for (size_t i = 0; i < o->n_gpus; i++)
-            c->gpus[i] = (size_t)g[i];
+        NB_TRY(parse_size_list(v, name, 1, 64, c->gpus, &o->n_gpus));
         o->gpus = c->gpus;
         return NB_OK;
     }

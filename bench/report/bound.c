@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "bench/report/bound.h"
+#include "bench/report/internal.h"
 
 /* The H100 calibration the defaults come from (docs/data/calibrate-h100-words.json):
  * 132 SMs at 1980 MHz. */
@@ -176,29 +177,20 @@ nb_status nb_ceilings_load(nb_ceilings *c, const char *path)
     return s;
 }
 
-/* "72 %" or "-" */
-static void pct(char *buf, size_t n, double f)
-{
-    if (isfinite(f))
-        snprintf(buf, n, "%.0f %%", 100.0 * f);
-    else
-        snprintf(buf, n, "-");
-}
-
 void nb_bound_text(const nb_bound *b, char *buf, size_t n)
 {
     char fb[16], fc[16], fl[16];
-    pct(fb, sizeof fb, b->frac_butterfly);
-    pct(fc, sizeof fc, b->frac_copy);
-    pct(fl, sizeof fl, b->frac_launch);
+    nb_text_fmt_pct(fb, sizeof fb, b->frac_butterfly, 0);
+    nb_text_fmt_pct(fc, sizeof fc, b->frac_copy, 0);
+    nb_text_fmt_pct(fl, sizeof fl, b->frac_launch, 0);
     if (!b->refined) {
         snprintf(buf, n, "%s bfly, %s copy, %s launch: %s", fb, fc, fl,
                  nb_bound_class_name(b->cls));
         return;
     }
     char fd[16], fi[16];
-    pct(fd, sizeof fd, b->profile_dram);
-    pct(fi, sizeof fi, b->profile_issue);
+    nb_text_fmt_pct(fd, sizeof fd, b->profile_dram, 0);
+    nb_text_fmt_pct(fi, sizeof fi, b->profile_issue, 0);
     snprintf(buf, n, "%s bfly, %s copy, %s launch (%s); profiler DRAM %s, issue slots %s: %s", fb, fc,
              fl, nb_bound_class_name(b->timing_cls), fd, fi, nb_bound_class_name(b->cls));
 }

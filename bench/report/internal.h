@@ -105,6 +105,9 @@ int nb_text_col_numeric(int k);
 /* cells[i][k] for every case (caller frees *out). */
 nb_status nb_text_cells(const nb_report *r, char (**out)[NB_TEXT_COLS][200]);
 void nb_text_fmt_time(char *buf, size_t n, double s);
+/* text_value.c: a fraction as a percentage with `decimals` decimals ("72 %",
+ * "72.4 %"), "-" when not finite. */
+void nb_text_fmt_pct(char *buf, size_t n, double frac, int decimals);
 /* The breakdown sections after the table (md: markdown tables). */
 void nb_text_write_breakdowns(const nb_report *r, FILE *f, int md);
 /* report.c: for a sweep still running (or killed) or interrupted, one closing

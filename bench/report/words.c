@@ -68,14 +68,6 @@ static const nb_case *partner(const nb_report *r, const nb_case *c32)
     return best;
 }
 
-static void pct(char *b, size_t n, double v)
-{
-    if (isfinite(v))
-        snprintf(b, n, "%.1f %%", 100.0 * v);
-    else
-        snprintf(b, n, "-");
-}
-
 void nb_text_write_word_pairs(const nb_report *r, FILE *f, int md)
 {
     int header = 0;
@@ -104,8 +96,8 @@ void nb_text_write_word_pairs(const nb_report *r, FILE *f, int md)
         for (int k = 0; k < 2; k++) {
             snprintf(who[k], sizeof who[k], "%s, %s", c[k]->variant, str_of(c[k], "preset"));
             nb_text_fmt_time(t[k], sizeof t[k], c[k]->result.stats.median);
-            pct(ntt[k], sizeof ntt[k], num_of(c[k], "ntt_share"));
-            pct(conv[k], sizeof conv[k], num_of(c[k], "conv_share"));
+            nb_text_fmt_pct(ntt[k], sizeof ntt[k], num_of(c[k], "ntt_share"), 1);
+            nb_text_fmt_pct(conv[k], sizeof conv[k], num_of(c[k], "conv_share"), 1);
             snprintf(mb[k], sizeof mb[k], "%.1f", num_of(c[k], "bytes_per_launch") / 1e6);
         }
         char stage[48];

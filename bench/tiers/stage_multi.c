@@ -8,6 +8,10 @@
 #include "bench/timing/env.h"
 #include "core/device.h"
 
+#ifdef NB_HAVE_CUDA
+#include "core/cuda_check.h"
+#endif
+
 #define MAX_GPUS 64
 #define MAX_COMM 4096 /* marked launches whose exchange time is kept */
 
@@ -20,6 +24,9 @@ struct nb_stage_multi {
     size_t in_limbs[MAX_GPUS], out_limbs[MAX_GPUS], key_limbs[MAX_GPUS]; /* per set */
     nb_buffer *in[MAX_GPUS], *out[MAX_GPUS], *key[MAX_GPUS];
     nb_buffer *evict[MAX_GPUS]; /* twice the device's L2 (device 0: the core's own) */
+#ifdef NB_HAVE_CUDA
+    cudaEvent_t evicted[MAX_GPUS]; /* recorded after the device's eviction (not device 0) */
+#endif
     double comm_s[MAX_COMM];    /* exchange time of each marked launch */
     size_t n_comm;
     int pending;                /* a marked launch's exchange time not read yet */
@@ -98,6 +105,11 @@ void nb_stage_multi_teardown(nb_stage_multi *x)
         nb_buffer_destroy(x->key[d]);
         nb_buffer_destroy(x->evict[d]);
         x->in[d] = x->out[d] = x->key[d] = x->evict[d] = NULL;
+#ifdef NB_HAVE_CUDA
+        if (x->evicted[d])
+            cudaEventDestroy(x->evicted[d]);
+        x->evicted[d] = NULL;
+#endif
     }
     x->sets = 0;
     (void)nb_gpu_use(nb_ckks_multi_device(x->m, 0));
@@ -132,6 +144,9 @@ nb_status nb_stage_multi_setup(nb_stage_multi *x, size_t sets)
             size_t l2 = 0;
             NB_TRY(nb_cache_bytes(NB_BACKEND_GPU, &l2));
             NB_TRY(alloc(&x->evict[d], 2 * l2));
+#ifdef NB_HAVE_CUDA
+            NB_CUDA_TRY(cudaEventCreateWithFlags(&x->evicted[d], cudaEventDisableTiming));
+#endif
         }
         NB_TRY(nb_stream_sync(st));
     }
@@ -251,16 +266,25 @@ nb_status nb_stage_multi_launch(nb_stage_multi *x, size_t set, const nb_ckks_hoo
     return nb_set_error(NB_ERR_INVALID_ARG, "unknown stage %d", (int)x->cfg.stage);
 }
 
+/* What `stream` queues next (a sample's blocking kernel and start event)
+ * waits on the GPU for every other device's eviction. */
 nb_status nb_stage_multi_evict(nb_stage_multi *x, void *stream)
 {
-    (void)stream; /* ordered by synchronizing the other devices (untimed) */
+#ifdef NB_HAVE_CUDA
     for (size_t d = 1; d < x->G; d++) {
         void *st = nb_ckks_multi_stream(x->m, d);
         NB_TRY(nb_gpu_use(nb_ckks_multi_device(x->m, d)));
         NB_TRY(nb_buffer_fill(x->evict[d], (int)(d & 0xff), st));
-        NB_TRY(nb_stream_sync(st));
+        NB_CUDA_TRY(cudaEventRecord(x->evicted[d], (cudaStream_t)st));
     }
+    NB_TRY(nb_gpu_use(nb_ckks_multi_device(x->m, 0)));
+    for (size_t d = 1; d < x->G; d++)
+        NB_CUDA_TRY(cudaStreamWaitEvent((cudaStream_t)stream, x->evicted[d], 0));
+    return NB_OK;
+#else
+    (void)stream; /* unreachable: nb_ckks_multi_create fails without CUDA */
     return nb_gpu_use(nb_ckks_multi_device(x->m, 0));
+#endif
 }
 
 size_t nb_stage_multi_set_bytes(const nb_stage_multi *x)

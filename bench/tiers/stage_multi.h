@@ -37,7 +37,8 @@ nb_status nb_stage_multi_comm_median(nb_stage_multi *x, double *median_s);
  * NB_ERR_UNSUPPORTED for a one-GPU one. */
 nb_status nb_stage_workload_comm_median(nb_workload *w, double *median_s);
 /* Overwrites twice the L2 of every device but the first, ordered before the
- * next work on `stream`. */
+ * next work on `stream` by an event per device that `stream` waits for (no
+ * host synchronisation). */
 nb_status nb_stage_multi_evict(nb_stage_multi *x, void *stream);
 /* Bytes of one set's parts on all devices together. */
 size_t nb_stage_multi_set_bytes(const nb_stage_multi *x);
