@@ -356,16 +356,10 @@ static nb_report *stage_report(const nb_ceilings *ceil, long long gpus, double b
     assert_int_equal(nb_case_metric(c, "ntt_inv_limbs", 1), NB_OK);
     if (!isnan(bytes))
         assert_int_equal(nb_case_metric(c, "bytes_per_launch", bytes), NB_OK);
-    nb_bench_result r;
-    memset(&r, 0, sizeof r);
-    double s[3] = {1e-3, 1e-3, 1e-3}, clk[3] = {1980, 1980, 1980};
-    r.backend = NB_BACKEND_GPU;
-    r.launches_per_sample = 1;
-    r.n_samples = 3;
-    r.sample_s = s;
-    r.sample_clock_mhz = clk;
-    nb_stats_compute(s, 3, &r.stats);
+    const double s[3] = {1e-3, 1e-3, 1e-3}, clk[3] = {1980, 1980, 1980};
+    nb_bench_result r = nb_test_result(NB_BACKEND_GPU, 1, s, clk, 3);
     assert_int_equal(nb_case_set_result(c, &r), NB_OK);
+    nb_bench_result_free(&r);
     nb_ntt_kernel k[3];
     memset(k, 0, sizeof k);
     for (int i = 0; i < 3; i++) {
@@ -396,7 +390,7 @@ static void test_one_gpu_stage_case_is_classified_from_its_metrics(void **state)
     ceil.launch_ns = 1e5;           /* 0.1 ms + 4 x 0.05 ms: 0.3 ms */
     ceil.boundary_ns = 5e4;
     nb_report *rep = stage_report(&ceil, 1, 2e6);
-    char *js = written(rep, NB_FORMAT_JSON);
+    char *js = nb_test_report_text(rep, NB_FORMAT_JSON);
     json_error_t err;
     json_t *root = json_loads(js, 0, &err);
     assert_non_null(root);
@@ -413,7 +407,7 @@ static void test_one_gpu_stage_case_is_classified_from_its_metrics(void **state)
     assert_string_equal(json_string_value(json_object_get(bj, "class")), "memory-bound");
     json_decref(root);
     free(js);
-    char *t = written(rep, NB_FORMAT_TABLE);
+    char *t = nb_test_report_text(rep, NB_FORMAT_TABLE);
     assert_non_null(strstr(t, "stage gpu-x keyswitch set l=3: 20 % bfly, 50 % copy, 30 % launch: "
                               "memory-bound"));
     free(t);
@@ -421,7 +415,7 @@ static void test_one_gpu_stage_case_is_classified_from_its_metrics(void **state)
 
     for (int k = 0; k < 2; k++) {
         rep = stage_report(&ceil, k ? 1 : 2, k ? NAN : 2e6);
-        js = written(rep, NB_FORMAT_JSON);
+        js = nb_test_report_text(rep, NB_FORMAT_JSON);
         root = json_loads(js, 0, &err);
         assert_non_null(root);
         cj = json_array_get(json_object_get(root, "cases"), 0);

@@ -152,10 +152,11 @@ static nb_buffer *zeros(size_t limbs, size_t n)
     return b;
 }
 
-/* Skips a trace test: the build has no CUPTI. */
-#define skip_without_cupti()                                                                  \
+/* Skips a trace test: no CUPTI (no headers at build time, or libcupti not
+ * found at run time). */
+#define skip_without_cupti()                                                                   \
     do {                                                                                       \
-        print_message("skipped: CUPTI unavailable (no headers at build time or no libcupti)\n");       \
+        print_message("skipped: CUPTI unavailable (no headers, or libcupti not found)\n");     \
         skip();                                                                                \
     } while (0)
 
