@@ -279,7 +279,10 @@ extern "C" nb_status nb_gpu_conv(const nb_conv_view *v, const nb_polys *io, size
 namespace {
 /* out = (a - b) * w per limb (blockIdx.y) and polynomial (blockIdx.z), on
  * words T (uint64_t or uint32_t), V consecutive coefficients per thread
- * (V = 4 on 32-bit words: 16-byte accesses). */
+ * (V = 4 on 32-bit words: 16-byte accesses). a (the step's input) is read and
+ * out written with streaming (evict-first) hints, so that b, the NTT output
+ * the previous kernel just left in L2, stays there until it is read
+ * (docs/tuning.md, "Streaming hints"). */
 template <class T, int V>
 __global__ void sub_mul_kernel(const uint64_t *__restrict__ q, const uint64_t *__restrict__ w,
                                const uint64_t *__restrict__ ws, nb_polys io, size_t n)
@@ -298,20 +301,22 @@ __global__ void sub_mul_kernel(const uint64_t *__restrict__ q, const uint64_t *_
     if constexpr (V == 4) {
         const uint32_t qi = (uint32_t)q[limb], wi = (uint32_t)w[limb];
         const uint32_t wsi = nb_shoup32_from64(ws[limb]);
-        const uint4 av = *(const uint4 *)&a[at], bv = *(const uint4 *)&b[at];
+        const uint4 av = __ldcs((const uint4 *)&a[at]), bv = *(const uint4 *)&b[at];
         const uint32_t x[4] = {av.x, av.y, av.z, av.w}, y[4] = {bv.x, bv.y, bv.z, bv.w};
         uint32_t r[4];
 #pragma unroll
         for (int k = 0; k < 4; k++)
             r[k] = nb_mul_shoup32(nb_csub32(x[k] + qi - y[k], qi), wi, wsi, qi);
-        *(uint4 *)&out[at] = make_uint4(r[0], r[1], r[2], r[3]);
+        __stcs((uint4 *)&out[at], make_uint4(r[0], r[1], r[2], r[3]));
     } else if constexpr (sizeof(T) == 4) {
         const uint32_t qi = (uint32_t)q[limb];
         const uint32_t d = nb_csub32(a[at] + qi - b[at], qi);
         out[at] = nb_mul_shoup32(d, (uint32_t)w[limb], nb_shoup32_from64(ws[limb]), qi);
     } else {
         const uint64_t qi = q[limb];
-        out[at] = nb_mul_shoup(nb_sub_mod(a[at], b[at], qi), w[limb], ws[limb], qi);
+        const uint64_t ai = __ldcs((const unsigned long long *)&a[at]);
+        __stcs((unsigned long long *)&out[at],
+               (unsigned long long)nb_mul_shoup(nb_sub_mod(ai, b[at], qi), w[limb], ws[limb], qi));
     }
 }
 
