@@ -371,31 +371,60 @@ __global__ void rescale_bring_kernel(nb_bring_args g, uint64_t *__restrict__ t,
     t[i * n + c] = nb_sub_mod(nb_reduce_64(R, qi, g.mu_lo[i], g.mu_hi[i]), h, qi);
 }
 
-/* The bring step on 32-bit words: thread c composes x mod D once and
- * reduces it to BRING32_TARGETS targets (blockIdx.y of them at a time) with
- * 32-bit Shoup products: R = h 2^32 + l, [h (2^32 mod q)]_q + [l]_q. */
-#define BRING32_TARGETS 8
+/* The bring step on 32-bit words: each thread composes x mod D for V
+ * consecutive coefficients once per GROUP targets (blockIdx.y: targets
+ * [GROUP y, GROUP (y + 1))) and reduces them to each target with 32-bit
+ * Shoup products, R = h 2^32 + l -> [h (2^32 mod q)]_q + [l]_q, then adds
+ * q - (H mod q) (q for floor) and reduces. The targets' constants are staged
+ * in shared memory as 32-bit words before the wait for the iNTT. n must be a
+ * multiple of V and t, r aligned to V words (the caller checks). */
+#define BRING32_GROUP 64
+template <int GROUP, int V>
 __global__ void rescale_bring32_kernel(nb_bring_args g, uint32_t *__restrict__ t,
                                        const uint32_t *__restrict__ r)
 {
+    static_assert(GROUP <= EW_THREADS, "one thread stages each target's constants");
+    __shared__ uint32_t sq[GROUP], sr[GROUP], srs[GROUP], sos[GROUP], sqh[GROUP];
+    const size_t i0 = (size_t)blockIdx.y * GROUP;
+    const unsigned m = (unsigned)(g.count - i0 < GROUP ? g.count - i0 : GROUP);
+    if (threadIdx.x < m) {
+        const size_t i = i0 + threadIdx.x;
+        const uint32_t q = (uint32_t)g.q[i];
+        sq[threadIdx.x] = q;
+        sr[threadIdx.x] = (uint32_t)g.r32[i];
+        srs[threadIdx.x] = (uint32_t)g.r32_shoup[i];
+        sos[threadIdx.x] = (uint32_t)g.one_shoup[i];
+        sqh[threadIdx.x] = q - (g.h ? (uint32_t)g.h[i] : 0u);
+    }
     nb_gpu_pdl_launch_dependents();
     nb_gpu_pdl_wait();
-    const size_t n = g.n, c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    __syncthreads();
+    const size_t n = g.n, c = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * V;
     if (c >= n)
         return;
-    const uint64_t R = nb_bring_compose(&g, r[c], g.drop == 2 ? (uint64_t)r[n + c] : 0);
-    const uint32_t hi = (uint32_t)(R >> 32), lo = (uint32_t)R;
-    const size_t i0 = (size_t)blockIdx.y * BRING32_TARGETS;
-    const size_t i1 = i0 + BRING32_TARGETS < g.count ? i0 + BRING32_TARGETS : g.count;
-    for (size_t i = i0; i < i1; i++) {
-        const uint32_t q = (uint32_t)g.q[i];
-        const uint32_t a = nb_csub32(
-            nb_mul_shoup32_lazy(hi, (uint32_t)g.r32[i], (uint32_t)g.r32_shoup[i], q), q);
-        const uint32_t b = nb_csub32(nb_mul_shoup32_lazy(lo, 1, (uint32_t)g.one_shoup[i], q), q);
-        uint32_t x = nb_csub32(a + b, q);
-        if (g.h)
-            x = nb_csub32(x + q - (uint32_t)g.h[i], q);
-        t[i * n + c] = x;
+    uint32_t hi[V], lo[V];
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        const uint64_t R =
+            nb_bring_compose(&g, r[c + v], g.drop == 2 ? (uint64_t)r[n + c + v] : 0);
+        hi[v] = (uint32_t)(R >> 32);
+        lo[v] = (uint32_t)R;
+    }
+    uint32_t *dst = t + i0 * n + c;
+#pragma unroll 4
+    for (unsigned k = 0; k < m; k++, dst += n) {
+        const uint32_t q = sq[k], w = sr[k], ws = srs[k], os = sos[k], qh = sqh[k];
+        uint32_t x[V];
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            const uint32_t a = nb_csub32(nb_mul_shoup32_lazy(hi[v], w, ws, q), q);
+            const uint32_t b = nb_csub32(nb_mul_shoup32_lazy(lo[v], 1, os, q), q);
+            x[v] = nb_csub32(nb_csub32(a + b, q) + qh, q);
+        }
+        if constexpr (V == 2)
+            *reinterpret_cast<uint2 *>(dst) = make_uint2(x[0], x[1]);
+        else
+            *dst = x[0];
     }
 }
 
@@ -411,9 +440,16 @@ extern "C" nb_status nb_gpu_rescale_bring(const nb_bring_args *g, void *t, const
     dim3 grid((unsigned)((g->n + EW_THREADS - 1) / EW_THREADS), (unsigned)g->count);
     cudaStream_t s = (cudaStream_t)stream;
     if (g->word_bits == 32) {
-        const dim3 g32(grid.x, (unsigned)((g->count + BRING32_TARGETS - 1) / BRING32_TARGETS));
-        NB_TRY(launch_pdl(rescale_bring32_kernel, g32, EW_THREADS, 0, s, *g, (uint32_t *)t,
-                          (const uint32_t *)r));
+        /* one composition per 64 targets, 2 coefficients a thread (docs/tuning.md) */
+        const bool v2 = g->n % 2 == 0 && (uintptr_t)t % 8 == 0 && (uintptr_t)r % 8 == 0;
+        const dim3 g32((unsigned)((g->n / (v2 ? 2 : 1) + EW_THREADS - 1) / EW_THREADS),
+                       (unsigned)((g->count + BRING32_GROUP - 1) / BRING32_GROUP));
+        if (v2)
+            NB_TRY(launch_pdl(rescale_bring32_kernel<BRING32_GROUP, 2>, g32, EW_THREADS, 0, s,
+                              *g, (uint32_t *)t, (const uint32_t *)r));
+        else
+            NB_TRY(launch_pdl(rescale_bring32_kernel<BRING32_GROUP, 1>, g32, EW_THREADS, 0, s,
+                              *g, (uint32_t *)t, (const uint32_t *)r));
     } else
         NB_TRY(launch_pdl(rescale_bring_kernel, grid, EW_THREADS, 0, s, *g,
                           (uint64_t *)t, (const uint64_t *)r));
