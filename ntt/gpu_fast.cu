@@ -378,15 +378,24 @@ nb_status run(void *plan, bool inverse, void *data, const void *src, size_t firs
 }
 
 /* Lists into `list` the two kernels of the call over limbs [first,
- * first + count) as run() launches it whole, the per-limb hand-off and the
- * fewer reductions of primes below the lazy bound named. */
+ * first + count) as run() launches it, the per-limb hand-off, the fewer
+ * reductions of primes below the lazy bound and the shape without L2
+ * evict-first hints (above 32 MiB) named. */
 template <class WT>
 nb_status describe_call(const PlanT<WT> *p, bool inverse, size_t first, size_t count,
                         KernelList *list)
 {
+    static const char *const suffixes[8] = {"",
+                                            ", lazy",
+                                            ", hand-off",
+                                            ", lazy, hand-off",
+                                            ", no L2 hints",
+                                            ", lazy, no L2 hints",
+                                            ", hand-off, no L2 hints",
+                                            ", lazy, hand-off, no L2 hints"};
     call_ctx<WT> x = call_of<WT>(p, nullptr, nullptr, first, count, nullptr, inverse, list);
-    list->suffix = x.handoff ? (x.lazy ? ", lazy, hand-off" : ", hand-off")
-                             : (x.lazy ? ", lazy" : "");
+    list->suffix =
+        suffixes[(x.lazy ? 1 : 0) | (x.handoff ? 2 : 0) | (x.shape == SHAPE_HUGE ? 4 : 0)];
     return dispatch(x, inverse);
 }
 

@@ -2,9 +2,10 @@
  * profiler pass of a cold gpu-fast NTT case profiles exactly the kernels the
  * case's call launches (as many kernels, one launch each, with their times)
  * under the stated settings (clocks locked to base, caches flushed), and the
- * case's bound (not launch-bound at log N 16, 8 limbs) is refined by it; the pass of a one-GPU stage case (a key
- * switch of test-small) profiles as many launches as the case's kernel log
- * recorded, and the stage case is classified. Exits 77 without a device or
+ * case's bound (not launch-bound at log N 16, 8 limbs) is refined by it; the
+ * pass of a one-GPU stage case (a key switch of test-small) profiles as many
+ * launches as the case's kernel log recorded, and the stage case is
+ * classified. Exits 77 without a device or
  * without ncu (NB_NCU or PATH). argv: NTTBENCH. */
 #include "bench/timing/profile.h"
 #include "cliutil.h"

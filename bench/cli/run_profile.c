@@ -1,11 +1,10 @@
 /* `run --profile`: after each GPU case (the NTT tier's, and the stage tier's
  * on one GPU) is timed, ncu runs this same executable on a command line that
- * selects exactly that case
- * (run's options again, the same seed, the hidden --profile-case NAME),
- * whose target runs one call of it between profiler start and stop
- * (nb_bench_profile_call); ncu's CSV becomes the case's profile. The
- * settings and the isolation are documented in docs/methodology.md,
- * "Profiler pass". */
+ * selects exactly that case (run's options again, the same seed, the hidden
+ * --profile-case NAME), whose target runs one call of it between profiler
+ * start and stop (nb_bench_profile_call); ncu's CSV becomes the case's
+ * profile. The settings and the isolation are documented in
+ * docs/methodology.md, "Profiler pass". */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -191,8 +191,8 @@ void nb_bound_text(const nb_bound *b, char *buf, size_t n)
     char fd[16], fi[16];
     nb_text_fmt_pct(fd, sizeof fd, b->profile_dram, 0);
     nb_text_fmt_pct(fi, sizeof fi, b->profile_issue, 0);
-    snprintf(buf, n, "%s bfly, %s copy, %s launch (%s); profiler DRAM %s, issue slots %s: %s", fb, fc,
-             fl, nb_bound_class_name(b->timing_cls), fd, fi, nb_bound_class_name(b->cls));
+    snprintf(buf, n, "%s bfly, %s copy, %s launch (%s); profiler DRAM %s, issue slots %s: %s",
+             fb, fc, fl, nb_bound_class_name(b->timing_cls), fd, fi, nb_bound_class_name(b->cls));
 }
 
 void nb_kernel_text(const nb_ntt_kernel *k, char *buf, size_t n)
@@ -314,7 +314,8 @@ int nb_bound_of_case_json(const json_t *case_json, const nb_ceilings *c, nb_boun
         return 0;
     double bytes, butterflies;
     if (json_is_string(tier) && !strcmp(json_string_value(tier), "stage")) {
-        if (num(p, "gpus") > 1 || !nb_stage_floors((unsigned)log_n, num(m, "ntt_fwd_limbs"), num(m, "ntt_inv_limbs"),
+        if (num(p, "gpus") > 1 ||
+            !nb_stage_floors((unsigned)log_n, num(m, "ntt_fwd_limbs"), num(m, "ntt_inv_limbs"),
                              num(m, "bytes_per_launch"), &bytes, &butterflies))
             return 0;
     } else if (limbs >= 1) {

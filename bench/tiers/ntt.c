@@ -129,18 +129,6 @@ static nb_status profile_target(const nb_tier_run *r, nb_workload *w, nb_case *c
     return s;
 }
 
-/* After a GPU case timed without error: the caller's profiler pass, its
- * figures kept in the case when it succeeds. */
-static void profile_case(const nb_tier_run *r, const ntt_case *k, nb_case *c, const char *what)
-{
-    if (!r->profile || k->v->backend != NB_BACKEND_GPU || nb_case_get_status(c) != NB_CASE_OK)
-        return;
-    nb_profile p;
-    memset(&p, 0, sizeof p);
-    if (r->profile(r->profile_ctx, what, r->timing.cache, &p) == NB_OK)
-        nb_case_set_profile(c, &p);
-}
-
 /* NB_ERR_INVALID_ARG (naming the sizes) when the case cannot fit before
  * anything is allocated. With W = N x limbs 64-bit words and D the data set
  * in the variant's words (W, or W/2 for 32-bit words): the twiddle tables
@@ -230,8 +218,8 @@ static nb_status one_case(const nb_tier_run *r, ntt_case *k)
         snprintf(res, sizeof res, "%s", nb_case_status_name(nb_tier_case_status(s)));
     }
     nb_workload_destroy(w);
-    if (s == NB_OK && !r->profile_call)
-        profile_case(r, k, c, what);
+    if (s == NB_OK)
+        nb_tier_profile(r, k->v->backend, c, what);
     nb_case_set_wall_time(c, nb_now_s() - t0);
     /* a failed case (memory, CUDA, verification) is a row; the sweep goes on */
     NB_TRY(nb_report_add_case(r->report, c));

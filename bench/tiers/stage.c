@@ -187,8 +187,8 @@ static nb_status record_kernels(nb_case *cs, nb_workload *w, const nb_bench_opts
 }
 
 /* Timed pass, then the kernels of one call, then breakdown pass (then with
- * `trace` the trace pass), into cs. NB_OK when the stage ran (the case status says how); an error status
- * when the case could not be built. */
+ * `trace` the trace pass), into cs. NB_OK when the stage ran (the case
+ * status says how); an error status when the case could not be built. */
 static nb_status measure_stage(nb_case *cs, nb_workload *w, const nb_stage_micro *micro,
                                const nb_bench_opts *o, size_t passes, int trace, void *stream)
 {
@@ -228,7 +228,8 @@ static nb_status measure_stage(nb_case *cs, nb_workload *w, const nb_stage_micro
         const double exposed = sx ? sx->median_s : 0;
         NB_TRY(nb_case_metric(cs, "comm_ns", comm_s * 1e9));
         NB_TRY(nb_case_metric(cs, "comm_exposed_ns", exposed * 1e9));
-        NB_TRY(nb_case_metric(cs, "comm_overlap_ns", (comm_s > exposed ? comm_s - exposed : 0) * 1e9));
+        NB_TRY(nb_case_metric(cs, "comm_overlap_ns",
+                              (comm_s > exposed ? comm_s - exposed : 0) * 1e9));
     }
     if (trace) /* after the exchange times were read: its launch is not among them */
         NB_TRY(add_trace(cs, w, &bd, &oo, stream));

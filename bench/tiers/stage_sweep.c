@@ -90,22 +90,6 @@ static void stage_label(char *label, size_t n, const nb_stage_config *cfg,
              skipped_mode ? nb_mode_name(*skipped_mode) : "");
 }
 
-/* After a one-GPU GPU case timed without error: the caller's profiler pass
- * (nb_tier_run.profile), its figures kept in the case when it succeeds.
- * Several-GPU cases have none: a profiler serialises kernels, and the
- * exchanges' kernels on the devices must run together. */
-static void profile_case(const nb_tier_run *r, const nb_ntt_variant *v, size_t gpus, nb_case *c,
-                         const char *what)
-{
-    if (!r->profile || r->profile_call || v->backend != NB_BACKEND_GPU || gpus > 1 ||
-        nb_case_get_status(c) != NB_CASE_OK)
-        return;
-    nb_profile p;
-    memset(&p, 0, sizeof p);
-    if (r->profile(r->profile_ctx, what, r->timing.cache, &p) == NB_OK)
-        nb_case_set_profile(c, &p);
-}
-
 /* Every stage x mode of one variant at one level, as selected; the NTT
  * micro-benchmarks first, when a case of the level is kept. */
 static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
@@ -171,7 +155,8 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
             const char *res = nb_case_status_name(nb_case_get_status(c));
             nb_case_name(what, sizeof what, r->timing.cache == NB_CACHE_WARM, v->name, label,
                          nb_mode_name(to.mode));
-            profile_case(r, v, gpus, c, what);
+            if (gpus <= 1) /* a profiler serialises kernels; the exchanges' must run together */
+                nb_tier_profile(r, v->backend, c, what);
             NB_TRY(nb_report_add_case(r->report, c));
             nb_tier_progress(r, what, res);
         }

@@ -123,6 +123,11 @@ nb_status nb_tier_run_one(const nb_tier *tier, const nb_tier_run *r);
 nb_case_status nb_tier_case_status(nb_status s);
 void nb_tier_progress(const nb_tier_run *r, const char *what, const char *result);
 int nb_tier_select(const nb_tier_run *r, const nb_case_plan *c);
+/* After a case on `backend` is measured: when r->profile is set, the process
+ * is not a profiler pass's target, the backend is the GPU and c's status is
+ * ok, r->profile's pass of it (`what`, its name), the figures kept in c when
+ * the pass succeeds; nothing otherwise. */
+void nb_tier_profile(const nb_tier_run *r, nb_backend backend, nb_case *c, const char *what);
 
 /* The rows of the table (one file each). */
 nb_status nb_tier_ntt_run(const nb_tier_run *r);
