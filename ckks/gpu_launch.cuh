@@ -60,10 +60,12 @@ static void log_launch(const void *func, unsigned threads, size_t smem, unsigned
         (void)cudaGetLastError();
     }
     nb_ntt_kernel k;
-    if (nb_ntt_kernel_describe(&k, name, func, threads, smem, blocks, 1) == NB_OK)
+    if (nb_ntt_kernel_describe(&k, name, func, threads, smem, blocks, 1) == NB_OK) {
         nb_kernel_log_add(&k);
-    else
+    } else {
+        (void)cudaGetLastError(); /* not the launch's: its check must not see it */
         nb_kernel_log_fail(nb_last_error());
+    }
 }
 
 /* Launches `kern` on s, with programmatic dependent launch where the device
