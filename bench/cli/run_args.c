@@ -58,9 +58,10 @@ static const nb_cli_option run_options[] = {
     {"list", 0, "       print the cases this command line would run, their count and a\n"
                 "                         time estimate; run nothing"},
     {"dry-run", 0, "       the same as --list"},
-    {"profile", 0, "       after each GPU case of the NTT tier, one call of it under Nsight\n"
-                   "                         Compute (ncu on PATH, $NB_NCU, /usr/local/cuda/bin):\n"
-                   "                         per-kernel DRAM, L2, issue slots, pipes, stalls"},
+    {"profile", 0, "       after each GPU case (NTT; stage on one GPU), one call of it\n"
+                   "                         under Nsight Compute (ncu on PATH, $NB_NCU,\n"
+                   "                         /usr/local/cuda/bin): per-kernel DRAM, L2, issue\n"
+                   "                         slots, pipes, stalls"},
     {"profile-timeout", 1, "S      the most one case's profiler pass may take, seconds (60)"},
     {"progress", 0, "       progress lines on stderr from the start"},
     {"no-progress", 0, "       no progress lines"},
