@@ -63,7 +63,6 @@ static void log_launch(const void *func, unsigned threads, size_t smem, unsigned
     if (nb_ntt_kernel_describe(&k, name, func, threads, smem, blocks, 1) == NB_OK) {
         nb_kernel_log_add(&k);
     } else {
-        (void)cudaGetLastError(); /* not the launch's: its check must not see it */
         nb_kernel_log_fail(nb_last_error());
     }
 }

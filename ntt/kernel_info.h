@@ -24,7 +24,9 @@
  * the occupancy it gives (resident warps over the SM's limit). A kernel
  * needing more than 48 KiB of dynamic shared memory must have had its limit
  * raised (cudaFuncSetAttribute) first, as for its launch. NB_ERR_CUDA
- * (message) when the runtime does not know `func` or the query fails. */
+ * (message) when the runtime does not know `func` or the query fails; the
+ * runtime's last error is then cleared, so that a later launch's check does
+ * not report it. */
 static inline nb_status nb_ntt_kernel_describe(nb_ntt_kernel *k, const char *name,
                                                const void *func, unsigned block_threads,
                                                size_t smem_dynamic, unsigned long long blocks,
@@ -38,11 +40,19 @@ static inline nb_status nb_ntt_kernel_describe(nb_ntt_kernel *k, const char *nam
     k->launches = launches;
     k->blocks = blocks;
     k->smem_dynamic = smem_dynamic;
-    NB_CUDA_TRY(cudaFuncGetAttributes(&a, func));
-    NB_CUDA_TRY(cudaGetDevice(&dev));
-    NB_CUDA_TRY(cudaDeviceGetAttribute(&sm_threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
-    NB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, (int)block_threads,
-                                                              smem_dynamic));
+    cudaError_t e = cudaFuncGetAttributes(&a, func);
+    if (e == cudaSuccess)
+        e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sm_threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, (int)block_threads,
+                                                          smem_dynamic);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError(); /* a query's error is not a later launch's */
+        return nb_set_error(nb_cuda_status(e), "describing kernel '%s': %s", k->name,
+                            cudaGetErrorString(e));
+    }
     k->regs = a.numRegs;
     k->local_bytes = a.localSizeBytes;
     k->smem_static = a.sharedSizeBytes;

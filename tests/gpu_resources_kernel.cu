@@ -79,3 +79,15 @@ extern "C" nb_status nb_test_query(int which, unsigned block, size_t dyn_smem, i
     *smem_static = a.sharedSizeBytes;
     return NB_OK;
 }
+
+/* nb_ntt_kernel_describe of a pointer that is no kernel (the runtime refuses
+ * it), then the runtime's last error: *last_error is cudaSuccess when the
+ * failed description cleared it. */
+extern "C" nb_status nb_test_describe_no_kernel(nb_ntt_kernel *out, int *last_error)
+{
+    const nb_status s = nb_ntt_kernel_describe(out, "not a kernel",
+                                               (const void *)&nb_test_known_local_bytes, 128, 0,
+                                               1, 1);
+    *last_error = (int)cudaGetLastError();
+    return s;
+}

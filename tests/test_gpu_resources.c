@@ -2,7 +2,8 @@
  * on kernels of known static shared memory, local memory and register
  * spills (tests/gpu_resources_kernel.cu, a shared module with its own CUDA
  * runtime, as a plug-in is) agrees with the CUDA runtime and with what they
- * were built to have; every built-in GPU variant reports the kernels its
+ * were built to have; a description the runtime refuses fails and clears
+ * the runtime's error; every built-in GPU variant reports the kernels its
  * calls launch, each launchable (at least one block per SM); and `nttbench
  * run` writes them, with each case's bound, into its JSON. Exits 77 (skip)
  * without a device. argv[1] = the nttbench executable, argv[2] = the
@@ -18,6 +19,7 @@ static const size_t *known_smem_bytes, *known_local_bytes;
 static nb_status (*describe)(int which, unsigned block, size_t dyn_smem, nb_ntt_kernel *out);
 static nb_status (*query)(int which, unsigned block, size_t dyn_smem, int *regs,
                           size_t *local_bytes, size_t *smem_static, int *per_sm);
+static nb_status (*describe_no_kernel)(nb_ntt_kernel *out, int *last_error);
 
 static int load_module(const char *path)
 {
@@ -30,7 +32,9 @@ static int load_module(const char *path)
     known_local_bytes = dlsym(h, "nb_test_known_local_bytes");
     *(void **)&describe = dlsym(h, "nb_test_describe");
     *(void **)&query = dlsym(h, "nb_test_query");
-    return known_smem_bytes && known_local_bytes && describe && query ? 0 : -1;
+    *(void **)&describe_no_kernel = dlsym(h, "nb_test_describe_no_kernel");
+    return known_smem_bytes && known_local_bytes && describe && query && describe_no_kernel ? 0
+                                                                                           : -1;
 }
 
 enum { KNOWN = 0, SPILLS = 1 };
@@ -109,6 +113,18 @@ static size_t variant_kernels(const char *name, unsigned log_n, size_t limbs, in
     nb_ntt_destroy(ntt);
     nb_stream_destroy(stream);
     return n;
+}
+
+/* A description the runtime refuses fails with a message and leaves no error
+ * behind for the next launch's check. */
+static void test_failed_description_clears_the_runtime_error(void **state)
+{
+    (void)state;
+    nb_ntt_kernel k;
+    int last = -1;
+    EXPECT_STATUS(describe_no_kernel(&k, &last), NB_ERR_CUDA);
+    assert_non_null(strstr(nb_last_error(), "not a kernel"));
+    assert_int_equal(last, 0);
 }
 
 static void test_builtin_variants_report_the_kernels_of_their_calls(void **state)
@@ -191,6 +207,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_known_kernel_has_its_shared_and_local_memory),
         cmocka_unit_test(test_dynamic_shared_memory_lowers_occupancy),
         cmocka_unit_test(test_register_limit_spills_to_local_memory),
+        cmocka_unit_test(test_failed_description_clears_the_runtime_error),
         cmocka_unit_test(test_builtin_variants_report_the_kernels_of_their_calls),
         cmocka_unit_test(test_run_records_kernels_and_bound),
     };
