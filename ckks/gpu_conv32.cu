@@ -1,13 +1,17 @@
 /* The fast base conversion on 32-bit words (C interface in ckks/consts.h,
  * reached through nb_gpu_conv): Conv_{C->B} for primes below 2^31, the
  * modular matrix product y T with y_i = [x_i * chat_i^-1]_{c_i} (32-bit
- * Shoup) and T_ji = (C/c_i) mod b_j narrowed to 32-bit words. Three kernels,
- * the first whose shape conditions hold:
+ * Shoup) and T_ji = (C/c_i) mod b_j narrowed to 32-bit words. The
+ * tensor-core kernel (gpu_conv32_mma.cu) takes every shape it can: up to 64
+ * source primes, n a multiple of its tile, constants within
+ * CONV32_SMEM_CAP, device code for sm_80 or later (the pipelines' modUp
+ * and modDown). Otherwise three kernels on the CUDA cores, the first whose
+ * shape conditions hold:
  *  - conv32_pipe_kernel (up to 64 source primes, n a multiple of 4, 16-byte
- *    aligned words, its constants and two tiles within 48 KiB: the
- *    pipelines' modUp and modDown): a persistent grid walks the 128-
- *    coefficient tiles of every polynomial, copying the next tile's raw
- *    words with cp.async while the current one's products run;
+ *    aligned words, its constants and two tiles within 48 KiB): a
+ *    persistent grid walks the 128-coefficient tiles of every polynomial,
+ *    copying the next tile's raw words with cp.async while the current
+ *    one's products run;
  *  - conv32_tiled_kernel (up to 64 source primes whose table and one tile
  *    fit, n a multiple of 4, 16-byte aligned outputs): one tile per block;
  *  - conv32_kernel: any shape, one coefficient x 4 targets per thread.
@@ -21,7 +25,7 @@
  * a 64-bit carry word, so the sum is below 2^32 after each fold and below
  * 2^32 + 4 (2^62 - 2^33 + 4) < 2^64 before it; each fold adds less than
  * 2^32 to the carry, so carry < 64 * 2^32 = 2^38 after 256 products. Each
- * output (carry 2^32 + sum) is then reduced once by reduce_exact_sum.
+ * output (carry 2^32 + sum) is then reduced once by nb_conv32_reduce.
  * Every kernel returns the same words; nothing here allocates or
  * synchronizes, and every launch is checked. */
 #include <stdint.h>
@@ -32,6 +36,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ckks/consts.h"
+#include "ckks/gpu_conv32.cuh"
 #include "ckks/gpu_launch.cuh"
 #include "ntt/arith.h"
 #include "ntt/gpu_common.cuh"
@@ -40,7 +45,6 @@
 #define CONV32_GROUPS 8     /* target groups per block (largest blockDim.y)  */
 #define CONV32_TARGETS 4    /* targets per thread at a time                  */
 #define CONV32_FOLD 4       /* products between moves of the high word        */
-#define CONV32_SMEM (48 * 1024)
 #define CONV32_WIDE 128     /* coefficients per tile of the 4 x 4 kernels    */
 #define CONV32_TILED_NF 64  /* source primes up to which they run            */
 #define CONV32_EPI 8        /* words per target in the pipelined epilogue    */
@@ -48,26 +52,11 @@
 
 namespace {
 
-/* (carry 2^32 + sum) mod b for carry < 2^38, sum < 2^32, b < 2^31 odd, with
- * r32 = 2^32 mod b, r64 = 2^64 mod b, r32s = floor(r32 2^32 / b) and ones =
- * floor(2^32 / b): X = [carry]_32 r32 + (carry >> 32) r64 + sum < 2^63 +
- * 2^37 + 2^32 is congruent to it, and X = xh 2^32 + xl reduces as
- * [xh r32]_b + [xl]_b with two 32-bit Shoup products. Result in [0, b). */
-__device__ __forceinline__ uint32_t reduce_exact_sum(uint64_t carry, uint64_t sum, uint32_t b,
-                                                     uint32_t r32, uint32_t r64, uint32_t r32s,
-                                                     uint32_t ones)
-{
-    const uint64_t x = (uint64_t)(uint32_t)carry * r32 + (carry >> 32) * r64 + sum;
-    const uint32_t a = nb_csub32(nb_mul_shoup32_lazy((uint32_t)(x >> 32), r32, r32s, b), b);
-    const uint32_t c = nb_csub32(nb_mul_shoup32_lazy((uint32_t)x, 1, ones, b), b);
-    return nb_csub32(a + c, b);
-}
-
-/* reduce_exact_sum to target j with its constants read from v. */
+/* nb_conv32_reduce to target j with its constants read from v. */
 __device__ __forceinline__ uint32_t reduce_sum(uint64_t carry, uint64_t sum,
                                                const nb_conv_view &v, unsigned j)
 {
-    return reduce_exact_sum(carry, sum, (uint32_t)v.to_q[j], (uint32_t)v.to_r32[j],
+    return nb_conv32_reduce(carry, sum, (uint32_t)v.to_q[j], (uint32_t)v.to_r32[j],
                             (uint32_t)v.to_r64[j], (uint32_t)v.to_r32_shoup[j],
                             (uint32_t)v.to_one_shoup[j]);
 }
@@ -358,7 +347,7 @@ __device__ __forceinline__ void convert_tile(uint32_t *__restrict__ out, const u
             uint32_t r[4];
 #pragma unroll
             for (int k = 0; k < 4; k++)
-                r[k] = reduce_exact_sum(carry[t][k], sum[t][k], e0.x, e0.y, e0.z, e0.w, ones);
+                r[k] = nb_conv32_reduce(carry[t][k], sum[t][k], e0.x, e0.y, e0.z, e0.w, ones);
             *(uint4 *)&out[(size_t)limb * n + col] = make_uint4(r[0], r[1], r[2], r[3]);
         }
     }
@@ -406,11 +395,13 @@ __global__ void __launch_bounds__(32 * CONV32_GROUPS, 2)
     }
 }
 
-/* Blocks of conv32_pipe_kernel resident at once on a device for a block
- * size and shared memory, queried once per (device ordinal, threads, smem):
- * slots below occ_used are complete and never change; they are appended
- * under occ_mutex. Past CONV32_OCC_SLOTS a shape is queried on every call. */
+/* Blocks of a persistent kernel resident at once on a device for a block
+ * size and shared memory, queried once per (kernel, device ordinal, threads,
+ * smem): slots below occ_used are complete and never change; they are
+ * appended under occ_mutex. Past CONV32_OCC_SLOTS a shape is queried on
+ * every call. */
 struct occ_slot {
+    const void *func;
     int dev;
     unsigned threads, blocks;
     size_t smem;
@@ -419,42 +410,51 @@ occ_slot occ_slots[CONV32_OCC_SLOTS];
 std::atomic<unsigned> occ_used{0};
 std::mutex occ_mutex;
 
-bool occ_find(unsigned used, int dev, unsigned threads, size_t smem, unsigned *blocks)
+bool occ_find(unsigned used, const void *func, int dev, unsigned threads, size_t smem,
+              unsigned *blocks)
 {
     for (unsigned k = 0; k < used; k++)
-        if (occ_slots[k].dev == dev && occ_slots[k].threads == threads &&
-            occ_slots[k].smem == smem) {
+        if (occ_slots[k].func == func && occ_slots[k].dev == dev &&
+            occ_slots[k].threads == threads && occ_slots[k].smem == smem) {
             *blocks = occ_slots[k].blocks;
             return true;
         }
     return false;
 }
 
-/* *blocks = SMs x resident blocks per SM (at least one per SM) of the
- * pipelined kernel on the current device (host call, thread-safe). */
-nb_status pipe_blocks_resident(unsigned threads, size_t smem, unsigned *blocks)
+} // namespace
+
+nb_status nb_conv32_resident(const void *func, unsigned threads, size_t smem, int min_arch,
+                             unsigned *blocks)
 {
     int dev = 0;
     NB_CUDA_TRY(cudaGetDevice(&dev));
-    if (occ_find(occ_used.load(std::memory_order_acquire), dev, threads, smem, blocks))
+    if (occ_find(occ_used.load(std::memory_order_acquire), func, dev, threads, smem, blocks))
         return NB_OK;
     std::lock_guard<std::mutex> lock(occ_mutex);
     const unsigned used = occ_used.load(std::memory_order_relaxed);
-    if (occ_find(used, dev, threads, smem, blocks))
+    if (occ_find(used, func, dev, threads, smem, blocks))
         return NB_OK;
-    int sms = 0, per_sm = 0;
-    NB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    NB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, conv32_pipe_kernel,
-                                                              (int)threads, smem));
-    *blocks = (unsigned)(sms * (per_sm > 0 ? per_sm : 1));
+    cudaFuncAttributes fa;
+    NB_CUDA_TRY(cudaFuncGetAttributes(&fa, func));
+    *blocks = 0;
+    if (fa.binaryVersion >= min_arch) {
+        if (smem > CONV32_DEFAULT_SMEM) /* one value for every shape: never lowered */
+            NB_CUDA_TRY(cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             CONV32_SMEM_CAP));
+        int sms = 0, per_sm = 0;
+        NB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        NB_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, (int)threads,
+                                                                  smem));
+        *blocks = (unsigned)(sms * per_sm);
+    }
     if (used < CONV32_OCC_SLOTS) {
-        occ_slots[used] = occ_slot{dev, threads, *blocks, smem};
+        occ_slots[used] = occ_slot{func, dev, threads, *blocks, smem};
         occ_used.store(used + 1, std::memory_order_release);
     }
     return NB_OK;
 }
 
-} // namespace
 
 extern "C" nb_status nb_gpu_conv32(const nb_conv_view *v, const nb_polys *io, size_t n,
                                    void *stream)
@@ -468,21 +468,27 @@ extern "C" nb_status nb_gpu_conv32(const nb_conv_view *v, const nb_polys *io, si
     if (v->n_to == 0)
         return NB_OK;
     cudaStream_t s = (cudaStream_t)stream;
+    bool launched = false;
+    NB_TRY(nb_gpu_conv32_mma(v, io, n, s, &launched));
+    if (launched)
+        return NB_OK;
     int out_aligned = 1, in_aligned = 1; /* 16-byte accesses */
     for (unsigned p = 0; p < io->count; p++) {
         out_aligned &= (uintptr_t)io->out[p] % 16 == 0;
         in_aligned &= (uintptr_t)io->a[p] % 16 == 0;
     }
     /* fewer targets than words of shared memory: no layout size below wraps */
-    const bool wide = v->n_from <= CONV32_TILED_NF && v->n_to < CONV32_SMEM / 4 && n % 4 == 0 &&
+    const bool wide = v->n_from <= CONV32_TILED_NF && v->n_to < CONV32_DEFAULT_SMEM / 4 && n % 4 == 0 &&
                       out_aligned;
     const unsigned g4 = (v->n_to + 3) / 4;
     const dim3 wblock(32, g4 < CONV32_GROUPS ? g4 : CONV32_GROUPS);
     const unsigned tiles = (unsigned)((n + CONV32_WIDE - 1) / CONV32_WIDE);
     const pipe_layout L(v->n_from, v->n_to);
-    if (wide && in_aligned && L.bytes() <= CONV32_SMEM) {
+    if (wide && in_aligned && L.bytes() <= CONV32_DEFAULT_SMEM) {
         unsigned fit = 0;
-        NB_TRY(pipe_blocks_resident(wblock.x * wblock.y, L.bytes(), &fit));
+        NB_TRY(nb_conv32_resident((const void *)conv32_pipe_kernel, wblock.x * wblock.y,
+                                  L.bytes(), 0, &fit));
+        fit = fit > 0 ? fit : 1;
         const unsigned total = tiles * io->count;
         NB_TRY(launch_pdl(conv32_pipe_kernel, dim3(total < fit ? total : fit), wblock, L.bytes(),
                           s, *v, *io, n, tiles));
@@ -490,7 +496,7 @@ extern "C" nb_status nb_gpu_conv32(const nb_conv_view *v, const nb_polys *io, si
         return NB_OK;
     }
     const size_t tiled = (size_t)v->n_from * (CONV32_WIDE + L.ntp) * 4;
-    if (wide && tiled <= CONV32_SMEM) {
+    if (wide && tiled <= CONV32_DEFAULT_SMEM) {
         NB_TRY(launch_pdl(conv32_tiled_kernel, dim3(tiles, io->count), wblock, tiled, s, *v, *io,
                           n));
         NB_CUDA_LAUNCH_CHECK();
@@ -501,7 +507,7 @@ extern "C" nb_status nb_gpu_conv32(const nb_conv_view *v, const nb_polys *io, si
     const unsigned groups = (v->n_to + CONV32_TARGETS - 1) / CONV32_TARGETS;
     const dim3 block(CONV32_TILE, groups < CONV32_GROUPS ? groups : CONV32_GROUPS);
     const dim3 grid((unsigned)((n + CONV32_TILE - 1) / CONV32_TILE), io->count);
-    if (smem + table <= CONV32_SMEM)
+    if (smem + table <= CONV32_DEFAULT_SMEM)
         NB_TRY(launch_pdl(conv32_kernel<true>, grid, block, smem + table, s, *v, *io, n));
     else /* 256 source primes stage 32 KiB: always below the default limit */
         NB_TRY(launch_pdl(conv32_kernel<false>, grid, block, smem, s, *v, *io, n));

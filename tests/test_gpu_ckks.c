@@ -12,7 +12,7 @@
 
 #include "bench/tiers/ntt.h"
 #include "ckks/ckks.h"
-#include "testutil.h"
+#include "ckksutil.h"
 
 static void *stream;
 static unsigned word = 64; /* the word size of the GPU side being checked */
@@ -65,12 +65,7 @@ static void expect_device_equals(const char *what, const uint64_t *want, const n
     if (nb_stream_sync(stream) != NB_OK)
         nb_test_fail("%s: %s", what, nb_last_error());
     download_words(got, h, limbs * n);
-    for (size_t l = 0; l < limbs; l++)
-        for (size_t i = 0; i < n; i++)
-            if (h[l * n + i] != want[l * n + i])
-                nb_test_fail("%s: limb %zu index %zu: want %llu got %llu", what, l, i,
-                             (unsigned long long)want[l * n + i],
-                             (unsigned long long)h[l * n + i]);
+    expect_equal(what, want, h, limbs, n);
     free(h);
 }
 
@@ -234,10 +229,11 @@ static void test_gpu_pipelines_match_cpu_paper_presets(void **state)
 
 /* 32-bit sets with every variant of either word size (the two-prime
  * rescale on 64-bit words too), and each 32-bit conversion kernel: the
- * pipelined one (the presets, several tiles per block at N = 2^16, one
- * partial tile at N = 16), the one-tile kernel (dnum 2: 40 source primes,
- * whose two tiles and constants exceed 48 KiB at every level checked) and
- * the general one with its table in global memory (dnum 1: 110 x 110
+ * tensor-core one with 1 to 8 eight-prime steps (the presets: 21 and 12
+ * source primes; dnum 2: 40, whose constants exceed 48 KiB; 5 with pairs;
+ * dnum 1 at 64 primes: 64 x 64, the most it takes; one source prime at
+ * N = 32, one warp's tile), the pipelined one (N = 16, one partial tile)
+ * and the general one with its table in global memory (dnum 1: 110 x 110
  * primes, 48 KiB of table). */
 static void test_gpu_pipelines_on_32bit_sets_match_cpu(void **state)
 {
@@ -246,6 +242,8 @@ static void test_gpu_pipelines_on_32bit_sets_match_cpu(void **state)
     check_preset("cheddar16-boot-w32", 0, 32);
     const nb_ckks_spec wide = {10, 109, 1, 31, 30, 31, 32, 1, 1};
     check_set(NULL, &wide, 0, 32);
+    const nb_ckks_spec most = {10, 63, 1, 31, 30, 31, 32, 1, 1};
+    check_set(NULL, &most, 0, 32);
     const nb_ckks_spec forty = {10, 79, 2, 31, 30, 31, 32, 1, 1};
     check_set(NULL, &forty, 0, 32);
     const nb_ckks_spec small = {12, 13, 3, 25, 40, 28, 32, 2, 2}; /* small primes, pairs */
