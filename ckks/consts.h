@@ -39,6 +39,13 @@ typedef struct nb_conv_desc {
     /* 32-bit words (targets below 2^31, else 0): 2^32 and 2^64 mod b_j, the
      * 32-bit Shoup value of 2^32 mod b_j and floor(2^32 / b_j) */
     size_t to_r32, to_r64, to_r32_shoup, to_one_shoup; /* [n_to] */
+    /* every prime below 2^31 (tc = 1): the tensor-core table (nb_conv_tc_fill)
+     * and a record per target, four words at an even offset: b_j + 2^32
+     * floor(2^32/b_j), r + 2^32 floor(r 2^32/b_j) for r = 2^16 mod b_j, 2^32
+     * mod b_j + 2^32 (2^64 mod b_j), the 32-bit Shoup value of 2^32 mod b_j */
+    uint32_t tc;
+    size_t tc_frag; /* [nb_conv_tc_words(n_from, n_to)] */
+    size_t tc_epi;  /* [4 n_to] */
 } nb_conv_desc;
 
 /* The same as pointers (host or device); passed to kernels by value. A view
@@ -51,6 +58,8 @@ typedef struct nb_conv_view {
     const uint64_t *qhat_mont, *to_neg_inv;
     uint32_t redc_steps;
     const uint64_t *to_r32, *to_r64, *to_r32_shoup, *to_one_shoup;
+    const uint64_t *tc_frag; /* NULL: none, or its tiles do not start at target 0 */
+    const uint64_t *tc_epi;  /* with tc_frag */
 } nb_conv_view;
 
 typedef struct nb_ckks_consts {
@@ -71,6 +80,13 @@ typedef struct nb_ckks_consts {
     size_t ql_half;              /* [(L+1)^2] row l: floor(D_l/2) mod q_i, i <= l-g */
     size_t garner, garner_shoup; /* [L+1] at l (g = 2): q_(l-1)^-1 mod q_l         */
 } nb_ckks_consts;
+
+/* 64-bit words of the tensor-core table of a conversion from n_from to n_to
+ * primes: 128 per (8 targets, 8 source primes), the counts rounded up. */
+static inline size_t nb_conv_tc_words(size_t n_from, size_t n_to)
+{
+    return (n_to + 7) / 8 * ((n_from + 7) / 8) * 4 * 32;
+}
 
 static inline nb_conv_view nb_conv_view_at(const nb_conv_desc *d, const uint64_t *base,
                                            uint32_t n_to)
@@ -94,6 +110,8 @@ static inline nb_conv_view nb_conv_view_at(const nb_conv_desc *d, const uint64_t
     v.to_r64 = base + d->to_r64;
     v.to_r32_shoup = base + d->to_r32_shoup;
     v.to_one_shoup = base + d->to_one_shoup;
+    v.tc_frag = d->tc ? base + d->tc_frag : NULL;
+    v.tc_epi = d->tc ? base + d->tc_epi : NULL;
     return v;
 }
 
@@ -113,9 +131,21 @@ static inline nb_conv_view nb_conv_view_targets(nb_conv_view v, uint32_t t0, uin
     v.to_one_shoup += t0;
     v.qhat_mod += (size_t)t0 * v.n_from;
     v.qhat_mont += (size_t)t0 * v.n_from;
+    v.tc_frag = v.tc_frag && t0 % 8 == 0
+                    ? v.tc_frag + nb_conv_tc_words(v.n_from, t0) : NULL;
+    v.tc_epi = v.tc_frag ? v.tc_epi + 4 * (size_t)t0 : NULL;
     v.out_limb = identity;
     return v;
 }
+
+/* dst[nb_conv_tc_words(n_from, n_to)] = the B fragments of the tensor-core
+ * conversion for the table qhat_mod[j * n_from + i] = (C/c_i) mod b_j, every
+ * b_j below 2^31: at ((tile ks + step) 4 + byte) 32 + lane (ks = n_from / 8
+ * rounded up) the two words lane holds for targets 8 tile.., source primes
+ * 8 step.. and that byte of T'; zero past n_from or n_to. epi[4 n_to] = the
+ * targets' records (nb_conv_desc.tc_epi). Host arithmetic. */
+void nb_conv_tc_fill(uint64_t *dst, uint64_t *epi, const uint64_t *qhat_mod, const uint64_t *b,
+                     size_t n_from, size_t n_to);
 
 /* Builds a conversion table from c[0..n_from) to b[0..n_to) into `blob`
  * (growing it); out_limb may be NULL (identity). Host arithmetic. */

@@ -15,9 +15,13 @@
  * The fragments. In m16n8k32 a thread holds the bytes of A at row (lane/4)
  * (and +8), columns 4 (lane%4) .. +3 (and +16): with K ordered (i, a) those
  * are exactly the four bytes of one word y_i, so A is the scaled 32-bit
- * words themselves. The table's bytes are packed once per block into the
- * B fragments' order in shared memory: [n-tile of 8 targets][8-prime step]
- * [byte b][lane] as two words, one 8-byte load per lane per product.
+ * words themselves. The table's bytes sit in shared memory packed in the B
+ * fragments' order, [n-tile of 8 targets][8-prime step][byte b][lane] as
+ * two words, one 8-byte load per lane per product. Each block copies them
+ * and the targets' constants from the host-built table (nb_conv_tc_fill,
+ * nb_conv_desc.tc_epi); a view whose targets start inside a tile (several
+ * GPUs) has no such table, and its blocks build both from v's conversion
+ * table instead.
  *
  * Work: a persistent grid of 8-warp blocks; each warp takes 16 MMA_MT
  * coefficients of one polynomial at a time, loads and scales their words of
@@ -38,7 +42,7 @@
 #include "ntt/gpu_common.cuh"
 
 #define MMA_WARPS 8  /* warps per block                                  */
-#define MMA_MT 2     /* 16-coefficient row tiles per warp at a time       */
+#define MMA_MT 1     /* 16-coefficient row tiles per warp at a time       */
 #define MMA_COEFFS (16 * MMA_MT)
 #define MMA_MAX_KS 8 /* 8-prime steps: up to 64 source primes             */
 #define MMA_NARROW_KS 4 /* steps up to which each P_jb < 2^23 (32 primes)   */
@@ -46,22 +50,27 @@
 
 namespace {
 
-/* Shared memory of a block, in 32-bit words (every part 16-byte aligned):
- * epi [8 nt8][MMA_EPI] per target b (zero past the last target): b,
- * floor(2^32/b), the output limb, floor(2^40/b) (the Shoup value of 2^8; 0
- * if b <= 2^8); 2^32 mod b, 2^64 mod b, the Shoup value of the first, 0;
- * 2^16 mod b, its Shoup value, 0, 0. Then rows [8 ks][4] ((C/c_i)^-1 mod
- * c_i, its Shoup value, c_i, 0; 0, 0, 1, 0 past the last prime), then the B
- * fragments [nt8][ks][4][32] x 2 words. */
+/* Shared memory of a block, in 32-bit words (every part 16-byte
+ * aligned): epi [8 nt8][MMA_EPI] per target b (zero past the last target):
+ * the host record's b, floor(2^32/b), 2^16 mod b and its Shoup value;
+ * 2^32 mod b, 2^64 mod b, the Shoup value of the first, the output limb;
+ * floor(2^40/b) (the Shoup value of 2^8; 0 if b <= 2^8), 0, 0, 0. Then rows
+ * [8 ks][4] ((C/c_i)^-1 mod c_i, its Shoup value, c_i, 0; 0, 0, 1, 0 past
+ * the last prime), then the B fragments [nt8][ks][4][32] x 2 words. */
 struct mma_layout {
     unsigned nf, nt, ks, nt8;
-    __host__ __device__ mma_layout(unsigned n_from, unsigned n_to)
-        : nf(n_from), nt(n_to), ks((n_from + 7) / 8), nt8((n_to + 7) / 8)
+    bool build; /* no host table in v: the block builds the fragments */
+    __host__ __device__ mma_layout(const nb_conv_view &v)
+        : nf(v.n_from), nt(v.n_to), ks((v.n_from + 7) / 8), nt8((v.n_to + 7) / 8),
+          build(!v.tc_frag)
     {
     }
     __host__ __device__ unsigned rows() const { return MMA_EPI * 8 * nt8; }
     __host__ __device__ unsigned frags() const { return rows() + 4 * 8 * ks; }
-    __host__ __device__ size_t bytes() const { return ((size_t)frags() + 256u * nt8 * ks) * 4; }
+    __host__ __device__ size_t bytes() const
+    {
+        return ((size_t)frags() + 256u * nt8 * ks) * 4;
+    }
 };
 
 /* Byte b of each of t[0..3], packed with t[a]'s at bits 8a. */
@@ -72,21 +81,31 @@ __device__ __forceinline__ uint32_t pack_byte(const uint32_t (&t)[4], unsigned b
 }
 
 /* The constants of one block (written before any pipeline call, so read
- * before the programmatic wait); ends with a barrier. */
+ * before the programmatic wait): the targets' records, the rows and the B
+ * fragments, copied from v's host-built table or, BUILD, built from v's
+ * conversion table as nb_conv_tc_fill builds them; ends with a barrier. */
+template <bool BUILD>
 __device__ void mma_stage(uint32_t *sm, const mma_layout &L, const nb_conv_view &v,
                           unsigned tid, unsigned nthr)
 {
     for (unsigned j = tid; j < 8 * L.nt8; j += nthr) {
-        uint32_t *e = &sm[MMA_EPI * j];
+        uint4 *e = (uint4 *)&sm[MMA_EPI * j];
         const uint32_t b = j < L.nt ? (uint32_t)v.to_q[j] : 0;
+        const uint32_t limb = b ? (uint32_t)v.out_limb[j] : 0;
+        if (!BUILD) {
+            const uint4 *rec = (const uint4 *)(v.tc_epi + 4 * (size_t)j);
+            const uint4 k1 = b ? __ldg(rec + 1) : make_uint4(0, 0, 0, 0);
+            e[0] = b ? __ldg(rec) : make_uint4(0, 0, 0, 0);
+            e[1] = make_uint4(k1.x, k1.y, k1.z, limb);
+            e[2] = make_uint4(0, 0, 0, 0);
+            continue;
+        }
         const uint32_t w16 = b ? (1u << 16) % b : 0;
-        *(uint4 *)e = make_uint4(b, b ? (uint32_t)v.to_one_shoup[j] : 0,
-                                 b ? (uint32_t)v.out_limb[j] : 0,
-                                 b > 256 ? (uint32_t)((1ull << 40) / b) : 0);
-        *(uint4 *)(e + 4) = make_uint4(b ? (uint32_t)v.to_r32[j] : 0, b ? (uint32_t)v.to_r64[j] : 0,
-                                       b ? (uint32_t)v.to_r32_shoup[j] : 0, 0);
-        *(uint4 *)(e + 8) =
-            make_uint4(w16, b ? (uint32_t)(((uint64_t)w16 << 32) / b) : 0, 0, 0);
+        e[0] = make_uint4(b, b ? (uint32_t)v.to_one_shoup[j] : 0, w16,
+                          b ? (uint32_t)(((uint64_t)w16 << 32) / b) : 0);
+        e[1] = make_uint4(b ? (uint32_t)v.to_r32[j] : 0, b ? (uint32_t)v.to_r64[j] : 0,
+                          b ? (uint32_t)v.to_r32_shoup[j] : 0, limb);
+        e[2] = make_uint4(b > 256 ? (uint32_t)((1ull << 40) / b) : 0, 0, 0, 0);
     }
     for (unsigned i = tid; i < 8 * L.ks; i += nthr) {
         const bool in = i < L.nf;
@@ -95,8 +114,16 @@ __device__ void mma_stage(uint32_t *sm, const mma_layout &L, const nb_conv_view 
                        in ? nb_shoup32_from64(v.qhat_inv_shoup[i]) : 0,
                        in ? (uint32_t)v.from_q[i] : 1, 0);
     }
-    __syncthreads(); /* the targets' constants, used below */
     uint2 *frag = (uint2 *)&sm[L.frags()];
+    if (!BUILD) { /* 16-byte copies: 128 x 8 bytes per (tile, step) */
+        const uint4 *src = (const uint4 *)v.tc_frag;
+#pragma unroll 4
+        for (unsigned idx = tid; idx < 64 * L.ks * L.nt8; idx += nthr)
+            ((uint4 *)frag)[idx] = __ldg(src + idx);
+        __syncthreads();
+        return;
+    }
+    __syncthreads(); /* the targets' constants, used below */
     for (unsigned idx = tid; idx < 32 * L.ks * L.nt8; idx += nthr) {
         const unsigned lane = idx % 32, step = idx / 32 % L.ks, tile = idx / 32 / L.ks;
         const unsigned j = 8 * tile + lane / 4;
@@ -105,7 +132,7 @@ __device__ void mma_stage(uint32_t *sm, const mma_layout &L, const nb_conv_view 
             const unsigned i = 8 * step + 4 * r + lane % 4;
             uint32_t t[4] = {0, 0, 0, 0}; /* T'_(i,a),j for a = 0..3 */
             if (i < L.nf && j < L.nt) {
-                const uint32_t b = sm[MMA_EPI * j], w = sm[MMA_EPI * j + 3];
+                const uint32_t b = sm[MMA_EPI * j], w = sm[MMA_EPI * j + 8];
                 t[0] = (uint32_t)v.qhat_mod[(size_t)j * L.nf + i];
                 for (int a = 1; a < 4; a++)
                     t[a] = w ? nb_mul_shoup32(t[a - 1], 256, w, b)
@@ -136,19 +163,20 @@ __device__ __forceinline__ void mma_u8(int (&d)[4], const uint32_t (&a)[4], uint
 #endif
 }
 
-/* [P0 + 2^8 P1 + 2^16 P2 + 2^24 P3]_b for target constants k0, k1 (the
- * epi record's words 0..3 and, NARROW, 8..11, else 4..7). NARROW: every P <
- * 2^23 (at most 32 source primes), so x = lo + 2^16 hi with lo = P0 + 2^8 P1
- * and hi = P2 + 2^8 P3 both below 2^32, reduced as [hi (2^16 mod b)]_b +
- * [lo]_b with two 32-bit Shoup products. Otherwise every P < 2^24 and the
- * 64-bit x < 2^49 goes through nb_conv32_reduce. Result in [0, b). */
+/* [P0 + 2^8 P1 + 2^16 P2 + 2^24 P3]_b for a target's constants k0 (b,
+ * floor(2^32/b), 2^16 mod b, its Shoup value) and k1 (2^32 mod b, 2^64 mod
+ * b, the Shoup value of the first). NARROW: every P < 2^23 (at most 32
+ * source primes), so x = lo + 2^16 hi with lo = P0 + 2^8 P1 and hi = P2 +
+ * 2^8 P3 both below 2^32, reduced as [hi (2^16 mod b)]_b + [lo]_b with two
+ * 32-bit Shoup products. Otherwise every P < 2^24 and the 64-bit x < 2^49
+ * goes through nb_conv32_reduce. Result in [0, b). */
 template <bool NARROW>
 __device__ __forceinline__ uint32_t combine(int p0, int p1, int p2, int p3, uint4 k0, uint4 k1)
 {
     if (NARROW) {
         const uint32_t lo = (uint32_t)p0 + ((uint32_t)p1 << 8);
         const uint32_t hi = (uint32_t)p2 + ((uint32_t)p3 << 8);
-        const uint32_t a = nb_csub32(nb_mul_shoup32_lazy(hi, k1.x, k1.y, k0.x), k0.x);
+        const uint32_t a = nb_csub32(nb_mul_shoup32_lazy(hi, k0.z, k0.w, k0.x), k0.x);
         const uint32_t c = nb_csub32(nb_mul_shoup32_lazy(lo, 1, k0.y, k0.x), k0.x);
         return nb_csub32(a + c, k0.x);
     }
@@ -157,17 +185,17 @@ __device__ __forceinline__ uint32_t combine(int p0, int p1, int p2, int p3, uint
     return nb_conv32_reduce(x >> 32, x & 0xffffffffull, k0.x, k1.x, k1.y, k1.z, k0.y);
 }
 
-/* KS = L.ks 8-prime steps (1..MMA_MAX_KS); n a multiple of MMA_COEFFS;
- * tiles_per_poly = n / MMA_COEFFS. */
-template <int KS>
+/* KS = L.ks 8-prime steps (1..MMA_MAX_KS); BUILD = L.build; n a multiple
+ * of MMA_COEFFS; tiles_per_poly = n / MMA_COEFFS. */
+template <int KS, bool BUILD>
 __global__ void __launch_bounds__(32 * MMA_WARPS)
     conv32_mma_kernel(nb_conv_view v, nb_polys io, size_t n, unsigned tiles_per_poly)
 {
     extern __shared__ __align__(16) uint32_t sm[];
-    const mma_layout L(v.n_from, v.n_to);
+    const mma_layout L(v); /* L.build == BUILD */
     const unsigned tid = threadIdx.x, lane = tid % 32, gid = lane / 4, tig = lane % 4;
     nb_gpu_pdl_launch_dependents();
-    mma_stage(sm, L, v, tid, blockDim.x);
+    mma_stage<BUILD>(sm, L, v, tid, blockDim.x);
     nb_gpu_pdl_wait();
     const uint2 *frag = (const uint2 *)&sm[L.frags()];
     const unsigned total = tiles_per_poly * io.count;
@@ -218,8 +246,8 @@ __global__ void __launch_bounds__(32 * MMA_WARPS)
                 if (j >= L.nt)
                     continue;
                 const uint4 k0 = *(const uint4 *)&sm[MMA_EPI * j];
-                const uint4 k1 = *(const uint4 *)&sm[MMA_EPI * j + (KS <= MMA_NARROW_KS ? 8 : 4)];
-                uint32_t *o = out + (size_t)k0.z * n + c0;
+                const uint4 k1 = *(const uint4 *)&sm[MMA_EPI * j + 4];
+                uint32_t *o = out + (size_t)k1.w * n + c0;
 #pragma unroll
                 for (int m = 0; m < MMA_MT; m++)
 #pragma unroll
@@ -235,17 +263,17 @@ __global__ void __launch_bounds__(32 * MMA_WARPS)
 
 typedef void (*mma_kernel_fn)(nb_conv_view, nb_polys, size_t, unsigned);
 
-mma_kernel_fn mma_kernel(unsigned ks)
+template <bool BUILD> mma_kernel_fn mma_kernel(unsigned ks)
 {
     switch (ks) {
-    case 1: return conv32_mma_kernel<1>;
-    case 2: return conv32_mma_kernel<2>;
-    case 3: return conv32_mma_kernel<3>;
-    case 4: return conv32_mma_kernel<4>;
-    case 5: return conv32_mma_kernel<5>;
-    case 6: return conv32_mma_kernel<6>;
-    case 7: return conv32_mma_kernel<7>;
-    default: return conv32_mma_kernel<8>;
+    case 1: return conv32_mma_kernel<1, BUILD>;
+    case 2: return conv32_mma_kernel<2, BUILD>;
+    case 3: return conv32_mma_kernel<3, BUILD>;
+    case 4: return conv32_mma_kernel<4, BUILD>;
+    case 5: return conv32_mma_kernel<5, BUILD>;
+    case 6: return conv32_mma_kernel<6, BUILD>;
+    case 7: return conv32_mma_kernel<7, BUILD>;
+    default: return conv32_mma_kernel<8, BUILD>;
     }
 }
 
@@ -255,10 +283,10 @@ nb_status nb_gpu_conv32_mma(const nb_conv_view *v, const nb_polys *io, size_t n,
                             cudaStream_t stream, bool *launched)
 {
     *launched = false;
-    const mma_layout L(v->n_from, v->n_to);
+    const mma_layout L(*v);
     if (v->n_from > 8 * MMA_MAX_KS || n % MMA_COEFFS != 0 || L.bytes() > CONV32_SMEM_CAP)
         return NB_OK;
-    const mma_kernel_fn k = mma_kernel(L.ks);
+    const mma_kernel_fn k = L.build ? mma_kernel<true>(L.ks) : mma_kernel<false>(L.ks);
     unsigned fit = 0;
     NB_TRY(nb_conv32_resident((const void *)k, 32 * MMA_WARPS, L.bytes(), 80, &fit));
     if (fit == 0)

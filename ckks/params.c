@@ -146,6 +146,16 @@ nb_status nb_conv_desc_build(nb_ckks_consts *k, nb_conv_desc *d, const uint64_t 
     NB_TRY(reserve(k, n_to, &d->to_r64));
     NB_TRY(reserve(k, n_to, &d->to_r32_shoup));
     NB_TRY(reserve(k, n_to, &d->to_one_shoup));
+    d->tc = 1;
+    for (size_t i = 0; i < n_from + n_to; i++)
+        d->tc &= !((i < n_from ? c[i] : b[i - n_from]) >> NB_MAX_PRIME_BITS_32);
+    d->tc_frag = d->tc_epi = 0;
+    if (d->tc) { /* even offsets: read in 16-byte words */
+        NB_TRY(reserve(k, (k->words & 1) + nb_conv_tc_words(n_from, n_to), &d->tc_frag));
+        d->tc_frag += d->tc_frag & 1;
+        NB_TRY(reserve(k, (k->words & 1) + 4 * n_to, &d->tc_epi));
+        d->tc_epi += d->tc_epi & 1;
+    }
     uint64_t *B = k->blob; /* stable from here on: no more reserve() below */
     uint64_t max_c = 0, max_b = 0;
     for (size_t i = 0; i < n_from; i++) {
@@ -187,6 +197,8 @@ nb_status nb_conv_desc_build(nb_ckks_consts *k, nb_conv_desc *d, const uint64_t 
             B[d->qhat_mont + j * n_from + i] = nb_mul_mod_host(hat, r64, b[j]);
         }
     }
+    if (d->tc)
+        nb_conv_tc_fill(B + d->tc_frag, B + d->tc_epi, B + d->qhat_mod, b, n_from, n_to);
     d->chunk = nb_conv_chunk(max_c, max_b);
     /* odd targets only (Montgomery) */
     int odd = 1;

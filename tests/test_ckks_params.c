@@ -281,6 +281,81 @@ static void test_conv_redc_plan_is_exact_at_its_bounds(void **state)
     assert_int_equal(nb_conv_redc_steps(q62, q62, 1u << 20), 0);
 }
 
+/* The tensor-core table of a conversion from c[0..nf) to b[0..nt) (every
+ * prime below 2^31): each packed byte is the byte of T'_(i,a),j =
+ * 2^(8a) T_ji mod b_j it stands for, zero past the last source prime or
+ * target; each target's record holds its reduction constants; a view of the
+ * targets from t0 keeps both, moved by t0 / 8 tiles and t0 records, only
+ * when t0 is a multiple of 8. */
+static void check_tc_table(const uint64_t *c, size_t nf, const uint64_t *b, size_t nt)
+{
+    nb_ckks_consts k = {0};
+    nb_conv_desc d;
+    assert_int_equal(nb_conv_desc_build(&k, &d, c, nf, b, nt, NULL), NB_OK);
+    assert_int_equal(d.tc, 1);
+    const uint64_t *B = k.blob, *frag = B + d.tc_frag;
+    const size_t ks = (nf + 7) / 8;
+    for (size_t j = 0; j < (nt + 7) / 8 * 8; j++)
+        for (size_t i = 0; i < ks * 8; i++)
+            for (unsigned a = 0; a < 4; a++) {
+                uint64_t got = 0;
+                for (unsigned byte = 0; byte < 4; byte++) {
+                    const uint64_t w = frag[((j / 8 * ks + i / 8) * 4 + byte) * 32 + 4 * (j % 8) +
+                                            i % 4];
+                    const uint32_t reg = (uint32_t)(w >> (32 * (i % 8 / 4)));
+                    got |= (uint64_t)((reg >> (8 * a)) & 0xff) << (8 * byte);
+                }
+                const uint64_t want =
+                    i < nf && j < nt
+                        ? (uint64_t)(((unsigned __int128)B[d.qhat_mod + j * nf + i] << (8 * a)) %
+                                     b[j])
+                        : 0;
+                if (got != want)
+                    nb_test_fail("%zu -> %zu primes: target %zu source %zu byte shift %u: want "
+                                 "%llu got %llu",
+                                 nf, nt, j, i, a, (unsigned long long)want,
+                                 (unsigned long long)got);
+            }
+    assert_int_equal(d.tc_epi % 2, 0); /* read in 16-byte words */
+    assert_int_equal(d.tc_frag % 2, 0);
+    for (size_t j = 0; j < nt; j++) {
+        const uint64_t *e = B + d.tc_epi + 4 * j, q = b[j];
+        const uint64_t r16 = 65536 % q, r32 = nb_mul_mod_host(r16, r16, q);
+        assert_int_equal(e[0], q | (((uint64_t)1 << 32) / q) << 32);
+        assert_int_equal(e[1], r16 | (uint64_t)(((unsigned __int128)r16 << 32) / q) << 32);
+        assert_int_equal(e[2], r32 | nb_mul_mod_host(r32, r32, q) << 32);
+        assert_int_equal(e[3], (uint64_t)(((unsigned __int128)r32 << 32) / q));
+    }
+    const nb_conv_view v = nb_conv_view_at(&d, B, d.n_to);
+    assert_ptr_equal(v.tc_frag, frag);
+    assert_ptr_equal(v.tc_epi, B + d.tc_epi);
+    assert_ptr_equal(nb_conv_view_targets(v, 8, (uint32_t)nt - 8, B).tc_epi, B + d.tc_epi + 32);
+    assert_null(nb_conv_view_targets(v, 3, (uint32_t)nt - 3, B).tc_epi);
+    assert_ptr_equal(nb_conv_view_targets(v, 8, (uint32_t)nt - 8, B).tc_frag, frag + ks * 128);
+    assert_null(nb_conv_view_targets(v, 3, (uint32_t)nt - 3, B).tc_frag);
+    free(k.blob);
+}
+
+static void test_conv_tc_table_packs_every_scaled_byte(void **state)
+{
+    (void)state;
+    nb_ckks_params *p = NULL;
+    assert_int_equal(nb_ckks_params_from_preset(&p, "ckks16-l30-d3-w32"), NB_OK);
+    const uint64_t *all = p->primes; /* Q then P: 83 primes below 2^31 */
+    check_tc_table(all, 21, all + 21, 62); /* a modUp digit's shape */
+    check_tc_table(all + 62, 21, all, 62); /* modDown's */
+    check_tc_table(all, 9, all + 9, 13);   /* partial steps and tiles */
+    check_tc_table(all, 64, all + 64, 19); /* the most source primes of the kernel */
+    nb_ckks_params_destroy(p);
+    nb_ckks_consts k = {0}; /* a prime of 2^31 or more: no table */
+    nb_conv_desc d;
+    const uint64_t wide[2] = {2147483659ull, 4294967311ull}, narrow[1] = {2147483647ull};
+    assert_int_equal(nb_conv_desc_build(&k, &d, wide, 2, narrow, 1, NULL), NB_OK);
+    assert_int_equal(d.tc, 0);
+    assert_null(nb_conv_view_at(&d, k.blob, 1).tc_frag);
+    free(k.blob);
+}
+
 int main(void)
 {
     nb_test_seed_init();
@@ -294,6 +369,7 @@ int main(void)
         cmocka_unit_test(test_bad_specs_are_rejected),
         cmocka_unit_test(test_w32_twin_matches_its_64bit_set),
         cmocka_unit_test(test_conv_redc_plan_is_exact_at_its_bounds),
+        cmocka_unit_test(test_conv_tc_table_packs_every_scaled_byte),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
