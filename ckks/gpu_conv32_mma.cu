@@ -228,6 +228,7 @@ __global__ void __launch_bounds__(32 * MMA_WARPS)
                     for (int r = 2 * h; r < 2 * h + 2; r++)
                         a[k][m][r] = nb_mul_shoup32(a[k][m][r], c.x, c.y, c.z);
             }
+#pragma unroll 2 /* one group's products overlap the last group's reductions */
         for (unsigned tile = 0; tile < L.nt8; tile++) {
             int acc[MMA_MT][4][4] = {}; /* [row tile][byte b][register] */
 #pragma unroll
