@@ -58,8 +58,11 @@ typedef struct nb_conv_view {
     const uint64_t *qhat_mont, *to_neg_inv;
     uint32_t redc_steps;
     const uint64_t *to_r32, *to_r64, *to_r32_shoup, *to_one_shoup;
-    const uint64_t *tc_frag; /* NULL: none, or its tiles do not start at target 0 */
-    const uint64_t *tc_epi;  /* with tc_frag */
+    /* the tensor-core table (NULL: none) from the group of 8 targets holding
+     * this view's first target, tc_first of whose targets precede it, and
+     * the view's first target's record */
+    const uint64_t *tc_frag, *tc_epi;
+    uint32_t tc_first;
 } nb_conv_view;
 
 typedef struct nb_ckks_consts {
@@ -112,6 +115,7 @@ static inline nb_conv_view nb_conv_view_at(const nb_conv_desc *d, const uint64_t
     v.to_one_shoup = base + d->to_one_shoup;
     v.tc_frag = d->tc ? base + d->tc_frag : NULL;
     v.tc_epi = d->tc ? base + d->tc_epi : NULL;
+    v.tc_first = 0;
     return v;
 }
 
@@ -131,9 +135,11 @@ static inline nb_conv_view nb_conv_view_targets(nb_conv_view v, uint32_t t0, uin
     v.to_one_shoup += t0;
     v.qhat_mod += (size_t)t0 * v.n_from;
     v.qhat_mont += (size_t)t0 * v.n_from;
-    v.tc_frag = v.tc_frag && t0 % 8 == 0
-                    ? v.tc_frag + nb_conv_tc_words(v.n_from, t0) : NULL;
-    v.tc_epi = v.tc_frag ? v.tc_epi + 4 * (size_t)t0 : NULL;
+    if (v.tc_frag) { /* v covers its table from target 0 (tc_first = 0) */
+        v.tc_frag += nb_conv_tc_words(v.n_from, t0 / 8 * 8);
+        v.tc_epi += 4 * (size_t)t0;
+        v.tc_first = t0 % 8;
+    }
     v.out_limb = identity;
     return v;
 }

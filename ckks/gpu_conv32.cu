@@ -2,10 +2,10 @@
  * reached through nb_gpu_conv): Conv_{C->B} for primes below 2^31, the
  * modular matrix product y T with y_i = [x_i * chat_i^-1]_{c_i} (32-bit
  * Shoup) and T_ji = (C/c_i) mod b_j narrowed to 32-bit words. The
- * tensor-core kernel (gpu_conv32_mma.cu) takes every shape it can: up to 64
- * source primes, n a multiple of its tile, constants within
- * CONV32_SMEM_CAP, device code for sm_80 or later (the pipelines' modUp
- * and modDown). Otherwise three kernels on the CUDA cores, the first whose
+ * tensor-core kernel (gpu_conv32_mma.cu) takes every shape it can: a
+ * host-built table (nb_conv_tc_fill), up to 64 source primes, n a multiple
+ * of its tile, constants within CONV32_SMEM_CAP, device code for sm_80 or
+ * later (the pipelines' modUp and modDown). Otherwise three kernels on the CUDA cores, the first whose
  * shape conditions hold:
  *  - conv32_pipe_kernel (up to 64 source primes, n a multiple of 4, 16-byte
  *    aligned words, its constants and two tiles within 48 KiB): a

@@ -16,12 +16,11 @@
  * (and +8), columns 4 (lane%4) .. +3 (and +16): with K ordered (i, a) those
  * are exactly the four bytes of one word y_i, so A is the scaled 32-bit
  * words themselves. The table's bytes sit in shared memory packed in the B
- * fragments' order, [n-tile of 8 targets][8-prime step][byte b][lane] as
- * two words, one 8-byte load per lane per product. Each block copies them
+ * fragments' order, [group of 8 targets][8-prime step][byte b][lane] as
+ * two words, one 8-byte load per lane per product: each block copies them
  * and the targets' constants from the host-built table (nb_conv_tc_fill,
- * nb_conv_desc.tc_epi); a view whose targets start inside a tile (several
- * GPUs) has no such table, and its blocks build both from v's conversion
- * table instead.
+ * nb_conv_desc.tc_epi). A view whose targets start inside a group (several
+ * GPUs) covers the groups its targets touch and skips the others' outputs.
  *
  * Work: a persistent grid of 8-warp blocks; each warp takes 16 MMA_MT
  * coefficients of one polynomial at a time, loads and scales their words of
@@ -46,66 +45,43 @@
 #define MMA_COEFFS (16 * MMA_MT)
 #define MMA_MAX_KS 8 /* 8-prime steps: up to 64 source primes             */
 #define MMA_NARROW_KS 4 /* steps up to which each P_jb < 2^23 (32 primes)   */
-#define MMA_EPI 12   /* words per target (below)                          */
+#define MMA_EPI 8    /* words per target (below)                          */
 
 namespace {
 
-/* Shared memory of a block, in 32-bit words (every part 16-byte
- * aligned): epi [8 nt8][MMA_EPI] per target b (zero past the last target):
- * the host record's b, floor(2^32/b), 2^16 mod b and its Shoup value;
- * 2^32 mod b, 2^64 mod b, the Shoup value of the first, the output limb;
- * floor(2^40/b) (the Shoup value of 2^8; 0 if b <= 2^8), 0, 0, 0. Then rows
- * [8 ks][4] ((C/c_i)^-1 mod c_i, its Shoup value, c_i, 0; 0, 0, 1, 0 past
- * the last prime), then the B fragments [nt8][ks][4][32] x 2 words. */
+/* Shared memory of a block, in 32-bit words (every part 16-byte aligned):
+ * epi [8 nt8][MMA_EPI] per target b of the view (zero past the last): b,
+ * floor(2^32/b), 2^16 mod b and its Shoup value; 2^32 mod b, 2^64 mod b,
+ * the Shoup value of the first, the output limb. Then rows [8 ks][4]
+ * ((C/c_i)^-1 mod c_i, its Shoup value, c_i, 0; 0, 0, 1, 0 past the last
+ * prime), then the B fragments [nt8][ks][4][32] x 2 words of the groups
+ * from the one holding the view's first target (its first - 1 targets
+ * before it, tc_first, are not the view's). */
 struct mma_layout {
-    unsigned nf, nt, ks, nt8;
-    bool build; /* no host table in v: the block builds the fragments */
+    unsigned nf, nt, first, ks, nt8;
     __host__ __device__ mma_layout(const nb_conv_view &v)
-        : nf(v.n_from), nt(v.n_to), ks((v.n_from + 7) / 8), nt8((v.n_to + 7) / 8),
-          build(!v.tc_frag)
+        : nf(v.n_from), nt(v.n_to), first(v.tc_first), ks((v.n_from + 7) / 8),
+          nt8((v.tc_first + v.n_to + 7) / 8)
     {
     }
     __host__ __device__ unsigned rows() const { return MMA_EPI * 8 * nt8; }
     __host__ __device__ unsigned frags() const { return rows() + 4 * 8 * ks; }
-    __host__ __device__ size_t bytes() const
-    {
-        return ((size_t)frags() + 256u * nt8 * ks) * 4;
-    }
+    __host__ __device__ size_t bytes() const { return ((size_t)frags() + 256u * nt8 * ks) * 4; }
 };
 
-/* Byte b of each of t[0..3], packed with t[a]'s at bits 8a. */
-__device__ __forceinline__ uint32_t pack_byte(const uint32_t (&t)[4], unsigned b)
-{
-    return ((t[0] >> (8 * b)) & 0xff) | ((t[1] >> (8 * b)) & 0xff) << 8 |
-           ((t[2] >> (8 * b)) & 0xff) << 16 | ((t[3] >> (8 * b)) & 0xff) << 24;
-}
-
 /* The constants of one block (written before any pipeline call, so read
- * before the programmatic wait): the targets' records, the rows and the B
- * fragments, copied from v's host-built table or, BUILD, built from v's
- * conversion table as nb_conv_tc_fill builds them; ends with a barrier. */
-template <bool BUILD>
+ * before the programmatic wait), copied from v's host-built table; ends with
+ * a barrier. */
 __device__ void mma_stage(uint32_t *sm, const mma_layout &L, const nb_conv_view &v,
                           unsigned tid, unsigned nthr)
 {
     for (unsigned j = tid; j < 8 * L.nt8; j += nthr) {
         uint4 *e = (uint4 *)&sm[MMA_EPI * j];
-        const uint32_t b = j < L.nt ? (uint32_t)v.to_q[j] : 0;
-        const uint32_t limb = b ? (uint32_t)v.out_limb[j] : 0;
-        if (!BUILD) {
-            const uint4 *rec = (const uint4 *)(v.tc_epi + 4 * (size_t)j);
-            const uint4 k1 = b ? __ldg(rec + 1) : make_uint4(0, 0, 0, 0);
-            e[0] = b ? __ldg(rec) : make_uint4(0, 0, 0, 0);
-            e[1] = make_uint4(k1.x, k1.y, k1.z, limb);
-            e[2] = make_uint4(0, 0, 0, 0);
-            continue;
-        }
-        const uint32_t w16 = b ? (1u << 16) % b : 0;
-        e[0] = make_uint4(b, b ? (uint32_t)v.to_one_shoup[j] : 0, w16,
-                          b ? (uint32_t)(((uint64_t)w16 << 32) / b) : 0);
-        e[1] = make_uint4(b ? (uint32_t)v.to_r32[j] : 0, b ? (uint32_t)v.to_r64[j] : 0,
-                          b ? (uint32_t)v.to_r32_shoup[j] : 0, limb);
-        e[2] = make_uint4(b > 256 ? (uint32_t)((1ull << 40) / b) : 0, 0, 0, 0);
+        const bool in = j < L.nt;
+        const uint4 *rec = (const uint4 *)(v.tc_epi + 4 * (size_t)j);
+        const uint4 k1 = in ? __ldg(rec + 1) : make_uint4(0, 0, 0, 0);
+        e[0] = in ? __ldg(rec) : make_uint4(0, 0, 0, 0);
+        e[1] = make_uint4(k1.x, k1.y, k1.z, in ? (uint32_t)v.out_limb[j] : 0);
     }
     for (unsigned i = tid; i < 8 * L.ks; i += nthr) {
         const bool in = i < L.nf;
@@ -114,36 +90,11 @@ __device__ void mma_stage(uint32_t *sm, const mma_layout &L, const nb_conv_view 
                        in ? nb_shoup32_from64(v.qhat_inv_shoup[i]) : 0,
                        in ? (uint32_t)v.from_q[i] : 1, 0);
     }
-    uint2 *frag = (uint2 *)&sm[L.frags()];
-    if (!BUILD) { /* 16-byte copies: 128 x 8 bytes per (tile, step) */
-        const uint4 *src = (const uint4 *)v.tc_frag;
+    const uint4 *src = (const uint4 *)v.tc_frag; /* 128 x 8 bytes per (group, step) */
+    uint4 *dst = (uint4 *)&sm[L.frags()];
 #pragma unroll 4
-        for (unsigned idx = tid; idx < 64 * L.ks * L.nt8; idx += nthr)
-            ((uint4 *)frag)[idx] = __ldg(src + idx);
-        __syncthreads();
-        return;
-    }
-    __syncthreads(); /* the targets' constants, used below */
-    for (unsigned idx = tid; idx < 32 * L.ks * L.nt8; idx += nthr) {
-        const unsigned lane = idx % 32, step = idx / 32 % L.ks, tile = idx / 32 / L.ks;
-        const unsigned j = 8 * tile + lane / 4;
-        uint32_t word[4][2]; /* [byte b][register] */
-        for (unsigned r = 0; r < 2; r++) {
-            const unsigned i = 8 * step + 4 * r + lane % 4;
-            uint32_t t[4] = {0, 0, 0, 0}; /* T'_(i,a),j for a = 0..3 */
-            if (i < L.nf && j < L.nt) {
-                const uint32_t b = sm[MMA_EPI * j], w = sm[MMA_EPI * j + 8];
-                t[0] = (uint32_t)v.qhat_mod[(size_t)j * L.nf + i];
-                for (int a = 1; a < 4; a++)
-                    t[a] = w ? nb_mul_shoup32(t[a - 1], 256, w, b)
-                             : (uint32_t)(((uint64_t)t[a - 1] << 8) % b);
-            }
-            for (unsigned bb = 0; bb < 4; bb++)
-                word[bb][r] = pack_byte(t, bb);
-        }
-        for (unsigned bb = 0; bb < 4; bb++)
-            frag[((tile * L.ks + step) * 4 + bb) * 32 + lane] = make_uint2(word[bb][0], word[bb][1]);
-    }
+    for (unsigned idx = tid; idx < 64 * L.ks * L.nt8; idx += nthr)
+        dst[idx] = __ldg(src + idx);
     __syncthreads();
 }
 
@@ -185,17 +136,17 @@ __device__ __forceinline__ uint32_t combine(int p0, int p1, int p2, int p3, uint
     return nb_conv32_reduce(x >> 32, x & 0xffffffffull, k0.x, k1.x, k1.y, k1.z, k0.y);
 }
 
-/* KS = L.ks 8-prime steps (1..MMA_MAX_KS); BUILD = L.build; n a multiple
+/* KS = L.ks 8-prime steps (1..MMA_MAX_KS); n a multiple
  * of MMA_COEFFS; tiles_per_poly = n / MMA_COEFFS. */
-template <int KS, bool BUILD>
+template <int KS>
 __global__ void __launch_bounds__(32 * MMA_WARPS)
     conv32_mma_kernel(nb_conv_view v, nb_polys io, size_t n, unsigned tiles_per_poly)
 {
     extern __shared__ __align__(16) uint32_t sm[];
-    const mma_layout L(v); /* L.build == BUILD */
+    const mma_layout L(v);
     const unsigned tid = threadIdx.x, lane = tid % 32, gid = lane / 4, tig = lane % 4;
     nb_gpu_pdl_launch_dependents();
-    mma_stage<BUILD>(sm, L, v, tid, blockDim.x);
+    mma_stage(sm, L, v, tid, blockDim.x);
     nb_gpu_pdl_wait();
     const uint2 *frag = (const uint2 *)&sm[L.frags()];
     const unsigned total = tiles_per_poly * io.count;
@@ -242,8 +193,8 @@ __global__ void __launch_bounds__(32 * MMA_WARPS)
                         mma_u8(acc[m][bb], a[k][m], b[bb]);
             }
 #pragma unroll
-            for (int e = 0; e < 2; e++) { /* registers e, e + 2: target 8 tile + 2 tig + e */
-                const unsigned j = 8 * tile + 2 * tig + e;
+            for (int e = 0; e < 2; e++) { /* registers e, e + 2: the view's target j */
+                const unsigned j = 8 * tile + 2 * tig + e - L.first; /* wraps below 0 */
                 if (j >= L.nt)
                     continue;
                 const uint4 k0 = *(const uint4 *)&sm[MMA_EPI * j];
@@ -264,17 +215,17 @@ __global__ void __launch_bounds__(32 * MMA_WARPS)
 
 typedef void (*mma_kernel_fn)(nb_conv_view, nb_polys, size_t, unsigned);
 
-template <bool BUILD> mma_kernel_fn mma_kernel(unsigned ks)
+mma_kernel_fn mma_kernel(unsigned ks)
 {
     switch (ks) {
-    case 1: return conv32_mma_kernel<1, BUILD>;
-    case 2: return conv32_mma_kernel<2, BUILD>;
-    case 3: return conv32_mma_kernel<3, BUILD>;
-    case 4: return conv32_mma_kernel<4, BUILD>;
-    case 5: return conv32_mma_kernel<5, BUILD>;
-    case 6: return conv32_mma_kernel<6, BUILD>;
-    case 7: return conv32_mma_kernel<7, BUILD>;
-    default: return conv32_mma_kernel<8, BUILD>;
+    case 1: return conv32_mma_kernel<1>;
+    case 2: return conv32_mma_kernel<2>;
+    case 3: return conv32_mma_kernel<3>;
+    case 4: return conv32_mma_kernel<4>;
+    case 5: return conv32_mma_kernel<5>;
+    case 6: return conv32_mma_kernel<6>;
+    case 7: return conv32_mma_kernel<7>;
+    default: return conv32_mma_kernel<8>;
     }
 }
 
@@ -285,9 +236,10 @@ nb_status nb_gpu_conv32_mma(const nb_conv_view *v, const nb_polys *io, size_t n,
 {
     *launched = false;
     const mma_layout L(*v);
-    if (v->n_from > 8 * MMA_MAX_KS || n % MMA_COEFFS != 0 || L.bytes() > CONV32_SMEM_CAP)
+    if (!v->tc_frag || v->n_from > 8 * MMA_MAX_KS || n % MMA_COEFFS != 0 ||
+        L.bytes() > CONV32_SMEM_CAP)
         return NB_OK;
-    const mma_kernel_fn k = L.build ? mma_kernel<true>(L.ks) : mma_kernel<false>(L.ks);
+    const mma_kernel_fn k = mma_kernel(L.ks);
     unsigned fit = 0;
     NB_TRY(nb_conv32_resident((const void *)k, 32 * MMA_WARPS, L.bytes(), 80, &fit));
     if (fit == 0)

@@ -285,8 +285,8 @@ static void test_conv_redc_plan_is_exact_at_its_bounds(void **state)
  * prime below 2^31): each packed byte is the byte of T'_(i,a),j =
  * 2^(8a) T_ji mod b_j it stands for, zero past the last source prime or
  * target; each target's record holds its reduction constants; a view of the
- * targets from t0 keeps both, moved by t0 / 8 tiles and t0 records, only
- * when t0 is a multiple of 8. */
+ * targets from t0 starts at the group of 8 holding t0, t0 mod 8 of whose
+ * targets precede it, and at t0's record. */
 static void check_tc_table(const uint64_t *c, size_t nf, const uint64_t *b, size_t nt)
 {
     nb_ckks_consts k = {0};
@@ -329,10 +329,14 @@ static void check_tc_table(const uint64_t *c, size_t nf, const uint64_t *b, size
     const nb_conv_view v = nb_conv_view_at(&d, B, d.n_to);
     assert_ptr_equal(v.tc_frag, frag);
     assert_ptr_equal(v.tc_epi, B + d.tc_epi);
-    assert_ptr_equal(nb_conv_view_targets(v, 8, (uint32_t)nt - 8, B).tc_epi, B + d.tc_epi + 32);
-    assert_null(nb_conv_view_targets(v, 3, (uint32_t)nt - 3, B).tc_epi);
-    assert_ptr_equal(nb_conv_view_targets(v, 8, (uint32_t)nt - 8, B).tc_frag, frag + ks * 128);
-    assert_null(nb_conv_view_targets(v, 3, (uint32_t)nt - 3, B).tc_frag);
+    assert_int_equal(v.tc_first, 0);
+    const uint32_t t0s[3] = {3, 8, 11}; /* inside the first group, the second's start, inside it */
+    for (int k = 0; k < 3; k++) {
+        const nb_conv_view w = nb_conv_view_targets(v, t0s[k], (uint32_t)nt - t0s[k], B);
+        assert_ptr_equal(w.tc_frag, frag + t0s[k] / 8 * ks * 128);
+        assert_ptr_equal(w.tc_epi, B + d.tc_epi + 4 * t0s[k]);
+        assert_int_equal(w.tc_first, t0s[k] % 8);
+    }
     free(k.blob);
 }
 
