@@ -13,8 +13,9 @@
 #include <jansson.h>
 
 #include "bench/report/compare.h"
-#include "testutil.h"
 #include "cliutil.h"
+#include "reportutil.h"
+#include "testutil.h"
 
 static const char *quick = "--backend cpu --tier warm --logn 10 --min-time 0.005 "
                            "--max-samples 100 --timeout 2 --warmup 1 --warmup-time 0 --seed 7 -q";
@@ -322,6 +323,53 @@ static void test_old_file_reads_as_64_bit(void **state)
     nb_result_file_destroy(fb);
 }
 
+/* A timed key switch of SET (log Q 1592 or 1591.3) on WORD-bit words and
+ * GPUS GPUs with a median of US microseconds, added to REP. */
+static void add_stage_case(nb_report *rep, const char *set, int word, long long gpus, double us)
+{
+    nb_case *c = NULL;
+    char label[64];
+    snprintf(label, sizeof label, "keyswitch %s gpus=%lld", set, gpus);
+    assert_int_equal(nb_case_create(&c, "stage", NB_CACHE_COLD, word == 32 ? "gpu-w32" : "gpu-w64",
+                                    NB_BACKEND_GPU, label),
+                     NB_OK);
+    assert_int_equal(nb_case_param_str(c, "stage", "keyswitch"), NB_OK);
+    assert_int_equal(nb_case_param_str(c, "preset", set), NB_OK);
+    assert_int_equal(nb_case_param_int(c, "word_bits", word), NB_OK);
+    assert_int_equal(nb_case_param_int(c, "gpus", gpus), NB_OK);
+    assert_int_equal(nb_case_param_real(c, "log_q", word == 32 ? 1591.3 : 1592.0, 1), NB_OK);
+    const double s[3] = {us * 1e-6, us * 1e-6, us * 1e-6}, clk[3] = {1980, 1980, 1980};
+    nb_bench_result r = nb_test_result(NB_BACKEND_GPU, 1, s, clk, 3);
+    assert_int_equal(nb_case_set_result(c, &r), NB_OK);
+    nb_bench_result_free(&r);
+    assert_int_equal(nb_report_add_case(rep, c), NB_OK);
+}
+
+/* The word-size section pairs cases on the same number of GPUs: one and two
+ * GPUs of each word size give two pairs with their own ratios (300 / 400 and
+ * 270 / 300), the second saying it ran on 2 GPUs, in both text formats. */
+static void test_word_pairs_match_the_gpu_count(void **state)
+{
+    (void)state;
+    nb_report *rep = NULL;
+    assert_int_equal(nb_report_create(&rep, "run"), NB_OK);
+    add_stage_case(rep, "ckks16-l30-d3", 64, 1, 400);
+    add_stage_case(rep, "ckks16-l30-d3", 64, 2, 300);
+    add_stage_case(rep, "ckks16-l30-d3-w32", 32, 1, 300);
+    add_stage_case(rep, "ckks16-l30-d3-w32", 32, 2, 270);
+    for (int md = 0; md < 2; md++) {
+        char *t = nb_test_report_text(rep, md ? NB_FORMAT_MD : NB_FORMAT_TABLE);
+        const char *sec = strstr(t, "Word sizes at equal log Q");
+        if (!sec)
+            nb_test_fail("no word-size section in:\n%s", t);
+        const char *one = strstr(sec, "keyswitch "), *two = strstr(sec, "keyswitch, 2 GPUs");
+        if (!one || !two || !strstr(one, "0.75") || !strstr(two, "0.90") || strstr(sec, "1.00"))
+            nb_test_fail("pairs across GPU counts in:\n%s", sec);
+        free(t);
+    }
+    nb_report_destroy(rep);
+}
+
 int main(int argc, char **argv)
 {
     nb_test_seed_init();
@@ -341,6 +389,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_verify_32bit_variant_passes),
         cmocka_unit_test(test_transform_32bit_matches_reference),
         cmocka_unit_test(test_compare_match_word_pairs_nearest_log_q),
+        cmocka_unit_test(test_word_pairs_match_the_gpu_count),
         cmocka_unit_test(test_old_file_reads_as_64_bit),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

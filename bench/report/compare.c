@@ -69,14 +69,15 @@ static nb_status env_differences(nb_comparison *c)
 
 /* ---------------------------------------------------------------- matching */
 
-/* Under NB_MATCH_WORD: the 64-bit case of base for the 32-bit case b (nearest
- * log Q within one prime's bits, the first on a tie; used or not, as several
- * 32-bit variants may face the same one), or the case count when none. */
 /* 1 when the case takes part (opts.keep). */
 static int kept(const nb_comparison *c, const nb_rf_case *k)
 {
     return !c->opts.keep || c->opts.keep(c->opts.keep_ctx, k);
 }
+
+/* Under NB_MATCH_WORD: the 64-bit case of base for the 32-bit case b (nearest
+ * log Q within one prime's bits, the first on a tie; used or not, as several
+ * 32-bit variants may face the same one), or the case count when none. */
 
 static size_t word_partner(const nb_comparison *c, const nb_rf_case *b)
 {

@@ -1,10 +1,11 @@
 /* The word-size comparison of stage cases (table and markdown writers): a
  * stage case on 32-bit words is paired with the case of the same stage,
- * rounding, mode and cache state on 64-bit words whose set is its twin
+ * rounding, mode, cache state and GPU count on 64-bit words whose set is its twin
  * (preset X-w32 with X or X-w64) and whose log Q_l is the nearest, within
  * 31 bits (one 32-bit prime). Each pair prints both medians, the ratio
  * t32 / t64, the NTT and base-conversion shares of each and the bytes each
- * launch moves. Nothing is printed when the report has no pair. */
+ * launch moves; a pair on several GPUs says how many. Nothing is printed
+ * when the report has no pair. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +26,13 @@ static double num_of(const nb_case *c, const char *key)
     if (p && p->type == P_REAL)
         return p->r;
     return nb_case_metric_find(c, key);
+}
+
+/* The GPUs a stage case ran on (1 when it does not say). */
+static double gpus_of(const nb_case *c)
+{
+    const double g = num_of(c, "gpus");
+    return g > 1 ? g : 1;
 }
 
 /* A timed stage case of the given word size. */
@@ -53,7 +61,7 @@ static const nb_case *partner(const nb_report *r, const nb_case *c32)
     double best_d = 31.0;
     for (size_t j = 0; j < r->n; j++) {
         const nb_case *c = r->cases[j];
-        if (!stage_case(c, 64) || c->cache != c32->cache ||
+        if (!stage_case(c, 64) || c->cache != c32->cache || gpus_of(c) != gpus_of(c32) ||
             !twins(str_of(c32, "preset"), str_of(c, "preset")) ||
             strcmp(str_of(c, "stage"), str_of(c32, "stage")) != 0 ||
             strcmp(str_of(c, "rounding"), str_of(c32, "rounding")) != 0 ||
@@ -100,9 +108,11 @@ void nb_text_write_word_pairs(const nb_report *r, FILE *f, int md)
             nb_text_fmt_pct(conv[k], sizeof conv[k], num_of(c[k], "conv_share"), 1);
             snprintf(mb[k], sizeof mb[k], "%.1f", num_of(c[k], "bytes_per_launch") / 1e6);
         }
-        char stage[48];
-        snprintf(stage, sizeof stage, "%s%s%s", str_of(c32, "stage"),
-                 *str_of(c32, "rounding") ? " " : "", str_of(c32, "rounding"));
+        char stage[64], on[24] = "";
+        if (gpus_of(c32) > 1)
+            snprintf(on, sizeof on, ", %.0f GPUs", gpus_of(c32));
+        snprintf(stage, sizeof stage, "%s%s%s%s", str_of(c32, "stage"),
+                 *str_of(c32, "rounding") ? " " : "", str_of(c32, "rounding"), on);
         const double ratio = c32->result.stats.median / c64->result.stats.median;
         if (md)
             fprintf(f, "| %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f |\n",
