@@ -7,7 +7,7 @@
  * The split. With y_i = sum_a y_ia 2^(8a) (bytes y_ia) and T'_(i,a),j =
  * 2^(8a) T_ji mod b_j = sum_b t_(i,a),j,b 2^(8b) (bytes t),
  *   sum_i y_i T_ji = sum_b 2^(8b) P_jb (mod b_j), P_jb = sum_(i,a) y_ia t_(i,a),j,b,
- * four byte products over K = 4 x (source primes) rows. Each P_jb is at
+ * four sums of byte products over K = 4 x (source primes) rows. Each P_jb is at
  * most K 255^2 < 2^24 for up to 64 source primes, so the s32 accumulators
  * are exact, and P_j0 + 2^8 P_j1 + 2^16 P_j2 + 2^24 P_j3 is reduced once
  * (combine: in 32-bit halves up to 32 source primes, else in 64 bits).
