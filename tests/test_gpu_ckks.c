@@ -228,13 +228,13 @@ static void test_gpu_pipelines_match_cpu_paper_presets(void **state)
 }
 
 /* 32-bit sets with every variant of either word size (the two-prime
- * rescale on 64-bit words too), and each 32-bit conversion kernel: the
- * tensor-core one with 1 to 8 eight-prime steps (the presets: 21 and 12
- * source primes; dnum 2: 40, whose constants exceed 48 KiB; 5 with pairs;
- * dnum 1 at 64 primes: 64 x 64, the most it takes; one source prime at
- * N = 32, one warp's tile), the pipelined one (N = 16, one partial tile)
- * and the general one with its table in global memory (dnum 1: 110 x 110
- * primes, 48 KiB of table). */
+ * rescale on 64-bit words too), and the 32-bit conversion kernels a device
+ * with sm_80 code runs: the tensor-core one with 1 to 8 eight-prime steps
+ * (the presets: 21 and 12 source primes; dnum 2: 40, whose constants exceed
+ * 48 KiB; 5 with pairs; dnum 1 at 64 primes: 64 x 64, the most it takes;
+ * one source prime at N = 32; N = 16, one warp's tile) and the general one
+ * with its table in global memory (dnum 1: 110 x 110 primes, 48 KiB of
+ * table). */
 static void test_gpu_pipelines_on_32bit_sets_match_cpu(void **state)
 {
     (void)state;
