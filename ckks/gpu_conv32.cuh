@@ -1,6 +1,7 @@
-// Internal to ckks/: what the two files of the 32-bit base conversion share
+// Internal to ckks/: what the files of the 32-bit base conversion share
 // (gpu_conv32.cu, the CUDA-core kernels and the entry point; gpu_conv32_mma.cu,
-// the tensor-core kernel). Included by those .cu files only.
+// the tensor-core kernel; gpu_conv32_resident.cu, the persistent kernels'
+// resident-block counts). Included by those .cu files only.
 #ifndef NB_CKKS_GPU_CONV32_CUH
 #define NB_CKKS_GPU_CONV32_CUH
 
