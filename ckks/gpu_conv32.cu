@@ -5,8 +5,8 @@
  * tensor-core kernel (gpu_conv32_mma.cu) takes every shape it can: a
  * host-built table (nb_conv_tc_fill), up to 64 source primes, n a multiple
  * of its tile, constants within CONV32_SMEM_CAP, device code for sm_80 or
- * later (the pipelines' modUp and modDown). Otherwise three kernels on the CUDA cores, the first whose
- * shape conditions hold:
+ * later (the pipelines' modUp and modDown). Otherwise three kernels on the
+ * CUDA cores, the first whose shape conditions hold:
  *  - conv32_pipe_kernel (up to 64 source primes, n a multiple of 4, 16-byte
  *    aligned words, its constants and two tiles within 48 KiB): a
  *    persistent grid walks the 128-coefficient tiles of every polynomial,
@@ -415,8 +415,8 @@ extern "C" nb_status nb_gpu_conv32(const nb_conv_view *v, const nb_polys *io, si
         in_aligned &= (uintptr_t)io->a[p] % 16 == 0;
     }
     /* fewer targets than words of shared memory: no layout size below wraps */
-    const bool wide = v->n_from <= CONV32_TILED_NF && v->n_to < CONV32_DEFAULT_SMEM / 4 && n % 4 == 0 &&
-                      out_aligned;
+    const bool wide = v->n_from <= CONV32_TILED_NF && v->n_to < CONV32_DEFAULT_SMEM / 4 &&
+                      n % 4 == 0 && out_aligned;
     const unsigned g4 = (v->n_to + 3) / 4;
     const dim3 wblock(32, g4 < CONV32_GROUPS ? g4 : CONV32_GROUPS);
     const unsigned tiles = (unsigned)((n + CONV32_WIDE - 1) / CONV32_WIDE);

@@ -103,9 +103,9 @@ __device__ __forceinline__ void mma_u8(int (&d)[4], const uint32_t (&a)[4], uint
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
 #else
     (void)d;
     (void)a;
@@ -136,8 +136,8 @@ __device__ __forceinline__ uint32_t combine(int p0, int p1, int p2, int p3, uint
     return nb_conv32_reduce(x >> 32, x & 0xffffffffull, k0.x, k1.x, k1.y, k1.z, k0.y);
 }
 
-/* KS = L.ks 8-prime steps (1..MMA_MAX_KS); n a multiple
- * of MMA_COEFFS; tiles_per_poly = n / MMA_COEFFS. */
+/* KS = L.ks 8-prime steps (1..MMA_MAX_KS); n a multiple of MMA_COEFFS;
+ * tiles_per_poly = n / MMA_COEFFS. */
 template <int KS>
 __global__ void __launch_bounds__(32 * MMA_WARPS)
     conv32_mma_kernel(nb_conv_view v, nb_polys io, size_t n, unsigned tiles_per_poly)
@@ -205,8 +205,9 @@ __global__ void __launch_bounds__(32 * MMA_WARPS)
 #pragma unroll
                     for (int h = 0; h < 2; h++) {
                         const int r = 2 * h + e;
-                        o[16 * m + 8 * h] = combine<(KS <= MMA_NARROW_KS)>(acc[m][0][r], acc[m][1][r], acc[m][2][r],
-                                                    acc[m][3][r], k0, k1);
+                        o[16 * m + 8 * h] =
+                            combine<(KS <= MMA_NARROW_KS)>(acc[m][0][r], acc[m][1][r],
+                                                           acc[m][2][r], acc[m][3][r], k0, k1);
                     }
             }
         }
