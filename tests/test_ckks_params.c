@@ -331,11 +331,11 @@ static void check_tc_table(const uint64_t *c, size_t nf, const uint64_t *b, size
     assert_ptr_equal(v.tc_epi, B + d.tc_epi);
     assert_int_equal(v.tc_first, 0);
     const uint32_t t0s[3] = {3, 8, 11}; /* inside the first group, the second's start, inside it */
-    for (int k = 0; k < 3; k++) {
-        const nb_conv_view w = nb_conv_view_targets(v, t0s[k], (uint32_t)nt - t0s[k], B);
-        assert_ptr_equal(w.tc_frag, frag + t0s[k] / 8 * ks * 128);
-        assert_ptr_equal(w.tc_epi, B + d.tc_epi + 4 * t0s[k]);
-        assert_int_equal(w.tc_first, t0s[k] % 8);
+    for (int t = 0; t < 3; t++) {
+        const nb_conv_view w = nb_conv_view_targets(v, t0s[t], (uint32_t)nt - t0s[t], B);
+        assert_ptr_equal(w.tc_frag, frag + t0s[t] / 8 * ks * 128);
+        assert_ptr_equal(w.tc_epi, B + d.tc_epi + 4 * t0s[t]);
+        assert_int_equal(w.tc_first, t0s[t] % 8);
     }
     free(k.blob);
 }
