@@ -329,6 +329,21 @@ NB_HD uint32_t nb_mul_shoup32(uint32_t a, uint32_t w, uint32_t ws, uint32_t q)
  * of nb_shoup_recover, with 2^32). Not valid for w = 0. */
 NB_HD uint32_t nb_shoup32_recover(uint32_t ws, uint32_t q) { return nb_mulhi32(ws, q) + 1; }
 
+/* A twiddle formed as a product: w = a c mod q and ws = floor(w 2^32 / q),
+ * both exact, for a in [0, q), q < 2^31, and c's record r = {c, cs, rc, rcs}
+ * (nb_shoup32_record: cs = floor(c 2^32 / q), rc = c 2^32 mod q,
+ * rcs = floor(rc 2^32 / q)). With c 2^32 = cs q + rc and a c = k q + w,
+ * w 2^32 = q (a cs - k 2^32) + a rc, so ws = a cs + floor(a rc / q) mod 2^32;
+ * floor(a rc / q) is the Shoup estimate (at most one short) plus one when
+ * its remainder, in [0, 2q), reaches q. */
+NB_HD void nb_shoup32_product(uint32_t a, const uint32_t r[4], uint32_t q, uint32_t *w,
+                              uint32_t *ws)
+{
+    *w = nb_mul_shoup32(a, r[0], r[1], q);
+    const uint32_t t = nb_mulhi32(a, r[3]);
+    *ws = a * r[1] + t + (a * r[2] - t * q >= q ? 1u : 0u);
+}
+
 /* Harvey forward butterfly for q < 2^30.
  * In: x, y in [0, 4q). Out: x' = x + w y, y' = x - w y (mod q), both in [0, 4q). */
 NB_HD void nb_ct_butterfly32(uint32_t *x, uint32_t *y, uint32_t w, uint32_t ws, uint32_t q)

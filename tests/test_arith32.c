@@ -162,6 +162,26 @@ static void test_mul_shoup32_is_congruent_lazy_below_2q_and_reduced_below_q(void
     }
 }
 
+static void test_shoup32_product_is_the_exact_twiddle_and_its_companion(void **state)
+{
+    (void)state;
+    for (size_t p = 0; p < n_primes; p++) {
+        const uint32_t q = primes[p];
+        for (int i = 0; i < SAMPLES; i++) {
+            const uint32_t a = i == 0 ? q - 1 : sample_below(q, q);
+            const uint32_t c = i == 0 ? q - 1 : sample_below(q, q);
+            uint32_t r[4], w, ws;
+            nb_shoup32_record(c, q, r);
+            CHECK(r[0] == c && r[1] == nb_shoup32_precompute(c, q), "nb_shoup32_record", q, c, 0);
+            CHECK(r[2] == gmp_mulmod(c, (uint32_t)(((uint64_t)1 << 32) % q), q),
+                  "nb_shoup32_record", q, c, 0);
+            nb_shoup32_product(a, r, q, &w, &ws);
+            CHECK(w == gmp_mulmod(a, c, q), "nb_shoup32_product", q, a, c);
+            CHECK(ws == nb_shoup32_precompute(w, q), "nb_shoup32_product", q, a, c);
+        }
+    }
+}
+
 typedef void (*butterfly32_fn)(uint32_t *, uint32_t *, uint32_t, uint32_t, uint32_t);
 
 /* Butterfly `fn` on x, y below in * q (top of the domain and x = 0 first):
@@ -222,6 +242,7 @@ int main(void)
         cmocka_unit_test(test_csub32_and_reductions_equal_gmp_remainder),
         cmocka_unit_test(test_shoup32_constant_is_the_high_word_of_the_64_bit_one),
         cmocka_unit_test(test_mul_shoup32_is_congruent_lazy_below_2q_and_reduced_below_q),
+        cmocka_unit_test(test_shoup32_product_is_the_exact_twiddle_and_its_companion),
         cmocka_unit_test(test_ct_butterfly32_is_congruent_and_stays_below_4q),
         cmocka_unit_test(test_gs_butterfly32_is_congruent_and_stays_below_2q),
         cmocka_unit_test(test_q31_butterflies_are_congruent_and_stay_below_2q),
