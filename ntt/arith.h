@@ -429,6 +429,16 @@ NB_HOST uint32_t nb_shoup32_precompute(uint32_t w, uint32_t q)
 {
     return (uint32_t)(((uint64_t)w << 32) / q);
 }
+
+/* The record of c in [0, q), q < 2^31, that nb_shoup32_product reads. Host only. */
+NB_HOST void nb_shoup32_record(uint32_t c, uint32_t q, uint32_t r[4])
+{
+    const uint32_t rc = (uint32_t)(((uint64_t)c << 32) % q);
+    r[0] = c;
+    r[1] = nb_shoup32_precompute(c, q);
+    r[2] = rc;
+    r[3] = nb_shoup32_precompute(rc, q);
+}
 #endif
 
 #endif
