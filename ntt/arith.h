@@ -335,7 +335,17 @@ NB_HD uint32_t nb_shoup32_recover(uint32_t ws, uint32_t q) { return nb_mulhi32(w
  * rcs = floor(rc 2^32 / q)). With c 2^32 = cs q + rc and a c = k q + w,
  * w 2^32 = q (a cs - k 2^32) + a rc, so ws = a cs + floor(a rc / q) mod 2^32;
  * floor(a rc / q) is the Shoup estimate (at most one short) plus one when
- * its remainder, in [0, 2q), reaches q. */
+ * its remainder, in [0, 2q), reaches q. nb_shoup32_record builds r (64-bit
+ * divisions: for tables). */
+NB_HD void nb_shoup32_record(uint32_t c, uint32_t q, uint32_t r[4])
+{
+    const uint32_t rc = (uint32_t)(((uint64_t)c << 32) % q);
+    r[0] = c;
+    r[1] = (uint32_t)(((uint64_t)c << 32) / q);
+    r[2] = rc;
+    r[3] = (uint32_t)(((uint64_t)rc << 32) / q);
+}
+
 NB_HD void nb_shoup32_product(uint32_t a, const uint32_t r[4], uint32_t q, uint32_t *w,
                               uint32_t *ws)
 {
@@ -428,16 +438,6 @@ NB_HOST uint64_t nb_shoup_precompute_mu(uint64_t w, uint64_t q, uint64_t mu_lo, 
 NB_HOST uint32_t nb_shoup32_precompute(uint32_t w, uint32_t q)
 {
     return (uint32_t)(((uint64_t)w << 32) / q);
-}
-
-/* The record of c in [0, q), q < 2^31, that nb_shoup32_product reads. Host only. */
-NB_HOST void nb_shoup32_record(uint32_t c, uint32_t q, uint32_t r[4])
-{
-    const uint32_t rc = (uint32_t)(((uint64_t)c << 32) % q);
-    r[0] = c;
-    r[1] = nb_shoup32_precompute(c, q);
-    r[2] = rc;
-    r[3] = nb_shoup32_precompute(rc, q);
 }
 #endif
 

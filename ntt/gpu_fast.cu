@@ -46,7 +46,12 @@
  *    32-bit words: the Harvey butterflies, else the _q31 family) is the
  *    LAZY case of the templates.
  *  - 32-bit calls take the small shape only below 2^19 coefficients
- *    (call_shape); 64-bit calls follow choose_shape's thresholds. */
+ *    (call_shape); 64-bit calls follow choose_shape's thresholds.
+ *  - The 16-per-thread row kernels of 32-bit words read no per-row twiddle
+ *    table beyond the first pass's pairs: each thread forms the twiddles of
+ *    the later stages as products (shape_otf, Phase's OTF), from a factor
+ *    of its row and the plan's records of the limb's first 2^(k-1) entries
+ *    (nb_shoup32_product). */
 #include <string.h>
 
 #include "ntt/builtin.h"
@@ -105,10 +110,20 @@ constexpr int phase_threads(int s, bool rows, int bits)
     return !rows && bits == 32 && shape_rlog(s) == 4 ? 256 : shape_threads(s);
 }
 
+/* Whether the row phases of shape S on WT::BITS-bit words form their
+ * per-thread twiddles as products (Phase's OTF): 32-bit words in the
+ * 16-per-thread shapes, whose row size is then log_n - cols_log(log_n)
+ * (the plan's records). */
+constexpr bool shape_otf(int s, bool rows, int bits)
+{
+    return rows && bits == 32 && shape_rlog(s) == 4;
+}
+
 /* The phase (K, ROWS) of a 2^LOGN-point transform in block shape S, words WT. */
 template <int LOGN, int K, bool ROWS, int S, bool INV, class WT>
 using FastPhase = Phase<LOGN, K, ROWS, shape_rlog(S), phase_threads(S, ROWS, WT::BITS),
-                        (int)cols_log(LOGN), shape_row_pairs(S, INV), WT>;
+                        (int)cols_log(LOGN), shape_row_pairs(S, INV), WT,
+                        shape_otf(S, ROWS, WT::BITS)>;
 
 /* Blocks per limb of the other phase of the call that phase (K, ROWS) of a
  * 2^LOGN-point transform in shape S belongs to. */
@@ -127,13 +142,14 @@ __global__ void __launch_bounds__(FastPhase<LOGN, K, ROWS, S, INV, WT>::THREADS,
                                   FastPhase<LOGN, K, ROWS, S, INV, WT>::MIN_BLOCKS)
 fast_phase(typename WT::W *__restrict__ data, const typename WT::W *src,
            const typename FastPhase<LOGN, K, ROWS, S, INV, WT>::TT *__restrict__ tw,
-           const typename WT::Limb *__restrict__ limbs, size_t first, unsigned *sync)
+           const typename WT::Limb *__restrict__ limbs, size_t first, unsigned *sync,
+           const uint4 *__restrict__ otf)
 {
     constexpr unsigned WAIT =
         HANDOFF && SECOND ? other_blocks_per_limb<LOGN, K, ROWS, S, INV, WT>() : 0u;
     phase_body<FastPhase<LOGN, K, ROWS, S, INV, WT>, INV, FIRST, SECOND, EARLY,
                shape_evict_first(S), LAZY, HANDOFF && FIRST, WAIT>(data, src, tw, limbs, first,
-                                                                   sync);
+                                                                   sync, otf);
 }
 
 /* What one launch of a phase needs to know about the call. */
@@ -338,7 +354,10 @@ template <class WT> nb_status dispatch(const call_ctx<WT> &x, bool inverse)
 template <class WT> nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
-    return nb_regpass::plan_create<WT>(out, t, cols_log(t->log_n), true, fast_name<WT>(), s,
+    const unsigned otf_k = shape_otf(SHAPE_LARGE, true, WT::BITS) && t->log_n >= FAST_MIN_LOG_N
+                               ? t->log_n - cols_log(t->log_n)
+                               : 0;
+    return nb_regpass::plan_create<WT>(out, t, cols_log(t->log_n), true, otf_k, fast_name<WT>(), s,
                                        [s](const PlanT<WT> *p) {
                                            call_ctx<WT> cfg = {};
                                            cfg.p = p;
@@ -469,7 +488,9 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast32 = {
                          "but 4 coefficients/thread only for N*L < 2^19 and 16 columns in "
                          "256-thread blocks for the 16-per-thread column kernels; every prime "
                          "below 2^30: Harvey butterflies, else the _q31 family; row twiddles "
-                         "as 32-bit w_shoup, columns as {w, w_shoup}",
+                         "as 32-bit w_shoup, columns as {w, w_shoup}; the 16-per-thread row "
+                         "kernels form each thread's twiddles as products of a per-row factor "
+                         "and one of the limb's first 2^(k-1) entries",
     /* .backend = */ NB_BACKEND_GPU,
     /* .min_log_n = */ FAST_MIN_LOG_N,
     /* .max_log_n = */ FAST_MAX_LOG_N,

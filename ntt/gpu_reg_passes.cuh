@@ -33,9 +33,11 @@ constexpr int SM_THREADS = 768; /* resident threads per SM the register budget a
  * s < R (one pass, the same for every thread of a row) are kept as
  * {w, w_shoup} pairs, recovered once per block instead of once per thread,
  * when that leaves the blocks per SM unchanged. WT: the word traits
- * (ntt/gpu_word.cuh). */
+ * (ntt/gpu_word.cuh). OTF (rows, 32-bit words, with PAIRS): the twiddles of
+ * stages s >= R are formed per thread as products (TwShared) instead of
+ * staged from the limb's table. */
 template <int LOGN, int K, bool ROWS, int R_, int BLOCK, int KS = K, bool PAIRS = false,
-          class WT = nb_word64>
+          class WT = nb_word64, bool OTF_ = false>
 struct Phase {
     static_assert(ROWS || K <= KS, "a column phase reads a prefix of its limb's column table");
     static constexpr int LOGN_ = LOGN, K_ = K, KS_ = KS;
@@ -55,16 +57,21 @@ struct Phase {
     typedef typename WT::Pair Pair;
     /* padded row (ROWS): one word of padding per 16 (data_slot) */
     static constexpr int SROW = (1 << K) + (1 << (K - 4));
-    /* twiddle storage: rows w_shoup only, columns {w, w_shoup} pairs */
+    /* twiddle storage: rows w_shoup only, columns {w, w_shoup} pairs; OTF
+     * rows the 2^(K-1) product records (otf_slot) */
     typedef typename std::conditional<ROWS, W, Pair>::type TT;
-    static constexpr size_t TW_BYTES = ROWS ? ((size_t)TILE << K) * sizeof(TT)
-                                            : ((size_t)1 << K) * sizeof(TT);
+    static constexpr bool OTF = OTF_;
+    static_assert(!OTF || (ROWS && PAIRS && WT::BITS == 32), "OTF: 32-bit rows with pairs");
+    static constexpr size_t TW_BYTES = OTF    ? ((size_t)1 << (K - 1)) * sizeof(uint4)
+                                       : ROWS ? ((size_t)TILE << K) * sizeof(TT)
+                                              : ((size_t)1 << K) * sizeof(TT);
     static constexpr size_t DATA_BYTES =
         (ROWS ? (size_t)TILE * SROW : (size_t)TILE << K) * sizeof(W);
     static constexpr int NPAIR_WANT = ROWS && PAIRS ? TILE * ((1 << R) - 1) : 0;
     static constexpr bool PAIRS_FIT = /* 228 KiB per SM, 1 KiB reserved per block */
         (TW_BYTES + NPAIR_WANT * sizeof(Pair) + DATA_BYTES + 1024) * MIN_BLOCKS <= 228 * 1024;
     static constexpr int NPAIR = PAIRS_FIT ? NPAIR_WANT : 0; /* entries [TILE, TILE << R) */
+    static_assert(!OTF || NPAIR > 0, "OTF keeps the stages below R as pairs");
     static constexpr size_t TWP_BYTES = (size_t)NPAIR * sizeof(Pair);
     static constexpr size_t SMEM = TW_BYTES + TWP_BYTES + DATA_BYTES;
     /* the last phase of the inverse folds N^-1 into its top stage */
@@ -102,20 +109,34 @@ template <int WL, int R> __device__ __forceinline__ uint32_t elem_base(uint32_t 
     return (t & ((1u << WL) - 1)) | ((t >> WL) << (WL + R));
 }
 
+/* Shared-memory slot of product record k of an OTF row phase: the low three
+ * bits XOR-ed with the next three, so that the threads of a row, reading
+ * records k0 + hj with k0 = t << m (m <= 3), hit distinct 16-byte bank
+ * groups in each quarter warp. */
+__device__ __forceinline__ uint32_t otf_slot(uint32_t k) { return k ^ ((k >> 3) & 7); }
+
 /* Twiddle of the butterfly on in-transform bit B whose lower element is
  * eb | (j << WL): at base<B>(eb) + (j >> (B - WL + 1)). Columns: the limb's
  * entry 2^(K-1-B) + (e >> (B+1)); rows: row r's global entry
  * 2^(KOFF+s) + (row << s) + (e >> (B+1)) (s = K-1-B), kept at
- * ((TILE + r) << s) + (e >> (B+1)). */
+ * ((TILE + r) << s) + (e >> (B+1)). OTF rows, stages s >= R: the entry's
+ * three index fields are disjoint bits, and the table holds psi^(+-brv(i)),
+ * so it is the product of a = entry 2^(KOFF+s) + (row << s) (the thread's
+ * a[s - R]) and c = entry k = e >> (B+1) of the limb's first 2^(K-1), whose
+ * record sits at otf_slot(k) (nb_shoup32_product). */
 template <class PH, bool ROWS> struct TwShared {
     typedef typename PH::W W;
     const typename PH::TT *s;
     const typename PH::Pair *sp; /* rows: entries [TILE, TILE + NPAIR) as pairs */
     uint32_t r;
+    const uint4 *sc;                  /* OTF: the records */
+    W a[PH::OTF ? PH::K_ - PH::R : 1]; /* OTF: the row's factors */
     template <int B> __device__ __forceinline__ uint32_t base(uint32_t eb) const
     {
         constexpr int K = PH::K_;
-        if constexpr (ROWS)
+        if constexpr (ROWS && PH::OTF && K - 1 - B >= PH::R)
+            return eb >> (B + 1);
+        else if constexpr (ROWS)
             return ((PH::TILE + r) << (K - 1 - B)) + (eb >> (B + 1));
         else
             return (1u << (K - 1 - B)) + (eb >> (B + 1));
@@ -127,6 +148,10 @@ template <class PH, bool ROWS> struct TwShared {
             const typename PH::Pair p = sp[i - PH::TILE];
             w = p.x;
             ws = p.y;
+        } else if constexpr (ROWS && PH::OTF) {
+            const uint4 c = sc[otf_slot(i)];
+            const uint32_t rec[4] = {c.x, c.y, c.z, c.w};
+            nb_shoup32_product(a[PH::K_ - 1 - B - PH::R], rec, q, &w, &ws);
         } else if constexpr (ROWS) {
             ws = s[tw_slot<typename PH::Word>(i)];
             w = PH::Word::recover(ws, q);
@@ -392,7 +417,9 @@ template <unsigned NEED> __device__ __forceinline__ void limb_wait(unsigned *f, 
  * for WAIT such blocks of its own limb instead of the whole first grid, so
  * that its blocks transform the limbs the first kernel has finished while
  * that kernel's last wave runs (the first kernel must then let the second
- * be scheduled only once all its blocks run: any PDL trigger does). */
+ * be scheduled only once all its blocks run: any PDL trigger does). `otf`
+ * (PH::OTF): the plan's [L << (K-1)] product records, nb_shoup32_record of
+ * each limb's first 2^(K-1) entries of the direction's row table. */
 template <class PH, bool INV, bool FIRST, bool SECOND, bool EARLY = false, bool EVICT_FIRST = false,
           bool LAZY = false, bool SIGNAL = false, unsigned WAIT = 0>
 __device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
@@ -400,7 +427,8 @@ __device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
                                            const typename PH::TT *__restrict__ tw,
                                            const typename PH::Word::Limb *__restrict__ limbs,
                                            size_t first,
-                                           unsigned *sync = nullptr)
+                                           unsigned *sync = nullptr,
+                                           const uint4 *__restrict__ otf = nullptr)
 {
     static_assert(!SIGNAL || FIRST, "only a first kernel signals");
     static_assert(WAIT == 0 || SECOND, "only a second kernel waits per limb");
@@ -424,7 +452,18 @@ __device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
 
     /* twiddles -> shared memory (independent of the previous kernel's output) */
     PairStage<PH, EVICT_FIRST> pairs;
-    if constexpr (ROWS) { /* stage s of rows [row0, row0 + TILE) -> [TILE << s, 2 TILE << s) */
+    W otf_a[PH::OTF ? K - R : 1]; /* OTF: w_shoup of the row's factors, then the factors */
+    if constexpr (PH::OTF) { /* the limb's first 2^(K-1) records; the row's factors */
+        const TT *twl = tw + ((size_t)l << LOGN);
+        pairs.load(twl, blockIdx.x * PH::TILE, tid);
+        const uint4 *rec = otf + ((size_t)l << (K - 1));
+        for (uint32_t i = tid; i < (1u << (K - 1)); i += PH::THREADS)
+            nb_gpu_cp_async16(&smem[(size_t)otf_slot(i) * sizeof(uint4)], &rec[i]);
+        const uint32_t row = blockIdx.x * PH::TILE + tb;
+#pragma unroll
+        for (int j = 0; j < K - R; j++)
+            otf_a[j] = twl[(1u << (PH::KOFF + R + j)) + (row << (R + j))];
+    } else if constexpr (ROWS) { /* stage s of rows [row0, row0 + TILE) -> [TILE << s, 2 TILE << s) */
         const TT *twl = tw + ((size_t)l << LOGN);
         const uint32_t row0 = blockIdx.x * PH::TILE;
         pairs.load(twl, row0, tid);
@@ -475,7 +514,12 @@ __device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
     __syncthreads();
 
     constexpr bool SCALE = INV && PH::INV_FINAL;
-    const TwShared<PH, ROWS> twa{stw, spair, tb};
+    TwShared<PH, ROWS> twa{stw, spair, tb, reinterpret_cast<const uint4 *>(smem), {}};
+    if constexpr (PH::OTF) {
+#pragma unroll
+        for (int j = 0; j < K - R; j++)
+            twa.a[j] = WT::recover(otf_a[j], q);
+    }
     static_for<0, PH::NP, 1>([&](auto pc) {
         constexpr int P = decltype(pc)::value;
         typedef Pass<INV, K, P, R> PP;

@@ -30,6 +30,7 @@ template <class WT> struct PlanT {
     unsigned log_n, k1;
     W *fwd_rows, *inv_rows;                  /* [L*N] w_shoup */
     typename WT::Pair *fwd_cols, *inv_cols; /* [L << k1] {w, w_shoup} pairs */
+    uint4 *fwd_otf, *inv_otf; /* [L << (otf_k-1)] product records (Phase's OTF), or NULL */
     typename WT::Limb *limbs_dev;
     bool pdl;     /* device >= sm_90: programmatic dependent launch */
     unsigned sms; /* multiprocessors of the device */
@@ -57,6 +58,8 @@ template <class WT = nb_word64> inline void plan_free(void *plan)
     cudaFree(p->inv_rows);
     cudaFree(p->fwd_cols);
     cudaFree(p->inv_cols);
+    cudaFree(p->fwd_otf);
+    cudaFree(p->inv_otf);
     cudaFree(p->limbs_dev);
     cudaFree(p->sync_dev);
     free(p->wide_before);
@@ -79,14 +82,29 @@ inline nb_status upload_cols(typename WT::Pair **dev, const nb_ntt_tables *t, co
     });
 }
 
+/* The product records of OTF row phases of size 2^k (32-bit words): for
+ * each limb, nb_shoup32_record of its first 2^(k-1) entries of `w`. */
+inline nb_status upload_otf(uint4 **dev, const nb_ntt_tables *t, const uint64_t *w, unsigned k,
+                            cudaStream_t s)
+{
+    return nb_gpu_upload_built(dev, t->limbs << (k - 1), s, [=](size_t i) {
+        const size_t l = i >> (k - 1);
+        uint32_t r[4];
+        nb_shoup32_record((uint32_t)w[l * t->n + (i & (((size_t)1 << (k - 1)) - 1))],
+                          (uint32_t)t->q[l], r);
+        return make_uint4(r[0], r[1], r[2], r[3]);
+    });
+}
+
 /* A variant's plan_create: *out = a plan for tables `t` with column phase
- * size k1 (0: none), its tables (and with `handoff` the per-limb hand-off
- * counters) uploaded on `s` (synchronized), then configure(plan) (raises the
- * kernels' shared-memory limits). Fails with NB_ERR_NO_DEVICE without a
- * device; frees everything on failure. */
+ * size k1 (0: none), its tables (with `handoff` the per-limb hand-off
+ * counters, with otf_k > 0 the product records of OTF row phases of size
+ * 2^otf_k, 32-bit words only) uploaded on `s` (synchronized), then
+ * configure(plan) (raises the kernels' shared-memory limits). Fails with
+ * NB_ERR_NO_DEVICE without a device; frees everything on failure. */
 template <class WT = nb_word64, class CONFIGURE>
 nb_status plan_create(void **out, const nb_ntt_tables *t, unsigned k1, bool handoff,
-                      const char *name, cudaStream_t s, CONFIGURE &&configure)
+                      unsigned otf_k, const char *name, cudaStream_t s, CONFIGURE &&configure)
 {
     typedef typename WT::W W;
     PlanT<WT> *p;
@@ -124,6 +142,10 @@ nb_status plan_create(void **out, const nb_ntt_tables *t, unsigned k1, bool hand
         st = upload_cols<WT>(&p->fwd_cols, t, t->fwd, t->fwd_shoup, k1, s);
     if (st == NB_OK && k1)
         st = upload_cols<WT>(&p->inv_cols, t, t->inv, t->inv_shoup, k1, s);
+    if (st == NB_OK && otf_k && WT::BITS == 32)
+        st = upload_otf(&p->fwd_otf, t, t->fwd, otf_k, s);
+    if (st == NB_OK && otf_k && WT::BITS == 32)
+        st = upload_otf(&p->inv_otf, t, t->inv, otf_k, s);
     if (st == NB_OK && handoff)
         st = nb_gpu_upload((void **)&p->sync_dev, NULL, 2 * t->limbs * sizeof *p->sync_dev, s);
     if (st == NB_OK)
@@ -147,6 +169,13 @@ inline nb_status check_aligned(const void *data, const char *name)
                             name);
     return NB_OK;
 }
+
+/* The number of parameters of a kernel: the phase kernels that take the
+ * OTF records as a seventh are passed the plan's. */
+template <class F> struct KernelArity;
+template <class... A> struct KernelArity<void (*)(A...)> {
+    static constexpr size_t value = sizeof...(A);
+};
 
 /* Launches phase kernel `kern` of shape PH over limbs [first, first + count),
  * reading `src` and writing `data` (phase_body), in chunks of at most 65535
@@ -198,10 +227,17 @@ nb_status launch(KERN kern, const PlanT<typename PH::Word> *p, typename PH::W *d
             cfg.attrs = attr;
             cfg.numAttrs = 1;
         }
-        NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, data + (done << PH::LOGN_),
-                                       src + (done << PH::LOGN_), tw,
-                                       (const typename PH::Word::Limb *)p->limbs_dev, first + done,
-                                       p->sync_dev));
+        if constexpr (KernelArity<KERN>::value == 7)
+            NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, data + (done << PH::LOGN_),
+                                           src + (done << PH::LOGN_), tw,
+                                           (const typename PH::Word::Limb *)p->limbs_dev,
+                                           first + done, p->sync_dev,
+                                           (const uint4 *)(INV ? p->inv_otf : p->fwd_otf)));
+        else
+            NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, data + (done << PH::LOGN_),
+                                           src + (done << PH::LOGN_), tw,
+                                           (const typename PH::Word::Limb *)p->limbs_dev,
+                                           first + done, p->sync_dev));
     }
     NB_CUDA_TRY(cudaGetLastError());
     return NB_OK;

@@ -147,7 +147,7 @@ nb_status dispatch(const Plan *p, bool inverse, uint64_t *d, size_t f, size_t n,
 nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
-    return nb_regpass::plan_create(out, t, cols_log(t->log_n), false, REGS_NAME, s, [s](const Plan *p) {
+    return nb_regpass::plan_create(out, t, cols_log(t->log_n), false, 0, REGS_NAME, s, [s](const Plan *p) {
         NB_TRY(dispatch(p, false, NULL, 0, 0, s, true));
         return dispatch(p, true, NULL, 0, 0, s, true);
     });
