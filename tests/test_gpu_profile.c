@@ -27,6 +27,16 @@ static const json_t *only_case(const char *name, json_t **root)
     return c;
 }
 
+/* Runs `nttbench run ARGS` with the profiler into dir/NAME and returns the
+ * report's one case, which must be ok (the report is kept in *root). */
+static const json_t *profiled_case(const char *args, const char *name, json_t **root)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "run %s " COMMON "%s/%s", args, dir, name);
+    assert_int_equal(run(cmd), 0);
+    return only_case(name, root);
+}
+
 /* The sum of "launches" over the array `key` of object o. */
 static long long launches_of(const json_t *o, const char *key)
 {
@@ -60,14 +70,9 @@ static void check_profile(const json_t *prof, const char *cache_control)
 static void test_ntt_case_profiles_the_calls_kernels(void **state)
 {
     (void)state;
-    char args[1024];
-    snprintf(args, sizeof args,
-             "run --variant gpu-fast --tier cold --logn 16 --limbs 8 --direction forward " COMMON
-             "%s/n.json",
-             dir);
-    assert_int_equal(run(args), 0);
     json_t *root;
-    const json_t *c = only_case("n.json", &root);
+    const json_t *c = profiled_case(
+        "--variant gpu-fast --tier cold --logn 16 --limbs 8 --direction forward", "n.json", &root);
     const json_t *prof = json_object_get(c, "profile");
     check_profile(prof, "all");
     assert_int_equal(json_array_size(json_object_get(prof, "kernels")),
@@ -82,14 +87,10 @@ static void test_ntt_case_profiles_the_calls_kernels(void **state)
 static void test_stage_case_profiles_every_launch_of_its_kernel_log(void **state)
 {
     (void)state;
-    char args[1024];
-    snprintf(args, sizeof args,
-             "run --variant gpu-fast --tier stage --preset test-small --stage keyswitch "
-             "--no-micro --cache warm " COMMON "%s/s.json",
-             dir);
-    assert_int_equal(run(args), 0);
     json_t *root;
-    const json_t *c = only_case("s.json", &root);
+    const json_t *c = profiled_case("--variant gpu-fast --tier stage --preset test-small "
+                                    "--stage keyswitch --no-micro --cache warm",
+                                    "s.json", &root);
     const json_t *prof = json_object_get(c, "profile");
     check_profile(prof, "none");
     assert_int_equal(launches_of(prof, "kernels"), launches_of(c, "kernels"));
