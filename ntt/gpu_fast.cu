@@ -46,7 +46,7 @@
  *    32-bit words: the Harvey butterflies, else the _q31 family) is the
  *    LAZY case of the templates.
  *  - 32-bit calls take the small shape only below 2^19 coefficients
- *    (call_shape); 64-bit calls follow choose_shape's thresholds.
+ *    (2^18 from log N 14: call_shape); 64-bit calls follow choose_shape's thresholds.
  *  - The 16-per-thread row kernels of 32-bit words read no per-row twiddle
  *    table beyond the first pass's pairs: each thread forms the twiddles of
  *    the later stages as products (shape_otf, Phase's OTF), from a factor
@@ -191,10 +191,10 @@ int choose_shape(unsigned log_n, size_t count, bool inverse, size_t word_bytes)
 }
 
 /* The block shape of a call on words WT: choose_shape's on 64-bit words; on
- * 32-bit words the small shape only below 2^19 coefficients, in both
- * directions and at every log N (32-bit calls of 2^19 and 2^20
- * coefficients measured faster in the 16-per-thread shapes: docs/tuning.md,
- * "32-bit words"). */
+ * 32-bit words the small shape only below 2^19 coefficients (2^18 from
+ * log N 14), in both directions (32-bit calls of 2^19 and 2^20
+ * coefficients, and of 2^18 from log N 14, measured faster in the
+ * 16-per-thread shapes: docs/tuning.md, "32-bit words"). */
 template <class WT> int call_shape(unsigned log_n, size_t count, bool inverse)
 {
     const size_t word_bytes = sizeof(typename WT::W);
@@ -202,7 +202,9 @@ template <class WT> int call_shape(unsigned log_n, size_t count, bool inverse)
         return choose_shape(log_n, count, inverse, word_bytes);
     } else {
         const size_t coeffs = count << log_n;
-        return coeffs < (size_t)1 << 19 ? SHAPE_SMALL : shape_16_per_thread(coeffs, word_bytes);
+        const unsigned small_log = log_n >= 14 ? 18 : 19;
+        return coeffs < (size_t)1 << small_log ? SHAPE_SMALL
+                                               : shape_16_per_thread(coeffs, word_bytes);
     }
 }
 
@@ -485,8 +487,9 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast = {
 extern "C" const nb_ntt_variant nb_variant_gpu_fast32 = {
     /* .name = */ NB_GPU_FAST32_NAME,
     /* .description = */ "gpu-fast on 32-bit words (primes < 2^31): its kernels and launches, "
-                         "but 4 coefficients/thread only for N*L < 2^19 and 16 columns in "
-                         "256-thread blocks for the 16-per-thread column kernels; every prime "
+                         "but 4 coefficients/thread only for N*L < 2^19 (2^18 from log N 14) "
+                         "and 16 columns in 256-thread blocks for the 16-per-thread column "
+                         "kernels; every prime "
                          "below 2^30: Harvey butterflies, else the _q31 family; row twiddles "
                          "as 32-bit w_shoup, columns as {w, w_shoup}; the 16-per-thread row "
                          "kernels form each thread's twiddles as products of a per-row factor "

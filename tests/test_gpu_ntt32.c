@@ -290,7 +290,8 @@ static void test_gpu32_fast_every_block_shape(void **state)
 }
 
 /* gpu-fast32's calls on either side of its small shape's bound (2^19
- * coefficients), with both butterfly families, in place and out of place. */
+ * coefficients, 2^18 from log N 14), with both butterfly families, in place
+ * and out of place. */
 static void test_gpu32_fast_shape_bound_calls_equal_gmp(void **state)
 {
     (void)state;
@@ -302,21 +303,26 @@ static void test_gpu32_fast_shape_bound_calls_equal_gmp(void **state)
         check("gpu-fast32", 15, 32, 0, 32, IN_PLACE);  /* 2^20 */
         check("gpu-fast32", 16, 7, 0, 7, OUT_OF_PLACE);
         check("gpu-fast32", 16, 8, 0, 8, OUT_OF_PLACE);
+        check("gpu-fast32", 13, 32, 0, 32, IN_PLACE); /* 2^18 at log N 13: small */
+        check("gpu-fast32", 15, 7, 0, 7, IN_PLACE);   /* just below 2^18 */
+        check("gpu-fast32", 15, 8, 0, 8, IN_PLACE);   /* 2^18 from log N 14: large */
+        check("gpu-fast32", 17, 2, 0, 2, OUT_OF_PLACE);
     }
     bit_cycle = mixed_bits;
 }
 
 /* gpu-fast32's kernel list: two distinct kernels, each launched once and
  * covering all of the call's limbs (its blocks a multiple of the limb
- * count), 4 coefficients per thread below 2^19 coefficients and 16 from
- * 2^19 up, in both directions and at log N 13 to 17. */
+ * count), 4 coefficients per thread below 2^19 coefficients (2^18 from
+ * log N 14) and 16 from there up, in both directions and at log N 13 to 17. */
 static void test_gpu32_fast_kernel_list_follows_the_shape_bound(void **state)
 {
     (void)state;
     const nb_ntt_variant *v = nb_ntt_variant_find("gpu-fast32");
     assert_non_null(v);
     for (unsigned log_n = 13; log_n <= 17; log_n++) {
-        const size_t at_bound = (size_t)1 << (19 - log_n);
+        const unsigned bound_log = log_n >= 14 ? 18 : 19;
+        const size_t at_bound = (size_t)1 << (bound_log - log_n);
         const size_t limbs_of[3] = {at_bound - 1, at_bound, at_bound + 1};
         for (size_t i = 0; i < 3; i++) {
             const size_t limbs = limbs_of[i];
@@ -331,7 +337,8 @@ static void test_gpu32_fast_kernel_list_follows_the_shape_bound(void **state)
             if (nb_ntt_create(&g, v, log_n, q, NULL, limbs, stream) != NB_OK)
                 nb_test_fail("gpu-fast32: nb_ntt_create(log_n=%u, L=%zu): %s", log_n, limbs,
                              nb_last_error());
-            const char *want = (limbs << log_n) < ((size_t)1 << 19) ? "4/thread" : "16/thread";
+            const char *want =
+                (limbs << log_n) < ((size_t)1 << bound_log) ? "4/thread" : "16/thread";
             for (int inv = 0; inv < 2; inv++) {
                 nb_ntt_kernel k[8];
                 size_t n = 0;
