@@ -463,7 +463,7 @@ __device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
 #pragma unroll
         for (int j = 0; j < K - R; j++)
             otf_a[j] = twl[(1u << (PH::KOFF + R + j)) + (row << (R + j))];
-    } else if constexpr (ROWS) { /* stage s of rows [row0, row0 + TILE) -> [TILE << s, 2 TILE << s) */
+    } else if constexpr (ROWS) { /* stage s, rows [row0, row0 + TILE) -> [TILE << s, 2 TILE << s) */
         const TT *twl = tw + ((size_t)l << LOGN);
         const uint32_t row0 = blockIdx.x * PH::TILE;
         pairs.load(twl, row0, tid);
