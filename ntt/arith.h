@@ -329,6 +329,13 @@ NB_HD uint32_t nb_mul_shoup32(uint32_t a, uint32_t w, uint32_t ws, uint32_t q)
  * of nb_shoup_recover, with 2^32). Not valid for w = 0. */
 NB_HD uint32_t nb_shoup32_recover(uint32_t ws, uint32_t q) { return nb_mulhi32(ws, q) + 1; }
 
+/* floor(w * 2^32 / q) for w in [0, q), q < 2^32 (a 64-bit division: for
+ * tables). */
+NB_HD uint32_t nb_shoup32_precompute(uint32_t w, uint32_t q)
+{
+    return (uint32_t)(((uint64_t)w << 32) / q);
+}
+
 /* A twiddle formed as a product: w = a c mod q and ws = floor(w 2^32 / q),
  * both exact, for a in [0, q), q < 2^31, and c's record r = {c, cs, rc, rcs}
  * (nb_shoup32_record: cs = floor(c 2^32 / q), rc = c 2^32 mod q,
@@ -341,9 +348,9 @@ NB_HD void nb_shoup32_record(uint32_t c, uint32_t q, uint32_t r[4])
 {
     const uint32_t rc = (uint32_t)(((uint64_t)c << 32) % q);
     r[0] = c;
-    r[1] = (uint32_t)(((uint64_t)c << 32) / q);
+    r[1] = nb_shoup32_precompute(c, q);
     r[2] = rc;
-    r[3] = (uint32_t)(((uint64_t)rc << 32) / q);
+    r[3] = nb_shoup32_precompute(rc, q);
 }
 
 NB_HD void nb_shoup32_product(uint32_t a, const uint32_t r[4], uint32_t q, uint32_t *w,
@@ -432,12 +439,6 @@ NB_HOST uint64_t nb_shoup_precompute_mu(uint64_t w, uint64_t q, uint64_t mu_lo, 
         e++;
     }
     return e;
-}
-
-/* floor(w * 2^32 / q) for w in [0, q), q < 2^32. Host only. */
-NB_HOST uint32_t nb_shoup32_precompute(uint32_t w, uint32_t q)
-{
-    return (uint32_t)(((uint64_t)w << 32) / q);
 }
 #endif
 
