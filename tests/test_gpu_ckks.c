@@ -178,8 +178,9 @@ static void check_preset_with(const nb_ckks_params *p, nb_ckks *cpu, const nb_nt
 }
 
 /* every_variant = 0: only the first fitting GPU variant; words: 0 (any) or
- * the word size of the variants to run. spec used when name is NULL. */
-static void check_set(const char *name, const nb_ckks_spec *spec, int every_variant,
+ * the word size of the variants to run. spec used when name is NULL.
+ * Returns the number of variants checked. */
+static int check_set(const char *name, const nb_ckks_spec *spec, int every_variant,
                       unsigned words)
 {
     nb_ckks_params *p = NULL;
@@ -204,11 +205,12 @@ static void check_set(const char *name, const nb_ckks_spec *spec, int every_vari
         printf("# %s: no GPU variant supports this set\n", name);
     nb_ckks_destroy(cpu);
     nb_ckks_params_destroy(p);
+    return ran;
 }
 
 static void check_preset(const char *name, int every_variant, unsigned words)
 {
-    check_set(name, NULL, every_variant, words);
+    (void)check_set(name, NULL, every_variant, words);
 }
 
 static void test_gpu_pipelines_match_cpu_logn16_every_variant(void **state)
@@ -251,6 +253,21 @@ static void test_gpu_pipelines_on_32bit_sets_match_cpu(void **state)
     check_preset("test-tiny-w32", 0, 32); /* N = 16: one partial tile */
     const nb_ckks_spec single = {5, 3, 4, 31, 28, 31, 32, 0, 0}; /* one source prime */
     check_set(NULL, &single, 0, 32);
+}
+
+/* The 32-bit conversions on the CUDA cores, which sets of N >= 16 on a
+ * device with sm_80 code never reach (the tensor-core kernel takes them):
+ * at N = 8, below its 16-coefficient tile, the pipelined kernel (a
+ * test-small-w32 shape: up to 14 targets, its constants and two tiles within
+ * 48 KiB) and the one-tile-per-block kernel (dnum 2 at 80 primes: 40 source
+ * primes x 80 targets, whose pipelined layout exceeds 48 KiB). */
+static void test_gpu_32bit_conversions_on_cuda_cores_match_cpu(void **state)
+{
+    (void)state;
+    const nb_ckks_spec pipe = {3, 13, 3, 31, 50, 31, 32, 2, 2};
+    assert_int_equal(check_set(NULL, &pipe, 0, 32), 1);
+    const nb_ckks_spec tiled = {3, 79, 2, 31, 30, 31, 32, 1, 1};
+    assert_int_equal(check_set(NULL, &tiled, 0, 32), 1);
 }
 
 /* GPU against CPU base conversion; the GPU input starts `in_off` words into
@@ -318,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_gpu_pipelines_match_cpu_logn16_every_variant),
         cmocka_unit_test(test_gpu_pipelines_match_cpu_paper_presets),
         cmocka_unit_test(test_gpu_pipelines_on_32bit_sets_match_cpu),
+        cmocka_unit_test(test_gpu_32bit_conversions_on_cuda_cores_match_cpu),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     nb_stream_destroy(stream);
