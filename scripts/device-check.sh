@@ -32,7 +32,8 @@
 #   results: the full table of docs/results.md: warm + cold of every GPU variant
 #           at log N 12..17 x L 1..64, forward and inverse -> $OUT/results.json,
 #           $OUT/results.md
-#   ncu   : Nsight Compute of gpu-fast, log N 16, L = 1 and 32, cold semantics
+#   ncu   : Nsight Compute of gpu-fast, log N 16, L = 1 and 32, forward, cold semantics
+#           ($NCU_VARIANT, $NCU_BITS, $NCU_LIMBS and $NCU_DIRECTION choose another)
 #   ncuconv: Nsight Compute of one base conversion (11 -> 31 primes) inside the
 #           ckks16-l30-d3 key switch ($NCU_CONV_VARIANT, $NCU_CONV_PRESET and
 #           $NCU_CONV_KERNEL, a regex, choose another: gpu-fast32,
@@ -253,7 +254,7 @@ if has results; then # the full table of docs/results.md: every GPU variant at e
 fi
 
 if has ncu; then # cold semantics: the suite flushes; ncu must neither flush nor lock clocks
-    for L in ${NCU_LIMBS:-1 32}; do # NCU_VARIANT, NCU_BITS: another variant, prime size
+    for L in ${NCU_LIMBS:-1 32}; do # NCU_VARIANT, NCU_BITS, NCU_DIRECTION: another variant, prime size, direction
         timeout 120 ncu --cache-control none --clock-control none --replay-mode application \
             --section SpeedOfLight --section LaunchStats --section Occupancy \
             --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis \
@@ -263,7 +264,7 @@ if has ncu; then # cold semantics: the suite flushes; ncu must neither flush nor
             "$NB" run --variant ${NCU_VARIANT:-gpu-fast} --bits ${NCU_BITS:-60} --tier cold --logn 16 \
             --limbs $L --mode batch --batch 1 \
             --min-samples 3 --max-samples 3 --min-time 0 --warmup 1 --warmup-time 0 \
-            --throttle-threshold 0 --seed 1 -q --direction forward \
+            --throttle-threshold 0 --seed 1 -q --direction ${NCU_DIRECTION:-forward} \
             --format json --output "$OUT/ncu-run.json" > "$OUT/ncu-L$L.txt" 2>&1
         stamp "ncu L=$L rc=$?"
         grep -E "fast_phase|Duration|DRAM Throughput|Issue Slots Busy|Issued Ipc|No Eligible|Achieved Occupancy|Registers Per|Block Size|Grid Size|Stall|stalled|pipe_|Warp Cycles Per Issued" \
