@@ -170,13 +170,6 @@ inline nb_status check_aligned(const void *data, const char *name)
     return NB_OK;
 }
 
-/* The number of parameters of a kernel: the phase kernels that take the
- * OTF records as a seventh are passed the plan's. */
-template <class F> struct KernelArity;
-template <class... A> struct KernelArity<void (*)(A...)> {
-    static constexpr size_t value = sizeof...(A);
-};
-
 /* Launches phase kernel `kern` of shape PH over limbs [first, first + count),
  * reading `src` and writing `data` (phase_body), in chunks of at most 65535
  * limbs (the grid's y limit); configure: only raise the kernel's
@@ -184,7 +177,9 @@ template <class... A> struct KernelArity<void (*)(A...)> {
  * With PDL on the plan's device, a SECOND kernel gets the
  * programmatic-stream-serialization attribute when use_pdl(blocks of the
  * chunk's grid, chunk) says so, a first one when PDL_FIRST (it then waits in
- * phase_body for whatever kernel precedes the call). */
+ * phase_body for whatever kernel precedes the call). Every phase kernel takes
+ * (data, src, tw, limbs, first, sync, otf): the plan's hand-off counters and
+ * the direction's product records, NULL where the plan has none. */
 template <class PH, bool INV, bool SECOND, bool PDL_FIRST = false, class KERN, class USE_PDL>
 nb_status launch(KERN kern, const PlanT<typename PH::Word> *p, typename PH::W *data,
                  const typename PH::W *src, size_t first, size_t count, cudaStream_t s,
@@ -227,17 +222,11 @@ nb_status launch(KERN kern, const PlanT<typename PH::Word> *p, typename PH::W *d
             cfg.attrs = attr;
             cfg.numAttrs = 1;
         }
-        if constexpr (KernelArity<KERN>::value == 7)
-            NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, data + (done << PH::LOGN_),
-                                           src + (done << PH::LOGN_), tw,
-                                           (const typename PH::Word::Limb *)p->limbs_dev,
-                                           first + done, p->sync_dev,
-                                           (const uint4 *)(INV ? p->inv_otf : p->fwd_otf)));
-        else
-            NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, data + (done << PH::LOGN_),
-                                           src + (done << PH::LOGN_), tw,
-                                           (const typename PH::Word::Limb *)p->limbs_dev,
-                                           first + done, p->sync_dev));
+        NB_CUDA_TRY(cudaLaunchKernelEx(&cfg, kern, data + (done << PH::LOGN_),
+                                       src + (done << PH::LOGN_), tw,
+                                       (const typename PH::Word::Limb *)p->limbs_dev,
+                                       first + done, p->sync_dev,
+                                       (const uint4 *)(INV ? p->inv_otf : p->fwd_otf)));
     }
     NB_CUDA_TRY(cudaGetLastError());
     return NB_OK;

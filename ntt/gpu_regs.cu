@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(RegsPhase<LOGN, K, ROWS>::THREADS,
                                   RegsPhase<LOGN, K, ROWS>::MIN_BLOCKS)
 regs_phase(uint64_t *__restrict__ data, const uint64_t *src,
            const typename RegsPhase<LOGN, K, ROWS>::TT *__restrict__ tw,
-           const nb_gpu_limb *__restrict__ limbs, size_t first, unsigned *)
+           const nb_gpu_limb *__restrict__ limbs, size_t first, unsigned *, const uint4 *)
 {
     phase_body<RegsPhase<LOGN, K, ROWS>, INV, FIRST, SECOND>(data, src, tw, limbs, first);
 }
