@@ -4,7 +4,8 @@
  * and the 32-bit sets, with every GPU NTT variant that supports the set, on
  * its word size (the 64-bit CPU pipeline is the oracle for both: 32-bit
  * data are narrowed on upload and widened on download), plus the GPU base
- * conversion on the partial-reduction and large-shared-memory paths.
+ * conversion on the partial-reduction and large-shared-memory paths and the
+ * 32-bit conversions on the CUDA cores (sets at N = 8).
  * Outputs are poisoned on the device first (0xA5 bytes: above every prime of
  * either word size). Exits 77 (skip) without a device. */
 #include <stdlib.h>
@@ -181,7 +182,7 @@ static void check_preset_with(const nb_ckks_params *p, nb_ckks *cpu, const nb_nt
  * the word size of the variants to run. spec used when name is NULL.
  * Returns the number of variants checked. */
 static int check_set(const char *name, const nb_ckks_spec *spec, int every_variant,
-                      unsigned words)
+                     unsigned words)
 {
     nb_ckks_params *p = NULL;
     if ((name ? nb_ckks_params_from_preset(&p, name) : nb_ckks_params_create(&p, spec)) != NB_OK)
