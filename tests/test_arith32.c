@@ -172,9 +172,11 @@ static void test_shoup32_product_is_the_exact_twiddle_and_its_companion(void **s
             const uint32_t c = i == 0 ? q - 1 : sample_below(q, q);
             uint32_t r[4], w, ws;
             nb_shoup32_record(c, q, r);
-            CHECK(r[0] == c && r[1] == nb_shoup32_precompute(c, q), "nb_shoup32_record", q, c, 0);
-            CHECK(r[2] == gmp_mulmod(c, (uint32_t)(((uint64_t)1 << 32) % q), q),
+            /* c 2^32 = r[1] q + r[2] and r[2] 2^32 = r[3] q + (a remainder below q) */
+            CHECK(r[0] == c && r[2] == gmp_mulmod(c, (uint32_t)(((uint64_t)1 << 32) % q), q),
                   "nb_shoup32_record", q, c, 0);
+            CHECK((uint64_t)r[1] * q + r[2] == (uint64_t)c << 32, "nb_shoup32_record", q, c, 0);
+            CHECK(((uint64_t)r[2] << 32) - (uint64_t)r[3] * q < q, "nb_shoup32_record", q, c, 0);
             nb_shoup32_product(a, r, q, &w, &ws);
             CHECK(w == gmp_mulmod(a, c, q), "nb_shoup32_product", q, a, c);
             CHECK(ws == nb_shoup32_precompute(w, q), "nb_shoup32_product", q, a, c);
