@@ -182,6 +182,7 @@ extern "C" const nb_ntt_variant nb_variant_gpu_radix2 = {
     /* .forward_to = */ NULL, /* out of place: a copy, then in place */
     /* .inverse_to = */ NULL,
     /* .kernels = */ kernels<nb_word64>,
+    /* .forward_sub_scale = */ NULL,
 };
 
 extern "C" const nb_ntt_variant nb_variant_gpu_radix2_32 = {
@@ -200,4 +201,5 @@ extern "C" const nb_ntt_variant nb_variant_gpu_radix2_32 = {
     /* .forward_to = */ NULL,
     /* .inverse_to = */ NULL,
     /* .kernels = */ kernels<nb_word32>,
+    /* .forward_sub_scale = */ NULL,
 };

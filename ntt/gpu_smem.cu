@@ -243,4 +243,5 @@ extern "C" const nb_ntt_variant nb_variant_gpu_smem = {
     /* .forward_to = */ NULL, /* out of place: a copy, then in place */
     /* .inverse_to = */ NULL,
     /* .kernels = */ kernels,
+    /* .forward_sub_scale = */ NULL,
 };

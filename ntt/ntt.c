@@ -208,6 +208,49 @@ nb_status nb_ntt_inverse_to(nb_ntt *ntt, void *dst, const void *src, size_t firs
     return call_to(ntt, 1, dst, src, first, count, stream);
 }
 
+/* Whether byte ranges [a, a + na) and [b, b + nb) overlap. */
+static int overlap(const void *a, size_t na, const void *b, size_t nb)
+{
+    const char *x = a, *y = b;
+    return x < y + nb && y < x + na;
+}
+
+/* The epilogue's pointers for a call over `count` limbs of `data`. */
+static nb_status check_sub_scale(const nb_ntt *ntt, const void *data, const nb_ntt_sub_scale *e,
+                                 size_t count)
+{
+    if (!e || !e->w || !e->w_shoup)
+        return nb_set_error(NB_ERR_INVALID_ARG, "NTT call: NULL epilogue argument");
+    const size_t parts = e->split < count ? 2 : 1, whole = call_bytes(ntt, count);
+    for (size_t p = 0; p < parts; p++) {
+        const size_t limbs = parts == 1 ? count : p == 0 ? e->split : count - e->split;
+        const size_t bytes = call_bytes(ntt, limbs);
+        if (!e->out[p] || !e->x[p])
+            return nb_set_error(NB_ERR_INVALID_ARG, "NTT call: NULL epilogue argument");
+        if (overlap(e->out[p], bytes, data, whole) || overlap(e->x[p], bytes, data, whole))
+            return nb_set_error(NB_ERR_INVALID_ARG,
+                                "NTT call: the epilogue's out or x overlaps the data");
+        if (e->out[p] != e->x[p] && overlap(e->out[p], bytes, e->x[p], bytes))
+            return nb_set_error(NB_ERR_INVALID_ARG,
+                                "NTT call: the epilogue's out overlaps its x without equalling it");
+    }
+    return NB_OK;
+}
+
+nb_status nb_ntt_forward_sub_scale(nb_ntt *ntt, void *data, const nb_ntt_sub_scale *e,
+                                   size_t first, size_t count, void *stream)
+{
+    NB_TRY(check_call(ntt, data, first, count));
+    if (!ntt->variant->forward_sub_scale)
+        return nb_set_error(NB_ERR_UNSUPPORTED, "variant '%s' does not fuse an epilogue",
+                            ntt->variant->name);
+    NB_TRY(check_sub_scale(ntt, data, e, count));
+    log_call(ntt, NB_NTT_KERNELS_SUB_SCALE, first, count);
+    return ntt->variant->forward_sub_scale(ntt->plan, data, e, first, count, stream);
+}
+
+int nb_ntt_has_sub_scale(const nb_ntt *ntt) { return ntt && ntt->variant->forward_sub_scale; }
+
 nb_status nb_ntt_kernels(const nb_ntt *ntt, int inverse, size_t first, size_t count,
                          nb_ntt_kernel *out, size_t max, size_t *n)
 {
@@ -218,7 +261,12 @@ nb_status nb_ntt_kernels(const nb_ntt *ntt, int inverse, size_t first, size_t co
     if (!ntt->variant->kernels)
         return nb_set_error(NB_ERR_UNSUPPORTED, "variant '%s' does not report its kernels",
                             ntt->variant->name);
-    return ntt->variant->kernels(ntt->plan, inverse != 0, first, count, out, max, n);
+    if (inverse == NB_NTT_KERNELS_SUB_SCALE && !ntt->variant->forward_sub_scale)
+        return nb_set_error(NB_ERR_UNSUPPORTED, "variant '%s' does not fuse an epilogue",
+                            ntt->variant->name);
+    return ntt->variant->kernels(ntt->plan,
+                                 inverse == NB_NTT_KERNELS_SUB_SCALE ? inverse : inverse != 0,
+                                 first, count, out, max, n);
 }
 
 int nb_ntt_out_of_place(const nb_ntt *ntt)

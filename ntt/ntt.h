@@ -47,10 +47,24 @@ nb_status nb_ntt_forward_to(nb_ntt *ntt, void *dst, const void *src, size_t firs
                             size_t count, void *stream);
 nb_status nb_ntt_inverse_to(nb_ntt *ntt, void *dst, const void *src, size_t first,
                             size_t count, void *stream);
+/* The forward transform of limbs [first, first + count) of `data` with the
+ * epilogue `e` (nb_ntt_sub_scale, ntt/variant.h): each limb's output goes
+ * to e->out as (x - NTT(data)) * w mod q, and `data` is left unspecified.
+ * NB_ERR_UNSUPPORTED (message) when the variant has no fused entry
+ * (nb_ntt_has_sub_scale = 0: run nb_ntt_forward and the epilogue as a pass
+ * of your own); NB_ERR_INVALID_ARG for a NULL pointer, a range outside the
+ * plan, or an out or x that overlaps data, or an out that overlaps its x
+ * without equalling it. */
+nb_status nb_ntt_forward_sub_scale(nb_ntt *ntt, void *data, const nb_ntt_sub_scale *e,
+                                   size_t first, size_t count, void *stream);
+/* 1 if the variant fuses the epilogue into its forward transform, else 0. */
+int nb_ntt_has_sub_scale(const nb_ntt *ntt);
 /* The kernels a forward (inverse = 0) or inverse call over limbs [first,
  * first + count) launches, with their registers, local and shared memory,
  * block size and theoretical occupancy (nb_ntt_kernel, ntt/variant.h): up to
- * `max` into out, their number into *n (may exceed max). Launches nothing.
+ * `max` into out, their number into *n (may exceed max); inverse =
+ * NB_NTT_KERNELS_SUB_SCALE: those of nb_ntt_forward_sub_scale (variants with
+ * the fused entry only). Launches nothing.
  * NB_ERR_UNSUPPORTED (message) when the variant does not report its kernels
  * (CPU variants, plug-ins without the entry); NB_ERR_INVALID_ARG for a range
  * outside the plan. */

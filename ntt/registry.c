@@ -1,7 +1,8 @@
 /* The variant registry: built-in variants are added on first use; plug-ins
  * and tests add theirs with nb_ntt_variant_register(). A variant of a
- * plug-in built for plug-in ABI 1 (an nb_ntt_variant without `kernels`) is
- * registered as a full-size copy whose later fields are NULL. */
+ * plug-in built for an older plug-in ABI (an nb_ntt_variant that ends
+ * before `kernels` or `forward_sub_scale`) is registered as a full-size copy
+ * whose later fields are NULL. */
 #include <pthread.h>
 #include <stddef.h>
 #include <string.h>
@@ -23,17 +24,18 @@ static size_t copies_count;
 
 void nb_registry_set_plugin_abi(unsigned abi) { plugin_abi = abi; }
 
-/* v itself, or for a plug-in of ABI 1 a full-size copy of the fields that
- * ABI has (the rest NULL); NULL when no copy slot is left. */
+/* v itself, or for a plug-in of an older ABI a full-size copy of the
+ * fields that ABI has (the rest NULL); NULL when no copy slot is left. */
 static const nb_ntt_variant *full_size(const nb_ntt_variant *v)
 {
-    if (!plugin_abi || plugin_abi >= 2)
+    if (!plugin_abi || plugin_abi >= 3)
         return v;
     if (copies_count == MAX_VARIANTS)
         return NULL;
     nb_ntt_variant *c = &copies[copies_count++];
     memset(c, 0, sizeof *c);
-    memcpy(c, v, offsetof(nb_ntt_variant, kernels));
+    memcpy(c, v, plugin_abi == 1 ? offsetof(nb_ntt_variant, kernels)
+                                 : offsetof(nb_ntt_variant, forward_sub_scale));
     return c;
 }
 

@@ -35,8 +35,31 @@ typedef struct nb_ntt_kernel {
                                   resident-warp limit, in [0, 1] */
 } nb_ntt_kernel;
 
+/* The epilogue of a fused forward call (the variant's forward_sub_scale):
+ * limb j of the call (j in [0, count)) ends as
+ *     out = (x - NTT(t)) * w mod q  in [0, q),
+ * q the limb's prime, t the call's data. Limbs j < split form part 0, the
+ * others part 1 (split >= count: one part); limb j of part p is at
+ * out[p] + k N and x[p] + k N (words of word_bits bits, x in [0, q)) and is
+ * scaled by w[k] in [0, q), w_shoup[k] = floor(w[k] 2^64 / q) (a 32-bit
+ * variant uses its high word), with k = j - (p ? split : 0). A CKKS
+ * modDown or rescale ends with exactly this step. out[p] equals x[p] or
+ * does not overlap it; neither overlaps the call's data. Pointers are host
+ * memory for CPU variants, device memory for GPU variants. */
+typedef struct nb_ntt_sub_scale {
+    void *out[2];
+    const void *x[2];
+    size_t split;
+    const uint64_t *w, *w_shoup;
+} nb_ntt_sub_scale;
+
+/* The `inverse` argument of `kernels` for the kernels forward_sub_scale
+ * launches (0 and 1: forward and inverse). */
+#define NB_NTT_KERNELS_SUB_SCALE 2
+
 /* One NTT implementation. Every field is required but the out-of-place
- * pair and `kernels` at the end (optional; NULL when absent).
+ * pair, `kernels` and `forward_sub_scale` at the end (optional; NULL when
+ * absent).
  *
  * Word size: `word_bits` is 64 or 32. Data is an array of words of that size
  * (uint64_t or uint32_t), passed as void *; a 32-bit variant serves primes
@@ -96,6 +119,15 @@ typedef struct nb_ntt_variant {
      * the plan's device must be current. */
     nb_status (*kernels)(void *plan, int inverse, size_t first, size_t count,
                          nb_ntt_kernel *out, size_t max, size_t *n);
+
+    /* Optional (plug-in ABI 3; NULL: callers run forward, then the epilogue
+     * as a pass of their own): the forward transform of limbs [first,
+     * first + count) of `data` whose output is the epilogue `e` (above)
+     * instead of the transform: written to e->out, `data` left unspecified
+     * (the call's scratch). With `kernels`, that entry answers
+     * inverse = NB_NTT_KERNELS_SUB_SCALE with this call's kernels. */
+    nb_status (*forward_sub_scale)(void *plan, void *data, const nb_ntt_sub_scale *e,
+                                   size_t first, size_t count, void *stream);
 } nb_ntt_variant;
 
 /* Adds a variant to the registry (the pointer is kept: the struct must live
@@ -119,11 +151,12 @@ typedef nb_status (*nb_plugin_init_fn)(void);
  * the library (the layout and meaning of nb_ntt_variant and nb_ntt_tables,
  * the contract of the four functions, nb_plugin_init). Raised whenever any
  * of it changes; independent of the library's version (core/version.h).
- * 2 added `kernels` at the end of nb_ntt_variant. The loader also takes
- * plug-ins of the older ABIs down to NB_PLUGIN_ABI_OLDEST whose struct is a
- * prefix of this one (ABI 1: everything before `kernels`): their variants are
- * registered as copies with the later fields NULL. */
-#define NB_PLUGIN_ABI_VERSION 2
+ * 2 added `kernels` at the end of nb_ntt_variant, 3 `forward_sub_scale`.
+ * The loader also takes plug-ins of the older ABIs down to
+ * NB_PLUGIN_ABI_OLDEST whose struct is a prefix of this one (ABI 1:
+ * everything before `kernels`; ABI 2: before `forward_sub_scale`): their
+ * variants are registered as copies with the later fields NULL. */
+#define NB_PLUGIN_ABI_VERSION 3
 #define NB_PLUGIN_ABI_OLDEST 1
 #define NB_PLUGIN_ABI_SYMBOL "nb_plugin_abi_version"
 

@@ -195,6 +195,7 @@ const nb_ntt_variant example_gpu_dft = {
     NULL, /* no out-of-place forward: nb_ntt_forward_to copies, then transforms in place */
     NULL, /* likewise for the inverse */
     kernels,
+    NULL, /* no fused epilogue: the CKKS stages run the forward, then their own pass */
 };
 
 } // namespace

@@ -8,7 +8,7 @@
 
 #include "testutil.h"
 
-static const char *abi1_plugin;
+static const char *abi1_plugin, *abi2_plugin;
 
 static nb_status plan_create(void **plan, const nb_ntt_tables *t, void *stream)
 {
@@ -131,16 +131,42 @@ static void test_abi1_plugin_loads_without_a_kernels_entry(void **state)
     nb_ntt_kernel k[1];
     size_t n = 0;
     EXPECT_STATUS(nb_ntt_kernels(ntt, 0, 0, 2, k, 1, &n), NB_ERR_UNSUPPORTED);
+    assert_int_equal(nb_ntt_has_sub_scale(ntt), 0);
+    nb_ntt_destroy(ntt);
+}
+
+/* Guards: reading an ABI-2 plug-in's variant as this ABI's layout, which
+ * takes the word after its struct for `forward_sub_scale`; its `kernels`
+ * entry must survive the copy. */
+static void test_abi2_plugin_keeps_kernels_and_has_no_fused_entry(void **state)
+{
+    (void)state;
+    EXPECT_STATUS(nb_plugin_load(abi2_plugin), NB_OK);
+    const nb_ntt_variant *v = nb_ntt_variant_find("abi2-harvey");
+    assert_non_null(v);
+    assert_non_null(v->kernels);
+    assert_null(v->forward_sub_scale);
+    nb_ntt *ntt = make(v, 2);
+    nb_ntt_kernel k[1];
+    size_t n = 7;
+    EXPECT_STATUS(nb_ntt_kernels(ntt, 0, 0, 2, k, 1, &n), NB_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(nb_ntt_has_sub_scale(ntt), 0);
+    uint64_t a[2 << 8], x[2 << 8], o[2 << 8], w[2] = {1, 1};
+    const nb_ntt_sub_scale e = {{o, o}, {x, x}, 2, w, w};
+    EXPECT_STATUS(nb_ntt_forward_sub_scale(ntt, a, &e, 0, 2, NULL), NB_ERR_UNSUPPORTED);
+    assert_non_null(strstr(nb_last_error(), "does not fuse"));
     nb_ntt_destroy(ntt);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s ABI1-PLUGIN\n", argv[0]);
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s ABI1-PLUGIN ABI2-PLUGIN\n", argv[0]);
         return 2;
     }
     abi1_plugin = argv[1];
+    abi2_plugin = argv[2];
     nb_test_seed_init();
     if (nb_ntt_variant_register(&reporting) != NB_OK) {
         fprintf(stderr, "cannot register test-kernels: %s\n", nb_last_error());
@@ -151,6 +177,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_kernels_outside_the_plan_are_refused),
         cmocka_unit_test(test_variant_without_the_entry_is_not_reported),
         cmocka_unit_test(test_abi1_plugin_loads_without_a_kernels_entry),
+        cmocka_unit_test(test_abi2_plugin_keeps_kernels_and_has_no_fused_entry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
