@@ -38,6 +38,10 @@
  *  - Out of place (forward_to, inverse_to): the first kernel reads the
  *    source and writes the destination, where the second works in place, so
  *    the call costs what an in-place one does (no copy).
+ *  - A forward call may end in the CKKS epilogue (forward_sub_scale,
+ *    nb_ntt_sub_scale): the row kernel reads x beside each coefficient and
+ *    stores (x - y) w to the epilogue's output instead of y to data, in the
+ *    shape and launches of the plain call.
  *  - Values stay lazy ([0, 4q) forward, [0, 2q) inverse) until the last
  *    stage: the forward row kernel reduces to [0, q) before its store, the
  *    inverse column kernel folds N^-1 into its top stage. A call whose
@@ -135,21 +139,22 @@ constexpr unsigned other_blocks_per_limb()
 }
 
 /* The phase kernel (phase_body in gpu_reg_passes.cuh has the contract);
- * HANDOFF: the second kernel waits per limb (phase_body's SIGNAL, WAIT). */
+ * HANDOFF: the second kernel waits per limb (phase_body's SIGNAL, WAIT);
+ * EPI: the forward row phase ends in the fused epilogue. */
 template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND, bool EARLY,
-          bool LAZY, bool HANDOFF, class WT>
+          bool LAZY, bool HANDOFF, bool EPI, class WT>
 __global__ void __launch_bounds__(FastPhase<LOGN, K, ROWS, S, INV, WT>::THREADS,
                                   FastPhase<LOGN, K, ROWS, S, INV, WT>::MIN_BLOCKS)
 fast_phase(typename WT::W *__restrict__ data, const typename WT::W *src,
            const typename FastPhase<LOGN, K, ROWS, S, INV, WT>::TT *__restrict__ tw,
            const typename WT::Limb *__restrict__ limbs, size_t first, unsigned *sync,
-           const uint4 *__restrict__ otf)
+           const uint4 *__restrict__ otf, SubScaleArgs<typename WT::W> epi)
 {
     constexpr unsigned WAIT =
         HANDOFF && SECOND ? other_blocks_per_limb<LOGN, K, ROWS, S, INV, WT>() : 0u;
     phase_body<FastPhase<LOGN, K, ROWS, S, INV, WT>, INV, FIRST, SECOND, EARLY,
-               shape_evict_first(S), LAZY, HANDOFF && FIRST, WAIT>(data, src, tw, limbs, first,
-                                                                   sync, otf);
+               shape_evict_first(S), LAZY, HANDOFF && FIRST, WAIT, EPI>(data, src, tw, limbs,
+                                                                        first, sync, otf, &epi);
 }
 
 /* What one launch of a phase needs to know about the call. */
@@ -164,6 +169,8 @@ template <class WT> struct call_ctx {
     bool lazy;         /* every prime below 2^WT::LAZY_PRIME_BITS: fewer reductions (Size) */
     bool handoff;      /* the second kernel waits per limb (use_handoff) */
     KernelList *describe; /* non-NULL: list the call's kernels, launch nothing */
+    bool fused;        /* forward with the epilogue: the row kernel writes epi */
+    const SubScaleArgs<typename WT::W> *epi;
 };
 
 /* The 16-per-thread shape of a call of `coeffs` words of word_bytes bytes:
@@ -237,13 +244,23 @@ template <class WT> bool use_handoff(const call_ctx<WT> &x, bool inverse)
  * with programmatic dependent launch (never slower than without: the blocks
  * of the second kernel only stage twiddles before they wait). */
 template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND, bool EARLY,
-          bool LAZY, bool HANDOFF, class WT>
+          bool LAZY, bool HANDOFF, class WT, bool EPI = false>
 nb_status launch_shape(const call_ctx<WT> &x)
 {
-    return launch<FastPhase<LOGN, K, ROWS, S, INV, WT>, INV, SECOND, true>(
-        fast_phase<INV, LOGN, K, ROWS, S, FIRST, SECOND, EARLY, LAZY, HANDOFF, WT>, x.p, x.data,
-        FIRST ? x.src : x.data, x.first, x.count, x.s, x.configure,
-        [](size_t, size_t) { return true; }, x.describe);
+    KernelList *d = x.describe;
+    const char *plain = d ? d->suffix : nullptr;
+    char named[32];
+    if (EPI && d) { /* the kernel that ends in the epilogue says so */
+        snprintf(named, sizeof named, "%s, sub-scale", plain ? plain : "");
+        d->suffix = named;
+    }
+    const nb_status st = launch<FastPhase<LOGN, K, ROWS, S, INV, WT>, INV, SECOND, true>(
+        fast_phase<INV, LOGN, K, ROWS, S, FIRST, SECOND, EARLY, LAZY, HANDOFF, EPI, WT>, x.p,
+        x.data, FIRST ? x.src : x.data, x.first, x.count, x.s, x.configure,
+        [](size_t, size_t) { return true; }, d, EPI ? x.epi : nullptr);
+    if (d)
+        d->suffix = plain;
+    return st;
 }
 
 /* The first kernel of a call, with the trigger early_trigger chooses
@@ -266,13 +283,16 @@ nb_status launch_first(const call_ctx<WT> &x)
     }
 }
 
-/* The second kernel of a call; with HANDOFF, if it cannot be launched after
- * the first was, the counters of the call's limbs are cleared again (the
- * first kernel's arrivals would otherwise satisfy a later call's wait). */
-template <bool INV, int LOGN, int K, bool ROWS, int S, bool LAZY, bool HANDOFF, class WT>
+/* The second kernel of a call (EPI: with the fused epilogue); with HANDOFF,
+ * if it cannot be launched after the first was, the counters of the call's
+ * limbs are cleared again (the first kernel's arrivals would otherwise
+ * satisfy a later call's wait). */
+template <bool INV, int LOGN, int K, bool ROWS, int S, bool LAZY, bool HANDOFF, bool EPI = false,
+          class WT>
 nb_status launch_second(const call_ctx<WT> &x)
 {
-    nb_status st = launch_shape<INV, LOGN, K, ROWS, S, false, true, false, LAZY, HANDOFF>(x);
+    nb_status st =
+        launch_shape<INV, LOGN, K, ROWS, S, false, true, false, LAZY, HANDOFF, WT, EPI>(x);
     if (HANDOFF && st != NB_OK && !x.configure && !x.describe)
         (void)cudaMemsetAsync(x.p->sync_dev + 2 * x.first, 0, 2 * x.count * sizeof(unsigned),
                               x.s);
@@ -288,6 +308,10 @@ template <int LOGN, int S> struct Size {
     template <bool LAZY, class WT> static nb_status forward(const call_ctx<WT> &x)
     {
         NB_TRY((launch_first<false, LOGN, K1, false, S, LAZY, false>(x)));
+        if (x.configure)
+            NB_TRY((launch_second<false, LOGN, K2, true, S, LAZY, false, true>(x)));
+        if (!x.configure && x.fused)
+            return launch_second<false, LOGN, K2, true, S, LAZY, false, true>(x);
         return launch_second<false, LOGN, K2, true, S, LAZY, false>(x);
     }
     template <bool LAZY, bool HANDOFF, class WT> static nb_status inverse(const call_ctx<WT> &x)
@@ -379,7 +403,7 @@ call_ctx<WT> call_of(const PlanT<WT> *p, typename WT::W *data, const typename WT
 {
     call_ctx<WT> x = {p, data, src, first, count, s, false,
                       call_shape<WT>(p->log_n, count, inverse),
-                      plan_below_lazy(p, first, count), false, describe};
+                      plan_below_lazy(p, first, count), false, describe, false, nullptr};
     x.handoff = use_handoff(x, inverse);
     return x;
 }
@@ -398,12 +422,39 @@ nb_status run(void *plan, bool inverse, void *data, const void *src, size_t firs
                     inverse);
 }
 
-/* Lists into `list` the two kernels of the call over limbs [first,
- * first + count) as run() launches it, the per-limb hand-off, the fewer
- * reductions of primes below the lazy bound and the shape without L2
- * evict-first hints (above 32 MiB) named. */
+/* A forward call whose row kernel ends in the epilogue `e` (nb_ntt_sub_scale,
+ * ntt/variant.h): the kernels and shape of the plain forward call. */
 template <class WT>
-nb_status describe_call(const PlanT<WT> *p, bool inverse, size_t first, size_t count,
+nb_status forward_sub_scale(void *plan, void *data, const nb_ntt_sub_scale *e, size_t first,
+                            size_t count, void *stream)
+{
+    typedef typename WT::W W;
+    const char *name = fast_name<WT>();
+    NB_TRY(check_aligned(data, name));
+    for (int part = 0; part < (e->split < count ? 2 : 1); part++) {
+        NB_TRY(check_aligned(e->out[part], name));
+        NB_TRY(check_aligned(e->x[part], name));
+    }
+    const SubScaleArgs<W> a = {{(W *)e->out[0], (W *)e->out[1]},
+                               {(const W *)e->x[0], (const W *)e->x[1]},
+                               first,
+                               e->split,
+                               e->w,
+                               e->w_shoup};
+    call_ctx<WT> x = call_of<WT>((const PlanT<WT> *)plan, (W *)data, (const W *)data, first,
+                                 count, (cudaStream_t)stream, false, nullptr);
+    x.fused = true;
+    x.epi = &a;
+    return dispatch(x, false);
+}
+
+/* Lists into `list` the two kernels of the call over limbs [first,
+ * first + count) as run() (fused: forward_sub_scale) launches it, the
+ * per-limb hand-off, the fewer reductions of primes below the lazy bound,
+ * the shape without L2 evict-first hints (above 32 MiB) and the row kernel
+ * that ends in the epilogue named. */
+template <class WT>
+nb_status describe_call(const PlanT<WT> *p, bool inverse, bool fused, size_t first, size_t count,
                         KernelList *list)
 {
     static const char *const suffixes[8] = {"",
@@ -415,19 +466,22 @@ nb_status describe_call(const PlanT<WT> *p, bool inverse, size_t first, size_t c
                                             ", hand-off, no L2 hints",
                                             ", lazy, hand-off, no L2 hints"};
     call_ctx<WT> x = call_of<WT>(p, nullptr, nullptr, first, count, nullptr, inverse, list);
+    x.fused = fused;
     list->suffix =
         suffixes[(x.lazy ? 1 : 0) | (x.handoff ? 2 : 0) | (x.shape == SHAPE_HUGE ? 4 : 0)];
     return dispatch(x, inverse);
 }
 
-/* The kernels of a call (ntt/variant.h): the two kernels run() would launch
- * for this shape. */
+/* The kernels of a call (ntt/variant.h): the two kernels run() (inverse =
+ * NB_NTT_KERNELS_SUB_SCALE: forward_sub_scale) would launch for this shape. */
 template <class WT>
 nb_status kernels(void *plan, int inverse, size_t first, size_t count, nb_ntt_kernel *out,
                   size_t max, size_t *n)
 {
     KernelList list = {out, max, 0, nullptr};
-    nb_status st = describe_call((const PlanT<WT> *)plan, inverse != 0, first, count, &list);
+    const bool fused = inverse == NB_NTT_KERNELS_SUB_SCALE;
+    nb_status st = describe_call((const PlanT<WT> *)plan, inverse != 0 && !fused, fused, first,
+                                 count, &list);
     *n = list.n;
     return st;
 }
@@ -482,6 +536,7 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast = {
     /* .forward_to = */ forward_to<nb_word64>,
     /* .inverse_to = */ inverse_to<nb_word64>,
     /* .kernels = */ kernels<nb_word64>,
+    /* .forward_sub_scale = */ forward_sub_scale<nb_word64>,
 };
 
 extern "C" const nb_ntt_variant nb_variant_gpu_fast32 = {
@@ -506,4 +561,5 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast32 = {
     /* .forward_to = */ forward_to<nb_word32>,
     /* .inverse_to = */ inverse_to<nb_word32>,
     /* .kernels = */ kernels<nb_word32>,
+    /* .forward_sub_scale = */ forward_sub_scale<nb_word32>,
 };

@@ -295,10 +295,15 @@ __device__ __forceinline__ void rows_load_coalesced(typename PH::W (&v)[RV],
         v[j] = sdata[data_slot<PH, true>(tb, e + j)];
 }
 
-template <class PH, int K, int R = PH::R, int RV = PH::RV>
+/* fin(o, i) rewrites the VW words o about to be stored by the thread's
+ * i-th vector store (the fused epilogue; NoFin: none). */
+struct NoFin {
+    template <class W, int VW> __device__ __forceinline__ void operator()(W (&)[VW], int) const {}
+};
+template <class PH, int K, int R = PH::R, int RV = PH::RV, class FIN = NoFin>
 __device__ __forceinline__ void rows_store_coalesced(const typename PH::W (&v)[RV],
                                                      typename PH::W *blk, typename PH::W *sdata,
-                                                     uint32_t tid)
+                                                     uint32_t tid, FIN fin = FIN())
 {
     constexpr int VW = PH::Word::VEC_WORDS;
     const uint32_t lane = tid & 31, f0 = (tid & ~31u) << R;
@@ -316,6 +321,7 @@ __device__ __forceinline__ void rows_store_coalesced(const typename PH::W (&v)[R
 #pragma unroll
         for (int k = 0; k < VW; k++)
             o[k] = sdata[data_slot<PH, true>(tb, e + k)];
+        fin(o, i);
         *reinterpret_cast<typename PH::Word::Vec *>(blk + f) = vec_join(o);
     }
 }
@@ -389,6 +395,17 @@ template <unsigned NEED> __device__ __forceinline__ void limb_wait(unsigned *f, 
     __syncthreads(); /* the other threads' loads follow thread 0's acquire */
 }
 
+/* The fused forward epilogue as the kernels take it: nb_ntt_sub_scale
+ * (ntt/variant.h) in words W, with the call's first limb (limb l of the plan
+ * is the epilogue's limb l - first). Every phase kernel takes one; only a
+ * forward row phase with EPI reads it. */
+template <class W> struct SubScaleArgs {
+    W *out[2];
+    const W *x[2];
+    size_t first, split;
+    const uint64_t *w, *w_shoup;
+};
+
 /* The body of a phase kernel (each variant names its own __global__ wrapper,
  * so that profilers tell them apart): block (blockIdx.x, limb first +
  * blockIdx.y) transforms PH::TILE rows or columns of its limb in place.
@@ -419,19 +436,23 @@ template <unsigned NEED> __device__ __forceinline__ void limb_wait(unsigned *f, 
  * that kernel's last wave runs (the first kernel must then let the second
  * be scheduled only once all its blocks run: any PDL trigger does). `otf`
  * (PH::OTF): the plan's [L << (K-1)] product records, nb_shoup32_record of
- * each limb's first 2^(K-1) entries of the direction's row table. */
+ * each limb's first 2^(K-1) entries of the direction's row table. EPI (a
+ * forward row phase): the output is the epilogue `epi` (SubScaleArgs),
+ * written to epi.out instead of `data`. */
 template <class PH, bool INV, bool FIRST, bool SECOND, bool EARLY = false, bool EVICT_FIRST = false,
-          bool LAZY = false, bool SIGNAL = false, unsigned WAIT = 0>
+          bool LAZY = false, bool SIGNAL = false, unsigned WAIT = 0, bool EPI = false>
 __device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
                                            const typename PH::W *src,
                                            const typename PH::TT *__restrict__ tw,
                                            const typename PH::Word::Limb *__restrict__ limbs,
                                            size_t first,
                                            unsigned *sync = nullptr,
-                                           const uint4 *__restrict__ otf = nullptr)
+                                           const uint4 *__restrict__ otf = nullptr,
+                                           const SubScaleArgs<typename PH::W> *epi = nullptr)
 {
     static_assert(!SIGNAL || FIRST, "only a first kernel signals");
     static_assert(WAIT == 0 || SECOND, "only a second kernel waits per limb");
+    static_assert(!EPI || (!INV && PH::ROWS_), "the epilogue ends a forward row phase");
     typedef typename PH::TT TT;
     typedef typename PH::Word WT;
     typedef typename PH::W W;
@@ -489,6 +510,11 @@ __device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
     const W *ai = src + ((size_t)blockIdx.y << LOGN);
     const typename WT::Limb *c = limbs + l;
     const W q = c->q;
+    /* EPI: the limb's place in its part */
+    const size_t epi_j = EPI ? l - epi->first : 0;
+    const int epi_part = EPI && epi_j >= epi->split;
+    const size_t epi_k = epi_j - (epi_part ? epi->split : 0);
+    const size_t epi_row0 = (size_t)blockIdx.x * PH::TILE << K;
 
     W v[RV];
     { /* global load in pass 0's layout */
@@ -507,6 +533,23 @@ __device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
 #pragma unroll
             for (int j = 0; j < RV; j++)
                 v[j] = nb_gpu_ld_word<WT, EVICT_FIRST>(&from[(size_t)(j << P0::WL) * PH::N2]);
+        }
+    }
+    /* EPI, coalesced store: the thread's x words in its store layout
+     * (rows_store_coalesced), loaded now so that the butterflies hide them */
+    constexpr bool EPI_EARLY = EPI && Pass<INV, K, PH::NP - 1, R>::WL == 0;
+    W epi_x[EPI_EARLY ? RV : 1];
+    if constexpr (EPI_EARLY) {
+        constexpr int VW = WT::VEC_WORDS;
+        const W *xb = epi->x[epi_part] + (epi_k << LOGN) + epi_row0;
+        const uint32_t f0 = (tid & ~31u) << R, lane = tid & 31;
+#pragma unroll
+        for (int i = 0; i < RV / VW; i++) {
+            W xv[VW];
+            vec_split(nb_gpu_ld_vec<WT, true>(xb + f0 + i * (32 * VW) + VW * lane), xv);
+#pragma unroll
+            for (int k = 0; k < VW; k++)
+                epi_x[i * VW + k] = xv[k];
         }
     }
     pairs.store(spair, q, tid);
@@ -549,7 +592,28 @@ __device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
             v[j] = WT::template fwd_final<LAZY>(v[j], q);
     }
 
-    { /* global store in the last pass's layout */
+    if constexpr (EPI) { /* (x - v) w -> epi.out */
+        W *o = epi->out[epi_part] + (epi_k << LOGN);
+        const W *x = epi->x[epi_part] + (epi_k << LOGN);
+        const W w = (W)epi->w[epi_k];
+        const uint64_t ws = epi->w_shoup[epi_k];
+        typedef Pass<INV, K, PH::NP - 1, R> PL;
+        if constexpr (EPI_EARLY) {
+            rows_store_coalesced<PH, K>(v, o + epi_row0, sdata, tid,
+                                        [&](W(&ov)[WT::VEC_WORDS], int i) {
+#pragma unroll
+                                            for (int k = 0; k < WT::VEC_WORDS; k++)
+                                                ov[k] = WT::sub_scale(epi_x[i * WT::VEC_WORDS + k],
+                                                                      ov[k], w, ws, q);
+                                        });
+        } else {
+            const size_t at = ((size_t)tr << K) + elem_base<PL::WL, R>(t);
+#pragma unroll
+            for (int i = 0; i < RV; i++)
+                o[at + (i << PL::WL)] = WT::sub_scale(
+                    nb_gpu_ld_word<WT, true>(&x[at + (i << PL::WL)]), v[i], w, ws, q);
+        }
+    } else { /* global store in the last pass's layout */
         typedef Pass<INV, K, PH::NP - 1, R> PL;
         const uint32_t eb = elem_base<PL::WL, R>(t);
         if constexpr (ROWS && PL::WL == 0) {

@@ -178,12 +178,14 @@ inline nb_status check_aligned(const void *data, const char *name)
  * programmatic-stream-serialization attribute when use_pdl(blocks of the
  * chunk's grid, chunk) says so, a first one when PDL_FIRST (it then waits in
  * phase_body for whatever kernel precedes the call). Every phase kernel takes
- * (data, src, tw, limbs, first, sync, otf): the plan's hand-off counters and
- * the direction's product records, NULL where the plan has none. */
+ * (data, src, tw, limbs, first, sync, otf, epi): the plan's hand-off counters
+ * and the direction's product records, NULL where the plan has none, and the
+ * fused epilogue (`epi`, its `first` the call's; zeros when NULL). */
 template <class PH, bool INV, bool SECOND, bool PDL_FIRST = false, class KERN, class USE_PDL>
 nb_status launch(KERN kern, const PlanT<typename PH::Word> *p, typename PH::W *data,
                  const typename PH::W *src, size_t first, size_t count, cudaStream_t s,
-                 bool configure, USE_PDL &&use_pdl, KernelList *describe = nullptr)
+                 bool configure, USE_PDL &&use_pdl, KernelList *describe = nullptr,
+                 const SubScaleArgs<typename PH::W> *epi = nullptr)
 {
     if (configure) {
         NB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -206,6 +208,7 @@ nb_status launch(KERN kern, const PlanT<typename PH::Word> *p, typename PH::W *d
         tw = INV ? p->inv_rows : p->fwd_rows;
     else
         tw = INV ? p->inv_cols : p->fwd_cols;
+    const SubScaleArgs<typename PH::W> e = epi ? *epi : SubScaleArgs<typename PH::W>{};
     for (size_t done = 0; done < count; done += 65535) {
         const unsigned chunk = (unsigned)(count - done < 65535 ? count - done : 65535);
         cudaLaunchConfig_t cfg = {};
@@ -226,7 +229,7 @@ nb_status launch(KERN kern, const PlanT<typename PH::Word> *p, typename PH::W *d
                                        src + (done << PH::LOGN_), tw,
                                        (const typename PH::Word::Limb *)p->limbs_dev,
                                        first + done, p->sync_dev,
-                                       (const uint4 *)(INV ? p->inv_otf : p->fwd_otf)));
+                                       (const uint4 *)(INV ? p->inv_otf : p->fwd_otf), e));
     }
     NB_CUDA_TRY(cudaGetLastError());
     return NB_OK;

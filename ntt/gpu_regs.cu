@@ -60,7 +60,8 @@ __global__ void __launch_bounds__(RegsPhase<LOGN, K, ROWS>::THREADS,
                                   RegsPhase<LOGN, K, ROWS>::MIN_BLOCKS)
 regs_phase(uint64_t *__restrict__ data, const uint64_t *src,
            const typename RegsPhase<LOGN, K, ROWS>::TT *__restrict__ tw,
-           const nb_gpu_limb *__restrict__ limbs, size_t first, unsigned *, const uint4 *)
+           const nb_gpu_limb *__restrict__ limbs, size_t first, unsigned *, const uint4 *,
+           SubScaleArgs<uint64_t>)
 {
     phase_body<RegsPhase<LOGN, K, ROWS>, INV, FIRST, SECOND>(data, src, tw, limbs, first);
 }
@@ -199,4 +200,5 @@ extern "C" const nb_ntt_variant nb_variant_gpu_regs = {
     /* .forward_to = */ NULL, /* out of place: a copy, then in place */
     /* .inverse_to = */ NULL,
     /* .kernels = */ kernels,
+    /* .forward_sub_scale = */ NULL,
 };

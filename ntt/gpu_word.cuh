@@ -59,6 +59,12 @@ struct nb_word64 {
     {
         return LAZY ? nb_reduce_8q(x, q) : nb_reduce_4q(x, q);
     }
+    /* The fused forward epilogue (nb_ntt_sub_scale): (x - t) w mod q in
+     * [0, q) for x, t in [0, q), ws = floor(w 2^64 / q). */
+    static __device__ __forceinline__ W sub_scale(W x, W t, W w, uint64_t ws, W q)
+    {
+        return nb_mul_shoup(nb_sub_mod(x, t, q), w, ws, q);
+    }
     /* The last inverse stage with N^-1 folded in: u' = (u + x) ni,
      * x' = (u - x) lw (lw = inv[1] N^-1), inputs the family's inverse bound,
      * outputs in [0, q). */
@@ -104,6 +110,10 @@ struct nb_word32 {
     template <bool LAZY> static __device__ __forceinline__ W fwd_final(W x, W q)
     {
         return LAZY ? nb_reduce32_4q(x, q) : nb_reduce32_2q(x, q);
+    }
+    static __device__ __forceinline__ W sub_scale(W x, W t, W w, uint64_t ws, W q)
+    {
+        return nb_mul_shoup32(nb_csub32(x + q - t, q), w, nb_shoup32_from64(ws), q);
     }
     /* Inputs in [0, 2q) (both families): with q < 2^30 the sum and the
      * difference plus 2q stay below 2^32; with q < 2^31 they are formed from
