@@ -148,7 +148,9 @@ nb_status nb_baseconv_apply(const nb_baseconv_plan *plan, uint64_t *out, const u
 
 /* Optional observer of the steps of a pipeline, called after each step has
  * been enqueued (GPU) or run (CPU). step: "intt", "ntt", "conv",
- * "inner-product", "scalar" or "copy"; is_ntt = 1 for NTT steps with
+ * "inner-product", "scalar", "copy" or "ntt-scalar" (an NTT whose last
+ * kernel also subtracts and scales: nb_ntt_forward_sub_scale, in place of an
+ * "ntt" and a "scalar" step); is_ntt = 1 for NTT steps with
  * ntt_limbs limb-transforms (inverse = 1 for iNTT). A non-NB_OK return
  * aborts the pipeline with that status. The stage tier uses it to record
  * events between steps; pass NULL for no observer. */

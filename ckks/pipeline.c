@@ -463,6 +463,27 @@ nb_status nb_ckks_modup_all(nb_ckks *c, size_t level, void *out, const void *in,
     return modup_all(c, level, out, in, 0, hook, stream);
 }
 
+/* The last two steps of modDown and rescale on one polynomial: the forward
+ * NTT of limbs [0, count) of t (scratch) over c->ntt and out = (in - t) w
+ * (k: per limb), fused into the transform's last kernel when the variant
+ * offers it (one step "ntt-scalar", counted as an NTT step), else the
+ * transform then the subtract-and-scale pass (steps "ntt" and "scalar"). */
+static nb_status forward_sub_mul(nb_ckks *c, void *t, const nb_limb_consts *k, void *out,
+                                 const void *in, size_t count, const nb_ckks_hook *hook,
+                                 void *stream)
+{
+    if (nb_ntt_has_sub_scale(c->ntt)) {
+        const nb_ntt_sub_scale e = {{out, out}, {in, in}, count, k->w, k->w_shoup};
+        NB_TRY(nb_ntt_forward_sub_scale(c->ntt, t, &e, 0, count, stream));
+        return mark(hook, "ntt-scalar", 1, count, 0);
+    }
+    NB_TRY(nb_ntt_forward(c->ntt, t, 0, count, stream));
+    NB_TRY(mark(hook, "ntt", 1, count, 0));
+    const nb_polys si = one(c, out, in, t);
+    NB_TRY(sub_mul(c, k, &si, count, stream));
+    return mark(hook, "scalar", 0, 0, 0);
+}
+
 /* modDown of one polynomial; the input stays unchanged (its P limbs are
  * transformed into scratch). */
 static nb_status moddown(nb_ckks *c, size_t level, void *out, const void *in,
@@ -475,19 +496,16 @@ static nb_status moddown(nb_ckks *c, size_t level, void *out, const void *in,
     const nb_polys ci = one(c, c->s_t, pl, NULL);
     NB_TRY(conv(c, &v, &ci, stream));
     NB_TRY(mark(hook, "conv", 0, 0, 0));
-    NB_TRY(nb_ntt_forward(c->ntt, c->s_t, 0, L1, stream));
-    NB_TRY(mark(hook, "ntt", 1, L1, 0));
     nb_limb_consts k = {c->base + c->k->prime_q, c->base + c->k->p_inv,
                         c->base + c->k->p_inv_shoup};
-    const nb_polys si = one(c, out, in, c->s_t);
-    NB_TRY(sub_mul(c, &k, &si, L1, stream));
-    NB_TRY(mark(hook, "scalar", 0, 0, 0));
-    return NB_OK;
+    return forward_sub_mul(c, c->s_t, &k, out, in, L1, hook, stream);
 }
 
 /* modDown of the key switch's two accumulators in place: acc0 (l+1+alpha
  * limbs in order) and acc1 (its Q limbs at acc1_q, its P limbs right after
- * acc0's), each NTT step one call over both polynomials. */
+ * acc0's), each NTT step one call over both polynomials at the top level
+ * (below it one per polynomial); the subtract and scale fused into the
+ * forward NTT as forward_sub_mul says. */
 static nb_status moddown_pair(nb_ckks *c, size_t level, void *out0, void *out1, void *acc0,
                               const void *acc1_q, const nb_ckks_hook *hook, void *stream)
 {
@@ -499,6 +517,16 @@ static nb_status moddown_pair(nb_ckks *c, size_t level, void *out0, void *out1, 
     const nb_polys ci = two(c, t0, t1, pl, at(c, pl, A), NULL, NULL);
     NB_TRY(conv(c, &v, &ci, stream));
     NB_TRY(mark(hook, "conv", 0, 0, 0));
+    nb_limb_consts k = {c->base + c->k->prime_q, c->base + c->k->p_inv,
+                        c->base + c->k->p_inv_shoup};
+    if (nb_ntt_has_sub_scale(c->ntt_qq)) { /* at the top level one call in two parts */
+        const nb_ntt_sub_scale e0 = {{out0, out1}, {acc0, acc1_q}, L1, k.w, k.w_shoup};
+        const nb_ntt_sub_scale e1 = {{out1, out1}, {acc1_q, acc1_q}, L1, k.w, k.w_shoup};
+        NB_TRY(nb_ntt_forward_sub_scale(c->ntt_qq, t0, &e0, 0, L1 == Q ? 2 * Q : L1, stream));
+        if (L1 < Q)
+            NB_TRY(nb_ntt_forward_sub_scale(c->ntt_qq, t1, &e1, Q, L1, stream));
+        return mark(hook, "ntt-scalar", 1, 2 * L1, 0);
+    }
     if (L1 == Q) { /* t0, t1 adjacent over q_0..q_L twice */
         NB_TRY(nb_ntt_forward(c->ntt_qq, t0, 0, 2 * Q, stream));
     } else {
@@ -506,12 +534,9 @@ static nb_status moddown_pair(nb_ckks *c, size_t level, void *out0, void *out1, 
         NB_TRY(nb_ntt_forward(c->ntt_qq, t1, Q, L1, stream));
     }
     NB_TRY(mark(hook, "ntt", 1, 2 * L1, 0));
-    nb_limb_consts k = {c->base + c->k->prime_q, c->base + c->k->p_inv,
-                        c->base + c->k->p_inv_shoup};
     const nb_polys si = two(c, out0, out1, acc0, acc1_q, t0, t1);
     NB_TRY(sub_mul(c, &k, &si, L1, stream));
-    NB_TRY(mark(hook, "scalar", 0, 0, 0));
-    return NB_OK;
+    return mark(hook, "scalar", 0, 0, 0);
 }
 
 nb_status nb_ckks_moddown(nb_ckks *c, size_t level, void *out, const void *in,
@@ -565,12 +590,7 @@ nb_status nb_ckks_rescale(nb_ckks *c, size_t level, nb_ckks_rounding rounding, v
     NB_TRY(inverse_into(c, c->s_p, at(c, in, keep), keep, g, 0, hook, stream));
     NB_TRY(rescale_bring(c, level, rounding == NB_CKKS_RESCALE_ROUND, c->s_t, c->s_p, stream));
     NB_TRY(mark(hook, "conv", 0, 0, 0));
-    NB_TRY(nb_ntt_forward(c->ntt, c->s_t, 0, keep, stream));
-    NB_TRY(mark(hook, "ntt", 1, keep, 0));
     nb_limb_consts k = {c->base + c->k->prime_q, c->base + c->k->ql_inv + level * Q,
                         c->base + c->k->ql_inv_shoup + level * Q};
-    const nb_polys si = one(c, out, in, c->s_t);
-    NB_TRY(sub_mul(c, &k, &si, keep, stream));
-    NB_TRY(mark(hook, "scalar", 0, 0, 0));
-    return NB_OK;
+    return forward_sub_mul(c, c->s_t, &k, out, in, keep, hook, stream);
 }

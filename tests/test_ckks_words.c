@@ -5,8 +5,9 @@
  * with 31-, 30-, 25- and 20-bit primes. Inputs are fresh seeded residues
  * generated as 64-bit words and narrowed; outputs are poisoned 32-bit words
  * (0xA5A5A5A5, above every prime below 2^31) widened back for the
- * comparison, so an unwritten word fails. A 32-bit variant refuses a set
- * with a prime of 32 bits or more. */
+ * comparison, so an unwritten word fails. The same on CPU variants that
+ * fuse the subtract-and-scale into their forward NTT (the pipelines' fused
+ * paths). A 32-bit variant refuses a set with a prime of 32 bits or more. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,113 @@
 #include "testutil.h"
 
 #define POISON32 0xA5A5A5A5u
+
+/* ---- variants that fuse the subtract-and-scale (nb_ntt_sub_scale) ----
+ * cpu-harvey-fused and cpu-harvey32-fused: their bases' transforms, with a
+ * forward_sub_scale entry that runs the base's forward, then the epilogue
+ * in 128-bit integers, so that the pipelines take their fused paths on the
+ * CPU and are checked against the reference like any other variant. */
+typedef struct {
+    const nb_ntt_variant *base;
+    void *plan;
+    const nb_ntt_tables *t;
+} fused_plan;
+
+static const nb_ntt_variant *fused_base[2]; /* 64-bit, 32-bit */
+
+static nb_status fused_create(int which, void **plan, const nb_ntt_tables *t, void *stream)
+{
+    fused_plan *f = calloc(1, sizeof *f);
+    if (!f)
+        return NB_ERR_OUT_OF_MEMORY;
+    f->base = fused_base[which];
+    f->t = t;
+    const nb_status s = f->base->plan_create(&f->plan, t, stream);
+    if (s != NB_OK)
+        free(f);
+    else
+        *plan = f;
+    return s;
+}
+static nb_status fused_create64(void **plan, const nb_ntt_tables *t, void *stream)
+{
+    return fused_create(0, plan, t, stream);
+}
+static nb_status fused_create32(void **plan, const nb_ntt_tables *t, void *stream)
+{
+    return fused_create(1, plan, t, stream);
+}
+static void fused_destroy(void *plan)
+{
+    fused_plan *f = plan;
+    if (f)
+        f->base->plan_destroy(f->plan);
+    free(f);
+}
+static nb_status fused_forward(void *plan, void *data, size_t first, size_t count, void *s)
+{
+    fused_plan *f = plan;
+    return f->base->forward(f->plan, data, first, count, s);
+}
+static nb_status fused_inverse(void *plan, void *data, size_t first, size_t count, void *s)
+{
+    fused_plan *f = plan;
+    return f->base->inverse(f->plan, data, first, count, s);
+}
+static nb_status fused_sub_scale(void *plan, void *data, const nb_ntt_sub_scale *e,
+                                 size_t first, size_t count, void *s)
+{
+    fused_plan *f = plan;
+    const size_t n = f->t->n, wb = f->base->word_bits / 8;
+    const nb_status st = f->base->forward(f->plan, data, first, count, s);
+    if (st != NB_OK)
+        return st;
+    for (size_t j = 0; j < count; j++) {
+        const int part = j >= e->split;
+        const size_t k = j - (part ? e->split : 0);
+        const uint64_t q = f->t->q[first + j];
+        for (size_t i = 0; i < n; i++) {
+            const size_t a = j * n + i, b = k * n + i;
+            const uint64_t y = wb == 8 ? ((uint64_t *)data)[a] : ((uint32_t *)data)[a];
+            const uint64_t x = wb == 8 ? ((const uint64_t *)e->x[part])[b]
+                                       : ((const uint32_t *)e->x[part])[b];
+            const uint64_t r = (uint64_t)((unsigned __int128)((x + q - y) % q) * e->w[k] % q);
+            if (wb == 8)
+                ((uint64_t *)e->out[part])[b] = r;
+            else
+                ((uint32_t *)e->out[part])[b] = (uint32_t)r;
+        }
+    }
+    memset(data, 0x5A, count * n * wb); /* the call's scratch: left unspecified */
+    return NB_OK;
+}
+
+static nb_ntt_variant fused_variant[2];
+
+/* Registers the two fused variants (once). */
+static void register_fused(void)
+{
+    static const char *const names[2][2] = {{"cpu-harvey", "cpu-harvey-fused"},
+                                            {"cpu-harvey32", "cpu-harvey32-fused"}};
+    for (int i = 0; i < 2; i++) {
+        if (nb_ntt_variant_find(names[i][1]))
+            continue;
+        fused_base[i] = nb_ntt_variant_find(names[i][0]);
+        assert_non_null(fused_base[i]);
+        nb_ntt_variant v = *fused_base[i];
+        v.name = names[i][1];
+        v.description = "a CPU variant with a fused forward epilogue (test)";
+        v.plan_create = i ? fused_create32 : fused_create64;
+        v.plan_destroy = fused_destroy;
+        v.forward = fused_forward;
+        v.inverse = fused_inverse;
+        v.forward_to = v.inverse_to = NULL;
+        v.kernels = NULL;
+        v.forward_sub_scale = fused_sub_scale;
+        fused_variant[i] = v;
+        assert_int_equal(nb_ntt_variant_register(&fused_variant[i]), NB_OK);
+    }
+}
 
 /* Sets with every prime below 2^31: pairs (rescale drops 2), single
  * primes, one special prime per digit, small primes. */
@@ -292,6 +400,81 @@ static void test_stages_on_32bit_scalar_path_match_reference(void **state)
     check_all("cpu-harvey32-scalar");
 }
 
+/* The fused paths of modDown, the key switch and rescale, on both words. */
+static void test_stages_with_a_fused_epilogue_match_reference(void **state)
+{
+    (void)state;
+    check_all("cpu-harvey32-fused");
+    check_all("cpu-harvey-fused");
+}
+
+static nb_status name_step(void *user, const char *step, int is_ntt, size_t limbs, int inv)
+{
+    (void)is_ntt, (void)limbs, (void)inv;
+    char *names = user;
+    strncat(names, step, 255 - strlen(names));
+    strncat(names, " ", 255 - strlen(names));
+    return NB_OK;
+}
+
+/* A fused modDown and rescale end in one "ntt-scalar" step. */
+static void test_fused_stages_end_in_one_ntt_scalar_step(void **state)
+{
+    (void)state;
+    fixture f = make(&specs[0], "cpu-harvey32-fused");
+    const size_t n = f.p->n, l = f.p->max_level, E = l + 1 + f.p->alpha;
+    uint64_t basis[300];
+    nb_ckks_basis_ext(f.p, l, basis);
+    uint64_t *a = malloc(E * n * 8);
+    assert_non_null(a);
+    nb_test_fill_residues(a, n, basis, E);
+    void *in = narrow(&f, a, E * n), *out = poisoned(&f, E * n);
+    char names[256] = "";
+    const nb_ckks_hook hook = {name_step, names};
+    /* (a "copy" step first: the test variant has no out-of-place entries) */
+    assert_int_equal(nb_ckks_moddown(f.c, l, out, in, &hook, NULL), NB_OK);
+    assert_string_equal(names, "copy intt conv ntt-scalar ");
+    names[0] = 0;
+    assert_int_equal(nb_ckks_rescale(f.c, l, NB_CKKS_RESCALE_FLOOR, out, in, &hook, NULL), NB_OK);
+    assert_string_equal(names, "copy intt conv ntt-scalar ");
+    free(a), free(in), free(out);
+    drop(&f);
+}
+
+/* The wrapper refuses an epilogue it cannot run safely, before the variant
+ * sees it; out == x is a valid call. */
+static void test_fused_call_refuses_bad_epilogues(void **state)
+{
+    (void)state;
+    uint64_t q;
+    assert_int_equal(nb_primes_generate(6, 30, 1, NULL, 0, &q), NB_OK);
+    nb_ntt *t = NULL;
+    assert_int_equal(nb_ntt_create(&t, nb_ntt_variant_find("cpu-harvey-fused"), 6, &q, NULL, 1,
+                                   NULL),
+                     NB_OK);
+    assert_int_equal(nb_ntt_has_sub_scale(t), 1);
+    uint64_t buf[4 * 64], w = 3, ws = (uint64_t)(((unsigned __int128)3 << 64) / q);
+    for (size_t i = 0; i < 4 * 64; i++)
+        buf[i] = (i * 7919 + 1) % q;
+    uint64_t *data = buf, *x = buf + 64, *out = buf + 128;
+    const nb_ntt_sub_scale good = {{out, out}, {x, x}, 1, &w, &ws};
+    nb_ntt_sub_scale e = good;
+    assert_int_equal(nb_ntt_forward_sub_scale(t, data, NULL, 0, 1, NULL), NB_ERR_INVALID_ARG);
+    e.w = NULL;
+    assert_int_equal(nb_ntt_forward_sub_scale(t, data, &e, 0, 1, NULL), NB_ERR_INVALID_ARG);
+    e = good, e.out[0] = data + 32; /* out overlaps the data */
+    assert_int_equal(nb_ntt_forward_sub_scale(t, data, &e, 0, 1, NULL), NB_ERR_INVALID_ARG);
+    e = good, e.x[0] = data + 63; /* x overlaps the data */
+    assert_int_equal(nb_ntt_forward_sub_scale(t, data, &e, 0, 1, NULL), NB_ERR_INVALID_ARG);
+    e = good, e.out[0] = x + 1; /* out overlaps x without equalling it */
+    assert_int_equal(nb_ntt_forward_sub_scale(t, data, &e, 0, 1, NULL), NB_ERR_INVALID_ARG);
+    assert_non_null(strstr(nb_last_error(), "without equalling"));
+    assert_int_equal(nb_ntt_forward_sub_scale(t, data, &good, 0, 2, NULL), NB_ERR_INVALID_ARG);
+    e = good, e.out[0] = x; /* in place on x */
+    assert_int_equal(nb_ntt_forward_sub_scale(t, data, &e, 0, 1, NULL), NB_OK);
+    nb_ntt_destroy(t);
+}
+
 /* The same 31-bit sets (two-prime rescale included) on 64-bit words. */
 static void test_stages_of_32bit_sets_on_64bit_words_match_reference(void **state)
 {
@@ -328,9 +511,13 @@ static void test_pair_rescale_rejects_levels_below_two(void **state)
 int main(void)
 {
     nb_test_seed_init();
+    register_fused();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stages_on_32bit_words_match_reference),
         cmocka_unit_test(test_stages_on_32bit_scalar_path_match_reference),
+        cmocka_unit_test(test_stages_with_a_fused_epilogue_match_reference),
+        cmocka_unit_test(test_fused_stages_end_in_one_ntt_scalar_step),
+        cmocka_unit_test(test_fused_call_refuses_bad_epilogues),
         cmocka_unit_test(test_stages_of_32bit_sets_on_64bit_words_match_reference),
         cmocka_unit_test(test_32bit_variant_refuses_wide_primes),
         cmocka_unit_test(test_pair_rescale_rejects_levels_below_two),

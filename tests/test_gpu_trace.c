@@ -1,8 +1,9 @@
 /* The kernel trace (nb_bench_trace) of a key switch of test-small at its top
  * level with gpu-fast, against what the pipeline launches: the trace has the
  * pipeline's step marks, and each mark the kernels its launches enqueued. A
- * counting copy of gpu-fast adds, for each NTT call, the launches its
- * `kernels` entry reports for that very call; every other GPU step launches
+ * counting copy of gpu-fast adds, for each NTT call (with or without the
+ * fused epilogue), the launches its `kernels` entry reports for that very
+ * call; every other GPU step launches
  * one kernel (conv, inner-product, scalar: ckks/gpu_kernels.cu) and a "copy"
  * step one memcpy and no kernel. Kernels start in launch order (correlation
  * ids) on the workload's stream. And the trace of the stage workload's key
@@ -58,6 +59,13 @@ static nb_status c_inverse_to(void *plan, void *dst, const void *src, size_t fir
 {
     count_call(plan, 1, first, count);
     return inner->inverse_to(plan, dst, src, first, count, s);
+}
+
+static nb_status c_forward_sub_scale(void *plan, void *data, const nb_ntt_sub_scale *e,
+                                     size_t first, size_t count, void *s)
+{
+    count_call(plan, NB_NTT_KERNELS_SUB_SCALE, first, count);
+    return inner->forward_sub_scale(plan, data, e, first, count, s);
 }
 
 /* A key switch as a workload: one buffer set, the expectation per mark. */
@@ -184,6 +192,7 @@ static void ks_open(ks_ctx *c, nb_ckks_params **p)
     counted.inverse = c_inverse;
     counted.forward_to = inner->forward_to ? c_forward_to : NULL;
     counted.inverse_to = inner->inverse_to ? c_inverse_to : NULL;
+    counted.forward_sub_scale = inner->forward_sub_scale ? c_forward_sub_scale : NULL;
     assert_int_equal(nb_ckks_params_create(p, &nb_ckks_preset_find("test-small")->spec), NB_OK);
     memset(c, 0, sizeof *c);
     c->level = (*p)->max_level;
