@@ -1,9 +1,10 @@
-/* The variant interface's optional kernel report (nb_ntt_kernels) and the
- * plug-in ABI it came with: the wrapper validates the call and passes what
- * a variant reports through; a variant without the entry is "not reported"
- * with a message; a plug-in built for plug-in ABI 1, whose struct ends
- * before `kernels`, loads and runs, and the library never reads the word
- * after its struct. argv: ABI1-PLUGIN. */
+/* The variant interface's optional entries and the plug-in ABIs they came
+ * with: the wrapper validates a kernel report call and passes what a
+ * variant reports through; a variant without the entry is "not reported"
+ * with a message; plug-ins built for plug-in ABI 1 (struct ends before
+ * `kernels`) and 2 (before `forward_sub_scale`) load and run, keep the
+ * entries their ABI has, and the library never reads the word after their
+ * struct. argv: ABI1-PLUGIN ABI2-PLUGIN. */
 #include <string.h>
 
 #include "testutil.h"
