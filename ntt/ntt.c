@@ -215,13 +215,20 @@ static int overlap(const void *a, size_t na, const void *b, size_t nb)
     return x < y + nb && y < x + na;
 }
 
-/* The epilogue's pointers for a call over `count` limbs of `data`. */
+/* The epilogue of a call over limbs [first, first + count) of `data`: its
+ * pointers, and in two parts the same prime at limb k of each. */
 static nb_status check_sub_scale(const nb_ntt *ntt, const void *data, const nb_ntt_sub_scale *e,
-                                 size_t count)
+                                 size_t first, size_t count)
 {
     if (!e || !e->w || !e->w_shoup)
         return nb_set_error(NB_ERR_INVALID_ARG, "NTT call: NULL epilogue argument");
     const size_t parts = e->split < count ? 2 : 1, whole = call_bytes(ntt, count);
+    const uint64_t *q = ntt->tables->q + first;
+    for (size_t k = 0; parts == 2 && k < count - e->split; k++)
+        if (q[e->split + k] != q[k])
+            return nb_set_error(NB_ERR_INVALID_ARG,
+                                "NTT call: the epilogue's part 1 limb %zu has another prime than "
+                                "part 0's (they share w)", k);
     for (size_t p = 0; p < parts; p++) {
         const size_t limbs = parts == 1 ? count : p == 0 ? e->split : count - e->split;
         const size_t bytes = call_bytes(ntt, limbs);
@@ -244,7 +251,7 @@ nb_status nb_ntt_forward_sub_scale(nb_ntt *ntt, void *data, const nb_ntt_sub_sca
     if (!ntt->variant->forward_sub_scale)
         return nb_set_error(NB_ERR_UNSUPPORTED, "variant '%s' does not fuse an epilogue",
                             ntt->variant->name);
-    NB_TRY(check_sub_scale(ntt, data, e, count));
+    NB_TRY(check_sub_scale(ntt, data, e, first, count));
     log_call(ntt, NB_NTT_KERNELS_SUB_SCALE, first, count);
     return ntt->variant->forward_sub_scale(ntt->plan, data, e, first, count, stream);
 }

@@ -53,8 +53,8 @@ nb_status nb_ntt_inverse_to(nb_ntt *ntt, void *dst, const void *src, size_t firs
  * NB_ERR_UNSUPPORTED (message) when the variant has no fused entry
  * (nb_ntt_has_sub_scale = 0: run nb_ntt_forward and the epilogue as a pass
  * of your own); NB_ERR_INVALID_ARG for a NULL pointer, a range outside the
- * plan, or an out or x that overlaps data, or an out that overlaps its x
- * without equalling it. */
+ * plan, an out or x that overlaps data, an out that overlaps its x without
+ * equalling it, or two parts whose limbs k have different primes. */
 nb_status nb_ntt_forward_sub_scale(nb_ntt *ntt, void *data, const nb_ntt_sub_scale *e,
                                    size_t first, size_t count, void *stream);
 /* 1 if the variant fuses the epilogue into its forward transform, else 0. */

@@ -42,10 +42,12 @@ typedef struct nb_ntt_kernel {
  * others part 1 (split >= count: one part); limb j of part p is at
  * out[p] + k N and x[p] + k N (words of word_bits bits, x in [0, q)) and is
  * scaled by w[k] in [0, q), w_shoup[k] = floor(w[k] 2^64 / q) (a 32-bit
- * variant uses its high word), with k = j - (p ? split : 0). A CKKS
- * modDown or rescale ends with exactly this step. out[p] equals x[p] or
- * does not overlap it; neither overlaps the call's data. Pointers are host
- * memory for CPU variants, device memory for GPU variants. */
+ * variant uses its high word), with k = j - (p ? split : 0); so in two
+ * parts limb k of each part has the same prime (a key switch's pair over
+ * q_0..q_l twice). A CKKS modDown or rescale ends with exactly this step.
+ * out[p] equals x[p] or does not overlap it; neither overlaps the call's
+ * data. Pointers are host memory for CPU variants, device memory for GPU
+ * variants. */
 typedef struct nb_ntt_sub_scale {
     void *out[2];
     const void *x[2];

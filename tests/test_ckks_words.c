@@ -470,6 +470,25 @@ static void test_fused_call_refuses_bad_epilogues(void **state)
     assert_int_equal(nb_ntt_forward_sub_scale(t, data, &e, 0, 1, NULL), NB_ERR_INVALID_ARG);
     assert_non_null(strstr(nb_last_error(), "without equalling"));
     assert_int_equal(nb_ntt_forward_sub_scale(t, data, &good, 0, 2, NULL), NB_ERR_INVALID_ARG);
+    nb_ntt_destroy(t);
+    /* two parts over different primes cannot share w */
+    uint64_t q2[2];
+    assert_int_equal(nb_primes_generate(6, 30, 2, NULL, 0, q2), NB_OK);
+    assert_int_equal(nb_ntt_create(&t, nb_ntt_variant_find("cpu-harvey-fused"), 6, q2, NULL, 2,
+                                   NULL),
+                     NB_OK);
+    uint64_t big[6 * 64];
+    for (size_t i = 0; i < 6 * 64; i++)
+        big[i] = (i * 7919 + 1) % q2[0] % q2[1];
+    uint64_t w2[1] = {3}, ws2[1] = {(uint64_t)(((unsigned __int128)3 << 64) / q2[0])};
+    const nb_ntt_sub_scale two = {{big + 128, big + 192}, {big + 256, big + 320}, 1, w2, ws2};
+    assert_int_equal(nb_ntt_forward_sub_scale(t, big, &two, 0, 2, NULL), NB_ERR_INVALID_ARG);
+    assert_non_null(strstr(nb_last_error(), "another prime"));
+    nb_ntt_destroy(t);
+    assert_int_equal(nb_primes_generate(6, 30, 1, NULL, 0, &q), NB_OK);
+    assert_int_equal(nb_ntt_create(&t, nb_ntt_variant_find("cpu-harvey-fused"), 6, &q, NULL, 1,
+                                   NULL),
+                     NB_OK);
     e = good, e.out[0] = x; /* in place on x */
     assert_int_equal(nb_ntt_forward_sub_scale(t, data, &e, 0, 1, NULL), NB_OK);
     nb_ntt_destroy(t);
