@@ -6,9 +6,9 @@
  * (never all zeros), at log N 10, 12, 16 and 17, in the block shapes the
  * variants choose (4 per thread, 16 per thread with and without L2 hints),
  * one part and two parts, sub-range calls (first > 0), out equal to x, primes
- * at the largest sizes each word serves and below the lazy bounds. Every
- * output word is poisoned first and must be written; x must stay unchanged
- * when out is elsewhere. Exits 77 (skip) without a CUDA device. */
+ * at the largest sizes each word serves and below the lazy bounds. Out of
+ * place, every output word is poisoned first and must be written, and x
+ * must stay unchanged. Exits 77 (skip) without a CUDA device. */
 #include <string.h>
 
 #include "ntt/arith.h"
