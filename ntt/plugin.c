@@ -1,7 +1,10 @@
 /* Plug-in loading (ntt/variant.h): a shared object that registers its own
  * variants, refused before any of its code runs when it was built for a
  * plug-in ABI this library does not load (newer than its own, or older than
- * NB_PLUGIN_ABI_OLDEST). */
+ * NB_PLUGIN_ABI_OLDEST). Each plug-in is opened RTLD_LOCAL: its symbols
+ * (nb_plugin_abi_version, and any function two plug-ins built from one
+ * template both define) stay its own, so a plug-in loaded later never binds
+ * to an earlier one's; the library's functions resolve as usual. */
 #include <dlfcn.h>
 #include <stdio.h>
 
@@ -14,7 +17,7 @@ nb_status nb_plugin_load(const char *path)
 {
     if (!path || !path[0])
         return nb_set_error(NB_ERR_INVALID_ARG, "plug-in path is empty");
-    void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h)
         return nb_set_error(NB_ERR_IO, "cannot load plug-in '%.200s': %.400s", path, dlerror());
     const unsigned *abi = dlsym(h, NB_PLUGIN_ABI_SYMBOL);
