@@ -3,8 +3,9 @@
  * 2^K-point transform in registers and runs the butterfly stages of one pass
  * on them (Harvey/Shoup, the arithmetic of ntt/arith.h); passes exchange
  * through shared memory. Here: the compile-time shape of a phase (Phase), the
- * pass geometry, the butterfly stages, the twiddle lookup in shared memory,
- * the coalesced row load/store and the body of the phase kernels. The host
+ * pass geometry, the butterfly stages, the twiddle lookup in shared memory
+ * and the body of the phase kernels (the shared-memory data layout and the
+ * coalesced row load/store: ntt/gpu_reg_moves.cuh). The host
  * side (the plan and the chunked launch) is ntt/gpu_reg_plan.cuh. The
  * variants choose the block shapes, the column/row split and when to use
  * programmatic dependent launch. */
@@ -14,6 +15,7 @@
 #include <type_traits>
 
 #include "ntt/gpu_common.cuh"
+#include "ntt/gpu_reg_moves.cuh"
 #include "ntt/gpu_word.cuh"
 
 /* the members of these templates not used by every instantiation */
@@ -230,100 +232,6 @@ __device__ __forceinline__ void run_pass(typename WT::W (&v)[RV], uint32_t eb, c
         static_for<LO, HI, 1>(stage);
     else
         static_for<HI - 1, LO - 1, -1>(stage);
-}
-
-/* Shared-memory slot of element e of transform tb: rows padded by one word
- * per 16, which keeps the radix-16 passes' exchanges free of bank conflicts
- * for 8-byte and for 4-byte words alike (each access of a warp takes the
- * fewest wavefronts its bytes need; one word per 32, the bank row of
- * 4-byte words, would not); columns interleaved by transform. */
-template <class PH, bool ROWS> __device__ __forceinline__ uint32_t data_slot(uint32_t tb, uint32_t e)
-{
-    if constexpr (ROWS)
-        return tb * PH::SROW + e + (e >> 4);
-    else
-        return e * PH::TILE + tb;
-}
-
-/* The words of a 16-byte vector, and back. */
-__device__ __forceinline__ void vec_split(const ulonglong2 &p, uint64_t (&o)[2])
-{
-    o[0] = p.x;
-    o[1] = p.y;
-}
-__device__ __forceinline__ void vec_split(const uint4 &p, uint32_t (&o)[4])
-{
-    o[0] = p.x;
-    o[1] = p.y;
-    o[2] = p.z;
-    o[3] = p.w;
-}
-__device__ __forceinline__ ulonglong2 vec_join(const uint64_t (&o)[2])
-{
-    return make_ulonglong2(o[0], o[1]);
-}
-__device__ __forceinline__ uint4 vec_join(const uint32_t (&o)[4])
-{
-    return make_uint4(o[0], o[1], o[2], o[3]);
-}
-
-/* Row kernels: the warp's 32 * 2^R contiguous block elements move between
- * the 2^R-consecutive-per-thread layout and a coalesced one (each 16-byte
- * access of the warp covers 512 contiguous bytes) through the warp's own
- * shared-memory slots, so only __syncwarp is needed. */
-template <class PH, int K, bool EVICT_FIRST, int R = PH::R, int RV = PH::RV>
-__device__ __forceinline__ void rows_load_coalesced(typename PH::W (&v)[RV],
-                                                    const typename PH::W *blk,
-                                                    typename PH::W *sdata, uint32_t tid)
-{
-    constexpr int VW = PH::Word::VEC_WORDS;
-    static_assert(RV >= VW, "a thread moves whole 16-byte vectors");
-    const uint32_t lane = tid & 31, f0 = (tid & ~31u) << R;
-#pragma unroll
-    for (int i = 0; i < RV / VW; i++) {
-        const uint32_t f = f0 + i * (32 * VW) + VW * lane, tb = f >> K, e = f & ((1u << K) - 1);
-        typename PH::W o[VW];
-        vec_split(nb_gpu_ld_vec<typename PH::Word, EVICT_FIRST>(blk + f), o);
-#pragma unroll
-        for (int k = 0; k < VW; k++)
-            sdata[data_slot<PH, true>(tb, e + k)] = o[k];
-    }
-    __syncwarp();
-    const uint32_t f = tid << R, tb = f >> K, e = f & ((1u << K) - 1);
-#pragma unroll
-    for (int j = 0; j < RV; j++)
-        v[j] = sdata[data_slot<PH, true>(tb, e + j)];
-}
-
-/* fin(o, i) rewrites the VW words o about to be stored by the thread's
- * i-th vector store (the fused epilogue; NoFin: none). */
-struct NoFin {
-    template <class W, int VW> __device__ __forceinline__ void operator()(W (&)[VW], int) const {}
-};
-template <class PH, int K, int R = PH::R, int RV = PH::RV, class FIN = NoFin>
-__device__ __forceinline__ void rows_store_coalesced(const typename PH::W (&v)[RV],
-                                                     typename PH::W *blk, typename PH::W *sdata,
-                                                     uint32_t tid, FIN fin = FIN())
-{
-    constexpr int VW = PH::Word::VEC_WORDS;
-    const uint32_t lane = tid & 31, f0 = (tid & ~31u) << R;
-    {
-        const uint32_t f = tid << R, tb = f >> K, e = f & ((1u << K) - 1);
-#pragma unroll
-        for (int j = 0; j < RV; j++)
-            sdata[data_slot<PH, true>(tb, e + j)] = v[j];
-    }
-    __syncwarp();
-#pragma unroll
-    for (int i = 0; i < RV / VW; i++) {
-        const uint32_t f = f0 + i * (32 * VW) + VW * lane, tb = f >> K, e = f & ((1u << K) - 1);
-        typename PH::W o[VW];
-#pragma unroll
-        for (int k = 0; k < VW; k++)
-            o[k] = sdata[data_slot<PH, true>(tb, e + k)];
-        fin(o, i);
-        *reinterpret_cast<typename PH::Word::Vec *>(blk + f) = vec_join(o);
-    }
 }
 
 /* Row phases with PH::NPAIR > 0: the w_shoup of row twiddle entries
