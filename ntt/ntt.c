@@ -164,6 +164,13 @@ static size_t call_bytes(const nb_ntt *ntt, size_t count)
     return (count << ntt->tables->log_n) * (ntt->variant->word_bits / 8);
 }
 
+/* Whether byte ranges [a, a + na) and [b, b + nb) overlap. */
+static int overlap(const void *a, size_t na, const void *b, size_t nb)
+{
+    const char *x = a, *y = b;
+    return x < y + nb && y < x + na;
+}
+
 /* dst and src of an out-of-place call: both valid for the call, and equal
  * or apart. */
 static nb_status check_to(const nb_ntt *ntt, const void *dst, const void *src, size_t first,
@@ -172,8 +179,7 @@ static nb_status check_to(const nb_ntt *ntt, const void *dst, const void *src, s
     NB_TRY(check_call(ntt, dst, first, count));
     NB_TRY(check_call(ntt, src, first, count));
     const size_t bytes = call_bytes(ntt, count);
-    const char *d = dst, *s = src;
-    if (d != s && d < s + bytes && s < d + bytes)
+    if (dst != src && overlap(dst, bytes, src, bytes))
         return nb_set_error(NB_ERR_INVALID_ARG, "NTT call: dst and src overlap");
     return NB_OK;
 }
@@ -206,13 +212,6 @@ nb_status nb_ntt_inverse_to(nb_ntt *ntt, void *dst, const void *src, size_t firs
                             size_t count, void *stream)
 {
     return call_to(ntt, 1, dst, src, first, count, stream);
-}
-
-/* Whether byte ranges [a, a + na) and [b, b + nb) overlap. */
-static int overlap(const void *a, size_t na, const void *b, size_t nb)
-{
-    const char *x = a, *y = b;
-    return x < y + nb && y < x + na;
 }
 
 /* The epilogue of a call over limbs [first, first + count) of `data`: its
