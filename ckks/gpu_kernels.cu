@@ -462,7 +462,18 @@ namespace {
  * words T, V consecutive coefficients per thread: 64-bit words accumulate
  * in 128 bits (mac128), reduced every `chunk` products; 32-bit words in 64
  * bits (products below 2^62), reduced every 4, with V = 4 (16-byte
- * accesses) when every pointer allows it. */
+ * accesses) when every pointer allows it. The key and the modUp outputs are
+ * each read once, with streaming (evict-first) hints, so that the
+ * accumulators written here, which modDown reads next, keep the L2. */
+__device__ __forceinline__ uint64_t ldcs_word(const uint64_t *p)
+{
+    return __ldcs((const unsigned long long *)p);
+}
+__device__ __forceinline__ uint32_t ldcs_word(const uint32_t *p)
+{
+    return __ldcs(p);
+}
+
 template <class T, int V>
 __global__ void inner_product_kernel(nb_ip_geom g, T *__restrict__ acc0, T *__restrict__ acc1,
                                      T *__restrict__ acc1_p, const T *__restrict__ ext,
@@ -493,14 +504,15 @@ __global__ void inner_product_kernel(nb_ip_geom g, T *__restrict__ acc0, T *__re
         const T *k0s = key + ((2 * j) * per + pm) * n + c, *k1s = key + ((2 * j + 1) * per + pm) * n + c;
         uint64_t x[V], k0[V], k1[V];
         if constexpr (V == 4) {
-            const uint4 xv = *(const uint4 *)xs, av = *(const uint4 *)k0s, bv = *(const uint4 *)k1s;
+            const uint4 xv = __ldcs((const uint4 *)xs), av = __ldcs((const uint4 *)k0s),
+                        bv = __ldcs((const uint4 *)k1s);
             x[0] = xv.x, x[1] = xv.y, x[2] = xv.z, x[3] = xv.w;
             k0[0] = av.x, k0[1] = av.y, k0[2] = av.z, k0[3] = av.w;
             k1[0] = bv.x, k1[1] = bv.y, k1[2] = bv.z, k1[3] = bv.w;
         } else {
-            x[0] = xs[0];
-            k0[0] = k0s[0];
-            k1[0] = k1s[0];
+            x[0] = ldcs_word(xs);
+            k0[0] = ldcs_word(k0s);
+            k1[0] = ldcs_word(k1s);
         }
 #pragma unroll
         for (int v = 0; v < V; v++) {

@@ -406,13 +406,15 @@ static nb_status modup_digit(nb_ckks *c, size_t level, size_t digit, void *out, 
  * digit's own limbs copied from `in`). packed = 1 (the key switch's layout):
  * digit j's targets only, in order, at out + j*(l+1)*N (digits of alpha limbs
  * each but the last: every digit but the last takes l+1 limbs), and at the
- * top level one NTT call over every digit's targets when ntt_ext exists. */
+ * top level the targets' NTT under ntt_ext if it exists: one call per digit
+ * after its conversion (its output still in L2) on 32-bit words, one call over
+ * every digit on 64-bit words (docs/tuning.md, "The key switch's modUp NTT"). */
 static nb_status modup_all(nb_ckks *c, size_t level, void *out, const void *in, int packed,
                            const nb_ckks_hook *hook, void *stream)
 {
     const nb_ckks_params *p = c->p;
     const size_t L1 = level + 1, E = L1 + p->alpha, digits = nb_ckks_digits(p, level);
-    const int one_call = packed && L1 == p->q_count && c->ntt_ext;
+    const int ext = packed && L1 == p->q_count && c->ntt_ext, one_call = ext && c->word_bits == 64;
     if (!packed)
         for (size_t j = 0; j < digits; j++) {
             size_t first, count;
@@ -433,7 +435,9 @@ static nb_status modup_all(nb_ckks *c, size_t level, void *out, const void *in, 
         NB_TRY(mark(hook, "conv", 0, 0, 0));
         if (one_call)
             continue;
-        NB_TRY(forward_outside_digit(c, level, o, first, count, packed, stream));
+        /* under ntt_ext, each digit before j has l+1 targets */
+        NB_TRY(ext ? nb_ntt_forward(c->ntt_ext, o, j * L1, E - count, stream)
+                   : forward_outside_digit(c, level, o, first, count, packed, stream));
         NB_TRY(mark(hook, "ntt", 1, E - count, 0));
     }
     if (one_call) {
