@@ -458,13 +458,7 @@ extern "C" nb_status nb_gpu_rescale_bring(const nb_bring_args *g, void *t, const
 }
 
 namespace {
-/* The inner product (nb_cpu_inner_product) of output limb first_limb + blockIdx.y on
- * words T, V consecutive coefficients per thread: 64-bit words accumulate
- * in 128 bits (mac128), reduced every `chunk` products; 32-bit words in 64
- * bits (products below 2^62), reduced every 4, with V = 4 (16-byte
- * accesses) when every pointer allows it. The key and the modUp outputs are
- * each read once, with streaming (evict-first) hints, so that the
- * accumulators written here, which modDown reads next, keep the L2. */
+/* One word read with a streaming (evict-first) hint. */
 __device__ __forceinline__ uint64_t ldcs_word(const uint64_t *p)
 {
     return __ldcs((const unsigned long long *)p);
@@ -474,6 +468,13 @@ __device__ __forceinline__ uint32_t ldcs_word(const uint32_t *p)
     return __ldcs(p);
 }
 
+/* The inner product (nb_cpu_inner_product) of output limb first_limb + blockIdx.y on
+ * words T, V consecutive coefficients per thread: 64-bit words accumulate
+ * in 128 bits (mac128), reduced every `chunk` products; 32-bit words in 64
+ * bits (products below 2^62), reduced every 4, with V = 4 (16-byte
+ * accesses) when every pointer allows it. The key and the modUp outputs are
+ * each read once, with streaming (evict-first) hints, so that the
+ * accumulators written here, which modDown reads next, keep the L2. */
 template <class T, int V>
 __global__ void inner_product_kernel(nb_ip_geom g, T *__restrict__ acc0, T *__restrict__ acc1,
                                      T *__restrict__ acc1_p, const T *__restrict__ ext,

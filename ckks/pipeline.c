@@ -406,9 +406,9 @@ static nb_status modup_digit(nb_ckks *c, size_t level, size_t digit, void *out, 
  * digit's own limbs copied from `in`). packed = 1 (the key switch's layout):
  * digit j's targets only, in order, at out + j*(l+1)*N (digits of alpha limbs
  * each but the last: every digit but the last takes l+1 limbs), and at the
- * top level the targets' NTT under ntt_ext if it exists: one call per digit
- * after its conversion (its output still in L2) on 32-bit words, one call over
- * every digit on 64-bit words (docs/tuning.md, "The key switch's modUp NTT"). */
+ * top level the targets' NTT under ntt_ext if it exists: on 32-bit words one call per
+ * digit after its conversion (its output still in L2), on 64-bit words one call over every
+ * digit (docs/tuning.md, "The key switch's modUp NTT, and the inner product's loads"). */
 static nb_status modup_all(nb_ckks *c, size_t level, void *out, const void *in, int packed,
                            const nb_ckks_hook *hook, void *stream)
 {
