@@ -7,6 +7,8 @@
 #ifndef NB_GPU_REG_MOVES_CUH
 #define NB_GPU_REG_MOVES_CUH
 
+#include <type_traits>
+
 #include "ntt/gpu_word.cuh"
 
 namespace nb_regpass {
@@ -75,7 +77,8 @@ __device__ __forceinline__ void rows_load_coalesced(typename PH::W (&v)[RV],
 }
 
 /* fin(o, i) rewrites the VW words o about to be stored by the thread's
- * i-th vector store (the fused epilogue; NoFin: none). */
+ * i-th vector store (the fused epilogue; NoFin: none); with a fin the stores
+ * are streaming (evict-first). */
 struct NoFin {
     template <class W, int VW> __device__ __forceinline__ void operator()(W (&)[VW], int) const {}
 };
@@ -101,7 +104,10 @@ __device__ __forceinline__ void rows_store_coalesced(const typename PH::W (&v)[R
         for (int k = 0; k < VW; k++)
             o[k] = sdata[data_slot<PH, true>(tb, e + k)];
         fin(o, i);
-        *reinterpret_cast<typename PH::Word::Vec *>(blk + f) = vec_join(o);
+        if constexpr (std::is_same<FIN, NoFin>::value)
+            *reinterpret_cast<typename PH::Word::Vec *>(blk + f) = vec_join(o);
+        else /* an epilogue's output: written once, not read by the call */
+            __stcs(reinterpret_cast<typename PH::Word::Vec *>(blk + f), vec_join(o));
     }
 }
 
