@@ -268,6 +268,17 @@ static __device__ __forceinline__ void nb_gpu_cp_async_wait_all()
 {
     asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
 }
+/* Closes the thread's open group of cp.async; nb_gpu_cp_async_wait_group<N>
+ * waits until at most N of its closed groups are still in flight (the
+ * newest ones). */
+static __device__ __forceinline__ void nb_gpu_cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int N> static __device__ __forceinline__ void nb_gpu_cp_async_wait_group()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
 
 /* Programmatic dependent launch (sm_90): the first kernel lets the next one
  * be scheduled; the next waits for the first's completion and memory before

@@ -254,7 +254,7 @@ nb_status launch_shape(const call_ctx<WT> &x)
         snprintf(named, sizeof named, "%s, sub-scale", plain ? plain : "");
         d->suffix = named;
     }
-    const nb_status st = launch<FastPhase<LOGN, K, ROWS, S, INV, WT>, INV, SECOND, true>(
+    const nb_status st = launch<FastPhase<LOGN, K, ROWS, S, INV, WT>, INV, SECOND, true, EPI>(
         fast_phase<INV, LOGN, K, ROWS, S, FIRST, SECOND, EARLY, LAZY, HANDOFF, EPI, WT>, x.p,
         x.data, FIRST ? x.src : x.data, x.first, x.count, x.s, x.configure,
         [](size_t, size_t) { return true; }, d, EPI ? x.epi : nullptr);

@@ -76,6 +76,14 @@ struct Phase {
     static_assert(!OTF || NPAIR > 0, "OTF keeps the stages below R as pairs");
     static constexpr size_t TWP_BYTES = (size_t)NPAIR * sizeof(Pair);
     static constexpr size_t SMEM = TW_BYTES + TWP_BYTES + DATA_BYTES;
+    /* The fused epilogue's x words (phase_body's EPI) staged in shared memory
+     * after SMEM, 2^R a thread, where that keeps MIN_BLOCKS blocks per SM
+     * (else they are held in registers). EPI_SMEM: a fused kernel's dynamic
+     * shared memory. */
+    static constexpr size_t EPI_X_BYTES = (size_t)THREADS * RV * sizeof(W);
+    static constexpr bool EPI_STAGED =
+        ROWS && SMEM % 16 == 0 && (SMEM + EPI_X_BYTES + 1024) * MIN_BLOCKS <= 228 * 1024;
+    static constexpr size_t EPI_SMEM = SMEM + (EPI_STAGED ? EPI_X_BYTES : 0);
     /* the last phase of the inverse folds N^-1 into its top stage */
     static constexpr bool INV_FINAL = !ROWS || K == LOGN;
 };
@@ -420,8 +428,11 @@ __device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
     const W q = c->q;
     /* EPI: the limb's place in its part */
     const size_t epi_j = EPI ? l - epi->first : 0;
-    const int epi_part = EPI && epi_j >= epi->split;
+    const bool epi_part = EPI && epi_j >= epi->split;
     const size_t epi_k = epi_j - (epi_part ? epi->split : 0);
+    /* selects, not indexes: the epilogue stays in parameter space (an
+     * index would copy it to the stack) */
+    const W *const epi_x_part = EPI ? (epi_part ? epi->x[1] : epi->x[0]) : nullptr;
     const size_t epi_row0 = (size_t)blockIdx.x * PH::TILE << K;
 
     W v[RV];
@@ -444,24 +455,40 @@ __device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
         }
     }
     /* EPI, coalesced store: the thread's x words in its store layout
-     * (rows_store_coalesced), loaded now so that the butterflies hide them */
+     * (rows_store_coalesced), requested now so that the butterflies hide
+     * them: copied into the thread's own shared-memory slots (EPI_STAGED,
+     * vector i of thread tid at 16-byte slot i * THREADS + tid) or loaded
+     * into registers */
     constexpr bool EPI_EARLY = EPI && Pass<INV, K, PH::NP - 1, R>::WL == 0;
-    W epi_x[EPI_EARLY ? RV : 1];
+    constexpr bool EPI_STAGE = EPI_EARLY && PH::EPI_STAGED;
+    constexpr int VW = WT::VEC_WORDS;
+    W epi_x[EPI_EARLY && !EPI_STAGE ? RV : 1];
     if constexpr (EPI_EARLY) {
-        constexpr int VW = WT::VEC_WORDS;
-        const W *xb = epi->x[epi_part] + (epi_k << LOGN) + epi_row0;
+        const W *xb = epi_x_part + (epi_k << LOGN) + epi_row0;
         const uint32_t f0 = (tid & ~31u) << R, lane = tid & 31;
+        if constexpr (EPI_STAGE)
+            nb_gpu_cp_async_commit(); /* the twiddles' group, waited for below */
 #pragma unroll
         for (int i = 0; i < RV / VW; i++) {
-            W xv[VW];
-            vec_split(nb_gpu_ld_vec<WT, true>(xb + f0 + i * (32 * VW) + VW * lane), xv);
+            if constexpr (EPI_STAGE) {
+                nb_gpu_cp_async16(smem + PH::SMEM + (i * PH::THREADS + tid) * 16,
+                                  xb + f0 + i * (32 * VW) + VW * lane);
+            } else {
+                W xv[VW];
+                vec_split(nb_gpu_ld_vec<WT, true>(xb + f0 + i * (32 * VW) + VW * lane), xv);
 #pragma unroll
-            for (int k = 0; k < VW; k++)
-                epi_x[i * VW + k] = xv[k];
+                for (int k = 0; k < VW; k++)
+                    epi_x[i * VW + k] = xv[k];
+            }
         }
+        if constexpr (EPI_STAGE)
+            nb_gpu_cp_async_commit();
     }
     pairs.store(spair, q, tid);
-    nb_gpu_cp_async_wait_all();
+    if constexpr (EPI_STAGE)
+        nb_gpu_cp_async_wait_group<1>(); /* all but the x group */
+    else
+        nb_gpu_cp_async_wait_all();
     __syncthreads();
 
     constexpr bool SCALE = INV && PH::INV_FINAL;
@@ -501,19 +528,27 @@ __device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
     }
 
     if constexpr (EPI) { /* (x - v) w -> epi.out */
-        W *o = epi->out[epi_part] + (epi_k << LOGN);
-        const W *x = epi->x[epi_part] + (epi_k << LOGN);
+        W *o = (epi_part ? epi->out[1] : epi->out[0]) + (epi_k << LOGN);
+        const W *x = epi_x_part + (epi_k << LOGN);
         const W w = (W)epi->w[epi_k];
         const uint64_t ws = epi->w_shoup[epi_k];
         typedef Pass<INV, K, PH::NP - 1, R> PL;
-        if constexpr (EPI_EARLY) {
-            rows_store_coalesced<PH, K>(v, o + epi_row0, sdata, tid,
-                                        [&](W(&ov)[WT::VEC_WORDS], int i) {
+        if constexpr (EPI_STAGE) {
+            nb_gpu_cp_async_wait_group<0>(); /* the thread's own x slots */
+            const typename WT::Vec *sx = reinterpret_cast<const typename WT::Vec *>(smem + PH::SMEM);
+            rows_store_coalesced<PH, K>(v, o + epi_row0, sdata, tid, [&](W(&ov)[VW], int i) {
+                W xv[VW];
+                vec_split(sx[i * PH::THREADS + tid], xv);
 #pragma unroll
-                                            for (int k = 0; k < WT::VEC_WORDS; k++)
-                                                ov[k] = WT::sub_scale(epi_x[i * WT::VEC_WORDS + k],
-                                                                      ov[k], w, ws, q);
-                                        });
+                for (int k = 0; k < VW; k++)
+                    ov[k] = WT::sub_scale(xv[k], ov[k], w, ws, q);
+            });
+        } else if constexpr (EPI_EARLY) {
+            rows_store_coalesced<PH, K>(v, o + epi_row0, sdata, tid, [&](W(&ov)[VW], int i) {
+#pragma unroll
+                for (int k = 0; k < VW; k++)
+                    ov[k] = WT::sub_scale(epi_x[i * VW + k], ov[k], w, ws, q);
+            });
         } else {
             const size_t at = ((size_t)tr << K) + elem_base<PL::WL, R>(t);
 #pragma unroll

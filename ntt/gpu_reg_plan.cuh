@@ -180,16 +180,19 @@ inline nb_status check_aligned(const void *data, const char *name)
  * phase_body for whatever kernel precedes the call). Every phase kernel takes
  * (data, src, tw, limbs, first, sync, otf, epi): the plan's hand-off counters
  * and the direction's product records, NULL where the plan has none, and the
- * fused epilogue (`epi`, its `first` the call's; zeros when NULL). */
-template <class PH, bool INV, bool SECOND, bool PDL_FIRST = false, class KERN, class USE_PDL>
+ * fused epilogue (`epi`, its `first` the call's; zeros when NULL). EPI: the
+ * kernel ends in that epilogue (its shared memory is PH::EPI_SMEM). */
+template <class PH, bool INV, bool SECOND, bool PDL_FIRST = false, bool EPI = false, class KERN,
+          class USE_PDL>
 nb_status launch(KERN kern, const PlanT<typename PH::Word> *p, typename PH::W *data,
                  const typename PH::W *src, size_t first, size_t count, cudaStream_t s,
                  bool configure, USE_PDL &&use_pdl, KernelList *describe = nullptr,
                  const SubScaleArgs<typename PH::W> *epi = nullptr)
 {
+    constexpr size_t SMEM = EPI ? PH::EPI_SMEM : PH::SMEM;
     if (configure) {
         NB_CUDA_TRY(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)PH::SMEM));
+                                         (int)SMEM));
         return NB_OK;
     }
     if (describe) {
@@ -200,7 +203,7 @@ nb_status launch(KERN kern, const PlanT<typename PH::Word> *p, typename PH::W *d
         snprintf(name, sizeof name, "%s 2^%d-point, %d/thread%s", PH::ROWS_ ? "rows" : "columns",
                  PH::K_, PH::RV, describe->suffix ? describe->suffix : "");
         return nb_ntt_kernel_describe(&describe->out[i], name, (const void *)kern, PH::THREADS,
-                                      PH::SMEM, (unsigned long long)(PH::NT / PH::TILE) * count,
+                                      SMEM, (unsigned long long)(PH::NT / PH::TILE) * count,
                                       (unsigned)((count + 65534) / 65535));
     }
     const typename PH::TT *tw;
@@ -214,7 +217,7 @@ nb_status launch(KERN kern, const PlanT<typename PH::Word> *p, typename PH::W *d
         cudaLaunchConfig_t cfg = {};
         cfg.gridDim = dim3(PH::NT / PH::TILE, chunk);
         cfg.blockDim = dim3(PH::THREADS);
-        cfg.dynamicSmemBytes = PH::SMEM;
+        cfg.dynamicSmemBytes = SMEM;
         cfg.stream = s;
         cudaLaunchAttribute attr[1];
         const bool pdl = SECOND ? use_pdl((size_t)(PH::NT / PH::TILE) * chunk, (size_t)chunk)
