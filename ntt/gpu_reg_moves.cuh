@@ -105,7 +105,7 @@ __device__ __forceinline__ void rows_store_coalesced(const typename PH::W (&v)[R
             o[k] = sdata[data_slot<PH, true>(tb, e + k)];
         fin(o, i);
         if constexpr (std::is_same<FIN, NoFin>::value)
-            *reinterpret_cast<typename PH::Word::Vec *>(blk + f) = vec_join(o);
+            nb_gpu_st_vec<typename PH::Word>(blk + f, vec_join(o));
         else /* an epilogue's output: written once, not read by the call */
             __stcs(reinterpret_cast<typename PH::Word::Vec *>(blk + f), vec_join(o));
     }

@@ -148,6 +148,21 @@ static __device__ __forceinline__ typename WT::Vec nb_gpu_ld_vec(const typename 
     else
         return *reinterpret_cast<const uint4 *>(p);
 }
+/* Stores the 16-byte vector v at p (16-byte aligned). On 32-bit words as
+ * one vector store: nvcc splits a uint4 store assembled from four words
+ * into four word stores, four times the store instructions of an
+ * issue-bound row kernel. 64-bit words keep nvcc's two 8-byte stores, which
+ * measured as fast or faster (docs/tuning.md, "The fused epilogue's x in
+ * shared memory, and the row kernels' vector stores"). */
+template <class WT>
+static __device__ __forceinline__ void nb_gpu_st_vec(typename WT::W *p, const typename WT::Vec &v)
+{
+    if constexpr (WT::BITS == 64)
+        *reinterpret_cast<ulonglong2 *>(p) = v;
+    else /* no memory clobber: the calling kernel reads no stored vector back */
+        asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"l"(p), "r"(v.x), "r"(v.y),
+                     "r"(v.z), "r"(v.w));
+}
 /* cp.async of one word (row twiddles) and of one pair (column twiddles). */
 template <class WT, bool EVICT_FIRST>
 static __device__ __forceinline__ void nb_gpu_cp_async_word(void *smem_dst, const void *src)
