@@ -19,6 +19,7 @@
  * it drains. The arithmetic is ntt/arith.h, the same the CPU kernels use. */
 #include <atomic>
 #include <mutex>
+#include <type_traits>
 #include <utility>
 
 #include <cuda_runtime_api.h>
@@ -28,6 +29,7 @@
 #include "core/cuda_check.h"
 #include "ntt/arith.h"
 #include "ntt/gpu_common.cuh"
+#include "ntt/gpu_word.cuh"
 
 #define CONV_TILE 32   /* coefficients per conversion block (one warp wide) */
 #define CONV_GROUPS 8  /* target groups per block (largest blockDim.y)      */
@@ -458,16 +460,6 @@ extern "C" nb_status nb_gpu_rescale_bring(const nb_bring_args *g, void *t, const
 }
 
 namespace {
-/* One word read with a streaming (evict-first) hint. */
-__device__ __forceinline__ uint64_t ldcs_word(const uint64_t *p)
-{
-    return __ldcs((const unsigned long long *)p);
-}
-__device__ __forceinline__ uint32_t ldcs_word(const uint32_t *p)
-{
-    return __ldcs(p);
-}
-
 /* The inner product (nb_cpu_inner_product) of output limb first_limb + blockIdx.y on
  * words T, V consecutive coefficients per thread: 64-bit words accumulate
  * in 128 bits (mac128), reduced every `chunk` products; 32-bit words in 64
@@ -511,9 +503,10 @@ __global__ void inner_product_kernel(nb_ip_geom g, T *__restrict__ acc0, T *__re
             k0[0] = av.x, k0[1] = av.y, k0[2] = av.z, k0[3] = av.w;
             k1[0] = bv.x, k1[1] = bv.y, k1[2] = bv.z, k1[3] = bv.w;
         } else {
-            x[0] = ldcs_word(xs);
-            k0[0] = ldcs_word(k0s);
-            k1[0] = ldcs_word(k1s);
+            typedef typename std::conditional<w32, nb_word32, nb_word64>::type WT;
+            x[0] = nb_gpu_ld_word<WT, true>(xs);
+            k0[0] = nb_gpu_ld_word<WT, true>(k0s);
+            k1[0] = nb_gpu_ld_word<WT, true>(k1s);
         }
 #pragma unroll
         for (int v = 0; v < V; v++) {
