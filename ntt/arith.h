@@ -401,6 +401,45 @@ NB_HD void nb_gs_butterfly32_q31(uint32_t *x, uint32_t *y, uint32_t w, uint32_t 
     *y = nb_mul_shoup32_lazy(u - v + q, w, ws, q);
 }
 
+/* The four butterflies above with the twiddle w = a c mod q applied as two
+ * Shoup products, by a and then by c (as = floor(a 2^32 / q), cs likewise):
+ * for a twiddle that serves one or two butterflies, where forming w and
+ * its companion (nb_shoup32_product) costs more than the second product.
+ * The same domains and ranges as the butterfly with w, and the same
+ * outputs mod q: the second product's input may be any 32-bit word. */
+NB_HD void nb_ct_butterfly32_ac(uint32_t *x, uint32_t *y, uint32_t a, uint32_t as, uint32_t c,
+                                uint32_t cs, uint32_t q)
+{
+    uint32_t ya = nb_mul_shoup32_lazy(*y, a, as, q);
+    nb_ct_butterfly32(x, &ya, c, cs, q);
+    *y = ya;
+}
+
+NB_HD void nb_ct_butterfly32_q31_ac(uint32_t *x, uint32_t *y, uint32_t a, uint32_t as,
+                                    uint32_t c, uint32_t cs, uint32_t q)
+{
+    uint32_t ya = nb_mul_shoup32_lazy(*y, a, as, q);
+    nb_ct_butterfly32_q31(x, &ya, c, cs, q);
+    *y = ya;
+}
+
+NB_HD void nb_gs_butterfly32_ac(uint32_t *x, uint32_t *y, uint32_t a, uint32_t as, uint32_t c,
+                                uint32_t cs, uint32_t q)
+{
+    const uint32_t two_q = q << 1;
+    const uint32_t u = *x, v = *y;
+    *x = nb_csub32(u + v, two_q);
+    *y = nb_mul_shoup32_lazy(nb_mul_shoup32_lazy(u - v + two_q, a, as, q), c, cs, q);
+}
+
+NB_HD void nb_gs_butterfly32_q31_ac(uint32_t *x, uint32_t *y, uint32_t a, uint32_t as,
+                                    uint32_t c, uint32_t cs, uint32_t q)
+{
+    const uint32_t u = nb_csub32(*x, q), v = nb_csub32(*y, q);
+    *x = u + v;
+    *y = nb_mul_shoup32_lazy(nb_mul_shoup32_lazy(u - v + q, a, as, q), c, cs, q);
+}
+
 /* ---- host-only helpers (128-bit division) ---- */
 #if !defined(__CUDA_ARCH__)
 /* floor(w * 2^64 / q) for w in [0, q). Host only. */

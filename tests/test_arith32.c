@@ -185,12 +185,15 @@ static void test_shoup32_product_is_the_exact_twiddle_and_its_companion(void **s
 }
 
 typedef void (*butterfly32_fn)(uint32_t *, uint32_t *, uint32_t, uint32_t, uint32_t);
+typedef void (*butterfly32_ac_fn)(uint32_t *, uint32_t *, uint32_t, uint32_t, uint32_t, uint32_t,
+                                  uint32_t);
 
-/* Butterfly `fn` on x, y below in * q (top of the domain and x = 0 first):
- * outputs below out * q and congruent to the definition, for every prime of
- * at most max_bits bits. */
-static void check_butterfly(butterfly32_fn fn, const char *name, int inverse, unsigned max_bits,
-                            uint64_t in, uint64_t out)
+/* Butterfly `fn` (twiddle w), or `fn_ac` (twiddle w = a c mod q given as
+ * its two factors) when fn is NULL, on x, y below in * q (top of the domain
+ * and x = 0 first): outputs below out * q and congruent to the definition,
+ * for every prime of at most max_bits bits. */
+static void check_butterfly_as(butterfly32_fn fn, butterfly32_ac_fn fn_ac, const char *name,
+                               int inverse, unsigned max_bits, uint64_t in, uint64_t out)
 {
     size_t tested = 0;
     for (size_t p = 0; p < n_primes; p++) {
@@ -199,12 +202,17 @@ static void check_butterfly(butterfly32_fn fn, const char *name, int inverse, un
             continue;
         tested++;
         for (int i = 0; i < SAMPLES; i++) {
-            const uint32_t w = i == 0 ? q - 1 : sample_below(q, q);
+            const uint32_t a = i == 0 ? q - 1 : sample_below(q, q);
+            const uint32_t c = i == 0 ? q - 1 : sample_below(q, q);
+            const uint32_t w = fn ? a : (uint32_t)gmp_mulmod(a, c, q);
             const uint32_t ws = nb_shoup32_precompute(w, q);
             const uint32_t x = i == 0 ? (uint32_t)(in * q - 1) : i == 1 ? 0 : sample_below(in * q, q);
             const uint32_t y = i < 2 ? (uint32_t)(in * q - 1) : sample_below(in * q, q);
             uint32_t xo = x, yo = y;
-            fn(&xo, &yo, w, ws, q);
+            if (fn)
+                fn(&xo, &yo, w, ws, q);
+            else
+                fn_ac(&xo, &yo, a, nb_shoup32_precompute(a, q), c, nb_shoup32_precompute(c, q), q);
             CHECK(xo < out * q && yo < out * q, name, q, x, y);
             const uint64_t wy = gmp_mulmod(y, w, q), xm = gmp_mod(x, q), ym = gmp_mod(y, q);
             const uint64_t want_x = inverse ? (xm + ym) % q : (xm + wy) % q;
@@ -214,6 +222,12 @@ static void check_butterfly(butterfly32_fn fn, const char *name, int inverse, un
         }
     }
     assert_true(tested >= 2 * (max_bits - 2));
+}
+
+static void check_butterfly(butterfly32_fn fn, const char *name, int inverse, unsigned max_bits,
+                            uint64_t in, uint64_t out)
+{
+    check_butterfly_as(fn, NULL, name, inverse, max_bits, in, out);
 }
 
 static void test_ct_butterfly32_is_congruent_and_stays_below_4q(void **state)
@@ -235,6 +249,18 @@ static void test_q31_butterflies_are_congruent_and_stay_below_2q(void **state)
     check_butterfly(nb_gs_butterfly32_q31, "nb_gs_butterfly32_q31", 1, 31, 2, 2);
 }
 
+/* The twiddle as two factors (the row stages whose twiddles serve one or two
+ * butterflies): the same domains, ranges and congruences as with a c mod q. */
+static void test_butterflies_with_two_factors_match_the_twiddle_they_form(void **state)
+{
+    (void)state;
+    const unsigned lazy = NB_LAZY4_PRIME_BITS_32;
+    check_butterfly_as(NULL, nb_ct_butterfly32_ac, "nb_ct_butterfly32_ac", 0, lazy, 4, 4);
+    check_butterfly_as(NULL, nb_gs_butterfly32_ac, "nb_gs_butterfly32_ac", 1, lazy, 2, 2);
+    check_butterfly_as(NULL, nb_ct_butterfly32_q31_ac, "nb_ct_butterfly32_q31_ac", 0, 31, 2, 2);
+    check_butterfly_as(NULL, nb_gs_butterfly32_q31_ac, "nb_gs_butterfly32_q31_ac", 1, 31, 2, 2);
+}
+
 int main(void)
 {
     nb_test_seed_init();
@@ -248,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_ct_butterfly32_is_congruent_and_stays_below_4q),
         cmocka_unit_test(test_gs_butterfly32_is_congruent_and_stays_below_2q),
         cmocka_unit_test(test_q31_butterflies_are_congruent_and_stay_below_2q),
+        cmocka_unit_test(test_butterflies_with_two_factors_match_the_twiddle_they_form),
     };
     return cmocka_run_group_tests(tests, setup_primes, NULL);
 }
