@@ -26,6 +26,16 @@ template <class PH, bool ROWS> __device__ __forceinline__ uint32_t data_slot(uin
         return e * PH::TILE + tb;
 }
 
+/* data_slot(tb, eb | jw) - data_slot(tb, eb) for eb and jw of disjoint bits
+ * (a pass's element base and one of its register offsets j << WL): the
+ * padding of rows and the interleave of columns are additive over disjoint
+ * bits, so a thread's 2^R slots are one base plus compile-time offsets (one
+ * address for the exchange instead of one computed per register). */
+template <class PH, bool ROWS> __device__ __forceinline__ constexpr uint32_t slot_offset(uint32_t jw)
+{
+    return ROWS ? jw + (jw >> 4) : jw * PH::TILE;
+}
+
 /* The words of a 16-byte vector, and back. */
 __device__ __forceinline__ void vec_split(const ulonglong2 &p, uint64_t (&o)[2])
 {

@@ -157,6 +157,24 @@ __device__ __forceinline__ void run_pass(typename WT::W (&v)[RV], uint32_t eb, c
                 const int j1 = j0 | (1 << JB);
                 WT::template scale_top<LAZY>(&v[j0], &v[j1], q, ni, nis, lw, lws);
             }
+        } else if constexpr (TWA::template by_ac<B, WL>()) {
+            /* WT as a type that depends on the stage, so that its 32-bit-only
+             * members are looked up only where this branch is taken */
+            typedef typename std::conditional<B >= 0, WT, void>::type WB;
+            const uint32_t base = twa.template base<B>(eb);
+#pragma unroll
+            for (int hj = 0; hj < NH; hj++) {
+                typename WT::W a, as, cw, cs;
+                twa.template get_ac<B>(base + hj, a, as, cw, cs);
+                static_for<0, (1 << JB), 1>([&](auto jc) {
+                    constexpr int jl = decltype(jc)::value;
+                    const int j0 = (hj << (JB + 1)) | jl, j1 = j0 | (1 << JB);
+                    if constexpr (INV)
+                        WB::template gs_ac<LAZY>(&v[j0], &v[j1], a, as, cw, cs, q);
+                    else
+                        WB::template ct_ac<LAZY>(&v[j0], &v[j1], a, as, cw, cs, q);
+                });
+            }
         } else {
             const uint32_t base = twa.template base<B>(eb);
 #pragma unroll
@@ -396,11 +414,19 @@ __device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
     __syncthreads();
 
     constexpr bool SCALE = INV && PH::INV_FINAL;
+    /* The exchanges address a thread's 2^R slots as one base plus
+     * compile-time offsets (slot_offset) in the 16-per-thread shapes of
+     * 32-bit words, where nvcc otherwise computes each address apart; the
+     * other kernels keep the per-register form, measured as fast or faster
+     * there (docs/tuning.md, "One base address for the exchanges"). */
+    constexpr bool ONE_BASE = WT::BITS == 32 && R == 4;
     TwShared<PH, ROWS> twa{stw, spair, tb, reinterpret_cast<const uint4 *>(smem), {}};
     if constexpr (PH::OTF) {
 #pragma unroll
-        for (int j = 0; j < K - R; j++)
+        for (int j = 0; j < K - R; j++) {
             twa.a[j] = WT::recover(otf_a[j], q);
+            twa.as[j] = otf_a[j];
+        }
     }
     static_for<0, PH::NP, 1>([&](auto pc) {
         constexpr int P = decltype(pc)::value;
@@ -409,15 +435,27 @@ __device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
             typedef Pass<INV, K, P - 1, R> PQ;
             if constexpr (P > 1)
                 __syncthreads();
-            const uint32_t ebq = elem_base<PQ::WL, R>(t);
+            if constexpr (ONE_BASE) {
+                W *const sq = sdata + data_slot<PH, ROWS>(tb, elem_base<PQ::WL, R>(t));
 #pragma unroll
-            for (int j = 0; j < RV; j++)
-                sdata[data_slot<PH, ROWS>(tb, ebq | (j << PQ::WL))] = v[j];
-            __syncthreads();
-            const uint32_t ebp = elem_base<PP::WL, R>(t);
+                for (int j = 0; j < RV; j++)
+                    sq[slot_offset<PH, ROWS>(j << PQ::WL)] = v[j];
+                __syncthreads();
+                const W *const sp = sdata + data_slot<PH, ROWS>(tb, elem_base<PP::WL, R>(t));
 #pragma unroll
-            for (int j = 0; j < RV; j++)
-                v[j] = sdata[data_slot<PH, ROWS>(tb, ebp | (j << PP::WL))];
+                for (int j = 0; j < RV; j++)
+                    v[j] = sp[slot_offset<PH, ROWS>(j << PP::WL)];
+            } else {
+                const uint32_t ebq = elem_base<PQ::WL, R>(t);
+#pragma unroll
+                for (int j = 0; j < RV; j++)
+                    sdata[data_slot<PH, ROWS>(tb, ebq | (j << PQ::WL))] = v[j];
+                __syncthreads();
+                const uint32_t ebp = elem_base<PP::WL, R>(t);
+#pragma unroll
+                for (int j = 0; j < RV; j++)
+                    v[j] = sdata[data_slot<PH, ROWS>(tb, ebp | (j << PP::WL))];
+            }
         }
         run_pass<WT, INV, K, PP::LO, PP::HI, PP::WL, SCALE, LAZY, PH::KOFF>(
             v, elem_base<PP::WL, R>(t), twa, q, c);

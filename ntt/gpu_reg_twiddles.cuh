@@ -2,7 +2,8 @@
  * (ntt/gpu_reg_passes.cuh): where they sit in shared memory (row words
  * swizzled against bank conflicts, OTF product records), the lookup a pass
  * makes for the butterflies of one stage (TwShared: column pairs, row
- * w_shoup words, the first pass's pairs or OTF products), and the row phases' pairs
+ * w_shoup words, the first pass's pairs, OTF products, or the factors of
+ * an OTF product applied one after the other), and the row phases' pairs
  * staged at kernel start (PairStage). Templates on a phase PH
  * (nb_regpass::Phase). */
 #ifndef NB_GPU_REG_TWIDDLES_CUH
@@ -36,14 +37,35 @@ __device__ __forceinline__ uint32_t otf_slot(uint32_t k) { return k ^ ((k >> 3) 
  * three index fields are disjoint bits, and the table holds psi^(+-brv(i)),
  * so it is the product of a = entry 2^(KOFF+s) + (row << s) (the thread's
  * a[s - R]) and c = entry k = e >> (B+1) of the limb's first 2^(K-1), whose
- * record sits at otf_slot(k) (nb_shoup32_product). */
+ * record sits at otf_slot(k) (nb_shoup32_product). get_ac: the factors
+ * a, c and their Shoup companions, for stages whose twiddles the
+ * butterflies apply as two products (by_ac). */
 template <class PH, bool ROWS> struct TwShared {
     typedef typename PH::W W;
     const typename PH::TT *s;
     const typename PH::Pair *sp; /* rows: entries [TILE, TILE + NPAIR) as pairs */
     uint32_t r;
-    const uint4 *sc;                  /* OTF: the records */
-    W a[PH::OTF ? PH::K_ - PH::R : 1]; /* OTF: the row's factors */
+    const uint4 *sc;                   /* OTF: the records */
+    W a[PH::OTF ? PH::K_ - PH::R : 1];  /* OTF: the row's factors */
+    W as[PH::OTF ? PH::K_ - PH::R : 1]; /* OTF: their companions floor(a 2^32 / q) */
+    /* Whether the twiddles of OTF stage B, each serving 2^(B - WL) butterflies
+     * of a thread, are applied as two Shoup products (WT::ct_ac, gs_ac:
+     * three more multiply-adds a butterfly) instead of formed
+     * (nb_shoup32_product: about a dozen instructions a twiddle): where one
+     * serves at most two butterflies. */
+    template <int B, int WL> static constexpr bool by_ac()
+    {
+        return ROWS && PH::OTF && PH::K_ - 1 - B >= PH::R && B - WL <= 1;
+    }
+    template <int B>
+    __device__ __forceinline__ void get_ac(uint32_t i, W &fa, W &fas, W &c, W &cs) const
+    {
+        const uint2 rec = *reinterpret_cast<const uint2 *>(&sc[otf_slot(i)]);
+        c = rec.x;
+        cs = rec.y;
+        fa = a[PH::K_ - 1 - B - PH::R];
+        fas = as[PH::K_ - 1 - B - PH::R];
+    }
     template <int B> __device__ __forceinline__ uint32_t base(uint32_t eb) const
     {
         constexpr int K = PH::K_;

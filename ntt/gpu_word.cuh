@@ -107,6 +107,25 @@ struct nb_word32 {
         else
             nb_gs_butterfly32_q31(x, y, w, ws, q);
     }
+    /* ct and gs with the twiddle a c mod q applied as two Shoup products
+     * (nb_ct_butterfly32_ac and kin; the OTF row stages whose twiddles
+     * serve one or two butterflies of a thread). */
+    template <bool LAZY>
+    static __device__ __forceinline__ void ct_ac(W *x, W *y, W a, W as, W c, W cs, W q)
+    {
+        if constexpr (LAZY)
+            nb_ct_butterfly32_ac(x, y, a, as, c, cs, q);
+        else
+            nb_ct_butterfly32_q31_ac(x, y, a, as, c, cs, q);
+    }
+    template <bool LAZY>
+    static __device__ __forceinline__ void gs_ac(W *x, W *y, W a, W as, W c, W cs, W q)
+    {
+        if constexpr (LAZY)
+            nb_gs_butterfly32_ac(x, y, a, as, c, cs, q);
+        else
+            nb_gs_butterfly32_q31_ac(x, y, a, as, c, cs, q);
+    }
     template <bool LAZY> static __device__ __forceinline__ W fwd_final(W x, W q)
     {
         return LAZY ? nb_reduce32_4q(x, q) : nb_reduce32_2q(x, q);
