@@ -71,8 +71,7 @@ regs_phase(uint64_t *__restrict__ data, const uint64_t *src,
  * SECOND kernel uses PDL when
  * its grid fills the device anyway, or when both grids fit side by side on
  * distinct SMs; otherwise the second grid, scheduled early, piles onto the
- * SMs the first one still holds (measured: N = 2^16, L = 8 forward 18.7 us
- * without, 20.7 with). */
+ * SMs the first one still holds (measured slower: docs/variants.md, PDL). */
 template <bool INV, int LOGN, int K, bool ROWS, bool FIRST, bool SECOND>
 nb_status phase_launch(const Plan *p, uint64_t *data, size_t first, size_t count,
                        cudaStream_t s, bool configure, KernelList *desc,
