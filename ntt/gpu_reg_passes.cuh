@@ -137,7 +137,9 @@ __device__ __forceinline__ void gs_stage_butterfly(W *x, W *y, W w, W ws, W q)
 
 /* The stages of one pass on the thread's 2^R registers; SCALE_TOP: the top
  * inverse stage multiplies by N^-1 and inv[1] N^-1; LAZY, KOFF: see
- * ct_stage_butterfly and gs_stage_butterfly. */
+ * ct_stage_butterfly and gs_stage_butterfly. A stage whose twiddles the
+ * lookup hands out as two factors (TWA::by_ac) runs WT::ct_ac / gs_ac, the
+ * same outputs mod q in the same bounds. */
 template <class WT, bool INV, int K, int LO, int HI, int WL, bool SCALE_TOP, bool LAZY, int KOFF,
           int RV, class TWA>
 __device__ __forceinline__ void run_pass(typename WT::W (&v)[RV], uint32_t eb, const TWA &twa,
