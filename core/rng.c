@@ -4,13 +4,7 @@
 
 void nb_rng_seed(nb_rng *r, uint64_t seed) { r->state = seed; }
 
-uint64_t nb_rng_next(nb_rng *r)
-{
-    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+uint64_t nb_rng_next(nb_rng *r) { return nb_rng_mix(r->state += 0x9E3779B97F4A7C15ull); }
 
 uint64_t nb_rng_below(nb_rng *r, uint64_t bound)
 {

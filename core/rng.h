@@ -1,7 +1,9 @@
-/* The one seeded pseudo-random generator of nttbench (splitmix64) and an
- * unbiased sampler of residues. Deterministic per seed on every platform, so
- * a failing test or a benchmark input can be replayed from its seed. Not for
- * cryptographic use. */
+/* The one seeded pseudo-random generator of nttbench (splitmix64), an
+ * unbiased sampler of residues, and a counter-based form of both (value i
+ * of a key computed alone, the same on the host and on a GPU: the rotated
+ * buffer sets are drawn on the device with it). Deterministic per seed on
+ * every platform, so a failing test or a benchmark input can be replayed
+ * from its seed. Not for cryptographic use. */
 #ifndef NB_RNG_H
 #define NB_RNG_H
 
@@ -37,4 +39,40 @@ void nb_rng_fill_limbs(nb_rng *r, uint64_t *dst, size_t n, const uint64_t *q, si
 #ifdef __cplusplus
 }
 #endif
+
+#if defined(__CUDACC__)
+#define NB_RNG_HD __host__ __device__ __forceinline__
+#else
+#define NB_RNG_HD static inline
+#endif
+
+/* splitmix64's output function: a bijection of 64-bit words whose outputs
+ * for consecutive inputs pass as independent. */
+NB_RNG_HD uint64_t nb_rng_mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Value i of key `key`, in [0, q) for q >= 1: floor(x q / 2^128) for the
+ * 128-bit x = hi 2^64 + lo, hi and lo the outputs 2i + 1 and 2i + 2 of the
+ * stream seeded with `key` (output k is nb_rng_mix(key + k golden), as
+ * nb_rng_next gives it). Each residue's probability is within q / 2^128 of
+ * 1/q (no rejection, so every i costs the same); depends on nothing but
+ * (key, i, q). */
+NB_RNG_HD uint64_t nb_rng_residue_at(uint64_t key, uint64_t i, uint64_t q)
+{
+    const uint64_t g = 0x9E3779B97F4A7C15ull;
+    const uint64_t hi = nb_rng_mix(key + (2 * i + 1) * g);
+    const uint64_t lo = nb_rng_mix(key + (2 * i + 2) * g);
+#if defined(__CUDA_ARCH__)
+    const uint64_t top = __umul64hi(lo, q), mid = hi * q;
+    return __umul64hi(hi, q) + (mid + top < mid);
+#else
+    const uint64_t top = (uint64_t)(((unsigned __int128)lo * q) >> 64), mid = hi * q;
+    return (uint64_t)(((unsigned __int128)hi * q) >> 64) + (mid + top < mid);
+#endif
+}
+
 #endif

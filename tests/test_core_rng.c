@@ -1,6 +1,8 @@
 /* core/rng: the splitmix64 stream is the published one and deterministic per
- * seed, every output bit is uniform, and nb_rng_below / nb_rng_fill_residues
- * are uniform on [0, bound) without modulo bias. Statistical checks use fixed
+ * seed, every output bit is uniform, nb_rng_below / nb_rng_fill_residues
+ * are uniform on [0, bound) without modulo bias, and nb_rng_residue_at is
+ * floor(x q / 2^128) of its two counter outputs (checked with GMP) and
+ * uniform. Statistical checks use fixed
  * seeds and bounds several standard deviations wide, so they are
  * deterministic and cannot fail by chance. */
 #include <inttypes.h>
@@ -12,6 +14,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <gmp.h>
 
 #include "core/rng.h"
 
@@ -168,6 +171,64 @@ static void test_fill_residues_equals_below_for_every_kind_of_bound(void **state
     }
 }
 
+/* nb_rng_residue_at against GMP: floor((hi 2^64 + lo) q / 2^128) with hi, lo
+ * the counter outputs 2i + 1 and 2i + 2 of the key, for bounds of every size
+ * (1, 2^64 - 1 and the edges around 2^31, 2^32, 2^62, 2^63 among them) and
+ * indices near 0 and near 2^64. */
+static void test_residue_at_is_the_top_of_x_times_q(void **state)
+{
+    (void)state;
+    const uint64_t bounds[] = {1, 2, 3, 12289, (1ull << 31) - 1, (1ull << 32) + 15,
+                               (1ull << 61) - 1, (1ull << 62) - 57, (1ull << 63) + 1,
+                               UINT64_MAX - 58, UINT64_MAX};
+    const uint64_t keys[] = {0, 0x243F6A8885A308D3ull, UINT64_MAX};
+    const uint64_t g = 0x9E3779B97F4A7C15ull;
+    mpz_t x, t;
+    mpz_inits(x, t, NULL);
+    for (size_t b = 0; b < sizeof bounds / sizeof bounds[0]; b++)
+        for (size_t k = 0; k < 3; k++)
+            for (uint64_t j = 0; j < 64; j++) {
+                const uint64_t i = j < 32 ? j : UINT64_MAX - (j - 32);
+                const uint64_t q = bounds[b], key = keys[k];
+                mpz_set_ui(x, nb_rng_mix(key + (2 * i + 1) * g));
+                mpz_mul_2exp(x, x, 64);
+                mpz_add_ui(x, x, nb_rng_mix(key + (2 * i + 2) * g));
+                mpz_mul_ui(x, x, q);
+                mpz_tdiv_q_2exp(t, x, 128);
+                const uint64_t got = nb_rng_residue_at(key, i, q);
+                if (mpz_cmp_ui(t, got) != 0 || got >= q)
+                    fail_msg("q %" PRIu64 " key %" PRIu64 " i %" PRIu64 ": %" PRIu64
+                             ", GMP %" PRIu64,
+                             q, key, i, got, (uint64_t)mpz_get_ui(t));
+            }
+    mpz_clears(x, t, NULL);
+}
+
+/* nb_rng_mix is splitmix64's output step: the stream seeded with s is
+ * nb_rng_mix(s + k golden), k = 1, 2, ... */
+static void test_mix_is_the_output_step_of_the_stream(void **state)
+{
+    (void)state;
+    nb_rng r;
+    nb_rng_seed(&r, 77);
+    for (uint64_t k = 1; k <= 100; k++)
+        assert_int_equal(nb_rng_next(&r), nb_rng_mix(77 + k * 0x9E3779B97F4A7C15ull));
+}
+
+static void test_residue_at_small_bound_passes_chi_square(void **state)
+{
+    (void)state;
+    enum { BOUND = 7 };
+    unsigned count[BOUND] = {0};
+    for (uint64_t i = 0; i < DRAWS; i++)
+        count[nb_rng_residue_at(0xC0FFEE, i, BOUND)]++;
+    double chi2 = 0, e = (double)DRAWS / BOUND;
+    for (int k = 0; k < BOUND; k++)
+        chi2 += (count[k] - e) * (count[k] - e) / e;
+    if (chi2 > 27.9) /* 6 degrees of freedom: P(chi2 > 27.9) = 1e-4 */
+        fail_msg("chi-square %.2f over %d values", chi2, BOUND);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -179,6 +240,9 @@ int main(void)
         cmocka_unit_test(test_below_one_is_always_zero),
         cmocka_unit_test(test_fill_residues_equals_successive_below_calls),
         cmocka_unit_test(test_fill_residues_equals_below_for_every_kind_of_bound),
+        cmocka_unit_test(test_residue_at_is_the_top_of_x_times_q),
+        cmocka_unit_test(test_mix_is_the_output_step_of_the_stream),
+        cmocka_unit_test(test_residue_at_small_bound_passes_chi_square),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
