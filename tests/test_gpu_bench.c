@@ -11,6 +11,7 @@
 
 #include "bench/bench.h"
 #include "bench/timing/internal.h"
+#include "core/rng.h"
 #include "testutil.h"
 
 static void *stream;
@@ -160,6 +161,57 @@ static const nb_ntt_variant *first_gpu_variant(void)
             return c;
     }
     return NULL;
+}
+
+/* The rotated sets' inputs drawn on the device are the host's draws
+ * (nb_rng_residue_at, the first value of a limb never 0), word for word, for
+ * both word sizes, every value below its limb's bound, and nothing outside
+ * [first, first + count) written (a poisoned buffer). */
+static void test_device_drawn_sets_match_the_host_draws(void **state)
+{
+    (void)state;
+    const uint64_t q64[3] = {(1ull << 61) - 1, 3, (1ull << 62) - 57};
+    const uint64_t q32[3] = {(1ull << 31) - 1, 12289, 2};
+    const uint64_t key = nb_test_rand();
+    enum { LOG_N = 6, LIMBS = 3, SETS = 5 };
+    const size_t words = (size_t)LIMBS << LOG_N, total = SETS * words;
+    uint64_t got[SETS * (LIMBS << LOG_N)];
+    for (int wide = 0; wide < 2; wide++) {
+        const uint64_t *q = wide ? q64 : q32;
+        const size_t wb = wide ? 8 : 4;
+        nb_buffer *buf = NULL, *qd = NULL;
+        assert_int_equal(nb_buffer_create(&buf, NB_BACKEND_GPU, total * wb), NB_OK);
+        assert_int_equal(nb_buffer_create(&qd, NB_BACKEND_GPU, sizeof q64), NB_OK);
+        assert_int_equal(nb_buffer_upload(qd, 0, q, sizeof q64, stream), NB_OK);
+        assert_int_equal(nb_buffer_fill(buf, 0xA5, stream), NB_OK);
+        /* sets 1 .. SETS-2: the first and last set stay poisoned */
+        assert_int_equal(nb_gpu_fill_residues(nb_buffer_ptr(buf), wide ? 64 : 32, words,
+                                              (SETS - 2) * words, LOG_N, LIMBS,
+                                              nb_buffer_ptr(qd), key, stream),
+                         NB_OK);
+        unsigned char raw[sizeof got];
+        assert_int_equal(nb_buffer_download(buf, 0, raw, total * wb, stream), NB_OK);
+        for (size_t g = 0; g < total; g++) {
+            uint64_t v = 0;
+            memcpy(&v, raw + g * wb, wb);
+            got[g] = v;
+        }
+        for (size_t g = 0; g < total; g++) {
+            const size_t w = g % words, l = w >> LOG_N;
+            uint64_t want = wide ? 0xA5A5A5A5A5A5A5A5ull : 0xA5A5A5A5ull;
+            if (g >= words && g < (SETS - 1) * words) {
+                want = nb_rng_residue_at(key, g, q[l]);
+                if (want == 0 && (w & ((1u << LOG_N) - 1)) == 0)
+                    want = 1;
+                assert_true(got[g] < q[l]);
+            }
+            if (got[g] != want)
+                nb_test_fail("%d-bit word %zu (limb %zu): %llu, host %llu", wide ? 64 : 32, g, l,
+                             (unsigned long long)got[g], (unsigned long long)want);
+        }
+        nb_buffer_destroy(buf);
+        nb_buffer_destroy(qd);
+    }
 }
 
 /* Samples taken in batches behind one blocking kernel and one at a time
@@ -508,6 +560,7 @@ int main(void)
         cmocka_unit_test(test_copy_all_modes_warm_and_cold),
         cmocka_unit_test(test_blocking_kernel_times_out_cleanly),
         cmocka_unit_test(test_batched_and_unbatched_samples_agree),
+        cmocka_unit_test(test_device_drawn_sets_match_the_host_draws),
         cmocka_unit_test(test_gpu_ntt_variants_warm_cold_graph),
         cmocka_unit_test(test_l2_persist_sets_and_restores),
         cmocka_unit_test(test_gpu_breakdown),

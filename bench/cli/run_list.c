@@ -63,7 +63,10 @@ static double outside_samples_s(const nb_cli_run *run, const nb_case_plan *c, in
         sets = run->timing.rotate_sets ? (double)run->timing.rotate_sets
                                        : fmax(1.0, ceil(run->timing.rotate_factor * cache /
                                                         c->set_bytes));
-    double s = (stage ? STAGE_FIXED_S : CASE_FIXED_S) + sets * c->set_bytes / SETUP_BPS;
+    /* set 0 drawn on the host; an NTT case's other sets on a GPU, when it has one */
+    const int device_drawn = !stage && c->variant->backend == NB_BACKEND_GPU;
+    double s = (stage ? STAGE_FIXED_S : CASE_FIXED_S) +
+               (device_drawn ? c->set_bytes : sets * c->set_bytes) / SETUP_BPS;
     if ((c->cache & NB_CACHE_EVICTED) && c->variant->backend == NB_BACKEND_CPU) {
         const double flushes = (double)(run->timing.warmup_samples + run->timing.min_samples);
         s += 2.0 * cache / SCRATCH_BPS + flushes * 2.0 * cache / FLUSH_BPS;
@@ -84,8 +87,8 @@ static double sampling_s(const nb_cli_run *run, const nb_case_plan *c)
     const double sample =
         fmax(GPU_SAMPLE_MIN_S, 2.0 * (c->set_bytes > 0 ? c->set_bytes : 0.0) / GPU_BPS);
     double beside = t->batch_samples > 1 ? GPU_BATCHED_S : GPU_UNBATCHED_S;
-    if (c->cache & NB_CACHE_EVICTED) /* the flush reads and writes 2x the L2 */
-        beside += 4.0 * cache_bytes(c) / GPU_BPS;
+    if (c->cache & NB_CACHE_EVICTED) /* the flush writes 2x the L2 */
+        beside += 2.0 * cache_bytes(c) / GPU_BPS;
     const double n = fmax((double)t->min_samples, t->min_time_s / sample);
     return fmin(t->timeout_s, n * (sample + beside));
 }

@@ -2,11 +2,13 @@
  * variant on every buffer set, in the variant's word size (64- or 32-bit
  * words), verified against the 64-bit cpu-harvey planned over the variant's
  * own tables (built, and their primes checked, once per case); a 32-bit
- * variant's output is widened before the comparison. The buffer sets'
- * inputs are drawn in parallel (each set from its own seed) and copied in by
- * the chunk; set 0's input and its oracle output are kept on the host, so
- * the checks before and after timing draw and transform it once, and another
- * set's check uses the input its prepare drew. */
+ * variant's output is widened before the comparison. Set 0's input is
+ * drawn from the seed's stream, and it and its oracle output are kept on the
+ * host, so the checks before and after timing draw and transform it once.
+ * The other sets' inputs are counter-based draws (nb_rng_residue_at), so any
+ * value can be drawn alone: on a GPU by one kernel over every set, on the
+ * CPU sets in parallel, and on the host again for the check of the set a
+ * case used last (another set's check uses the input its prepare drew). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 
 #include "bench/tiers/ntt.h"
 
+#include "bench/timing/internal.h"
 #include "core/rng.h"
 
 #ifdef NB_HAVE_CUDA
@@ -38,6 +41,7 @@ typedef struct ntt_ctx {
     size_t sets;
     size_t word_bytes; /* 8 or 4: the variant's word */
     nb_buffer *data;   /* sets * n * limbs words of word_bytes */
+    nb_buffer *q_dev;  /* the primes on the device (GPU variants) */
     uint64_t *host_a;  /* n * limbs: staging / expected */
     uint64_t *host_b;  /* n * limbs: downloaded output, widened */
     void *host_w;      /* n * limbs words of word_bytes (32-bit variants; else NULL) */
@@ -50,15 +54,34 @@ typedef struct ntt_ctx {
 /* Host bytes of inputs drawn before one copy to the sets (one set at least). */
 #define SETUP_CHUNK_BYTES ((size_t)32 << 20)
 
-/* Set `set`'s input: uniform residues, first coefficient of each limb non-zero. */
+static size_t set_words(const ntt_ctx *c) { return c->n * c->limbs; }
+
+/* The key of the counter-based draws of sets 1, 2, ...: value j of set k
+ * (j = l n + i) is draw k n L + j, so the sets are one stream. */
+static uint64_t sets_key(const ntt_ctx *c) { return nb_rng_mix(c->seed ^ 0xA0761D6478BD642Full); }
+
+/* Set `set`'s input: uniform residues, the first coefficient of each limb
+ * non-zero; set 0 from the seed's stream, the others as nb_gpu_fill_residues
+ * draws them. */
 static void gen_input(const ntt_ctx *c, size_t set, uint64_t *a)
 {
-    nb_rng rng;
-    nb_rng_seed(&rng, c->seed ^ (0xD1B54A32D192ED03ull * (set + 1)));
-    nb_rng_fill_limbs(&rng, a, c->n, c->primes, c->limbs);
+    if (set == 0) {
+        nb_rng rng;
+        nb_rng_seed(&rng, c->seed ^ 0xD1B54A32D192ED03ull);
+        nb_rng_fill_limbs(&rng, a, c->n, c->primes, c->limbs);
+        return;
+    }
+    const uint64_t key = sets_key(c), base = (uint64_t)set * set_words(c);
+#pragma omp parallel for schedule(static) if (c->limbs > 1 && set_words(c) >= 65536)
+    for (size_t l = 0; l < c->limbs; l++) {
+        uint64_t *p = a + l * c->n;
+        for (size_t i = 0; i < c->n; i++)
+            p[i] = nb_rng_residue_at(key, base + l * c->n + i, c->primes[l]);
+        if (p[0] == 0)
+            p[0] = 1;
+    }
 }
 
-static size_t set_words(const ntt_ctx *c) { return c->n * c->limbs; }
 static size_t set_bytes(const ntt_ctx *c) { return set_words(c) * c->word_bytes; }
 
 void nb_words_from_u64(void *dst, const uint64_t *src, size_t n, unsigned word_bits)
@@ -83,6 +106,8 @@ static void ntt_teardown(void *ctx)
 {
     ntt_ctx *c = ctx;
     nb_buffer_destroy(c->data);
+    nb_buffer_destroy(c->q_dev);
+    c->q_dev = NULL;
     free(c->host_a);
     free(c->host_b);
     free(c->host_w);
@@ -138,14 +163,24 @@ static nb_status draw_sets(const ntt_ctx *c, size_t first, size_t count, unsigne
                   : NB_OK;
 }
 
-/* Every set's input: set 0's kept in in0, the others drawn in parallel by
- * the chunk of SETUP_CHUNK_BYTES and copied in with one copy per chunk. */
+/* Every set's input: set 0's kept in in0; the others drawn on the device
+ * (GPU variants), else in parallel by the chunk of SETUP_CHUNK_BYTES and
+ * copied in with one copy per chunk. */
 static nb_status upload_all(ntt_ctx *c, void *stream)
 {
     gen_input(c, 0, c->in0);
     NB_TRY(ntt_upload(c, 0, c->in0, stream));
     if (c->sets < 2)
         return NB_OK;
+#ifdef NB_HAVE_CUDA
+    if (c->variant->backend == NB_BACKEND_GPU) {
+        NB_TRY(nb_buffer_create(&c->q_dev, NB_BACKEND_GPU, c->limbs * sizeof *c->primes));
+        NB_TRY(nb_buffer_upload(c->q_dev, 0, c->primes, c->limbs * sizeof *c->primes, stream));
+        return nb_gpu_fill_residues(nb_buffer_ptr(c->data), c->variant->word_bits,
+                                    set_words(c), (c->sets - 1) * set_words(c), c->log_n,
+                                    c->limbs, nb_buffer_ptr(c->q_dev), sets_key(c), stream);
+    }
+#endif
     size_t per = SETUP_CHUNK_BYTES / set_bytes(c);
     if (per < 1)
         per = 1;

@@ -1,7 +1,8 @@
 // The timing core's own GPU kernels: the blocking kernel that holds a stream
-// while a sample is queued, the per-SM clock probe, the L2 flush, and the
-// copy / empty / kernel-boundary / grid-barrier / butterfly kernels of
-// calibrate. C interface (bench/timing/internal.h).
+// while a sample is queued, the per-SM clock probe, the L2 flush, the
+// counter-based inputs of rotated buffer sets, and the copy / empty /
+// kernel-boundary / grid-barrier / butterfly kernels of calibrate. C interface
+// (bench/timing/internal.h).
 // Launch geometry is looked up per device (the current device of the calling
 // thread), so a process may time on any device.
 #include <cooperative_groups.h>
@@ -9,6 +10,7 @@
 
 #include "bench/timing/internal.h"
 #include "core/cuda_check.h"
+#include "core/rng.h"
 #include "ntt/arith.h"
 
 namespace {
@@ -56,13 +58,28 @@ __global__ void probe_kernel(unsigned long long *out)
     }
 }
 
-__global__ void flush_kernel(uint4 *p, size_t n)
+// Writes every 16-byte word: whole lines, so nothing is read from DRAM, and
+// the L2 ends full of the scratch's dirty lines, as a read-modify-write pass
+// would leave it.
+__global__ void flush_kernel(uint4 *p, size_t n, unsigned v)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        uint4 v = p[i];
-        v.x += 1u;
-        p[i] = v;
+         i += (size_t)gridDim.x * blockDim.x)
+        p[i] = make_uint4(v, v, v, v);
+}
+
+// Counter-based residues (nb_gpu_fill_residues).
+template <typename W>
+__global__ void fill_residues_kernel(W *dst, uint64_t first, uint64_t last, uint64_t words,
+                                     unsigned log_n, const uint64_t *q, uint64_t key)
+{
+    for (uint64_t g = first + blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; g < last;
+         g += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t w = g % words, l = w >> log_n;
+        uint64_t v = nb_rng_residue_at(key, g, q[l]);
+        if (v == 0 && (w & ((1ull << log_n) - 1)) == 0)
+            v = 1;
+        dst[g] = (W)v;
     }
 }
 
@@ -222,7 +239,31 @@ extern "C" nb_status nb_gpu_flush_launch(void *buf, size_t bytes, void *stream)
     const dev_info *info = nullptr;
     NB_TRY(ensure_info(&info));
     size_t n = bytes / sizeof(uint4);
-    flush_kernel<<<grid_for(info, n, 256), 256, 0, (cudaStream_t)stream>>>((uint4 *)buf, n);
+    static unsigned round = 0;
+    const unsigned v = __atomic_add_fetch(&round, 1u, __ATOMIC_RELAXED);
+    flush_kernel<<<grid_for(info, n, 256), 256, 0, (cudaStream_t)stream>>>((uint4 *)buf, n, v);
+    NB_CUDA_LAUNCH_CHECK();
+    return NB_OK;
+}
+
+extern "C" nb_status nb_gpu_fill_residues(void *dst, unsigned word_bits, uint64_t first,
+                                          uint64_t count, unsigned log_n, size_t limbs,
+                                          const uint64_t *q, uint64_t key, void *stream)
+{
+    const dev_info *info = nullptr;
+    NB_TRY(ensure_info(&info));
+    if ((word_bits != 32 && word_bits != 64) || log_n > 40 || limbs == 0)
+        return nb_set_error(NB_ERR_INVALID_ARG, "fill: %u-bit words, log N %u, %zu limbs",
+                            word_bits, log_n, limbs);
+    const uint64_t words = (uint64_t)limbs << log_n;
+    const unsigned grid = grid_for(info, count, 256);
+    cudaStream_t s = (cudaStream_t)stream;
+    if (word_bits == 64)
+        fill_residues_kernel<<<grid, 256, 0, s>>>((uint64_t *)dst, first, first + count, words,
+                                                  log_n, q, key);
+    else
+        fill_residues_kernel<<<grid, 256, 0, s>>>((uint32_t *)dst, first, first + count, words,
+                                                  log_n, q, key);
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;
 }

@@ -63,8 +63,16 @@ nb_status nb_gpu_blocker_launch(volatile int *flags_dev, unsigned long long time
  * SM's shared memory), thread 0 of each writes out[2*smid] = clock64(),
  * out[2*smid+1] = %globaltimer. `out` is host-mapped, slots >= SM count. */
 nb_status nb_gpu_probe_launch(unsigned long long *out_dev, int blocks, void *stream);
-/* Reads and writes every 16-byte word of buf (L2 eviction). */
+/* Writes every 16-byte word of buf (L2 eviction; the value changes from call
+ * to call). */
 nb_status nb_gpu_flush_launch(void *buf, size_t bytes, void *stream);
+/* Words [first, first + count) of buffer sets laid out set after set, each
+ * `limbs` limbs of 2^log_n words of word_bits (32 or 64): word g of limb l,
+ * index i (g mod (L 2^log_n) = l 2^log_n + i) is nb_rng_residue_at(key, g,
+ * q[l]), or 1 where that is 0 and i = 0. q: `limbs` primes in device memory. */
+nb_status nb_gpu_fill_residues(void *dst, unsigned word_bits, uint64_t first, uint64_t count,
+                               unsigned log_n, size_t limbs, const uint64_t *q, uint64_t key,
+                               void *stream);
 /* dst = src, 16-byte vectors (bytes a multiple of 16, pointers 16-aligned). */
 nb_status nb_gpu_copy_launch(void *dst, const void *src, size_t bytes, void *stream);
 /* An empty kernel <<<1, 32>>>. */
