@@ -3,9 +3,10 @@
 variant and tier, the median L2 hit rate, L2 read hit rate and DRAM bytes read
 of the timed NTT kernels (the 20 samples; the verified launch and the two
 warm-up launches before them, and the verified launches after, are dropped).
-Usage: ncu_summary.py DIR   (DIR holds ncu_<variant>_<tier>.csv)"""
+Usage: ncu_summary.py DIR   (DIR holds ncu_<variant>_<tier>.csv, or .csv.gz)"""
 import collections
 import csv
+import gzip
 import io
 import statistics
 import sys
@@ -20,7 +21,10 @@ def kernels(path):
     try:
         text = open(path, errors="replace").read()
     except OSError:
-        return []
+        try:
+            text = gzip.open(path + ".gz", "rt", errors="replace").read()
+        except OSError:
+            return []
     start = text.find('"ID"')
     if start < 0:
         return []
