@@ -8,9 +8,16 @@
   scripts/results_tables.py gpus STAGE.json        stage tier on several GPUs (--gpus):
       median per GPU count, its ratio to one GPU, and the communication figures
 
-Python 3 standard library only; reads `nttbench run --format json` reports."""
+Python 3 standard library only; reads `nttbench run --format json` reports (or gzipped)."""
+import gzip
 import json
 import sys
+
+
+def load(path):
+    """A report's JSON; a path ending in .gz is read through gzip."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        return json.load(f)
 
 # Fastest open-library figure per shape (µs, H100 SXM, 60-bit primes, median
 # per call), measured side by side with the same methodology: Phantom,
@@ -30,7 +37,7 @@ PEERS = [  # (log N, L, direction, tier, fastest peer µs)
 def ntt_cells(path):
     """{(variant, log N, L, direction, tier): median µs} of the ok NTT cases."""
     cells = {}
-    for c in json.load(open(path))["cases"]:
+    for c in load(path)["cases"]:
         p = c.get("params", {})
         if c.get("status") == "ok" and "log_n" in p and c.get("stats"):
             key = (c["variant"], p["log_n"], p["limbs"], p["direction"], c["tier"])
@@ -70,7 +77,7 @@ def stage(path):
     print("| variant | stage | median µs [95 % CI] | NTT limbs fwd+inv | NTT share | "
           "fwd ns/limb: in-stage / warm / cold | inv ns/limb: in-stage / warm / cold | steps / stage |")
     print("|---|---|---:|---:|---:|---|---|---:|")
-    for c in json.load(open(path))["cases"]:
+    for c in load(path)["cases"]:
         if c.get("status") != "ok":
             continue
         m, s = c.get("metrics", {}), c["stats"]
@@ -87,7 +94,7 @@ def stage(path):
 def gpus(path):
     """One row per (variant, preset, stage, GPU count)."""
     rows, one = [], {}
-    for c in json.load(open(path))["cases"]:
+    for c in load(path)["cases"]:
         if c.get("status") != "ok":
             continue
         p, m = c["params"], c.get("metrics", {})
