@@ -426,18 +426,15 @@ NB_HD void nb_ct_butterfly32_q31_ac(uint32_t *x, uint32_t *y, uint32_t a, uint32
 NB_HD void nb_gs_butterfly32_ac(uint32_t *x, uint32_t *y, uint32_t a, uint32_t as, uint32_t c,
                                 uint32_t cs, uint32_t q)
 {
-    const uint32_t two_q = q << 1;
-    const uint32_t u = *x, v = *y;
-    *x = nb_csub32(u + v, two_q);
-    *y = nb_mul_shoup32_lazy(nb_mul_shoup32_lazy(u - v + two_q, a, as, q), c, cs, q);
+    nb_gs_butterfly32(x, y, a, as, q);
+    *y = nb_mul_shoup32_lazy(*y, c, cs, q);
 }
 
 NB_HD void nb_gs_butterfly32_q31_ac(uint32_t *x, uint32_t *y, uint32_t a, uint32_t as,
                                     uint32_t c, uint32_t cs, uint32_t q)
 {
-    const uint32_t u = nb_csub32(*x, q), v = nb_csub32(*y, q);
-    *x = u + v;
-    *y = nb_mul_shoup32_lazy(nb_mul_shoup32_lazy(u - v + q, a, as, q), c, cs, q);
+    nb_gs_butterfly32_q31(x, y, a, as, q);
+    *y = nb_mul_shoup32_lazy(*y, c, cs, q);
 }
 
 /* ---- host-only helpers (128-bit division) ---- */
