@@ -285,6 +285,13 @@ void nb_ckks_multi_time_exchanges(nb_ckks_multi *m, int on);
 nb_status nb_ckks_multi_comm_seconds(nb_ckks_multi *m, double *seconds);
 /* NCCL's version (e.g. 22809), 0 if unknown. */
 int nb_ckks_multi_nccl_version(const nb_ckks_multi *m);
+/* How the exchanges run, chosen at creation from NB_NCCL_EXCHANGE (docs/ckks.md,
+ * "Several GPUs"): "broadcast" (the default: NCCL broadcasts, on the SMs) or
+ * "copy-engine" (exchanges of at least NB_CKKS_CE_MIN_BYTES a device as
+ * all-gathers that NCCL 2.28 or later runs on the copy engines, smaller ones
+ * as broadcasts); NULL without an object or with one GPU. */
+const char *nb_ckks_multi_exchange(const nb_ckks_multi *m);
+#define NB_CKKS_CE_MIN_BYTES (1u << 20)
 
 /* What a pointer holds, for the copies between a whole host polynomial
  * (nb_ckks_create's layouts, the variant's words) and the devices' parts. */

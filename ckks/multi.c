@@ -1,9 +1,9 @@
 /* The CKKS stage pipelines on several GPUs of one host (ckks/ckks.h, "Several
  * GPUs"): the limbs of Q and P partitioned across the devices, each step
- * enqueued on every device's own stream, the exchanges NCCL broadcasts of
- * coefficient-form limbs. Every kernel is the one-GPU pipeline's (ckks/
- * consts.h), run over the device's own limbs: conversions through views of
- * the same tables restricted to the owned targets, NTTs through a plan over
+ * enqueued on every device's own stream, the exchanges of coefficient-form
+ * limbs in ckks/multi_exchange.c. Every kernel is the one-GPU pipeline's
+ * (ckks/consts.h), run over the device's own limbs: conversions through views
+ * of the same tables restricted to the owned targets, NTTs through a plan over
  * the owned primes with the same roots, the inner product with a geometry
  * whose limbs are the owned ones. Without NCCL in the build every entry point
  * returns NB_ERR_UNSUPPORTED. */
@@ -17,11 +17,6 @@
 #include "core/cuda_check.h"
 
 /* ---- small helpers ---- */
-
-static void *at(const nb_ckks_multi *m, const void *p, size_t limbs)
-{
-    return (char *)(uintptr_t)p + limbs * m->limb_bytes;
-}
 
 /* Every device's stream waits for `stream` (NULL: the first device's own). */
 static nb_status fork_from(nb_ckks_multi *m, void *stream)
@@ -61,62 +56,6 @@ static nb_status step(nb_ckks_multi *m, const nb_ckks_hook *h, void *stream, con
         return NB_OK;
     NB_TRY(join_into(m, stream));
     return h->fn(h->user, name, is_ntt, limbs, inverse);
-}
-
-/* Starts exchange k of a call: limbs [off_r, off_r + cnt_r) of buf (per
- * device) broadcast from device r to all on the communication streams (one
- * NCCL group, every r with cnt_r > 0), after the exchanges started before it
- * and, with `after_compute`, after everything queued so far on the compute
- * streams (the limbs it sends); ev_got[k] is recorded after it. The compute
- * streams go on with whatever the caller queues next until exchange_wait(k).
- * With m->timed, events on the first device's communication stream bracket
- * it (nb_ckks_multi_comm_seconds). */
-static nb_status exchange_start(nb_ckks_multi *m, void *const *buf, const size_t *off,
-                                const size_t *cnt, size_t k, int after_compute)
-{
-    if (m->G == 1)
-        return NB_OK;
-    if (k >= NB_MULTI_TIMED)
-        return nb_set_error(NB_ERR_INTERNAL, "several GPUs: exchange %zu of one call", k);
-    for (size_t i = 0; i < m->G && after_compute; i++) {
-        part *d = &m->d[i];
-        NB_TRY(nb_multi_use(d));
-        NB_CUDA_TRY(cudaEventRecord(d->ev_ready, d->stream));
-        NB_CUDA_TRY(cudaStreamWaitEvent(d->comm_stream, d->ev_ready, 0));
-    }
-    const int timed = m->timed && m->n_timed < NB_MULTI_TIMED;
-    if (timed) {
-        NB_TRY(nb_multi_use(&m->d[0]));
-        NB_CUDA_TRY(cudaEventRecord(m->ev_t[2 * m->n_timed], m->d[0].comm_stream));
-    }
-    const size_t words = m->p->n;
-    const ncclDataType_t type = m->word_bits == 32 ? ncclUint32 : ncclUint64;
-    NB_TRY(nb_nccl_check(m->nccl, m->nccl->group_start(), "ncclGroupStart"));
-    nb_status s = NB_OK;
-    for (size_t r = 0; r < m->G && s == NB_OK; r++) {
-        if (!cnt[r])
-            continue;
-        for (size_t i = 0; i < m->G && s == NB_OK; i++) {
-            void *p = at(m, buf[i], off[r]);
-            s = nb_nccl_check(m->nccl,
-                              m->nccl->broadcast(p, p, cnt[r] * words, type, (int)r,
-                                                 m->d[i].comm, m->d[i].comm_stream),
-                              "ncclBroadcast");
-        }
-    }
-    const nb_status e = nb_nccl_check(m->nccl, m->nccl->group_end(), "ncclGroupEnd");
-    NB_TRY(s != NB_OK ? s : e);
-    if (timed) {
-        NB_TRY(nb_multi_use(&m->d[0]));
-        NB_CUDA_TRY(cudaEventRecord(m->ev_t[2 * m->n_timed + 1], m->d[0].comm_stream));
-        m->n_timed++;
-    }
-    for (size_t i = 0; i < m->G; i++) {
-        part *d = &m->d[i];
-        NB_TRY(nb_multi_use(d));
-        NB_CUDA_TRY(cudaEventRecord(d->ev_got[k], d->comm_stream));
-    }
-    return NB_OK;
 }
 
 /* Every compute stream waits for exchange k; marked "comm" (the wait is the
@@ -193,27 +132,29 @@ static nb_status modup_digit_conv(nb_ckks_multi *m, part *d, size_t level, size_
     nb_ckks_digit_range(p, level, j, &first, &count);
     const size_t nq = nb_multi_nq_at(d, level), qa = d->qa, qe = qa + nq, after = first + count;
     const nb_conv_desc *desc = &m->k->modup[level * p->dnum + j];
-    const void *src = at(m, d->gq, first);
+    const void *src = nb_multi_at(m, d->gq, first);
     /* owned limbs of the digit: the input itself */
     const size_t c0 = qa > first ? qa : first, c1 = qe < after ? qe : after;
     if (c1 > c0)
-        NB_TRY(nb_gpu_copy(at(m, out, c0 - qa), at(m, in, c0 - qa), (c1 - c0) * m->limb_bytes,
-                           d->stream));
+        NB_TRY(nb_gpu_copy(nb_multi_at(m, out, c0 - qa), nb_multi_at(m, in, c0 - qa),
+                           (c1 - c0) * m->limb_bytes, d->stream));
     /* owned Q limbs below the digit: targets t = i */
     const size_t b1 = qe < first ? qe : first;
     if (b1 > qa) {
-        const nb_polys io = {{at(m, out, 0), NULL}, {src, NULL}, {NULL, NULL}, 1, m->word_bits};
+        const nb_polys io = {
+            {nb_multi_at(m, out, 0), NULL}, {src, NULL}, {NULL, NULL}, 1, m->word_bits};
         NB_TRY(conv(m, d, desc, qa, b1 - qa, &io));
     }
     /* owned Q limbs above the digit: targets t = i - count */
     const size_t a0 = qa > after ? qa : after;
     if (qe > a0) {
-        const nb_polys io = {{at(m, out, a0 - qa), NULL}, {src, NULL}, {NULL, NULL}, 1,
+        const nb_polys io = {{nb_multi_at(m, out, a0 - qa), NULL}, {src, NULL}, {NULL, NULL}, 1,
                              m->word_bits};
         NB_TRY(conv(m, d, desc, a0 - count, qe - a0, &io));
     }
     /* owned P limbs: targets l+1-count+k */
-    const nb_polys io = {{at(m, out, nq), NULL}, {src, NULL}, {NULL, NULL}, 1, m->word_bits};
+    const nb_polys io = {
+        {nb_multi_at(m, out, nq), NULL}, {src, NULL}, {NULL, NULL}, 1, m->word_bits};
     return conv(m, d, desc, level + 1 - count + d->pa, d->np, &io);
 }
 
@@ -226,10 +167,10 @@ static nb_status modup_digit_ntt(nb_ckks_multi *m, part *d, size_t level, size_t
     if (b1 > qa)
         NB_TRY(forward(d, out, 0, b1 - qa));
     if (nq == d->nq && qe > a0) /* the limbs above the digit and P: consecutive plan primes */
-        return forward(d, at(m, out, a0 - qa), a0 - qa, qe - a0 + d->np);
+        return forward(d, nb_multi_at(m, out, a0 - qa), a0 - qa, qe - a0 + d->np);
     if (qe > a0)
-        NB_TRY(forward(d, at(m, out, a0 - qa), a0 - qa, qe - a0));
-    return forward(d, at(m, out, nq), d->nq, d->np);
+        NB_TRY(forward(d, nb_multi_at(m, out, a0 - qa), a0 - qa, qe - a0));
+    return forward(d, nb_multi_at(m, out, nq), d->nq, d->np);
 }
 
 /* modUp of every digit of level l: digit j's local poly over B_l at
@@ -247,10 +188,10 @@ static nb_status modup_all(nb_ckks_multi *m, size_t level, void *const *out,
         for (size_t i = 0; i < m->G; i++) {
             part *d = &m->d[i];
             NB_TRY(nb_multi_use(d));
-            NB_TRY(inverse_into(m, d, at(m, d->gq, off[i]), at(m, in[i], off[i] - d->qa),
-                                off[i] - d->qa, cnt[i]));
+            NB_TRY(inverse_into(m, d, nb_multi_at(m, d->gq, off[i]),
+                                nb_multi_at(m, in[i], off[i] - d->qa), off[i] - d->qa, cnt[i]));
         }
-        NB_TRY(exchange_start(m, buf, off, cnt, j, 1));
+        NB_TRY(nb_multi_exchange_start(m, buf, off, cnt, j, 1));
     }
     NB_TRY(step(m, h, stream, "intt", 1, level + 1, 1));
     for (size_t j = 0; j < digits; j++) {
@@ -260,14 +201,14 @@ static nb_status modup_all(nb_ckks_multi *m, size_t level, void *const *out,
         for (size_t i = 0; i < m->G; i++) {
             part *d = &m->d[i];
             NB_TRY(nb_multi_use(d));
-            void *o = at(m, out[i], j * (nb_multi_nq_at(d, level) + d->np));
+            void *o = nb_multi_at(m, out[i], j * (nb_multi_nq_at(d, level) + d->np));
             NB_TRY(modup_digit_conv(m, d, level, j, o, in[i]));
         }
         NB_TRY(step(m, h, stream, "conv", 0, 0, 0));
         for (size_t i = 0; i < m->G; i++) {
             part *d = &m->d[i];
             NB_TRY(nb_multi_use(d));
-            void *o = at(m, out[i], j * (nb_multi_nq_at(d, level) + d->np));
+            void *o = nb_multi_at(m, out[i], j * (nb_multi_nq_at(d, level) + d->np));
             NB_TRY(modup_digit_ntt(m, d, level, j, o));
         }
         NB_TRY(step(m, h, stream, "ntt", 1, level + 1 + m->p->alpha - count, 0));
@@ -295,10 +236,10 @@ static nb_status moddown_send(nb_ckks_multi *m, size_t level, unsigned polys,
             off[i] = k * A + d->pa;
             cnt[i] = d->np;
             buf[i] = d->gp;
-            NB_TRY(inverse_into(m, d, at(m, d->gp, off[i]),
-                                at(m, a[k][i], nb_multi_nq_at(d, level)), d->nq, d->np));
+            NB_TRY(inverse_into(m, d, nb_multi_at(m, d->gp, off[i]),
+                                nb_multi_at(m, a[k][i], nb_multi_nq_at(d, level)), d->nq, d->np));
         }
-        NB_TRY(exchange_start(m, buf, off, cnt, k, 1));
+        NB_TRY(nb_multi_exchange_start(m, buf, off, cnt, k, 1));
     }
     return step(m, h, stream, "intt", 1, polys * A, 1);
 }
@@ -313,7 +254,10 @@ static nb_status moddown_finish(nb_ckks_multi *m, size_t level, unsigned polys,
         for (size_t i = 0; i < m->G; i++) {
             part *d = &m->d[i];
             NB_TRY(nb_multi_use(d));
-            const nb_polys io = {{d->t[k], NULL}, {at(m, d->gp, k * A), NULL}, {NULL, NULL}, 1,
+            const nb_polys io = {{d->t[k], NULL},
+                                 {nb_multi_at(m, d->gp, k * A), NULL},
+                                 {NULL, NULL},
+                                 1,
                                  m->word_bits};
             NB_TRY(conv(m, d, &m->k->moddown, d->qa, nb_multi_nq_at(d, level), &io));
         }
@@ -376,8 +320,8 @@ static nb_status inner_product(nb_ckks_multi *m, size_t level, const void *const
         };
         if (!g.limbs)
             continue;
-        NB_TRY(nb_gpu_inner_product(&g, d->acc[0], d->acc[1], at(m, d->acc[1], nq), d->ext, NULL,
-                                    key[i], d->stream));
+        NB_TRY(nb_gpu_inner_product(&g, d->acc[0], d->acc[1], nb_multi_at(m, d->acc[1], nq), d->ext,
+                                    NULL, key[i], d->stream));
     }
     return step(m, h, stream, "inner-product", 0, 0, 0);
 }
@@ -395,11 +339,11 @@ static nb_status rescale(nb_ckks_multi *m, size_t level, int round, void *const 
         off[i] = lo - keep;
         cnt[i] = qe > lo ? qe - lo : 0;
         buf[i] = d->gr;
-        NB_TRY(inverse_into(m, d, at(m, d->gr, off[i]), at(m, in[i], lo - d->qa), lo - d->qa,
-                            cnt[i]));
+        NB_TRY(inverse_into(m, d, nb_multi_at(m, d->gr, off[i]), nb_multi_at(m, in[i], lo - d->qa),
+                            lo - d->qa, cnt[i]));
     }
     NB_TRY(step(m, h, stream, "intt", 1, g, 1));
-    NB_TRY(exchange_start(m, buf, off, cnt, 0, 1));
+    NB_TRY(nb_multi_exchange_start(m, buf, off, cnt, 0, 1));
     NB_TRY(exchange_wait(m, 0, h, stream));
     for (size_t i = 0; i < m->G; i++) {
         part *d = &m->d[i];

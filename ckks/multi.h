@@ -42,12 +42,16 @@ typedef struct part {
     void *ext;                /* dnum x (nq+np) limbs: the key switch's modUp outputs */
     void *acc[2];             /* nq+np limbs each: inner-product outputs */
     void *t[2];               /* nq limbs each: converted limbs */
+    void *stage;              /* copy-engine exchanges: G slots of the largest part */
+    void *win;                /* stage's symmetric NCCL window (ncclWindow_t) */
 } part;
 
 struct nb_ckks_multi {
     const nb_ckks_params *p;
     const nb_ckks_consts *k;
     const nb_nccl_api *nccl;  /* NULL with one device */
+    int copy_engine;          /* exchanges as copy-engine all-gathers (NB_NCCL_EXCHANGE) */
+    size_t slot;              /* limbs of one device's slot in stage */
     unsigned word_bits;
     size_t limb_bytes;        /* N words */
     int oop;                  /* the variant transforms out of place */
@@ -72,6 +76,20 @@ nb_status nb_multi_restore(int device, nb_status s);
 
 /* Makes part d's device current. */
 nb_status nb_multi_use(const part *d);
+
+/* Limb `limbs` of the limb array at p. */
+static inline void *nb_multi_at(const nb_ckks_multi *m, const void *p, size_t limbs)
+{
+    return (char *)(uintptr_t)p + limbs * m->limb_bytes;
+}
+
+/* Starts exchange k of a call (ckks/multi_exchange.c): limbs [off_r, off_r +
+ * cnt_r) of buf (per device) from device r to all, on the communication
+ * streams, after the exchanges started before it and, with `after_compute`,
+ * after everything queued so far on the compute streams; ev_got[k] is
+ * recorded after it. */
+nb_status nb_multi_exchange_start(nb_ckks_multi *m, void *const *buf, const size_t *off,
+                                  const size_t *cnt, size_t k, int after_compute);
 #endif
 
 #endif

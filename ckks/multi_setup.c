@@ -2,6 +2,8 @@
  * partition of the limbs, each device's plan, constants, scratch and stream,
  * the NCCL communicators, and the copies between a whole host polynomial and
  * the devices' parts. */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +69,27 @@ static void part_free(part *d)
         cudaStreamDestroy(d->comm_stream);
 }
 
+#ifdef NB_NCCL_HAS_CE
+/* The copy-engine exchanges' windows (deregistered together, as they were
+ * registered) and their memory. */
+static void stage_free(nb_ckks_multi *m)
+{
+    const nb_nccl_api *api = m->nccl;
+    if (api->group_start() == ncclSuccess) {
+        for (size_t i = 0; i < m->G; i++)
+            if (m->d[i].win && nb_multi_use(&m->d[i]) == NB_OK)
+                api->window_deregister(m->d[i].comm, (ncclWindow_t)m->d[i].win);
+        api->group_end();
+    }
+    for (size_t i = 0; i < m->G; i++) {
+        if (m->d[i].stage && nb_multi_use(&m->d[i]) == NB_OK)
+            api->mem_free(m->d[i].stage);
+        m->d[i].stage = NULL;
+        m->d[i].win = NULL;
+    }
+}
+#endif
+
 void nb_ckks_multi_destroy(nb_ckks_multi *m)
 {
     if (!m)
@@ -76,6 +99,10 @@ void nb_ckks_multi_destroy(nb_ckks_multi *m)
         for (size_t k = 0; k < 2 * NB_MULTI_TIMED; k++)
             if (m->ev_t[k])
                 cudaEventDestroy(m->ev_t[k]);
+#ifdef NB_NCCL_HAS_CE
+    if (m->d && m->nccl && m->copy_engine)
+        stage_free(m);
+#endif
     for (size_t i = 0; m->d && i < m->G; i++) {
         if (m->d[i].comm && m->nccl)
             m->nccl->comm_destroy(m->d[i].comm);
@@ -150,6 +177,131 @@ static nb_status part_create(nb_ckks_multi *m, part *d, const nb_ntt_variant *va
     return NB_OK;
 }
 
+/* NB_NCCL_EXCHANGE: "broadcast" (unset: the default) or "copy-engine". */
+static nb_status exchange_kind(nb_ckks_multi *m)
+{
+    const char *e = getenv("NB_NCCL_EXCHANGE");
+    if (!e || !*e || !strcmp(e, "broadcast"))
+        return NB_OK;
+    if (strcmp(e, "copy-engine"))
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "NB_NCCL_EXCHANGE='%s': expected 'broadcast' or 'copy-engine'", e);
+    int v = 0;
+#ifndef NB_NCCL_HAS_CE
+    return nb_set_error(NB_ERR_UNSUPPORTED,
+                        "NB_NCCL_EXCHANGE=copy-engine: this build's nccl.h (%d) has no "
+                        "copy-engine collectives (NCCL 2.28 or later)",
+                        (int)NCCL_VERSION_CODE);
+#endif
+    if (!m->nccl->copy_engine)
+        return nb_set_error(NB_ERR_UNSUPPORTED,
+                            "NB_NCCL_EXCHANGE=copy-engine needs NCCL 2.28 or later with "
+                            "ncclCommWindowRegister; %s is %d",
+                            m->nccl->path, m->nccl->get_version(&v) == ncclSuccess ? v : 0);
+    m->copy_engine = 1;
+    return NB_OK;
+}
+
+#ifdef NB_NCCL_HAS_CE
+/* A one-word all-gather per device, each from its own host thread: NCCL
+ * sets its copy-engine collectives up at the first one, a step every rank
+ * must take at once, which one thread queuing the ranks in turn would wait
+ * for forever. */
+typedef struct ce_first {
+    nb_ckks_multi *m;
+    size_t i;
+    nb_status s;
+} ce_first;
+
+static void *ce_first_run(void *arg)
+{
+    ce_first *a = arg;
+    part *d = &a->m->d[a->i];
+    const nb_nccl_api *api = a->m->nccl;
+    a->s = nb_multi_use(d);
+    if (a->s == NB_OK)
+        a->s = nb_nccl_check(api,
+                             api->all_gather((char *)d->stage + a->i * sizeof(uint32_t), d->stage,
+                                             1, ncclUint32, d->comm, d->comm_stream),
+                             "ncclAllGather (the first)");
+    if (a->s == NB_OK && cudaStreamSynchronize(d->comm_stream) != cudaSuccess)
+        a->s = nb_set_error(NB_ERR_CUDA, "several GPUs: the first all-gather on device %d: %s",
+                            d->device, cudaGetErrorString(cudaGetLastError()));
+    return NULL;
+}
+
+static nb_status ce_first_all(nb_ckks_multi *m)
+{
+    ce_first a[NB_MULTI_MAX];
+    pthread_t t[NB_MULTI_MAX];
+    size_t started = 0;
+    nb_status s = NB_OK;
+    for (size_t i = 0; i < m->G; i++) {
+        a[i] = (ce_first){m, i, NB_OK};
+        if (pthread_create(&t[i], NULL, ce_first_run, &a[i])) {
+            s = nb_set_error(NB_ERR_INTERNAL, "several GPUs: no thread for device %zu", i);
+            break;
+        }
+        started++;
+    }
+    for (size_t i = 0; i < started; i++) {
+        pthread_join(t[i], NULL);
+        if (s == NB_OK && a[i].s != NB_OK)
+            s = a[i].s;
+    }
+    return s;
+}
+
+/* Communicators whose all-gathers run on the copy engines (zero-CTA policy),
+ * and on each device a stage of G slots, one per device, each as large as
+ * the largest part (Q or P limbs), registered as a symmetric window. */
+static nb_status copy_engine_init(nb_ckks_multi *m)
+{
+    const nb_nccl_api *api = m->nccl;
+    const size_t G = m->G;
+    ncclUniqueId id;
+    NB_TRY(nb_nccl_check(api, api->get_unique_id(&id), "ncclGetUniqueId"));
+    ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+    cfg.CTAPolicy = NCCL_CTA_POLICY_ZERO;
+    NB_TRY(nb_nccl_check(api, api->group_start(), "ncclGroupStart"));
+    nb_status s = NB_OK;
+    for (size_t i = 0; i < G && s == NB_OK; i++) {
+        s = nb_multi_use(&m->d[i]);
+        if (s == NB_OK)
+            s = nb_nccl_check(api,
+                              api->comm_init_rank_config(&m->d[i].comm, (int)G, id, (int)i, &cfg),
+                              "ncclCommInitRankConfig");
+    }
+    const nb_status e = nb_nccl_check(api, api->group_end(), "ncclGroupEnd");
+    NB_TRY(s != NB_OK ? s : e);
+    m->slot = 0;
+    for (size_t i = 0; i < G; i++) {
+        m->slot = m->d[i].nq > m->slot ? m->d[i].nq : m->slot;
+        m->slot = m->d[i].np > m->slot ? m->d[i].np : m->slot;
+    }
+    const size_t bytes = G * m->slot * m->limb_bytes;
+    for (size_t i = 0; i < G; i++) {
+        NB_TRY(nb_multi_use(&m->d[i]));
+        NB_TRY(nb_nccl_check(api, api->mem_alloc(&m->d[i].stage, bytes), "ncclMemAlloc"));
+    }
+    NB_TRY(nb_nccl_check(api, api->group_start(), "ncclGroupStart"));
+    for (size_t i = 0; i < G && s == NB_OK; i++) {
+        ncclWindow_t w = NULL;
+        s = nb_multi_use(&m->d[i]);
+        if (s == NB_OK)
+            s = nb_nccl_check(api,
+                              api->window_register(m->d[i].comm, m->d[i].stage, bytes, &w,
+                                                   NCCL_WIN_COLL_SYMMETRIC),
+                              "ncclCommWindowRegister");
+        m->d[i].win = w;
+    }
+    const nb_status e2 = nb_nccl_check(api, api->group_end(), "ncclGroupEnd");
+    NB_TRY(s != NB_OK ? s : e2);
+    NB_TRY(ce_first_all(m));
+    return nb_multi_use(&m->d[0]);
+}
+#endif
+
 static nb_status create(nb_ckks_multi *m, const nb_ntt_variant *variant, const int *devices)
 {
     const size_t Q = m->p->q_count, A = m->p->alpha, G = m->G;
@@ -171,6 +323,11 @@ static nb_status create(nb_ckks_multi *m, const nb_ntt_variant *variant, const i
     m->nccl = nb_nccl_load();
     if (!m->nccl)
         return NB_ERR_UNSUPPORTED; /* the loader's message stands */
+    NB_TRY(exchange_kind(m));
+#ifdef NB_NCCL_HAS_CE
+    if (m->copy_engine)
+        return copy_engine_init(m);
+#endif
     ncclComm_t comms[NB_MULTI_MAX];
     NB_TRY(nb_nccl_check(m->nccl, m->nccl->comm_init_all(comms, (int)G, devices),
                          "ncclCommInitAll"));
@@ -271,6 +428,13 @@ int nb_ckks_multi_nccl_version(const nb_ckks_multi *m)
     if (m && m->nccl && m->nccl->get_version(&v) != ncclSuccess)
         v = 0;
     return v;
+}
+
+const char *nb_ckks_multi_exchange(const nb_ckks_multi *m)
+{
+    if (!m || m->G < 2)
+        return NULL;
+    return m->copy_engine ? "copy-engine" : "broadcast";
 }
 
 void nb_ckks_multi_part(const nb_ckks_multi *m, size_t d, size_t *q_first, size_t *q_count,
@@ -378,6 +542,7 @@ nb_status nb_ckks_multi_comm_seconds(nb_ckks_multi *m, double *seconds)
 int nb_ckks_multi_device(const nb_ckks_multi *m, size_t d) { (void)m, (void)d; return -1; }
 void *nb_ckks_multi_stream(const nb_ckks_multi *m, size_t d) { (void)m, (void)d; return NULL; }
 int nb_ckks_multi_nccl_version(const nb_ckks_multi *m) { (void)m; return 0; }
+const char *nb_ckks_multi_exchange(const nb_ckks_multi *m) { (void)m; return NULL; }
 void nb_ckks_multi_part(const nb_ckks_multi *m, size_t d, size_t *q_first, size_t *q_count,
                         size_t *p_first, size_t *p_count)
 {

@@ -56,6 +56,20 @@ static void load(void)
         loaded = -1;
         return;
     }
+    *(void **)&api.all_gather = dlsym(h, "ncclAllGather");
+#ifdef NB_NCCL_HAS_CE
+    *(void **)&api.get_unique_id = dlsym(h, "ncclGetUniqueId");
+    *(void **)&api.comm_init_rank_config = dlsym(h, "ncclCommInitRankConfig");
+    *(void **)&api.mem_alloc = dlsym(h, "ncclMemAlloc");
+    *(void **)&api.mem_free = dlsym(h, "ncclMemFree");
+    *(void **)&api.window_register = dlsym(h, "ncclCommWindowRegister");
+    *(void **)&api.window_deregister = dlsym(h, "ncclCommWindowDeregister");
+    int version = 0;
+    api.copy_engine = api.get_unique_id && api.comm_init_rank_config && api.mem_alloc &&
+                      api.mem_free && api.window_register && api.window_deregister &&
+                      api.all_gather && api.get_version(&version) == ncclSuccess &&
+                      version >= NCCL_VERSION(2, 28, 0);
+#endif
     setenv("NCCL_NVLS_ENABLE", "0", 1);
     loaded = 1;
 }

@@ -13,6 +13,11 @@
 #ifdef NB_HAVE_NCCL
 #include <nccl.h>
 
+/* The headers declare what the copy-engine exchanges need (NCCL 2.28). */
+#if defined(NCCL_CTA_POLICY_ZERO) && defined(NCCL_WIN_COLL_SYMMETRIC)
+#define NB_NCCL_HAS_CE 1
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -27,7 +32,23 @@ typedef struct nb_nccl_api {
                               int root, ncclComm_t comm, cudaStream_t stream);
     ncclResult_t (*get_version)(int *version);
     const char *(*error_string)(ncclResult_t r);
-    char path[512]; /* the file that was opened */
+    ncclResult_t (*all_gather)(const void *send, void *recv, size_t count, ncclDataType_t type,
+                               ncclComm_t comm, cudaStream_t stream);
+#ifdef NB_NCCL_HAS_CE
+    /* The copy-engine exchanges (NCCL 2.28 and later; all NULL before):
+     * communicators with a zero-CTA policy, all-gathers into symmetric
+     * windows of memory from ncclMemAlloc. */
+    ncclResult_t (*get_unique_id)(ncclUniqueId *id);
+    ncclResult_t (*comm_init_rank_config)(ncclComm_t *comm, int nranks, ncclUniqueId id,
+                                          int rank, ncclConfig_t *config);
+    ncclResult_t (*mem_alloc)(void **ptr, size_t size);
+    ncclResult_t (*mem_free)(void *ptr);
+    ncclResult_t (*window_register)(ncclComm_t comm, void *buf, size_t size, ncclWindow_t *win,
+                                    int flags);
+    ncclResult_t (*window_deregister)(ncclComm_t comm, ncclWindow_t win);
+#endif
+    int copy_engine; /* every entry point of the copy-engine exchanges was found */
+    char path[512];  /* the file that was opened */
 } nb_nccl_api;
 
 /* The loaded API (opened once, thread-safe), or NULL with NB_ERR_UNSUPPORTED

@@ -269,6 +269,41 @@ static void test_multi_paper_sets_match_cpu(void **state)
     check_set_from("ckks16-l30-d3", "gpu-fast", 0, 2);
 }
 
+/* NB_NCCL_EXCHANGE=copy-engine: the paper-sized sets on two or more GPUs with
+ * their large exchanges as all-gathers on the copy engines, bit-exact as
+ * above; an unknown value refused. Skipped where NCCL lacks that path. */
+static void test_multi_copy_engine_exchanges_match_cpu(void **state)
+{
+    (void)state;
+    if (gpus < 2) {
+        print_message("one GPU: no exchanges (skip)\n");
+        return;
+    }
+    nb_ckks_params *p = NULL;
+    assert_int_equal(nb_ckks_params_from_preset(&p, "ckks16-l30-d3"), NB_OK);
+    const nb_ntt_variant *v = nb_ntt_variant_find("gpu-fast");
+    const int devices[2] = {0, 1};
+    nb_ckks_multi *m = NULL;
+    assert_int_equal(setenv("NB_NCCL_EXCHANGE", "copy-engine", 1), 0);
+    const nb_status s = nb_ckks_multi_create(&m, p, v, devices, 2);
+    if (s == NB_ERR_UNSUPPORTED) {
+        print_message("copy-engine exchanges: %s (skip)\n", nb_last_error());
+    } else {
+        if (s != NB_OK)
+            nb_test_fail("copy-engine exchanges on 2 GPUs: %s", nb_last_error());
+        assert_string_equal(nb_ckks_multi_exchange(m), "copy-engine");
+        nb_ckks_multi_destroy(m);
+        check_set_from("ckks16-l30-d3-w32", "gpu-fast32", 0, 2);
+        check_set_from("ckks16-l30-d3", "gpu-fast", 0, 2);
+        m = NULL;
+        assert_int_equal(setenv("NB_NCCL_EXCHANGE", "sideways", 1), 0);
+        assert_int_equal(nb_ckks_multi_create(&m, p, v, devices, 2), NB_ERR_INVALID_ARG);
+        assert_null(m);
+    }
+    unsetenv("NB_NCCL_EXCHANGE");
+    nb_ckks_params_destroy(p);
+}
+
 static void test_multi_refuses_bad_device_lists(void **state)
 {
     (void)state;
@@ -298,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_multi_stages_match_cpu_64),
         cmocka_unit_test(test_multi_stages_match_cpu_32),
         cmocka_unit_test(test_multi_paper_sets_match_cpu),
+        cmocka_unit_test(test_multi_copy_engine_exchanges_match_cpu),
         cmocka_unit_test(test_multi_refuses_bad_device_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

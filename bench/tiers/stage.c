@@ -259,6 +259,9 @@ nb_status nb_stage_run_case(nb_case **out, const nb_ckks_params *params,
         *out = cs;
         return NB_OK;
     }
+    const char *ex = nb_stage_workload_exchange(w); /* named when not the default */
+    if (s == NB_OK && ex && strcmp(ex, "broadcast"))
+        s = nb_case_param_str(cs, "exchange", ex);
     size_t fwd, inv;
     nb_stage_workload_ntt_counts(w, &fwd, &inv);
     if (s == NB_OK)

@@ -222,6 +222,11 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+const nb_ckks_multi *nb_stage_multi_ckks(const nb_stage_multi *x)
+{
+    return x ? x->m : NULL;
+}
+
 nb_status nb_stage_multi_comm_median(nb_stage_multi *x, double *median_s)
 {
     if (x->pending)

@@ -33,9 +33,13 @@ nb_status nb_stage_multi_launch(nb_stage_multi *x, size_t set, const nb_ckks_hoo
  * nb_stage_multi_launch) of their exchanges' summed durations on the first
  * device's communication stream; 0 when there was none. */
 nb_status nb_stage_multi_comm_median(nb_stage_multi *x, double *median_s);
+/* The several-GPU pipelines it drives. */
+const nb_ckks_multi *nb_stage_multi_ckks(const nb_stage_multi *x);
 /* The same for a stage workload (nb_stage_workload_create with gpus > 1);
  * NB_ERR_UNSUPPORTED for a one-GPU one. */
 nb_status nb_stage_workload_comm_median(nb_workload *w, double *median_s);
+/* How its exchanges run (nb_ckks_multi_exchange); NULL for a one-GPU one. */
+const char *nb_stage_workload_exchange(const nb_workload *w);
 /* Overwrites twice the L2 of every device but the first, ordered before the
  * next work on `stream` by an event per device that `stream` waits for (no
  * host synchronisation). */

@@ -449,6 +449,12 @@ nb_status nb_stage_workload_comm_median(nb_workload *w, double *median_s)
     return nb_stage_multi_comm_median(c->mx, median_s);
 }
 
+const char *nb_stage_workload_exchange(const nb_workload *w)
+{
+    const stage_ctx *c = w ? w->ctx : NULL;
+    return c && c->mx ? nb_ckks_multi_exchange(nb_stage_multi_ckks(c->mx)) : NULL;
+}
+
 void nb_stage_workload_ntt_counts(const nb_workload *w, size_t *forward_limbs,
                                   size_t *inverse_limbs)
 {
