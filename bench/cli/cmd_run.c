@@ -91,17 +91,18 @@ void nb_cli_progress(nb_cli_ctx *ctx, const nb_cli_run *run, const char *what, c
 }
 
 /* After each case: the progress line, and the report file rewritten with
- * every case so far (an interrupted or killed sweep keeps them). Rewrites are
- * spaced so that they take at most a twentieth of the run's time (a large
- * report is not rewritten after every short case; an interrupt still ends in
- * a full write, so only a killed run loses the cases since the last one). A
+ * every case so far (an interrupted or killed sweep keeps them). A rewrite
+ * serialises only the cases new since the last (the JSON writer keeps each
+ * case's text), and rewrites are spaced at least a second apart and so that
+ * they take at most a fiftieth of the run's time; an interrupt still ends in
+ * a full write, so only a killed run loses the cases since the last one. A
  * failed rewrite is left to the final write to report. */
 static void progress_cb(void *c, const char *what, const char *result)
 {
     nb_cli_ctx *ctx = c;
     nb_cli_progress(ctx, ctx->run, what, result);
     const double now = nb_now_s();
-    if (!ctx->output || now - ctx->written_s < 19.0 * ctx->write_cost_s)
+    if (!ctx->output || now - ctx->written_s < fmax(1.0, 49.0 * ctx->write_cost_s))
         return;
     nb_report_set_wall_time(ctx->report, now - ctx->start_s);
     (void)nb_report_write_file(ctx->report, ctx->fmt, ctx->output);

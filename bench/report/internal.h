@@ -54,6 +54,8 @@ struct nb_case {
     int has_profile;
     nb_profile profile;
     double wall_s; /* the case from its build to its row (NAN: not recorded) */
+    char *json_text; /* its element of a JSON report's "cases" (json_doc.c), once written */
+    size_t json_len;
 };
 
 struct nb_report {
@@ -69,6 +71,8 @@ struct nb_report {
     int complete;    /* -1 unknown (not written), 0 the sweep is still running, 1 done */
     size_t cases_planned; /* 0 = unknown */
     double wall_s;        /* the run so far (NAN: not recorded) */
+    int json_have_ceilings;   /* the ceilings the cases' JSON texts were made with */
+    nb_ceilings json_ceilings;
 };
 
 /* report.c: a case's parameter by key (NULL when absent) and metric by key
@@ -83,6 +87,10 @@ json_t *nb_opts_to_json(const nb_bench_opts *o);
 json_t *nb_nvml_to_json(const nb_nvml_snapshot *s);
 json_t *nb_env_to_json(const nb_env *e);
 nb_status nb_report_write_json(const nb_report *r, FILE *f);
+/* A case's object, its `bound` judged against ceil (NULL: none), and the
+ * ceilings' object (json_doc.c writes the document). */
+json_t *nb_case_to_json(const nb_case *c, const nb_ceilings *ceil);
+json_t *nb_ceilings_to_json(const nb_ceilings *c);
 /* The build's object: compiler, flags, CUDA architectures, OpenMP. */
 json_t *nb_build_to_json(void);
 /* trace_json.c: the `trace` object of a case (times relative to origin_ns) */

@@ -324,7 +324,7 @@ static json_t *breakdown_json(const nb_breakdown *b)
     return bj;
 }
 
-static json_t *ceilings_json(const nb_ceilings *c)
+json_t *nb_ceilings_to_json(const nb_ceilings *c)
 {
     json_t *j = json_object();
     json_object_set_new(j, "copy_bandwidth_Bps", nb_json_real(c->copy_Bps));
@@ -436,7 +436,7 @@ static json_t *bound_json(const nb_case *c, const nb_ceilings *ceil)
     return j;
 }
 
-static json_t *case_json(const nb_case *c, const nb_ceilings *ceil)
+json_t *nb_case_to_json(const nb_case *c, const nb_ceilings *ceil)
 {
     json_t *j = json_object();
     json_object_set_new(j, "tier", json_string(c->tier));
@@ -477,80 +477,4 @@ static json_t *case_json(const nb_case *c, const nb_ceilings *ceil)
         json_object_set_new(j, "metrics", m);
     }
     return j;
-}
-
-/* Where the run's time went (nb_report_overhead); NULL without a timed case. */
-static json_t *overhead_json(const nb_report *r)
-{
-    nb_overhead o;
-    nb_report_overhead(r, &o);
-    if (!o.cases)
-        return NULL;
-    json_t *j = json_pack("{s:I, s:I, s:I}", "timed_cases", (json_int_t)o.cases, "samples",
-                          (json_int_t)o.samples, "synchronisations", (json_int_t)o.syncs);
-    json_object_set_new(j, "wall_time_s", nb_json_real(o.wall_s));
-    json_object_set_new(j, "cases_time_s", nb_json_real(o.cases_s));
-    json_object_set_new(j, "measured_time_s", nb_json_real(o.measured_s));
-    json_object_set_new(j, "sampling_time_s", nb_json_real(o.sampling_s));
-    json_object_set_new(j, "outside_sampling_s", nb_json_real(o.outside_s));
-    json_object_set_new(j, "outside_per_case_s", nb_json_real(o.outside_per_case_s));
-    json_object_set_new(j, "buffer_sets_s", nb_json_real(o.setup_s));
-    json_object_set_new(j, "checks_s", nb_json_real(o.verify_s));
-    json_object_set_new(j, "warmup_s", nb_json_real(o.warmup_s));
-    json_object_set_new(j, "build_s", nb_json_real(o.build_s));
-    json_object_set_new(j, "outside_cases_s", nb_json_real(o.between_s));
-    return j;
-}
-
-static json_t *report_json(const nb_report *r)
-{
-    json_t *j = json_object();
-    json_object_set_new(j, "schema", json_string(NB_REPORT_SCHEMA));
-    json_object_set_new(j, "schema_version", json_integer(NB_REPORT_SCHEMA_VERSION));
-    json_object_set_new(j, "command", json_string(r->kind));
-    json_object_set_new(j, "command_line", r->argv ? json_incref(r->argv) : json_array());
-    json_object_set_new(j, "environment", r->has_env ? nb_env_to_json(&r->env) : json_null());
-    json_object_set_new(j, "options", r->has_opts ? nb_opts_to_json(&r->opts) : json_null());
-    nb_ceilings ceil;
-    const int have_ceilings = nb_report_ceilings(r, &ceil);
-    if (have_ceilings)
-        json_object_set_new(j, "ceilings", ceilings_json(&ceil));
-    json_t *cases = json_array();
-    size_t fails = 0, errors = 0, skipped = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        json_array_append_new(cases, case_json(r->cases[i], have_ceilings ? &ceil : NULL));
-        fails += r->cases[i]->status == NB_CASE_VERIFY_FAILED;
-        errors += r->cases[i]->status == NB_CASE_ERROR;
-        skipped += r->cases[i]->status == NB_CASE_SKIPPED;
-    }
-    json_object_set_new(j, "interrupted", json_boolean(r->interrupted));
-    if (r->complete >= 0)
-        json_object_set_new(j, "cases_planned", r->cases_planned
-                                                    ? json_integer((json_int_t)r->cases_planned)
-                                                    : json_null());
-    json_object_set_new(j, "cases", cases);
-    json_object_set_new(j, "summary",
-                        json_pack("{s:I, s:I, s:I, s:I}", "cases", (json_int_t)r->n,
-                                  "verify_failed", (json_int_t)fails, "errors",
-                                  (json_int_t)errors, "skipped", (json_int_t)skipped));
-    json_t *over = overhead_json(r);
-    if (over)
-        json_object_set_new(j, "overhead", over);
-    if (r->complete >= 0) /* last: a document cut short anywhere lacks it */
-        json_object_set_new(j, "complete", json_boolean(r->complete > 0));
-    return j;
-}
-
-
-nb_status nb_report_write_json(const nb_report *r, FILE *f)
-{
-    json_t *j = report_json(r);
-    if (!j)
-        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "JSON report: out of memory");
-    nb_status s = NB_OK;
-    if (json_dumpf(j, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0)
-        s = nb_set_error(NB_ERR_IO, "cannot write JSON");
-    json_decref(j);
-    fputc('\n', f);
-    return s;
 }

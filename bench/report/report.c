@@ -56,6 +56,7 @@ void nb_case_destroy(nb_case *c)
     free(c->bd);
     nb_trace_free(c->trace);
     free(c->trace);
+    free(c->json_text);
     free(c);
 }
 
