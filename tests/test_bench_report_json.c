@@ -3,13 +3,14 @@
  * without cases, and a report rewritten as cases arrive, whose ceilings
  * change between two writes, ends in the same text as one written once with
  * everything in it (the kept case texts are made again when the ceilings
- * they read change). */
+ * they read change, and kept while they do not). */
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "bench/bench.h"
+#include "bench/report/internal.h"
 #include "reportutil.h"
 
 #define DUMP_FLAGS (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
@@ -129,6 +130,15 @@ static void test_rewrites_end_as_one_write_with_everything(void **state)
 
     assert_string_equal(after, whole);
     assert_whole_dump(after);
+    /* with the ceilings unchanged, a further write keeps every case's text */
+    const char *kept[4];
+    for (size_t i = 0; i < 4; i++)
+        kept[i] = nb_report_case_at(grown, i)->json_text;
+    char *again = nb_test_report_text(grown, NB_FORMAT_JSON);
+    assert_string_equal(again, whole);
+    for (size_t i = 0; i < 4; i++)
+        assert_ptr_equal(nb_report_case_at(grown, i)->json_text, kept[i]);
+    free(again);
     /* the ceilings reached the cases written before them */
     assert_int_equal(count(before, "\"bound\""), 0);
     assert_int_equal(count(after, "\"bound\""), 3);

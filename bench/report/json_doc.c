@@ -143,7 +143,7 @@ nb_status nb_report_write_json(const nb_report *r, FILE *f)
             r->cases[i]->json_text = NULL;
         }
         rw->json_have_ceilings = have;
-        rw->json_ceilings = ceil;
+        memcpy(&rw->json_ceilings, &ceil, sizeof ceil); /* padding too: memcmp reads it */
     }
     for (size_t i = 0; i < r->n; i++)
         if (!r->cases[i]->json_text && !make_text(r->cases[i], have ? &ceil : NULL))
