@@ -32,18 +32,13 @@ static nb_status broadcasts(nb_ckks_multi *m, void *const *buf, const size_t *of
 
 /* The same exchange as one all-gather on the copy engines: each device's
  * cnt_i limbs copied into its slot of its stage (slot i at i c, c = max
- * cnt_r; the rest of a slot is never read), the slots gathered in place into
+ * cnt_r > 0; the rest of a slot is sent but never read), the slots gathered in place into
  * every device's stage (send and receive both in the registered window, as
  * NCCL's copy-engine path asks), then the cnt_r limbs of every other device's
  * slot copied to off_r of buf. Everything on the communication streams. */
 static nb_status all_gather(nb_ckks_multi *m, void *const *buf, const size_t *off,
-                            const size_t *cnt, ncclDataType_t type)
+                            const size_t *cnt, size_t c, ncclDataType_t type)
 {
-    size_t c = 0;
-    for (size_t r = 0; r < m->G; r++)
-        c = cnt[r] > c ? cnt[r] : c;
-    if (!c)
-        return NB_OK;
     if (c > m->slot)
         return nb_set_error(NB_ERR_INTERNAL, "several GPUs: an exchange of %zu limbs a device "
                                              "(stage slots of %zu)", c, m->slot);
@@ -106,7 +101,7 @@ nb_status nb_multi_exchange_start(nb_ckks_multi *m, void *const *buf, const size
     for (size_t r = 0; r < m->G; r++)
         most = cnt[r] > most ? cnt[r] : most;
     if (m->copy_engine && most * m->limb_bytes >= NB_CKKS_CE_MIN_BYTES)
-        NB_TRY(all_gather(m, buf, off, cnt, type));
+        NB_TRY(all_gather(m, buf, off, cnt, most, type));
     else
         NB_TRY(broadcasts(m, buf, off, cnt, type));
     if (timed) {

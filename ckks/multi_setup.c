@@ -283,6 +283,9 @@ static nb_status copy_engine_init(nb_ckks_multi *m)
     for (size_t i = 0; i < G; i++) {
         NB_TRY(nb_multi_use(&m->d[i]));
         NB_TRY(nb_nccl_check(api, api->mem_alloc(&m->d[i].stage, bytes), "ncclMemAlloc"));
+        /* a gather sends whole slots, of which an exchange writes its limbs only */
+        NB_CUDA_TRY(cudaMemset(m->d[i].stage, 0, bytes));
+        NB_CUDA_TRY(cudaDeviceSynchronize());
     }
     NB_TRY(nb_nccl_check(api, api->group_start(), "ncclGroupStart"));
     for (size_t i = 0; i < G && s == NB_OK; i++) {
