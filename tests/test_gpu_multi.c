@@ -5,14 +5,18 @@
  * to the GPUs present (at most 4 and the set's alpha), on 64-bit and 32-bit
  * sets; the partition covers every limb once. Each part's output is
  * poisoned (0xA5 bytes, above every prime) before each call, and its input
- * is checked unchanged after all of them. Exits 77 (skip) without a device,
+ * is checked unchanged after all of them; a stage-tier case on two GPUs names
+ * its NCCL version. Exits 77 (skip) without a device,
  * and says so when the build has no NCCL (then only one device is checked,
  * which needs no exchange). */
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/tiers/ntt.h"
+#include "bench/tiers/stage.h"
 #include "ckks/ckks.h"
+#include "reportutil.h"
 #include "testutil.h"
 
 #define MAX_G 4
@@ -304,6 +308,75 @@ static void test_multi_copy_engine_exchanges_match_cpu(void **state)
     nb_ckks_params_destroy(p);
 }
 
+/* The metrics of a stage case's report (a new JSON object). */
+static json_t *case_metrics(nb_case *c)
+{
+    nb_report *r = NULL;
+    assert_int_equal(nb_report_create(&r, "run"), NB_OK);
+    assert_int_equal(nb_report_add_case(r, c), NB_OK);
+    char *text = nb_test_report_text(r, NB_FORMAT_JSON);
+    json_error_t err;
+    json_t *j = json_loads(text, 0, &err);
+    if (!j)
+        nb_test_fail("report JSON does not parse: %s", err.text);
+    free(text);
+    json_t *m = json_incref(json_object_get(json_array_get(json_object_get(j, "cases"), 0),
+                                            "metrics"));
+    json_decref(j);
+    nb_report_destroy(r); /* destroys the case */
+    assert_true(json_is_object(m));
+    return m;
+}
+
+/* A several-GPU case of the stage tier names the NCCL its exchanges ran on
+ * (metric nccl_version, NCCL's number: 2.9.0 and later are 20900 and up); a
+ * one-GPU case, which needs no NCCL, has none. */
+static void test_multi_stage_case_names_its_nccl(void **state)
+{
+    (void)state;
+    if (gpus < 2) {
+        print_message("one GPU: no several-GPU case (skip)\n");
+        return;
+    }
+    nb_ckks_params *p = NULL;
+    assert_int_equal(nb_ckks_params_from_preset(&p, "test-small"), NB_OK);
+    nb_bench_opts o;
+    nb_bench_opts_default(&o);
+    o.min_samples = 3;
+    o.min_time_s = 0.001;
+    o.max_noise_pct = 100.0;
+    o.timeout_s = 5.0;
+    o.warmup_samples = 1;
+    o.warmup_time_s = 0.0;
+    void *stream = NULL; /* on device 0, where a several-GPU stage is timed */
+    assert_int_equal(nb_gpu_use(0), NB_OK);
+    assert_int_equal(nb_stream_create(&stream), NB_OK);
+    for (size_t G = 1; G <= 2; G++) {
+        const nb_stage_config cfg = {NB_CKKS_STAGE_KEYSWITCH, SIZE_MAX, NB_CKKS_RESCALE_FLOOR,
+                                     nb_test_rand(), G, 0, 0};
+        nb_case *c = NULL;
+        assert_int_equal(
+            nb_stage_run_case(&c, p, nb_ntt_variant_find("gpu-fast"), &cfg, NULL, &o, 1, stream),
+            NB_OK);
+        if (nb_case_get_status(c) == NB_CASE_SKIPPED) { /* a build or host without NCCL */
+            print_message("gpus=%zu: %s (skip)\n", G, nb_case_get_message(c));
+            nb_case_destroy(c);
+            continue;
+        }
+        if (nb_case_get_status(c) != NB_CASE_OK)
+            nb_test_fail("gpus=%zu: %s", G, nb_case_get_message(c));
+        json_t *m = case_metrics(c);
+        json_t *v = json_object_get(m, "nccl_version");
+        if (G == 1)
+            assert_null(v);
+        else if (!json_is_number(v) || json_number_value(v) < 20900)
+            nb_test_fail("gpus=2: nccl_version missing or below 20900");
+        json_decref(m);
+    }
+    nb_stream_destroy(stream);
+    nb_ckks_params_destroy(p);
+}
+
 static void test_multi_refuses_bad_device_lists(void **state)
 {
     (void)state;
@@ -334,6 +407,7 @@ int main(void)
         cmocka_unit_test(test_multi_stages_match_cpu_32),
         cmocka_unit_test(test_multi_paper_sets_match_cpu),
         cmocka_unit_test(test_multi_copy_engine_exchanges_match_cpu),
+        cmocka_unit_test(test_multi_stage_case_names_its_nccl),
         cmocka_unit_test(test_multi_refuses_bad_device_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

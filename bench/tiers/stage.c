@@ -262,6 +262,9 @@ nb_status nb_stage_run_case(nb_case **out, const nb_ckks_params *params,
     const char *ex = nb_stage_workload_exchange(w); /* named when not the default */
     if (s == NB_OK && ex && strcmp(ex, "broadcast"))
         s = nb_case_param_str(cs, "exchange", ex);
+    const int nccl = nb_stage_workload_nccl_version(w); /* several GPUs: what they ran on */
+    if (s == NB_OK && nccl > 0)
+        s = nb_case_metric(cs, "nccl_version", (double)nccl);
     size_t fwd, inv;
     nb_stage_workload_ntt_counts(w, &fwd, &inv);
     if (s == NB_OK)

@@ -40,6 +40,9 @@ const nb_ckks_multi *nb_stage_multi_ckks(const nb_stage_multi *x);
 nb_status nb_stage_workload_comm_median(nb_workload *w, double *median_s);
 /* How its exchanges run (nb_ckks_multi_exchange); NULL for a one-GPU one. */
 const char *nb_stage_workload_exchange(const nb_workload *w);
+/* The version of the NCCL its exchanges run on (nb_ckks_multi_nccl_version,
+ * e.g. 22809); 0 for a one-GPU one. */
+int nb_stage_workload_nccl_version(const nb_workload *w);
 /* Overwrites twice the L2 of every device but the first, ordered before the
  * next work on `stream` by an event per device that `stream` waits for (no
  * host synchronisation). */
