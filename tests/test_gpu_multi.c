@@ -15,6 +15,7 @@
 
 #include "bench/tiers/ntt.h"
 #include "bench/tiers/stage.h"
+#include "benchutil.h"
 #include "ckks/ckks.h"
 #include "reportutil.h"
 #include "testutil.h"
@@ -340,14 +341,7 @@ static void test_multi_stage_case_names_its_nccl(void **state)
     }
     nb_ckks_params *p = NULL;
     assert_int_equal(nb_ckks_params_from_preset(&p, "test-small"), NB_OK);
-    nb_bench_opts o;
-    nb_bench_opts_default(&o);
-    o.min_samples = 3;
-    o.min_time_s = 0.001;
-    o.max_noise_pct = 100.0;
-    o.timeout_s = 5.0;
-    o.warmup_samples = 1;
-    o.warmup_time_s = 0.0;
+    const nb_bench_opts o = nb_test_quick_opts();
     void *stream = NULL; /* on device 0, where a several-GPU stage is timed */
     assert_int_equal(nb_gpu_use(0), NB_OK);
     assert_int_equal(nb_stream_create(&stream), NB_OK);
