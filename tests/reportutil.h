@@ -1,10 +1,12 @@
-/* Helpers shared by the report tests: a report written to a string, a
- * result built from given samples, and the GPU NTT case (N = 2^16, L = 32,
+/* Helpers shared by the report tests (they link jansson): a report written
+ * to a string, one case as its report writes it, a result built from given
+ * samples, and the GPU NTT case (N = 2^16, L = 32,
  * 64-bit words, three samples of 40 us) whose bound the bound and profiler
  * tests work out by hand. Header-only. */
 #ifndef NB_TEST_REPORTUTIL_H
 #define NB_TEST_REPORTUTIL_H
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,28 @@ static inline char *nb_test_report_text(const nb_report *rep, nb_format fmt)
     free(buf);
     assert_non_null(copy);
     return copy;
+}
+
+/* Case C as the JSON report of a run holding only it writes it (a new
+ * reference); C is given to that report and destroyed with it. */
+static inline json_t *nb_test_case_json(nb_case *c)
+{
+    nb_report *r = NULL;
+    assert_int_equal(nb_report_create(&r, "run"), NB_OK);
+    assert_int_equal(nb_report_add_case(r, c), NB_OK);
+    char *buf = nb_test_report_text(r, NB_FORMAT_JSON);
+    json_error_t err;
+    json_t *j = json_loads(buf, 0, &err);
+    if (!j)
+        nb_test_fail("report JSON does not parse: %s (line %d)", err.text, err.line);
+    free(buf);
+    nb_report_destroy(r);
+    json_t *cases = json_object_get(j, "cases");
+    assert_true(json_is_array(cases));
+    assert_int_equal(json_array_size(cases), 1);
+    json_t *one = json_incref(json_array_get(cases, 0));
+    json_decref(j);
+    return one;
 }
 
 /* A result of N samples S (seconds per launch) at SM clocks CLK (MHz, NAN

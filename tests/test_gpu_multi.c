@@ -309,26 +309,6 @@ static void test_multi_copy_engine_exchanges_match_cpu(void **state)
     nb_ckks_params_destroy(p);
 }
 
-/* The metrics of a stage case's report (a new JSON object). */
-static json_t *case_metrics(nb_case *c)
-{
-    nb_report *r = NULL;
-    assert_int_equal(nb_report_create(&r, "run"), NB_OK);
-    assert_int_equal(nb_report_add_case(r, c), NB_OK);
-    char *text = nb_test_report_text(r, NB_FORMAT_JSON);
-    json_error_t err;
-    json_t *j = json_loads(text, 0, &err);
-    if (!j)
-        nb_test_fail("report JSON does not parse: %s", err.text);
-    free(text);
-    json_t *m = json_incref(json_object_get(json_array_get(json_object_get(j, "cases"), 0),
-                                            "metrics"));
-    json_decref(j);
-    nb_report_destroy(r); /* destroys the case */
-    assert_true(json_is_object(m));
-    return m;
-}
-
 /* A several-GPU case of the stage tier names the NCCL its exchanges ran on
  * (metric nccl_version, NCCL's number: 2.9.0 and later are 20900 and up); a
  * one-GPU case, which needs no NCCL, has none. */
@@ -359,8 +339,9 @@ static void test_multi_stage_case_names_its_nccl(void **state)
         }
         if (nb_case_get_status(c) != NB_CASE_OK)
             nb_test_fail("gpus=%zu: %s", G, nb_case_get_message(c));
-        json_t *m = case_metrics(c);
-        json_t *v = json_object_get(m, "nccl_version");
+        json_t *m = nb_test_case_json(c);
+        assert_true(json_is_object(json_object_get(m, "metrics")));
+        json_t *v = json_object_get(json_object_get(m, "metrics"), "nccl_version");
         if (G == 1)
             assert_null(v);
         else if (!json_is_number(v) || json_number_value(v) < 20900)

@@ -44,26 +44,6 @@ static void test_stage_names_parse(void **state)
     assert_int_equal(nb_stage_parse_list("modup,modup", s, 1, &n), NB_ERR_INVALID_ARG);
 }
 
-static json_t *case_json(nb_case *c)
-{
-    nb_report *r = NULL;
-    assert_int_equal(nb_report_create(&r, "run"), NB_OK);
-    assert_int_equal(nb_report_add_case(r, c), NB_OK);
-    char *buf = nb_test_report_text(r, NB_FORMAT_JSON);
-    json_error_t err;
-    json_t *j = json_loads(buf, 0, &err);
-    if (!j)
-        nb_test_fail("report JSON does not parse: %s (line %d)", err.text, err.line);
-    free(buf);
-    nb_report_destroy(r);
-    json_t *cases = json_object_get(j, "cases");
-    assert_true(json_is_array(cases));
-    assert_int_equal(json_array_size(cases), 1);
-    json_t *one = json_incref(json_array_get(cases, 0));
-    json_decref(j);
-    return one;
-}
-
 static double metric(json_t *c, const char *key)
 {
     json_t *v = json_object_get(json_object_get(c, "metrics"), key);
@@ -93,12 +73,12 @@ static void test_every_stage_runs_verified_with_breakdown(void **state)
         assert_int_equal(nb_stage_run_case(&c, p, v, &cfg, &micro, &o, 5, NULL), NB_OK);
         assert_non_null(c);
         if (nb_case_get_status(c) != NB_CASE_OK) {
-            json_t *j = case_json(c);
+            json_t *j = nb_test_case_json(c);
             nb_test_fail("stage %s: status %s: %s", nb_stage_name(cfg.stage),
                          json_string_value(json_object_get(j, "status")),
                          json_string_value(json_object_get(j, "message")));
         }
-        json_t *j = case_json(c);
+        json_t *j = nb_test_case_json(c);
         json_t *params = json_object_get(j, "params");
         assert_string_equal(json_string_value(json_object_get(j, "tier")), "stage");
         assert_string_equal(json_string_value(json_object_get(params, "stage")),
@@ -194,7 +174,7 @@ static void test_wrong_ntt_inside_a_stage_fails_verification(void **state)
     nb_case *c = NULL;
     assert_int_equal(nb_stage_run_case(&c, p, &broken, &cfg, NULL, &o, 3, NULL), NB_OK);
     assert_int_equal(nb_case_get_status(c), NB_CASE_VERIFY_FAILED);
-    json_t *j = case_json(c);
+    json_t *j = nb_test_case_json(c);
     const char *msg = json_string_value(json_object_get(j, "message"));
     assert_non_null(strstr(msg, "differ from the CPU pipeline"));
     json_decref(j);
@@ -241,7 +221,7 @@ static void test_warm_stage_keeps_one_set_and_its_breakdown(void **state)
     nb_case *c = NULL;
     assert_int_equal(nb_stage_run_case(&c, p, v, &cfg, NULL, &o, 5, NULL), NB_OK);
     assert_int_equal(nb_case_get_status(c), NB_CASE_OK);
-    json_t *j = case_json(c);
+    json_t *j = nb_test_case_json(c);
     assert_string_equal(json_string_value(json_object_get(j, "tier")), "stage");
     assert_string_equal(json_string_value(json_object_get(j, "cache_state")), "warm");
     json_t *plan = json_object_get(j, "cache");
