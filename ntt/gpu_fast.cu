@@ -17,7 +17,10 @@
  *    chain per thread; larger calls R = 4 in 128-thread blocks (256 for the
  *    column kernel on 32-bit words: phase_threads), with L2 evict-first
  *    coefficient loads up to 32 MiB of words so that the intermediate
- *    between the two kernels stays in L2.
+ *    between the two kernels stays in L2. Their second kernel takes the
+ *    limbs last first (but with the hand-off below): it starts where the
+ *    L2 holds most of the intermediate, and leaves the first limbs there
+ *    for the next reader.
  *  - Twiddles are staged in shared memory with cp.async at kernel start:
  *    columns as {w, w_shoup} pairs, rows as w_shoup only (w recovered from
  *    it), XOR-swizzled against bank conflicts, except the first pass's few
@@ -29,7 +32,7 @@
  *    e.g. a CKKS base conversion). When the first kernel lets the second in
  *    (at its start or after its butterflies) is early_trigger's rule; the
  *    second lets whatever follows in at its start.
- *  - Large-shape inverse calls above 2^20 coefficients hand off per limb
+ *  - Large-shape inverse calls above 8 MiB of words hand off per limb
  *    (use_handoff): each block of the first kernel counts itself done with
  *    its limb, and a block of the second waits only for its own limb's
  *    count, so that the column kernel runs on finished limbs under the row
@@ -140,7 +143,10 @@ constexpr unsigned other_blocks_per_limb()
 
 /* The phase kernel (phase_body in gpu_reg_passes.cuh has the contract);
  * HANDOFF: the second kernel waits per limb (phase_body's SIGNAL, WAIT);
- * EPI: the forward row phase ends in the fused epilogue. */
+ * EPI: the forward row phase ends in the fused epilogue. The second kernel
+ * of a 16-per-thread call without the hand-off visits the limbs last first
+ * (phase_body's REV_LIMBS): those whose intermediate the first kernel wrote
+ * last, which the L2 holds longest. */
 template <bool INV, int LOGN, int K, bool ROWS, int S, bool FIRST, bool SECOND, bool EARLY,
           bool LAZY, bool HANDOFF, bool EPI, class WT>
 __global__ void __launch_bounds__(FastPhase<LOGN, K, ROWS, S, INV, WT>::THREADS,
@@ -153,8 +159,9 @@ fast_phase(typename WT::W *__restrict__ data, const typename WT::W *src,
     constexpr unsigned WAIT =
         HANDOFF && SECOND ? other_blocks_per_limb<LOGN, K, ROWS, S, INV, WT>() : 0u;
     phase_body<FastPhase<LOGN, K, ROWS, S, INV, WT>, INV, FIRST, SECOND, EARLY,
-               shape_evict_first(S), LAZY, HANDOFF && FIRST, WAIT, EPI>(data, src, tw, limbs,
-                                                                        first, sync, otf, &epi);
+               shape_evict_first(S), LAZY, HANDOFF && FIRST, WAIT, EPI,
+               SECOND && S != SHAPE_SMALL && !HANDOFF>(data, src, tw, limbs, first, sync, otf,
+                                                       &epi);
 }
 
 /* What one launch of a phase needs to know about the call. */
@@ -231,12 +238,14 @@ template <class WT> bool early_trigger(const call_ctx<WT> &x, bool inverse)
 
 /* Whether the second kernel of a call waits per limb (phase_body's SIGNAL
  * and WAIT) instead of for the whole first grid: large-shape inverse calls
- * above 2^20 coefficients, where the column kernel's blocks start on the
- * limbs whose rows are done while the row kernel's last wave runs; every
- * other case measured slower with it (docs/tuning.md). */
+ * above 8 MiB of words (2^20 64-bit or 2^21 32-bit coefficients), where the
+ * column kernel's blocks start on the limbs whose rows are done while the
+ * row kernel's last wave runs; every other case measured slower with it
+ * (docs/tuning.md). */
 template <class WT> bool use_handoff(const call_ctx<WT> &x, bool inverse)
 {
-    return inverse && x.shape == SHAPE_LARGE && (x.count << x.p->log_n) > ((size_t)1 << 20);
+    return inverse && x.shape == SHAPE_LARGE &&
+           (x.count << x.p->log_n) * sizeof(typename WT::W) > ((size_t)8 << 20);
 }
 
 /* Launches phase (K, ROWS, S) over the call's limbs (a FIRST kernel reads
@@ -522,8 +531,9 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast = {
                          "2^(logN/2-1)-point columns at log N >= 16; larger: 16, with L2 "
                          "evict-first loads up to 2^22; 128-thread blocks; every prime below "
                          "2^61: fewer reductions (forward every second stage, inverse only sums "
-                         "of sums); large inverse calls above 2^20: the second kernel "
-                         "starts each limb once the first has finished it",
+                         "of sums); large inverse calls above 8 MiB: the second kernel "
+                         "starts each limb once the first has finished it, other large calls: "
+                         "the second kernel takes the limbs last first",
     /* .backend = */ NB_BACKEND_GPU,
     /* .min_log_n = */ FAST_MIN_LOG_N,
     /* .max_log_n = */ FAST_MAX_LOG_N,

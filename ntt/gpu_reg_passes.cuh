@@ -278,9 +278,12 @@ template <class W> struct SubScaleArgs {
  * (PH::OTF): the plan's [L << (K-1)] product records, nb_shoup32_record of
  * each limb's first 2^(K-1) entries of the direction's row table. EPI (a
  * forward row phase): the output is the epilogue `epi` (SubScaleArgs),
- * written to epi.out instead of `data`. */
+ * written to epi.out instead of `data`. REV_LIMBS: block (x, y) takes limb
+ * gridDim.y - 1 - y of its launch, so that a grid, which the device starts in
+ * block order, visits the limbs last first. */
 template <class PH, bool INV, bool FIRST, bool SECOND, bool EARLY = false, bool EVICT_FIRST = false,
-          bool LAZY = false, bool SIGNAL = false, unsigned WAIT = 0, bool EPI = false>
+          bool LAZY = false, bool SIGNAL = false, unsigned WAIT = 0, bool EPI = false,
+          bool REV_LIMBS = false>
 __device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
                                            const typename PH::W *src,
                                            const typename PH::TT *__restrict__ tw,
@@ -306,7 +309,8 @@ __device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
     W *sdata = reinterpret_cast<W *>(smem + PH::TW_BYTES + PH::TWP_BYTES);
 
     const uint32_t tid = threadIdx.x;
-    const size_t l = first + blockIdx.y;
+    const size_t by = REV_LIMBS ? gridDim.y - 1 - blockIdx.y : blockIdx.y; /* limb in the launch */
+    const size_t l = first + by;
     const uint32_t t = ROWS ? tid % PH::TPT : tid / PH::TILE;  /* thread in its transform */
     const uint32_t tb = ROWS ? tid / PH::TPT : tid % PH::TILE; /* transform in the block */
     const uint32_t tr = blockIdx.x * PH::TILE + tb;            /* transform in the limb */
@@ -346,8 +350,8 @@ __device__ __forceinline__ void phase_body(typename PH::W *__restrict__ data,
         limb_wait<WAIT>(sync + 2 * l, tid);
     else
         nb_gpu_pdl_wait(); /* the previous kernel's results (no-op without the attribute) */
-    W *a = data + ((size_t)blockIdx.y << LOGN);
-    const W *ai = src + ((size_t)blockIdx.y << LOGN);
+    W *a = data + (by << LOGN);
+    const W *ai = src + (by << LOGN);
     const typename WT::Limb *c = limbs + l;
     const W q = c->q;
     /* EPI: the limb's place in its part */

@@ -272,7 +272,8 @@ static void test_gpu32_out_of_place_calls(void **state)
 }
 
 /* gpu-fast32's block shapes (its choice depends on N*L: small, large,
- * above 32 MiB) and its per-limb hand-off (large inverse calls above 2^20
+ * above 32 MiB, whose second kernel takes the limbs last first: whole and a
+ * sub-range) and its per-limb hand-off (large inverse calls above 2^20
  * coefficients), with both butterfly families. */
 static void test_gpu32_fast_every_block_shape(void **state)
 {
@@ -285,6 +286,7 @@ static void test_gpu32_fast_every_block_shape(void **state)
         check("gpu-fast32", 16, 32, 0, 32, IN_PLACE);  /* 2^21 */
         check("gpu-fast32", 16, 130, 0, 130, IN_PLACE); /* above 2^23: huge */
         check("gpu-fast32", 17, 40, 0, 40, OUT_OF_PLACE);
+        check("gpu-fast32", 17, 70, 3, 67, OUT_OF_PLACE); /* a huge sub-range */
     }
     bit_cycle = mixed_bits;
 }
