@@ -18,9 +18,9 @@
  *    column kernel on 32-bit words: phase_threads), with L2 evict-first
  *    coefficient loads up to 32 MiB of words so that the intermediate
  *    between the two kernels stays in L2. Their second kernel takes the
- *    limbs last first (but with the hand-off below): it starts where the
- *    L2 holds most of the intermediate, and leaves the first limbs there
- *    for the next reader.
+ *    limbs last first unless it hands off per limb (below): it starts
+ *    where the L2 holds most of the intermediate, and leaves the first
+ *    limbs there for the next reader.
  *  - Twiddles are staged in shared memory with cp.async at kernel start:
  *    columns as {w, w_shoup} pairs, rows as w_shoup only (w recovered from
  *    it), XOR-swizzled against bank conflicts, except the first pass's few
