@@ -32,12 +32,13 @@
  *    e.g. a CKKS base conversion). When the first kernel lets the second in
  *    (at its start or after its butterflies) is early_trigger's rule; the
  *    second lets whatever follows in at its start.
- *  - Large-shape inverse calls above 8 MiB of words hand off per limb
- *    (use_handoff): each block of the first kernel counts itself done with
- *    its limb, and a block of the second waits only for its own limb's
- *    count, so that the column kernel runs on finished limbs under the row
- *    kernel's last wave. The counters are the plan's scratch (calls on one
- *    plan run one after another: ntt/variant.h).
+ *  - Large-shape inverse calls above 8 MiB of words (on 32-bit words up to
+ *    16 MiB) hand off per limb (use_handoff): each block of the first
+ *    kernel counts itself done with its limb, and a block of the second
+ *    waits only for its own limb's count, so that the column kernel runs
+ *    on finished limbs under the row kernel's last wave. The counters are
+ *    the plan's scratch (calls on one plan run one after another:
+ *    ntt/variant.h).
  *  - Out of place (forward_to, inverse_to): the first kernel reads the
  *    source and writes the destination, where the second works in place, so
  *    the call costs what an in-place one does (no copy).
@@ -240,12 +241,14 @@ template <class WT> bool early_trigger(const call_ctx<WT> &x, bool inverse)
  * and WAIT) instead of for the whole first grid: large-shape inverse calls
  * above 8 MiB of words (2^20 64-bit or 2^21 32-bit coefficients), where the
  * column kernel's blocks start on the limbs whose rows are done while the
- * row kernel's last wave runs; every other case measured slower with it
- * (docs/tuning.md). */
+ * row kernel's last wave runs; on 32-bit words only up to 16 MiB, above
+ * which the second kernel taking the limbs last first (fast_phase) is
+ * faster. Every other case measured slower with it (docs/tuning.md). */
 template <class WT> bool use_handoff(const call_ctx<WT> &x, bool inverse)
 {
-    return inverse && x.shape == SHAPE_LARGE &&
-           (x.count << x.p->log_n) * sizeof(typename WT::W) > ((size_t)8 << 20);
+    const size_t bytes = (x.count << x.p->log_n) * sizeof(typename WT::W);
+    return inverse && x.shape == SHAPE_LARGE && bytes > ((size_t)8 << 20) &&
+           (WT::BITS == 64 || bytes <= ((size_t)16 << 20));
 }
 
 /* Launches phase (K, ROWS, S) over the call's limbs (a FIRST kernel reads

@@ -272,9 +272,10 @@ static void test_gpu32_out_of_place_calls(void **state)
 }
 
 /* gpu-fast32's block shapes (its choice depends on N*L: small, large,
- * above 32 MiB, whose second kernel takes the limbs last first: whole and a
- * sub-range) and its per-limb hand-off (large inverse calls above 2^20
- * coefficients), with both butterfly families. */
+ * above 32 MiB) and the two orders of its second kernel: the per-limb
+ * hand-off (large inverse calls of 8 to 16 MiB of words) and the limbs last
+ * first (every other large call: whole and a huge sub-range), with both
+ * butterfly families. */
 static void test_gpu32_fast_every_block_shape(void **state)
 {
     (void)state;
@@ -282,8 +283,9 @@ static void test_gpu32_fast_every_block_shape(void **state)
     for (size_t c = 0; c < 2; c++) {
         bit_cycle = cycles[c];
         check("gpu-fast32", 14, 64, 0, 64, IN_PLACE);  /* 2^20: small shape */
-        check("gpu-fast32", 15, 64, 0, 64, IN_PLACE);  /* 2^21: large, hand-off */
+        check("gpu-fast32", 15, 64, 0, 64, IN_PLACE);  /* 2^21: large */
         check("gpu-fast32", 16, 32, 0, 32, IN_PLACE);  /* 2^21 */
+        check("gpu-fast32", 16, 48, 0, 48, IN_PLACE);  /* 12 MiB: the inverse hands off */
         check("gpu-fast32", 16, 130, 0, 130, IN_PLACE); /* above 2^23: huge */
         check("gpu-fast32", 17, 40, 0, 40, OUT_OF_PLACE);
         check("gpu-fast32", 17, 70, 3, 67, OUT_OF_PLACE); /* a huge sub-range */
