@@ -561,7 +561,10 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast32 = {
                          "below 2^30: Harvey butterflies, else the _q31 family; row twiddles "
                          "as 32-bit w_shoup, columns as {w, w_shoup}; the 16-per-thread row "
                          "kernels form each thread's twiddles as products of a per-row factor "
-                         "and one of the limb's first 2^(k-1) entries",
+                         "and one of the limb's first 2^(k-1) entries; large inverse calls of 8 "
+                         "to 16 MiB: the second kernel starts each limb once the first has "
+                         "finished it, other large calls: the second kernel takes the limbs "
+                         "last first",
     /* .backend = */ NB_BACKEND_GPU,
     /* .min_log_n = */ FAST_MIN_LOG_N,
     /* .max_log_n = */ FAST_MAX_LOG_N,
