@@ -32,10 +32,11 @@ static nb_status broadcasts(nb_ckks_multi *m, void *const *buf, const size_t *of
 
 /* The same exchange as one all-gather on the copy engines: each device's
  * cnt_i limbs copied into its slot of its stage (slot i at i c, c = max
- * cnt_r > 0; the rest of a slot is sent but never read), the slots gathered in place into
- * every device's stage (send and receive both in the registered window, as
- * NCCL's copy-engine path asks), then the cnt_r limbs of every other device's
- * slot copied to off_r of buf. Everything on the communication streams. */
+ * cnt_r > 0; the rest of a slot is sent but never read), the slots gathered
+ * in place into every device's stage (send and receive both in the
+ * registered window, as NCCL's copy-engine path asks), then the cnt_r limbs
+ * of every other device's slot copied to off_r of buf. Everything on the
+ * communication streams. */
 static nb_status all_gather(nb_ckks_multi *m, void *const *buf, const size_t *off,
                             const size_t *cnt, size_t c, ncclDataType_t type)
 {
