@@ -17,7 +17,8 @@
  *    chain per thread; larger calls R = 4 in 128-thread blocks (256 for the
  *    column kernel on 32-bit words: phase_threads), with L2 evict-first
  *    coefficient loads up to 32 MiB of words so that the intermediate
- *    between the two kernels stays in L2. Their second kernel takes the
+ *    between the two kernels stays in L2 (32-bit inverse calls at log N 17:
+ *    at every size, call_shape). Their second kernel takes the
  *    limbs last first unless it hands off per limb (below): it starts
  *    where the L2 holds most of the intermediate, and leaves the first
  *    limbs there for the next reader.
@@ -89,8 +90,9 @@ constexpr int SHAPE_LARGE = 1, SHAPE_SMALL = 4, SHAPE_HUGE = 5; /* what choose_s
 constexpr int shape_threads(int s) { return s == 0 ? 32 : s == 2 ? 256 : s == 3 ? 64 : 128; }
 constexpr int shape_rlog(int s) { return s == 3 ? 3 : s == 4 ? 2 : 4; }
 /* Whether shape S marks its coefficient loads and row twiddles L2
- * evict-first (phase_body): the large shape, up to 32 MiB of words, where
- * the intermediate then stays in L2 (docs/tuning.md). */
+ * evict-first (phase_body): the large shape, up to 32 MiB of words (for
+ * 32-bit inverse calls at log N 17 above too: call_shape), where the
+ * intermediate then stays in L2 (docs/tuning.md). */
 constexpr bool shape_evict_first(int s) { return s == SHAPE_LARGE; }
 
 /* log2 of the column transform size (N1) the plan's column table holds. */
@@ -209,7 +211,10 @@ int choose_shape(unsigned log_n, size_t count, bool inverse, size_t word_bytes)
  * 32-bit words the small shape only below 2^19 coefficients (2^18 from
  * log N 14), in both directions (32-bit calls of 2^19 and 2^20
  * coefficients, and of 2^18 from log N 14, measured faster in the
- * 16-per-thread shapes: docs/tuning.md, "32-bit words"). */
+ * 16-per-thread shapes: docs/tuning.md, "32-bit words"), and inverse calls
+ * at log N 17 keep the large shape's evict-first hints above 32 MiB too
+ * (every other call above measured slower with them: docs/tuning.md,
+ * "Evict-first above 32 MiB"). */
 template <class WT> int call_shape(unsigned log_n, size_t count, bool inverse)
 {
     const size_t word_bytes = sizeof(typename WT::W);
@@ -218,8 +223,9 @@ template <class WT> int call_shape(unsigned log_n, size_t count, bool inverse)
     } else {
         const size_t coeffs = count << log_n;
         const unsigned small_log = log_n >= 14 ? 18 : 19;
-        return coeffs < (size_t)1 << small_log ? SHAPE_SMALL
-                                               : shape_16_per_thread(coeffs, word_bytes);
+        if (coeffs < (size_t)1 << small_log)
+            return SHAPE_SMALL;
+        return inverse && log_n >= 17 ? SHAPE_LARGE : shape_16_per_thread(coeffs, word_bytes);
     }
 }
 
@@ -463,7 +469,7 @@ nb_status forward_sub_scale(void *plan, void *data, const nb_ntt_sub_scale *e, s
 /* Lists into `list` the two kernels of the call over limbs [first,
  * first + count) as run() (fused: forward_sub_scale) launches it, the
  * per-limb hand-off, the fewer reductions of primes below the lazy bound,
- * the shape without L2 evict-first hints (above 32 MiB) and the row kernel
+ * the shape without L2 evict-first hints (most calls above 32 MiB) and the row kernel
  * that ends in the epilogue named. */
 template <class WT>
 nb_status describe_call(const PlanT<WT> *p, bool inverse, bool fused, size_t first, size_t count,
@@ -561,10 +567,11 @@ extern "C" const nb_ntt_variant nb_variant_gpu_fast32 = {
                          "below 2^30: Harvey butterflies, else the _q31 family; row twiddles "
                          "as 32-bit w_shoup, columns as {w, w_shoup}; the 16-per-thread row "
                          "kernels form each thread's twiddles as products of a per-row factor "
-                         "and one of the limb's first 2^(k-1) entries; large inverse calls of 8 "
-                         "to 16 MiB: the second kernel starts each limb once the first has "
-                         "finished it, other large calls: the second kernel takes the limbs "
-                         "last first",
+                         "and one of the limb's first 2^(k-1) entries; L2 evict-first loads "
+                         "up to 2^23 (inverse calls at log N 17: at every size); large inverse "
+                         "calls of 8 to 16 MiB: the second kernel starts each limb once the "
+                         "first has finished it, other large calls: the second kernel takes "
+                         "the limbs last first",
     /* .backend = */ NB_BACKEND_GPU,
     /* .min_log_n = */ FAST_MIN_LOG_N,
     /* .max_log_n = */ FAST_MAX_LOG_N,

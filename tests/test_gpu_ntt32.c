@@ -272,7 +272,8 @@ static void test_gpu32_out_of_place_calls(void **state)
 }
 
 /* gpu-fast32's block shapes (its choice depends on N*L: small, large,
- * above 32 MiB) and the two orders of its second kernel: the per-limb
+ * above 32 MiB, where inverse calls at log N 17 keep the large shape's
+ * cache hints) and the two orders of its second kernel: the per-limb
  * hand-off (large inverse calls of 8 to 16 MiB of words) and the limbs last
  * first (every other large call: whole and a huge sub-range), with both
  * butterfly families. */
@@ -288,7 +289,7 @@ static void test_gpu32_fast_every_block_shape(void **state)
         check("gpu-fast32", 16, 48, 0, 48, IN_PLACE);  /* 12 MiB: the inverse hands off */
         check("gpu-fast32", 16, 130, 0, 130, IN_PLACE); /* above 2^23: huge */
         check("gpu-fast32", 17, 40, 0, 40, OUT_OF_PLACE);
-        check("gpu-fast32", 17, 70, 3, 67, OUT_OF_PLACE); /* a huge sub-range */
+        check("gpu-fast32", 17, 70, 3, 67, OUT_OF_PLACE); /* above 2^23: a sub-range */
     }
     bit_cycle = mixed_bits;
 }
