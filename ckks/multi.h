@@ -13,7 +13,7 @@
 #include "core/device.h"
 
 #define NB_MULTI_MAX 64   /* devices of one nb_ckks_multi */
-#define NB_MULTI_TIMED 80 /* exchanges per call (modUp: one per digit; dnum <= 64) */
+#define NB_MULTI_TIMED 80 /* exchanges per call (modUp: at most one per digit; dnum <= 64) */
 
 /* NB_ERR_UNSUPPORTED (no NCCL) or NB_ERR_NO_DEVICE (no CUDA), saying so. */
 nb_status nb_multi_unsupported(void);
