@@ -173,54 +173,6 @@ static nb_status modup_digit_ntt(nb_ckks_multi *m, part *d, size_t level, size_t
     return forward(d, nb_multi_at(m, out, nq), d->nq, d->np);
 }
 
-/* modUp's exchanges at level l: the digits in groups, first fit in digit
- * order, such that each device sends at most one range of a group, so that
- * one exchange carries the group (on two devices the first and last digits,
- * each held by one device, leave together, one in each direction of the
- * link). group[j] = the exchange of digit j; returns how many there are. */
-static size_t modup_groups(const nb_ckks_multi *m, size_t level, size_t digits, size_t *group)
-{
-    unsigned char sends[NB_MULTI_TIMED][NB_MULTI_MAX];
-    size_t ng = 0, off[NB_MULTI_MAX], cnt[NB_MULTI_MAX];
-    void *buf[NB_MULTI_MAX];
-    for (size_t j = 0; j < digits; j++) {
-        digit_parts(m, level, j, off, cnt, buf);
-        size_t g = 0, i = 0;
-        for (; g < ng; g++) {
-            for (i = 0; i < m->G && !(cnt[i] && sends[g][i]); i++)
-                ;
-            if (i == m->G)
-                break;
-        }
-        if (g == ng)
-            memset(sends[ng++], 0, sizeof sends[0]);
-        for (i = 0; i < m->G; i++)
-            sends[g][i] |= cnt[i] != 0;
-        group[j] = g;
-    }
-    return ng;
-}
-
-/* Device i's order of the digits of level l: first those it receives no
- * limb of (recv[j] = 0), then by the exchange that completes them, each in
- * digit order. */
-static void modup_order(const nb_ckks_multi *m, size_t level, size_t digits, const size_t *group,
-                        size_t ng, size_t i, unsigned char *order, unsigned char *recv)
-{
-    size_t n = 0, off[NB_MULTI_MAX], cnt[NB_MULTI_MAX];
-    void *buf[NB_MULTI_MAX];
-    for (size_t j = 0; j < digits; j++) {
-        digit_parts(m, level, j, off, cnt, buf);
-        recv[j] = 0;
-        for (size_t r = 0; r < m->G; r++)
-            recv[j] |= r != i && cnt[r];
-    }
-    for (size_t key = 0; key <= ng; key++)
-        for (size_t j = 0; j < digits; j++)
-            if ((recv[j] ? 1 + group[j] : 0) == key)
-                order[n++] = (unsigned char)j;
-}
-
 /* modUp of every digit of level l: digit j's local poly over B_l at
  * out[i] + j * (nq_l + np) limbs. The devices' limbs of each exchange's
  * digits go to coefficient form and leave while those of the next are
@@ -233,8 +185,14 @@ static nb_status modup_all(nb_ckks_multi *m, size_t level, void *const *out,
 {
     const size_t digits = nb_ckks_digits(m->p, level);
     size_t off[NB_MULTI_MAX], cnt[NB_MULTI_MAX], group[NB_MULTI_TIMED];
+    size_t qa[NB_MULTI_MAX], nq[NB_MULTI_MAX];
+    unsigned char order[NB_MULTI_MAX * NB_MULTI_TIMED], recv[NB_MULTI_MAX * NB_MULTI_TIMED];
     void *buf[NB_MULTI_MAX];
-    const size_t ng = modup_groups(m, level, digits, group);
+    for (size_t i = 0; i < m->G; i++) {
+        qa[i] = m->d[i].qa;
+        nq[i] = nb_multi_nq_at(&m->d[i], level);
+    }
+    const size_t ng = nb_multi_modup_plan(m->p, level, m->G, qa, nq, group, order, recv);
     for (size_t g = 0; g < ng; g++) {
         size_t goff[NB_MULTI_MAX] = {0}, gcnt[NB_MULTI_MAX] = {0};
         for (size_t j = 0; j < digits; j++) {
@@ -256,15 +214,12 @@ static nb_status modup_all(nb_ckks_multi *m, size_t level, void *const *out,
         NB_TRY(nb_multi_exchange_start(m, buf, goff, gcnt, g, 1));
     }
     NB_TRY(step(m, h, stream, "intt", 1, level + 1, 1));
-    unsigned char order[NB_MULTI_MAX][NB_MULTI_TIMED], recv[NB_MULTI_MAX][NB_MULTI_TIMED];
-    for (size_t i = 0; i < m->G; i++)
-        modup_order(m, level, digits, group, ng, i, order[i], recv[i]);
     for (size_t p = 0; p < digits; p++) {
         size_t limbs = 0;
         for (size_t i = 0; i < m->G && m->G > 1; i++) {
             part *d = &m->d[i];
-            const size_t j = order[i][p];
-            if (!recv[i][j])
+            const size_t j = order[i * digits + p];
+            if (!recv[i * digits + j])
                 continue;
             NB_TRY(nb_multi_use(d));
             NB_CUDA_TRY(cudaStreamWaitEvent(d->stream, d->ev_got[group[j]], 0));
@@ -273,7 +228,7 @@ static nb_status modup_all(nb_ckks_multi *m, size_t level, void *const *out,
             NB_TRY(step(m, h, stream, "comm", 0, 0, 0));
         for (size_t i = 0; i < m->G; i++) {
             part *d = &m->d[i];
-            const size_t j = order[i][p];
+            const size_t j = order[i * digits + p];
             NB_TRY(nb_multi_use(d));
             void *o = nb_multi_at(m, out[i], j * (nb_multi_nq_at(d, level) + d->np));
             NB_TRY(modup_digit_conv(m, d, level, j, o, in[i]));
@@ -281,7 +236,7 @@ static nb_status modup_all(nb_ckks_multi *m, size_t level, void *const *out,
         NB_TRY(step(m, h, stream, "conv", 0, 0, 0));
         for (size_t i = 0; i < m->G; i++) {
             part *d = &m->d[i];
-            const size_t j = order[i][p];
+            const size_t j = order[i * digits + p];
             NB_TRY(nb_multi_use(d));
             void *o = nb_multi_at(m, out[i], j * (nb_multi_nq_at(d, level) + d->np));
             NB_TRY(modup_digit_ntt(m, d, level, j, o));

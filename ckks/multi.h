@@ -18,6 +18,21 @@
 /* NB_ERR_UNSUPPORTED (no NCCL) or NB_ERR_NO_DEVICE (no CUDA), saying so. */
 nb_status nb_multi_unsupported(void);
 
+/* modUp's exchanges at level l (ckks/multi_plan.c) for G <= NB_MULTI_MAX
+ * devices, device i owning the Q limbs [qa[i], qa[i] + nq[i]) of level l
+ * (contiguous, in device order): the digits in groups, first fit in digit
+ * order, such that each device sends at most one range of a group, so that
+ * one exchange carries it (on two devices the first and the last digit,
+ * each held whole by one device, leave together). group[j] = the exchange
+ * of digit j, numbered in order of first use; recv[i * D + j] = 1 if device
+ * i receives limbs of digit j; order[i * D + 0..D) = the digits in the order
+ * device i converts them: those it receives nothing of, then by the exchange
+ * that completes them, each in digit order (D = nb_ckks_digits(p, level)
+ * <= 64). Returns the number of exchanges. */
+size_t nb_multi_modup_plan(const nb_ckks_params *p, size_t level, size_t G, const size_t *qa,
+                           const size_t *nq, size_t *group, unsigned char *order,
+                           unsigned char *recv);
+
 #if defined(NB_HAVE_CUDA) && defined(NB_HAVE_NCCL)
 #define NB_MULTI_GPU 1
 #include <cuda_runtime_api.h>
