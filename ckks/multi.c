@@ -107,15 +107,9 @@ static nb_status conv(const nb_ckks_multi *m, const part *d, const nb_conv_desc 
 static void digit_parts(const nb_ckks_multi *m, size_t level, size_t j, size_t *off,
                         size_t *cnt, void **buf)
 {
-    size_t first, count;
-    nb_ckks_digit_range(m->p, level, j, &first, &count);
     for (size_t i = 0; i < m->G; i++) {
         const part *d = &m->d[i];
-        const size_t qe = d->qa + nb_multi_nq_at(d, level);
-        const size_t lo = d->qa > first ? d->qa : first;
-        const size_t hi = qe < first + count ? qe : first + count;
-        off[i] = lo;
-        cnt[i] = hi > lo ? hi - lo : 0;
+        cnt[i] = nb_multi_digit_owned(m->p, level, j, d->qa, nb_multi_nq_at(d, level), &off[i]);
         buf[i] = d->gq;
     }
 }

@@ -18,6 +18,11 @@
 /* NB_ERR_UNSUPPORTED (no NCCL) or NB_ERR_NO_DEVICE (no CUDA), saying so. */
 nb_status nb_multi_unsupported(void);
 
+/* The Q limbs of digit j at level l inside [qa, qa + nq): [*lo, *lo + the
+ * count returned) (count 0: none, *lo then meaningless). */
+size_t nb_multi_digit_owned(const nb_ckks_params *p, size_t level, size_t j, size_t qa,
+                            size_t nq, size_t *lo);
+
 /* modUp's exchanges at level l (ckks/multi_plan.c) for G <= NB_MULTI_MAX
  * devices, device i owning the Q limbs [qa[i], qa[i] + nq[i]) of level l
  * (contiguous, in device order): the digits in groups, first fit in digit

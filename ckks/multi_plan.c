@@ -1,14 +1,14 @@
-/* modUp's exchange schedule on several GPUs (ckks/multi.h): which digits
- * leave together and the order in which each device converts them. Plain C
- * on the partition alone, so that it builds and is tested without CUDA or
- * NCCL; ckks/multi.c queues the exchanges and waits it says. */
+/* modUp's exchange schedule on several GPUs (ckks/multi.h): the limbs of a
+ * digit a device owns, which digits leave together and the order in which
+ * each device converts them. Plain C on the partition alone, so that it
+ * builds and is tested without CUDA or NCCL; ckks/multi.c queues the
+ * exchanges and the waits it says. */
 #include <string.h>
 
 #include "ckks/multi.h"
 
-/* The Q limbs of digit j at level l that device i owns: [*lo, *lo + count). */
-static size_t owned(const nb_ckks_params *p, size_t level, size_t j, size_t qa, size_t nq,
-                    size_t *lo)
+size_t nb_multi_digit_owned(const nb_ckks_params *p, size_t level, size_t j, size_t qa,
+                            size_t nq, size_t *lo)
 {
     size_t first, count;
     nb_ckks_digit_range(p, level, j, &first, &count);
@@ -23,12 +23,15 @@ size_t nb_multi_modup_plan(const nb_ckks_params *p, size_t level, size_t G, cons
                            unsigned char *recv)
 {
     const size_t digits = nb_ckks_digits(p, level);
-    unsigned char sends[NB_MULTI_TIMED][NB_MULTI_MAX];
+    unsigned char sends[NB_MULTI_TIMED][NB_MULTI_MAX], has[NB_MULTI_TIMED][NB_MULTI_MAX];
     size_t ng = 0, lo;
+    for (size_t j = 0; j < digits; j++)
+        for (size_t i = 0; i < G; i++)
+            has[j][i] = nb_multi_digit_owned(p, level, j, qa[i], nq[i], &lo) != 0;
     for (size_t j = 0; j < digits; j++) { /* first fit: no device sends twice in a group */
         size_t g = 0, i = 0;
         for (; g < ng; g++) {
-            for (i = 0; i < G && !(owned(p, level, j, qa[i], nq[i], &lo) && sends[g][i]); i++)
+            for (i = 0; i < G && !(has[j][i] && sends[g][i]); i++)
                 ;
             if (i == G)
                 break;
@@ -36,7 +39,7 @@ size_t nb_multi_modup_plan(const nb_ckks_params *p, size_t level, size_t G, cons
         if (g == ng)
             memset(sends[ng++], 0, sizeof sends[0]);
         for (i = 0; i < G; i++)
-            sends[g][i] |= owned(p, level, j, qa[i], nq[i], &lo) != 0;
+            sends[g][i] |= has[j][i];
         group[j] = g;
     }
     for (size_t i = 0; i < G; i++) {
@@ -44,7 +47,7 @@ size_t nb_multi_modup_plan(const nb_ckks_params *p, size_t level, size_t G, cons
         for (size_t j = 0; j < digits; j++) {
             rv[j] = 0;
             for (size_t r = 0; r < G; r++)
-                rv[j] |= r != i && owned(p, level, j, qa[r], nq[r], &lo) != 0;
+                rv[j] |= r != i && has[j][r];
         }
         size_t n = 0; /* key 0: held whole; key 1 + g: completed by exchange g */
         for (size_t key = 0; key <= ng; key++)
