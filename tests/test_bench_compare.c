@@ -294,6 +294,65 @@ static void test_cli_bad_input_exits_2_with_one_line(void **state)
     assert_one_error_line();
 }
 
+/* Sets environment.nccl_settings of dir/NAME (NULL: removes it). */
+static void set_nccl_settings(const char *name, const char *v)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    json_t *doc = json_load_file(path, 0, NULL);
+    assert_non_null(doc);
+    json_t *env = json_object_get(doc, "environment");
+    if (v)
+        json_object_set_new(env, "nccl_settings", json_string(v));
+    else
+        json_object_del(env, "nccl_settings");
+    assert_int_equal(json_dump_file(doc, path, JSON_COMPACT), 0);
+    json_decref(doc);
+}
+
+/* The number of environment differences between a.json and b.json, and
+ * whether one of them is environment.nccl_settings. */
+static size_t env_diffs(int *nccl)
+{
+    nb_result_file *fa, *fb;
+    nb_compare_opts o;
+    nb_compare_opts_default(&o);
+    nb_comparison *c = compare_files("a.json", "b.json", &fa, &fb, &o);
+    const size_t n = c->n_env_diffs;
+    *nccl = 0;
+    for (size_t i = 0; i < n; i++)
+        *nccl |= !strcmp(c->env_diffs[i].field, "environment.nccl_settings");
+    nb_comparison_destroy(c);
+    nb_result_file_destroy(fa);
+    nb_result_file_destroy(fb);
+    return n;
+}
+
+/* Runs under other NCCL settings are flagged; a report from before the field
+ * (absent) and one without settings ("") are not. */
+static void test_nccl_settings_are_an_environment_difference(void **state)
+{
+    (void)state;
+    spec s = {50, 20000.0, 0.01, 1.0, 1980, 1, 1, 0, 0};
+    write_file("a.json", &s, 1, 1980);
+    write_file("b.json", &s, 1, 1980);
+    int nccl = 0;
+    const size_t base = env_diffs(&nccl);
+    assert_false(nccl);
+    set_nccl_settings("b.json", "");
+    assert_int_equal(env_diffs(&nccl), base);
+    assert_false(nccl);
+    set_nccl_settings("b.json", "NCCL_PROTO=LL128");
+    assert_int_equal(env_diffs(&nccl), base + 1);
+    assert_true(nccl);
+    set_nccl_settings("a.json", "NCCL_PROTO=LL128");
+    assert_int_equal(env_diffs(&nccl), base);
+    assert_false(nccl);
+    set_nccl_settings("a.json", NULL);
+    assert_int_equal(env_diffs(&nccl), base + 1);
+    assert_true(nccl);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -310,6 +369,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_clock_change_is_not_a_code_change),
         cmocka_unit_test(test_missing_samples_give_insufficient_data),
         cmocka_unit_test(test_cli_exit_codes),
+        cmocka_unit_test(test_nccl_settings_are_an_environment_difference),
         cmocka_unit_test(test_cli_bad_input_exits_2_with_one_line),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

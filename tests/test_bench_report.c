@@ -546,6 +546,52 @@ static void test_env_writers(void **state)
         assert_non_null(strstr(s.note, "unavailable"));
 }
 
+/* The NCCL_* and NB_NCCL_* variables, sorted, without NCCL_NVLS_ENABLE, in
+ * the JSON and table forms; none: "" and "(none)". */
+static void test_env_records_nccl_settings(void **state)
+{
+    (void)state;
+    extern char **environ;
+    char names[64][128];
+    size_t k = 0;
+    for (char **p = environ; *p && k < 64; p++)
+        if (!strncmp(*p, "NCCL_", 5) || !strncmp(*p, "NB_NCCL_", 8))
+            snprintf(names[k++], sizeof names[0], "%.*s", (int)strcspn(*p, "="), *p);
+    for (size_t i = 0; i < k; i++)
+        unsetenv(names[i]);
+    nb_env e;
+    assert_int_equal(nb_env_collect(&e, 0, 0), NB_OK);
+    assert_string_equal(e.nccl_settings, "");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(nb_env_write(&e, NB_FORMAT_TABLE, f), NB_OK);
+    fclose(f);
+    assert_non_null(strstr(buf, "(none)"));
+    free(buf);
+
+    setenv("NCCL_PROTO", "LL128", 1);
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
+    setenv("NB_NCCL_EXCHANGE", "copy-engine", 1);
+    setenv("NCCL_ALGO", "Ring", 1);
+    assert_int_equal(nb_env_collect(&e, 0, 0), NB_OK);
+    const char *want = "NB_NCCL_EXCHANGE=copy-engine NCCL_ALGO=Ring NCCL_PROTO=LL128";
+    assert_string_equal(e.nccl_settings, want);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    assert_int_equal(nb_env_write(&e, NB_FORMAT_JSON, f), NB_OK);
+    fclose(f);
+    json_t *j = json_loads(buf, 0, NULL);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "nccl_settings")), want);
+    json_decref(j);
+    free(buf);
+    unsetenv("NCCL_PROTO");
+    unsetenv("NCCL_NVLS_ENABLE");
+    unsetenv("NB_NCCL_EXCHANGE");
+    unsetenv("NCCL_ALGO");
+}
+
 int main(void)
 {
     nb_test_seed_init();
@@ -562,6 +608,7 @@ int main(void)
         cmocka_unit_test(test_overhead_written_in_each_format),
         cmocka_unit_test(test_atomic_file_write),
         cmocka_unit_test(test_env_writers),
+        cmocka_unit_test(test_env_records_nccl_settings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,10 +26,15 @@ void nb_json_text(const json_t *v, char *buf, size_t n)
     free(s);
 }
 
+/* Records prefix.field's two values when they differ; a field one report
+ * lacks and the other holds as "" does not differ. */
 static nb_status add_diff(nb_comparison *c, const char *prefix, const char *field,
                           const json_t *a, const json_t *b)
 {
     if ((!a && !b) || (a && b && json_equal((json_t *)a, (json_t *)b)))
+        return NB_OK;
+    const json_t *one = a ? a : b;
+    if (!(a && b) && json_is_string(one) && !*json_string_value(one))
         return NB_OK;
     nb_env_diff *d = realloc(c->env_diffs, (c->n_env_diffs + 1) * sizeof *d);
     if (!d)
@@ -48,7 +53,7 @@ static const char *const env_fields[] = {
     "gpu.memory_clock_mhz", "gpu.default_sm_clock_mhz", "gpu.ecc",   "gpu.nvml_driver",
     "gpu.cuda_driver", "gpu.cuda_runtime",       "host.cpu",          "host.cores",
     "host.omp_threads", "host.llc_bytes",        "host.os",           "nttbench_version",
-    "git_commit",      "build",                  NULL};
+    "git_commit",      "build",                  "nccl_settings",     NULL};
 
 static nb_status env_differences(nb_comparison *c)
 {

@@ -41,6 +41,7 @@ static size_t env_rows(const nb_env *e, kv *rows, size_t max)
     ROW("CPU threads", "OMP_WAIT_POLICY=%s, OMP_PROC_BIND=%s",
         e->omp_wait_policy[0] ? e->omp_wait_policy : "(unset)",
         e->omp_proc_bind[0] ? e->omp_proc_bind : "(unset)");
+    ROW("NCCL settings", "%s", e->nccl_settings[0] ? e->nccl_settings : "(none)");
     if (e->host_copy_Bps > 0)
         ROW("host copy bandwidth", "%.1f GB/s (read + write; %s)", e->host_copy_Bps / 1e9,
             NB_HOST_COPY_METHOD);

@@ -46,6 +46,7 @@ json_t *nb_env_to_json(const nb_env *e)
                           e->git_commit, "timestamp_utc", e->timestamp_utc);
     json_object_set_new(j, "build", nb_build_to_json());
     json_object_set_new(j, "host", host);
+    json_object_set_new(j, "nccl_settings", json_string(e->nccl_settings));
     if (!e->has_gpu) {
         json_object_set_new(j, "gpu", json_null());
         if (e->gpu_none_reason[0])

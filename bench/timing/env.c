@@ -1,8 +1,8 @@
 /* The environment block of every report: host (CPU model, cores, LLC,
  * memory, OS), GPU (name, compute capability, SMs, L2, memory, theoretical
  * DRAM peak, default clock, driver/runtime, NVML clocks and ECC), measured
- * copy bandwidth, nttbench version and commit, UTC timestamp. Its report
- * forms are in bench/report/env_write.c. */
+ * copy bandwidth, the NCCL settings of the environment, nttbench version and
+ * commit, UTC timestamp. Its report forms are in bench/report/env_write.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +45,37 @@ static void host_cpu_model(char *buf, size_t n)
         }
     }
     fclose(f);
+}
+
+extern char **environ;
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The NCCL_* and NB_NCCL_* variables of the environment, "NAME=value" sorted
+ * by name and joined by spaces ("" when none; "..." ends a list cut at n).
+ * NCCL_NVLS_ENABLE is left out: nttbench sets it to 0 wherever it starts
+ * NCCL, whatever the caller's value. */
+static void nccl_settings(char *buf, size_t n)
+{
+    const char *v[64];
+    size_t k = 0, u = 0;
+    for (char **p = environ; p && *p && k < 64; p++)
+        if ((!strncmp(*p, "NCCL_", 5) || !strncmp(*p, "NB_NCCL_", 8)) &&
+            strncmp(*p, "NCCL_NVLS_ENABLE=", 17))
+            v[k++] = *p;
+    qsort(v, k, sizeof *v, by_name);
+    buf[0] = '\0';
+    for (size_t i = 0; i < k; i++) {
+        const int w = snprintf(buf + u, n - u, "%s%s", i ? " " : "", v[i]);
+        if (w < 0 || (size_t)w >= n - u) {
+            snprintf(buf + (n > 4 ? n - 4 : 0), n > 4 ? 4 : n, "...");
+            return;
+        }
+        u += (size_t)w;
+    }
 }
 
 /* Best of `reps` memcpy of `bytes` after one warm-up copy, bytes read +
@@ -222,6 +253,7 @@ nb_status nb_env_collect(nb_env *e, int gpu, int measure)
     const char *wait = getenv("OMP_WAIT_POLICY"), *bind = getenv("OMP_PROC_BIND");
     snprintf(e->omp_wait_policy, sizeof e->omp_wait_policy, "%s", wait ? wait : "");
     snprintf(e->omp_proc_bind, sizeof e->omp_proc_bind, "%s", bind ? bind : "");
+    nccl_settings(e->nccl_settings, sizeof e->nccl_settings);
     if (measure)
         NB_TRY(nb_host_copy_bandwidth(&e->host_copy_Bps));
     if (!gpu)

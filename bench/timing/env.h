@@ -1,5 +1,5 @@
-/* The environment a report records (host, GPU, NVML, copy bandwidths), the
- * cache size a cold case must defeat, and NVTX ranges. */
+/* The environment a report records (host, GPU, NVML, copy bandwidths, NCCL
+ * settings), the cache size a cold case must defeat, and NVTX ranges. */
 #ifndef NB_BENCH_ENV_H
 #define NB_BENCH_ENV_H
 
@@ -23,6 +23,8 @@ typedef struct nb_env {
     char host_llc_source[32];  /* "sysfs", "sysconf" or "assumed" */
     char omp_wait_policy[16], omp_proc_bind[16]; /* as the OpenMP runtime read them; "" unset */
     double host_copy_Bps;      /* nb_host_copy_bandwidth (0 = not measured) */
+    char nccl_settings[512];   /* NCCL_* and NB_NCCL_* variables but NCCL_NVLS_ENABLE, "A=x B=y"
+                                  sorted ("" none): they choose the several-GPU exchanges */
     int has_gpu;               /* 0: the GPU fields are empty */
     char gpu_none_reason[200]; /* why has_gpu is 0 ("" when a GPU was not asked for) */
     char gpu_name[256];
