@@ -84,20 +84,43 @@ static nb_status inverse_into(nb_ckks_multi *m, part *d, void *dst, const void *
     return nb_ntt_inverse(d->ntt, dst, first, count, d->stream);
 }
 
-static nb_status forward(part *d, void *data, size_t first, size_t count)
+/* A compute stream of a part and the plan used on it (a plan serves one
+ * stream at a time: ntt/variant.h). */
+typedef struct lane {
+    nb_ntt *ntt;
+    cudaStream_t s;
+} lane;
+
+static lane main_lane(const part *d)
 {
-    return count ? nb_ntt_forward(d->ntt, data, first, count, d->stream) : NB_OK;
+    return (lane){d->ntt, d->stream};
 }
 
-static nb_status conv(const nb_ckks_multi *m, const part *d, const nb_conv_desc *desc,
-                      size_t t0, size_t count, const nb_polys *io)
+static nb_status forward_on(lane l, void *data, size_t first, size_t count)
+{
+    return count ? nb_ntt_forward(l.ntt, data, first, count, l.s) : NB_OK;
+}
+
+static nb_status forward(part *d, void *data, size_t first, size_t count)
+{
+    return forward_on(main_lane(d), data, first, count);
+}
+
+static nb_status conv_on(const nb_ckks_multi *m, const part *d, cudaStream_t s,
+                         const nb_conv_desc *desc, size_t t0, size_t count, const nb_polys *io)
 {
     if (!count)
         return NB_OK;
     const nb_conv_view v = nb_conv_view_at(desc, d->base, desc->n_to);
     const nb_conv_view sub =
         nb_conv_view_targets(v, (uint32_t)t0, (uint32_t)count, d->base + m->k->identity);
-    return nb_gpu_conv(&sub, io, m->p->n, d->stream);
+    return nb_gpu_conv(&sub, io, m->p->n, s);
+}
+
+static nb_status conv(const nb_ckks_multi *m, const part *d, const nb_conv_desc *desc,
+                      size_t t0, size_t count, const nb_polys *io)
+{
+    return conv_on(m, d, d->stream, desc, t0, count, io);
 }
 
 /* ---- the steps ---- */
@@ -118,8 +141,8 @@ static void digit_parts(const nb_ckks_multi *m, size_t level, size_t j, size_t *
  * digit's owned limbs copied from `in`, the other owned limbs converted from
  * the gathered digit (coefficient form) and transformed. Conversion targets
  * are B_l minus the digit in order (Q below the digit, Q above it, P). */
-static nb_status modup_digit_conv(nb_ckks_multi *m, part *d, size_t level, size_t j, void *out,
-                                  const void *in)
+static nb_status modup_digit_conv(nb_ckks_multi *m, part *d, lane l, size_t level, size_t j,
+                                  void *out, const void *in)
 {
     const nb_ckks_params *p = m->p;
     size_t first, count;
@@ -131,40 +154,59 @@ static nb_status modup_digit_conv(nb_ckks_multi *m, part *d, size_t level, size_
     const size_t c0 = qa > first ? qa : first, c1 = qe < after ? qe : after;
     if (c1 > c0)
         NB_TRY(nb_gpu_copy(nb_multi_at(m, out, c0 - qa), nb_multi_at(m, in, c0 - qa),
-                           (c1 - c0) * m->limb_bytes, d->stream));
+                           (c1 - c0) * m->limb_bytes, l.s));
     /* owned Q limbs below the digit: targets t = i */
     const size_t b1 = qe < first ? qe : first;
     if (b1 > qa) {
         const nb_polys io = {
             {nb_multi_at(m, out, 0), NULL}, {src, NULL}, {NULL, NULL}, 1, m->word_bits};
-        NB_TRY(conv(m, d, desc, qa, b1 - qa, &io));
+        NB_TRY(conv_on(m, d, l.s, desc, qa, b1 - qa, &io));
     }
     /* owned Q limbs above the digit: targets t = i - count */
     const size_t a0 = qa > after ? qa : after;
     if (qe > a0) {
         const nb_polys io = {{nb_multi_at(m, out, a0 - qa), NULL}, {src, NULL}, {NULL, NULL}, 1,
                              m->word_bits};
-        NB_TRY(conv(m, d, desc, a0 - count, qe - a0, &io));
+        NB_TRY(conv_on(m, d, l.s, desc, a0 - count, qe - a0, &io));
     }
     /* owned P limbs: targets l+1-count+k */
     const nb_polys io = {
         {nb_multi_at(m, out, nq), NULL}, {src, NULL}, {NULL, NULL}, 1, m->word_bits};
-    return conv(m, d, desc, level + 1 - count + d->pa, d->np, &io);
+    return conv_on(m, d, l.s, desc, level + 1 - count + d->pa, d->np, &io);
 }
 
-static nb_status modup_digit_ntt(nb_ckks_multi *m, part *d, size_t level, size_t j, void *out)
+static nb_status modup_digit_ntt(nb_ckks_multi *m, part *d, lane l, size_t level, size_t j,
+                                 void *out)
 {
     size_t first, count;
     nb_ckks_digit_range(m->p, level, j, &first, &count);
     const size_t nq = nb_multi_nq_at(d, level), qa = d->qa, qe = qa + nq, after = first + count;
     const size_t b1 = qe < first ? qe : first, a0 = qa > after ? qa : after;
     if (b1 > qa)
-        NB_TRY(forward(d, out, 0, b1 - qa));
+        NB_TRY(forward_on(l, out, 0, b1 - qa));
     if (nq == d->nq && qe > a0) /* the limbs above the digit and P: consecutive plan primes */
-        return forward(d, nb_multi_at(m, out, a0 - qa), a0 - qa, qe - a0 + d->np);
+        return forward_on(l, nb_multi_at(m, out, a0 - qa), a0 - qa, qe - a0 + d->np);
     if (qe > a0)
-        NB_TRY(forward(d, nb_multi_at(m, out, a0 - qa), a0 - qa, qe - a0));
-    return forward(d, nb_multi_at(m, out, nq), d->nq, d->np);
+        NB_TRY(forward_on(l, nb_multi_at(m, out, a0 - qa), a0 - qa, qe - a0));
+    return forward_on(l, nb_multi_at(m, out, nq), d->nq, d->np);
+}
+
+/* Stream `s` of part d waits for everything queued so far on `after`. */
+static nb_status stream_after(part *d, cudaStream_t s, cudaStream_t after)
+{
+    NB_TRY(nb_multi_use(d));
+    NB_CUDA_TRY(cudaEventRecord(d->ev_side, after));
+    NB_CUDA_TRY(cudaStreamWaitEvent(s, d->ev_side, 0));
+    return NB_OK;
+}
+
+/* The lane of the p-th digit a device converts: with `two`, the compute
+ * stream and the side stream in turn, so that a digit's conversion and
+ * transforms, each a fraction of a wave on one device's share of the limbs,
+ * run beside the previous digit's; else the compute stream. */
+static lane digit_lane(const part *d, int two, size_t p)
+{
+    return two && p % 2 ? (lane){d->ntt_side, d->side} : main_lane(d);
 }
 
 /* modUp of every digit of level l: digit j's local poly over B_l at
@@ -172,8 +214,11 @@ static nb_status modup_digit_ntt(nb_ckks_multi *m, part *d, size_t level, size_t
  * digits go to coefficient form and leave while those of the next are
  * transformed; each device then converts and transforms first the digits
  * it holds whole, then the others as their exchanges complete, so that it
- * waits only for limbs it has not got. At the end every compute stream has
- * waited for every exchange (the gathered limbs' buffers are free). */
+ * waits only for limbs it has not got. On several devices and without a
+ * hook the digits take two lanes in turn (digit_lane); a hook's marks keep
+ * every step on the compute stream. At the end every compute stream has
+ * waited for the side stream and every exchange (the gathered limbs'
+ * buffers are free). */
 static nb_status modup_all(nb_ckks_multi *m, size_t level, void *const *out,
                            const void *const *in, const nb_ckks_hook *h, void *stream)
 {
@@ -208,6 +253,9 @@ static nb_status modup_all(nb_ckks_multi *m, size_t level, void *const *out,
         NB_TRY(nb_multi_exchange_start(m, buf, goff, gcnt, g, 1));
     }
     NB_TRY(step(m, h, stream, "intt", 1, level + 1, 1));
+    const int two = m->G > 1 && !(h && h->fn);
+    for (size_t i = 0; i < m->G && two; i++) /* the side lane starts after the iNTTs */
+        NB_TRY(stream_after(&m->d[i], m->d[i].side, m->d[i].stream));
     for (size_t p = 0; p < digits; p++) {
         size_t limbs = 0;
         for (size_t i = 0; i < m->G && m->G > 1; i++) {
@@ -216,7 +264,7 @@ static nb_status modup_all(nb_ckks_multi *m, size_t level, void *const *out,
             if (!recv[i * digits + j])
                 continue;
             NB_TRY(nb_multi_use(d));
-            NB_CUDA_TRY(cudaStreamWaitEvent(d->stream, d->ev_got[group[j]], 0));
+            NB_CUDA_TRY(cudaStreamWaitEvent(digit_lane(d, two, p).s, d->ev_got[group[j]], 0));
         }
         if (m->G > 1)
             NB_TRY(step(m, h, stream, "comm", 0, 0, 0));
@@ -225,7 +273,7 @@ static nb_status modup_all(nb_ckks_multi *m, size_t level, void *const *out,
             const size_t j = order[i * digits + p];
             NB_TRY(nb_multi_use(d));
             void *o = nb_multi_at(m, out[i], j * (nb_multi_nq_at(d, level) + d->np));
-            NB_TRY(modup_digit_conv(m, d, level, j, o, in[i]));
+            NB_TRY(modup_digit_conv(m, d, digit_lane(d, two, p), level, j, o, in[i]));
         }
         NB_TRY(step(m, h, stream, "conv", 0, 0, 0));
         for (size_t i = 0; i < m->G; i++) {
@@ -233,7 +281,7 @@ static nb_status modup_all(nb_ckks_multi *m, size_t level, void *const *out,
             const size_t j = order[i * digits + p];
             NB_TRY(nb_multi_use(d));
             void *o = nb_multi_at(m, out[i], j * (nb_multi_nq_at(d, level) + d->np));
-            NB_TRY(modup_digit_ntt(m, d, level, j, o));
+            NB_TRY(modup_digit_ntt(m, d, digit_lane(d, two, p), level, j, o));
             digit_parts(m, level, j, off, cnt, buf);
             limbs += nb_multi_nq_at(d, level) - cnt[i] + d->np;
         }
@@ -241,6 +289,8 @@ static nb_status modup_all(nb_ckks_multi *m, size_t level, void *const *out,
     }
     for (size_t i = 0; i < m->G && m->G > 1; i++) {
         part *d = &m->d[i];
+        if (two)
+            NB_TRY(stream_after(d, d->stream, d->side));
         NB_TRY(nb_multi_use(d));
         for (size_t g = 0; g < ng; g++)
             NB_CUDA_TRY(cudaStreamWaitEvent(d->stream, d->ev_got[g], 0));

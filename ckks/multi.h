@@ -46,12 +46,14 @@ size_t nb_multi_modup_plan(const nb_ckks_params *p, size_t level, size_t G, cons
 typedef struct part {
     int device;
     cudaStream_t stream;      /* compute */
+    cudaStream_t side;        /* compute beside it: modUp's digits in turn (two lanes) */
     cudaStream_t comm_stream; /* the exchanges (NCCL) */
-    cudaEvent_t ev_fork, ev_done, ev_ready;
+    cudaEvent_t ev_fork, ev_done, ev_ready, ev_side;
     cudaEvent_t ev_got[NB_MULTI_TIMED]; /* exchange k of a call done */
     ncclComm_t comm;          /* NULL with one device */
     size_t qa, nq, pa, np;    /* owned Q limbs [qa, qa+nq), P limbs [pa, pa+np) */
     nb_ntt *ntt;              /* owned Q primes, then owned P primes */
+    nb_ntt *ntt_side;         /* the same primes, for the side stream (one plan, one stream) */
     nb_ntt *ntt_qq;           /* owned Q primes twice (modDown's two polynomials) */
     nb_buffer *consts;        /* the blob, then [nq+np] x {q, mu_lo, mu_hi} in plan order */
     const uint64_t *base, *local_q, *local_mu_lo, *local_mu_hi;

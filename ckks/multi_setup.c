@@ -53,11 +53,12 @@ static void part_free(part *d)
     if (nb_multi_use(d) != NB_OK)
         return;
     nb_ntt_destroy(d->ntt);
+    nb_ntt_destroy(d->ntt_side);
     nb_ntt_destroy(d->ntt_qq);
     nb_buffer_destroy(d->consts);
     nb_buffer_destroy(d->scratch);
-    cudaEvent_t ev[3] = {d->ev_fork, d->ev_done, d->ev_ready};
-    for (int i = 0; i < 3; i++)
+    cudaEvent_t ev[4] = {d->ev_fork, d->ev_done, d->ev_ready, d->ev_side};
+    for (int i = 0; i < 4; i++)
         if (ev[i])
             cudaEventDestroy(ev[i]);
     for (int i = 0; i < NB_MULTI_TIMED; i++)
@@ -65,6 +66,8 @@ static void part_free(part *d)
             cudaEventDestroy(d->ev_got[i]);
     if (d->stream)
         cudaStreamDestroy(d->stream);
+    if (d->side)
+        cudaStreamDestroy(d->side);
     if (d->comm_stream)
         cudaStreamDestroy(d->comm_stream);
 }
@@ -120,9 +123,10 @@ static nb_status part_create(nb_ckks_multi *m, part *d, const nb_ntt_variant *va
     const size_t Q = p->q_count, A = p->alpha, own = d->nq + d->np;
     NB_TRY(nb_multi_use(d));
     NB_CUDA_TRY(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
+    NB_CUDA_TRY(cudaStreamCreateWithFlags(&d->side, cudaStreamNonBlocking));
     NB_CUDA_TRY(cudaStreamCreateWithFlags(&d->comm_stream, cudaStreamNonBlocking));
-    cudaEvent_t *ev[3] = {&d->ev_fork, &d->ev_done, &d->ev_ready};
-    for (int i = 0; i < 3; i++)
+    cudaEvent_t *ev[4] = {&d->ev_fork, &d->ev_done, &d->ev_ready, &d->ev_side};
+    for (int i = 0; i < 4; i++)
         NB_CUDA_TRY(cudaEventCreateWithFlags(ev[i], cudaEventDisableTiming));
     for (int i = 0; i < NB_MULTI_TIMED; i++)
         NB_CUDA_TRY(cudaEventCreateWithFlags(&d->ev_got[i], cudaEventDisableTiming));
@@ -139,6 +143,8 @@ static nb_status part_create(nb_ckks_multi *m, part *d, const nb_ntt_variant *va
         h[3 * own + i] = m->k->blob[m->k->prime_mu_hi + full];
     }
     nb_status s = nb_ntt_create(&d->ntt, variant, p->log_n, h, NULL, own, d->stream);
+    if (s == NB_OK && m->G > 1)
+        s = nb_ntt_create(&d->ntt_side, variant, p->log_n, h, NULL, own, d->stream);
     uint64_t *qq = malloc(2 * d->nq * sizeof *qq);
     if (!qq)
         s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_multi_create: out of host memory");
