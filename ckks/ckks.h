@@ -285,6 +285,11 @@ void nb_ckks_multi_time_exchanges(nb_ckks_multi *m, int on);
 nb_status nb_ckks_multi_comm_seconds(nb_ckks_multi *m, double *seconds);
 /* NCCL's version (e.g. 22809), 0 if unknown. */
 int nb_ckks_multi_nccl_version(const nb_ckks_multi *m);
+/* 1 if NCCL started the object's communicators with nttbench's tuner (LL128
+ * for broadcasts of a megabyte or more, where NCCL enables it: docs/ckks.md,
+ * "NCCL's protocol"), 0 if with NCCL's own choice or the caller's tuner
+ * (NCCL_TUNER_PLUGIN, NB_NCCL_TUNER=off), with one GPU or without an object. */
+int nb_ckks_multi_nccl_tuned(const nb_ckks_multi *m);
 /* How the exchanges run, chosen at creation from NB_NCCL_EXCHANGE (docs/ckks.md,
  * "Several GPUs"): "broadcast" (the default: NCCL broadcasts, on the SMs) or
  * "copy-engine" (exchanges of at least NB_CKKS_CE_MIN_BYTES a device as

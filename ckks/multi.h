@@ -73,6 +73,7 @@ struct nb_ckks_multi {
     const nb_ckks_consts *k;
     const nb_nccl_api *nccl;  /* NULL with one device */
     int copy_engine;          /* exchanges as copy-engine all-gathers (NB_NCCL_EXCHANGE) */
+    int tuned;                /* NCCL started its communicators with nttbench's tuner */
     size_t slot;              /* limbs of one device's slot in stage */
     unsigned word_bits;
     size_t limb_bytes;        /* N words */

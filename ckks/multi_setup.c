@@ -329,19 +329,25 @@ static nb_status create(nb_ckks_multi *m, const nb_ntt_variant *variant, const i
         NB_CUDA_TRY(cudaEventCreate(&m->ev_t[k]));
     if (G == 1)
         return NB_OK;
+    NB_TRY(nb_nccl_tuner_check_env());
     m->nccl = nb_nccl_load();
     if (!m->nccl)
         return NB_ERR_UNSUPPORTED; /* the loader's message stands */
     NB_TRY(exchange_kind(m));
+    const unsigned long tuner_inits = nb_nccl_tuner_inits();
 #ifdef NB_NCCL_HAS_CE
-    if (m->copy_engine)
-        return copy_engine_init(m);
+    if (m->copy_engine) {
+        NB_TRY(copy_engine_init(m));
+        m->tuned = nb_nccl_tuner_inits() > tuner_inits;
+        return NB_OK;
+    }
 #endif
     ncclComm_t comms[NB_MULTI_MAX];
     NB_TRY(nb_nccl_check(m->nccl, m->nccl->comm_init_all(comms, (int)G, devices),
                          "ncclCommInitAll"));
     for (size_t i = 0; i < G; i++)
         m->d[i].comm = comms[i];
+    m->tuned = nb_nccl_tuner_inits() > tuner_inits;
     return nb_multi_use(&m->d[0]);
 }
 
@@ -438,6 +444,8 @@ int nb_ckks_multi_nccl_version(const nb_ckks_multi *m)
         v = 0;
     return v;
 }
+
+int nb_ckks_multi_nccl_tuned(const nb_ckks_multi *m) { return m && m->tuned; }
 
 const char *nb_ckks_multi_exchange(const nb_ckks_multi *m)
 {
@@ -551,6 +559,7 @@ nb_status nb_ckks_multi_comm_seconds(nb_ckks_multi *m, double *seconds)
 int nb_ckks_multi_device(const nb_ckks_multi *m, size_t d) { (void)m, (void)d; return -1; }
 void *nb_ckks_multi_stream(const nb_ckks_multi *m, size_t d) { (void)m, (void)d; return NULL; }
 int nb_ckks_multi_nccl_version(const nb_ckks_multi *m) { (void)m; return 0; }
+int nb_ckks_multi_nccl_tuned(const nb_ckks_multi *m) { (void)m; return 0; }
 const char *nb_ckks_multi_exchange(const nb_ckks_multi *m) { (void)m; return NULL; }
 void nb_ckks_multi_part(const nb_ckks_multi *m, size_t d, size_t *q_first, size_t *q_count,
                         size_t *p_first, size_t *p_count)

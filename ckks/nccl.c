@@ -71,6 +71,7 @@ static void load(void)
                       version >= NCCL_VERSION(2, 28, 0);
 #endif
     setenv("NCCL_NVLS_ENABLE", "0", 1);
+    (void)nb_nccl_tuner_arm();
     loaded = 1;
 }
 

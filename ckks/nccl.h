@@ -54,11 +54,45 @@ typedef struct nb_nccl_api {
 /* The loaded API (opened once, thread-safe), or NULL with NB_ERR_UNSUPPORTED
  * and where it looked in nb_last_error(). Before returning it the first time
  * it sets NCCL_NVLS_ENABLE=0 in the environment: NVLink multicast stays off
- * wherever nttbench starts NCCL (it can take shared GPUs out of service). */
+ * wherever nttbench starts NCCL (it can take shared GPUs out of service);
+ * and it arms nttbench's tuner (nb_nccl_tuner_arm). */
 const nb_nccl_api *nb_nccl_load(void);
 
 /* NB_OK, or NB_ERR_CUDA naming the call and NCCL's reason. */
 nb_status nb_nccl_check(const nb_nccl_api *api, ncclResult_t r, const char *what);
+
+/* nttbench's NCCL tuner (ckks/nccl_tuner.c): NCCL's tuner-plugin
+ * interface, version 4, as NCCL lays it out (its logger's and collective
+ * type's own names are NCCL's internal ones). */
+typedef void (*nb_nccl_logger)(int level, unsigned long flags, const char *file, int line,
+                               const char *fmt, ...);
+typedef struct nb_nccl_tuner_v4 {
+    const char *name;
+    ncclResult_t (*init)(size_t n_ranks, size_t n_nodes, nb_nccl_logger log, void **ctx);
+    ncclResult_t (*get_coll_info)(void *ctx, int coll, size_t bytes, int pipe_ops, float **cost,
+                                  int n_algo, int n_proto, int reg_buff, int *n_channels);
+    ncclResult_t (*destroy)(void *ctx);
+} nb_nccl_tuner_v4;
+
+/* Broadcasts from this size on are offered to LL128 (where NCCL enables it). */
+#define NB_NCCL_LL128_MIN_BYTES ((size_t)1 << 20)
+
+/* The tuner NCCL finds in libnttbench under this, its interface's, name. */
+extern const nb_nccl_tuner_v4 ncclTunerPlugin_v4;
+
+/* How many communicators NCCL has started with this tuner so far. */
+unsigned long nb_nccl_tuner_inits(void);
+
+/* NB_NCCL_TUNER: unset, "" or "ll128" (the tuner), or "off" (NCCL's own
+ * choice); NB_ERR_INVALID_ARG with a one-line message for anything else. */
+nb_status nb_nccl_tuner_check_env(void);
+
+/* Before NCCL's first communicator: points NCCL_TUNER_PLUGIN at the
+ * library holding this tuner, unless NCCL_TUNER_PLUGIN is already set (the
+ * caller's tuner, or "none") or NB_NCCL_TUNER is "off", or the tuner is not
+ * in a shared library NCCL can open (a static link). 1 if it set it. NCCL
+ * reads the variable once, at its first communicator. */
+int nb_nccl_tuner_arm(void);
 
 #ifdef __cplusplus
 }

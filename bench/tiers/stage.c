@@ -265,6 +265,8 @@ nb_status nb_stage_run_case(nb_case **out, const nb_ckks_params *params,
     const int nccl = nb_stage_workload_nccl_version(w); /* several GPUs: what they ran on */
     if (s == NB_OK && nccl > 0)
         s = nb_case_metric(cs, "nccl_version", (double)nccl);
+    if (s == NB_OK && nccl > 0) /* 1: nttbench's tuner served NCCL (nb_ckks_multi_nccl_tuned) */
+        s = nb_case_metric(cs, "nccl_tuner", (double)nb_stage_workload_nccl_tuned(w));
     size_t fwd, inv;
     nb_stage_workload_ntt_counts(w, &fwd, &inv);
     if (s == NB_OK)

@@ -43,6 +43,8 @@ const char *nb_stage_workload_exchange(const nb_workload *w);
 /* The version of the NCCL its exchanges run on (nb_ckks_multi_nccl_version,
  * e.g. 22809); 0 for a one-GPU one. */
 int nb_stage_workload_nccl_version(const nb_workload *w);
+/* Whether NCCL ran its exchanges with nttbench's tuner (nb_ckks_multi_nccl_tuned). */
+int nb_stage_workload_nccl_tuned(const nb_workload *w);
 /* Overwrites twice the L2 of every device but the first, ordered before the
  * next work on `stream` by an event per device that `stream` waits for (no
  * host synchronisation). */

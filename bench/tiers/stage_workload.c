@@ -461,6 +461,12 @@ int nb_stage_workload_nccl_version(const nb_workload *w)
     return c && c->mx ? nb_ckks_multi_nccl_version(nb_stage_multi_ckks(c->mx)) : 0;
 }
 
+int nb_stage_workload_nccl_tuned(const nb_workload *w)
+{
+    const stage_ctx *c = w ? w->ctx : NULL;
+    return c && c->mx ? nb_ckks_multi_nccl_tuned(nb_stage_multi_ckks(c->mx)) : 0;
+}
+
 void nb_stage_workload_ntt_counts(const nb_workload *w, size_t *forward_limbs,
                                   size_t *inverse_limbs)
 {
