@@ -94,6 +94,9 @@ nb_status nb_nccl_tuner_check_env(void);
  * reads the variable once, at its first communicator. */
 int nb_nccl_tuner_arm(void);
 
+/* The value nb_nccl_tuner_arm gave NCCL_TUNER_PLUGIN, or NULL if it set none. */
+const char *nb_nccl_tuner_armed(void);
+
 #ifdef __cplusplus
 }
 #endif

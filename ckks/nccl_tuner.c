@@ -35,6 +35,7 @@
 #define PROTO_LL128 1
 
 static atomic_ulong inits;
+static char armed[PATH_MAX]; /* the NCCL_TUNER_PLUGIN value nb_nccl_tuner_arm set, or "" */
 
 static ncclResult_t tuner_init(size_t n_ranks, size_t n_nodes, nb_nccl_logger log, void **ctx)
 {
@@ -96,6 +97,11 @@ int nb_nccl_tuner_arm(void)
     const int found = t && t->init == tuner_init;
     if (h)
         dlclose(h);
-    return found && setenv("NCCL_TUNER_PLUGIN", path, 0) == 0;
+    if (!found || setenv("NCCL_TUNER_PLUGIN", path, 0) != 0)
+        return 0;
+    memcpy(armed, path, sizeof armed);
+    return 1;
 }
+
+const char *nb_nccl_tuner_armed(void) { return armed[0] ? armed : NULL; }
 #endif

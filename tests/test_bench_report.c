@@ -12,6 +12,9 @@
 #include <jansson.h>
 
 #include "bench/bench.h"
+#ifdef NB_HAVE_NCCL
+#include "ckks/nccl.h"
+#endif
 #include "reportutil.h"
 
 static nb_bench_result sample_result(void)
@@ -592,6 +595,29 @@ static void test_env_records_nccl_settings(void **state)
     unsetenv("NCCL_ALGO");
 }
 
+#ifdef NB_HAVE_NCCL
+/* The NCCL_TUNER_PLUGIN nttbench sets for its own tuner is not a setting of
+ * the caller's: left out; another value, the caller's, is recorded. */
+static void test_env_leaves_out_the_tuner_nttbench_armed(void **state)
+{
+    (void)state;
+    unsetenv("NCCL_TUNER_PLUGIN");
+    unsetenv("NB_NCCL_TUNER");
+    setenv("NCCL_PROTO", "Simple", 1);
+    assert_int_equal(nb_nccl_tuner_arm(), 1);
+    assert_non_null(getenv("NCCL_TUNER_PLUGIN"));
+    nb_env e;
+    assert_int_equal(nb_env_collect(&e, 0, 0), NB_OK);
+    assert_null(strstr(e.nccl_settings, "NCCL_TUNER_PLUGIN"));
+    assert_non_null(strstr(e.nccl_settings, "NCCL_PROTO=Simple"));
+    setenv("NCCL_TUNER_PLUGIN", "/opt/tuners/libnccl-tuner-mine.so", 1);
+    assert_int_equal(nb_env_collect(&e, 0, 0), NB_OK);
+    assert_non_null(strstr(e.nccl_settings, "NCCL_TUNER_PLUGIN=/opt/tuners/libnccl-tuner-mine.so"));
+    unsetenv("NCCL_TUNER_PLUGIN");
+    unsetenv("NCCL_PROTO");
+}
+#endif
+
 int main(void)
 {
     nb_test_seed_init();
@@ -609,6 +635,9 @@ int main(void)
         cmocka_unit_test(test_atomic_file_write),
         cmocka_unit_test(test_env_writers),
         cmocka_unit_test(test_env_records_nccl_settings),
+#ifdef NB_HAVE_NCCL
+        cmocka_unit_test(test_env_leaves_out_the_tuner_nttbench_armed),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

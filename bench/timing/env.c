@@ -18,6 +18,9 @@
 #include "bench/timing/internal.h"
 #include "bench/timing/plan.h"
 #include "core/version.h"
+#ifdef NB_HAVE_NCCL
+#include "ckks/nccl.h"
+#endif
 
 #ifdef NB_HAVE_CUDA
 #include "core/cuda_check.h"
@@ -54,17 +57,31 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Whether "NAME=value" is NCCL_TUNER_PLUGIN as nttbench set it for its own
+ * tuner (nb_nccl_tuner_arm), not as the caller did. */
+static int own_tuner_setting(const char *var)
+{
+#ifdef NB_HAVE_NCCL
+    const char *armed = nb_nccl_tuner_armed();
+    return armed && !strncmp(var, "NCCL_TUNER_PLUGIN=", 18) && !strcmp(var + 18, armed);
+#else
+    (void)var;
+    return 0;
+#endif
+}
+
 /* The NCCL_* and NB_NCCL_* variables of the environment, "NAME=value" sorted
  * by name and joined by spaces ("" when none; "..." ends a list cut at n).
- * NCCL_NVLS_ENABLE is left out: nttbench sets it to 0 wherever it starts
- * NCCL, whatever the caller's value. */
+ * Left out: NCCL_NVLS_ENABLE (nttbench sets it to 0 wherever it starts
+ * NCCL, whatever the caller's value) and the NCCL_TUNER_PLUGIN nttbench set
+ * for its own tuner (a case's metric nccl_tuner says whether it served). */
 static void nccl_settings(char *buf, size_t n)
 {
     const char *v[64];
     size_t k = 0, u = 0;
     for (char **p = environ; p && *p && k < 64; p++)
         if ((!strncmp(*p, "NCCL_", 5) || !strncmp(*p, "NB_NCCL_", 8)) &&
-            strncmp(*p, "NCCL_NVLS_ENABLE=", 17))
+            strncmp(*p, "NCCL_NVLS_ENABLE=", 17) && !own_tuner_setting(*p))
             v[k++] = *p;
     qsort(v, k, sizeof *v, by_name);
     buf[0] = '\0';
