@@ -23,6 +23,7 @@
 #define MAX_G 4
 
 static int gpus;
+static int tuner_expected; /* NCCL_TUNER_PLUGIN unset, NB_NCCL_TUNER unset or ll128 at start */
 
 typedef struct parts {
     size_t G;
@@ -306,12 +307,25 @@ static void test_multi_copy_engine_exchanges_match_cpu(void **state)
         assert_null(m);
     }
     unsetenv("NB_NCCL_EXCHANGE");
+    const char *was = getenv("NB_NCCL_TUNER");
+    char keep[64];
+    snprintf(keep, sizeof keep, "%s", was ? was : "");
+    assert_int_equal(setenv("NB_NCCL_TUNER", "LL128", 1), 0); /* the values are lower case */
+    assert_int_equal(nb_ckks_multi_create(&m, p, v, devices, 2), NB_ERR_INVALID_ARG);
+    assert_non_null(strstr(nb_last_error(), "NB_NCCL_TUNER"));
+    assert_null(m);
+    if (was)
+        setenv("NB_NCCL_TUNER", keep, 1);
+    else
+        unsetenv("NB_NCCL_TUNER");
     nb_ckks_params_destroy(p);
 }
 
 /* A several-GPU case of the stage tier names the NCCL its exchanges ran on
- * (metric nccl_version, NCCL's number: 2.9.0 and later are 20900 and up); a
- * one-GPU case, which needs no NCCL, has none. */
+ * (metric nccl_version, NCCL's number: 2.9.0 and later are 20900 and up)
+ * and whether nttbench's tuner served it (metric nccl_tuner: 1 unless the
+ * environment the test started in named a tuner or turned it off); a
+ * one-GPU case, which needs no NCCL, has neither. */
 static void test_multi_stage_case_names_its_nccl(void **state)
 {
     (void)state;
@@ -342,10 +356,16 @@ static void test_multi_stage_case_names_its_nccl(void **state)
         json_t *m = nb_test_case_json(c);
         assert_true(json_is_object(json_object_get(m, "metrics")));
         json_t *v = json_object_get(json_object_get(m, "metrics"), "nccl_version");
-        if (G == 1)
+        json_t *t = json_object_get(json_object_get(m, "metrics"), "nccl_tuner");
+        if (G == 1) {
             assert_null(v);
-        else if (!json_is_number(v) || json_number_value(v) < 20900)
-            nb_test_fail("gpus=2: nccl_version missing or below 20900");
+            assert_null(t);
+        } else {
+            if (!json_is_number(v) || json_number_value(v) < 20900)
+                nb_test_fail("gpus=2: nccl_version missing or below 20900");
+            if (!json_is_number(t) || json_number_value(t) != (tuner_expected ? 1.0 : 0.0))
+                nb_test_fail("gpus=2: nccl_tuner missing or not %d", tuner_expected);
+        }
         json_decref(m);
     }
     nb_stream_destroy(stream);
@@ -371,6 +391,8 @@ static void test_multi_refuses_bad_device_lists(void **state)
 
 int main(void)
 {
+    const char *t = getenv("NB_NCCL_TUNER");
+    tuner_expected = !getenv("NCCL_TUNER_PLUGIN") && (!t || !*t || !strcmp(t, "ll128"));
     gpus = nb_gpu_count();
     if (gpus < 1) {
         print_message("no GPU: the several-GPU stages are not checked (skip)\n");
