@@ -15,7 +15,7 @@
  * rescale's half-megabyte broadcast (docs/results.md).
  *
  * NCCL opens the library named by NCCL_TUNER_PLUGIN and looks in it for an
- * object of its tuner interface, version 4 (NCCL 2.23 and later load that
+ * object of its tuner interface, version 4 (NCCL 2.28.9 loads that
  * version), under the name ncclTunerPlugin_v4: libnttbench exports it under
  * that name (NCCL's, so without the nb_ prefix), and nb_nccl_tuner_arm points
  * NCCL_TUNER_PLUGIN at libnttbench itself. */
