@@ -197,6 +197,13 @@ typedef struct nb_limb_consts {
     const uint64_t *w, *w_shoup;    /* [count] multiplier and its Shoup value  */
 } nb_limb_consts;
 
+/* A plan over the key switch's packed modUp targets (every digit's, at the
+ * top level) is built only while they are at most this many times the
+ * primes of the plan they come from (about dnum <= 4): each plan holds its
+ * own twiddle tables, and with many digits each digit's own calls are large
+ * already. */
+#define NB_CKKS_EXT_PLAN_MAX_FACTOR 4
+
 /* Inner-product geometry at one level. */
 typedef struct nb_ip_geom {
     size_t n, level, ext_limbs; /* ext_limbs = l+1+alpha */
@@ -208,7 +215,23 @@ typedef struct nb_ip_geom {
     uint32_t chunk;
     unsigned word_bits;
     const uint64_t *prime_q, *prime_mu_lo, *prime_mu_hi; /* full layout [L+1+alpha] */
+    size_t q_first;             /* the whole basis' index of Q limb 0 here (one GPU: 0) */
 } nb_ip_geom;
+
+/* Digit j's own Q limbs among the geometry's Q limbs [0, level+1), which are
+ * limbs [q_first, q_first + level + 1) of the whole basis (digit j: its limbs
+ * [j alpha_digit, (j+1) alpha_digit)): [*lo, *lo + the count returned).
+ * The packed layout holds digit j's targets (the Q limbs below *lo, those
+ * above the digit, then the P limbs) after those of every digit before it:
+ * ext_limbs minus that digit's own count each. */
+NB_HD size_t nb_ip_digit_own(const nb_ip_geom *g, size_t j, size_t *lo)
+{
+    const size_t L1 = g->level + 1, a = j * g->alpha_digit, b = a + g->alpha_digit;
+    const size_t f = a > g->q_first ? a - g->q_first : 0;
+    const size_t e = b > g->q_first ? b - g->q_first : 0;
+    *lo = f < L1 ? f : L1;
+    return (e < L1 ? e : L1) - *lo;
+}
 
 /* Rescale's bring step from level l: the dropped primes' residues r (drop
  * limbs, coefficient form: r_0 mod d0 at r, r_1 mod d1 at r + N) compose

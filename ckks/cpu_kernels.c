@@ -149,12 +149,12 @@ ALWAYS_INLINE void inner_product_impl(const nb_ip_geom *g, void *acc0, void *acc
         const uint64_t q = g->prime_q[pm], ml = g->prime_mu_lo[pm], mh = g->prime_mu_hi[pm];
         const void *src[64];
         const void *k0[64], *k1[64];
-        for (size_t j = 0; j < g->digits; j++) {
-            const size_t first = j * g->alpha_digit;
-            const size_t end = first + g->alpha_digit < L1 ? first + g->alpha_digit : L1;
-            const int in_digit = in && m >= first && m < end;
-            const size_t pos = !g->packed ? j * E + m
-                                          : j * L1 + (m < first ? m : m - (end - first));
+        for (size_t j = 0, off = 0; j < g->digits; j++) {
+            size_t lo;
+            const size_t own = nb_ip_digit_own(g, j, &lo);
+            const int in_digit = in && m >= lo && m < lo + own;
+            const size_t pos = !g->packed ? j * E + m : off + (m < lo ? m : m - own);
+            off += E - own;
             src[j] = in_digit ? adv(in, m * n, w32) : adv(ext, pos * n, w32);
             k0[j] = adv(key, ((2 * j) * key_poly + pm) * n, w32);
             k1[j] = adv(key, ((2 * j + 1) * key_poly + pm) * n, w32);

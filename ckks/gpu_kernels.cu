@@ -488,11 +488,13 @@ __global__ void inner_product_kernel(nb_ip_geom g, T *__restrict__ acc0, T *__re
     for (int v = 0; v < V; v++)
         lo0[v] = hi0[v] = lo1[v] = hi1[v] = 0;
     unsigned k = 0;
+    size_t off = 0; /* packed: digit j's first target */
     for (size_t j = 0; j < g.digits; j++) {
-        const size_t first = j * g.alpha_digit;
-        const size_t end = first + g.alpha_digit < L1 ? first + g.alpha_digit : L1;
-        const bool from_in = in && m >= first && m < end;
-        const size_t pos = !g.packed ? j * E + m : j * L1 + (m < first ? m : m - (end - first));
+        size_t lo;
+        const size_t own = nb_ip_digit_own(&g, j, &lo);
+        const bool from_in = in && m >= lo && m < lo + own;
+        const size_t pos = !g.packed ? j * E + m : off + (m < lo ? m : m - own);
+        off += E - own;
         const T *xs = from_in ? in + m * n + c : ext + pos * n + c;
         const T *k0s = key + ((2 * j) * per + pm) * n + c, *k1s = key + ((2 * j + 1) * per + pm) * n + c;
         uint64_t x[V], k0[V], k1[V];

@@ -186,10 +186,7 @@ static nb_status create_over(nb_ntt **out, const nb_ntt *ntt, const size_t *idx,
 
 /* The extra plans: P primes twice, Q primes twice, and the top level's
  * packed modUp targets (ntt_ext), the latter only while they are at most
- * EXT_PLAN_MAX_FACTOR times the main plan's primes (about dnum <= 4; each
- * plan holds its own twiddle tables, and with many digits each digit's own
- * calls are large already). */
-#define EXT_PLAN_MAX_FACTOR 4
+ * NB_CKKS_EXT_PLAN_MAX_FACTOR times the main plan's primes. */
 static nb_status create_extra_plans(nb_ckks *c, const nb_ntt_variant *variant, void *stream)
 {
     const nb_ckks_params *p = c->p;
@@ -211,7 +208,7 @@ static nb_status create_extra_plans(nb_ckks *c, const nb_ntt_variant *variant, v
             if (i < first || i >= first + count)
                 idx[k++] = i;
     }
-    if (s == NB_OK && k <= EXT_PLAN_MAX_FACTOR * E)
+    if (s == NB_OK && k <= NB_CKKS_EXT_PLAN_MAX_FACTOR * E)
         s = create_over(&c->ntt_ext, c->ntt, idx, k, variant, stream);
     free(idx);
     return s;
