@@ -38,6 +38,17 @@ size_t nb_multi_modup_plan(const nb_ckks_params *p, size_t level, size_t G, cons
                            const size_t *nq, size_t *group, unsigned char *order,
                            unsigned char *recv);
 
+/* The key switch's packed modUp layout on a device owning the Q limbs
+ * [qa, qa + nq) of level l and np P limbs (plan indices: Q limbs 0..nq-1,
+ * then P limbs nq..nq+np-1): digit j's targets, its owned Q limbs below
+ * the digit, those above it, then the P limbs, at limbs [off[j], off[j+1])
+ * (off: D + 1 entries, D = nb_ckks_digits(p, level)); idx[k] (when not
+ * NULL) = the plan index of limb k. The digit's own limbs are not held
+ * (the inner product reads them from its input: nb_ip_digit_own). Returns
+ * off[D], the limbs of the layout. */
+size_t nb_multi_ext_layout(const nb_ckks_params *p, size_t level, size_t qa, size_t nq,
+                           size_t np, size_t *off, size_t *idx);
+
 #if defined(NB_HAVE_CUDA) && defined(NB_HAVE_NCCL)
 #define NB_MULTI_GPU 1
 #include <cuda_runtime_api.h>
@@ -55,6 +66,7 @@ typedef struct part {
     nb_ntt *ntt;              /* owned Q primes, then owned P primes */
     nb_ntt *ntt_side;         /* the same primes, for the side stream (one plan, one stream) */
     nb_ntt *ntt_qq;           /* owned Q primes twice (modDown's two polynomials) */
+    nb_ntt *ntt_ext;          /* the packed modUp layout's primes at the top level */
     nb_buffer *consts;        /* the blob, then [nq+np] x {q, mu_lo, mu_hi} in plan order */
     const uint64_t *base, *local_q, *local_mu_lo, *local_mu_hi;
     nb_buffer *scratch;
@@ -105,6 +117,30 @@ static inline void *nb_multi_at(const nb_ckks_multi *m, const void *p, size_t li
 {
     return (char *)(uintptr_t)p + limbs * m->limb_bytes;
 }
+
+/* `stream` (NULL: the first device's compute stream) waits for every
+ * device's compute stream (ckks/multi_step.c, as the three below); ends
+ * with the first device current. */
+nb_status nb_multi_join_into(nb_ckks_multi *m, void *stream);
+/* The end of a step on every device: with a hook, `stream`
+ * waits for every device's compute stream and the hook marks `name` (an NTT
+ * step of `limbs` limb transforms when is_ntt, inverse ones when inverse). */
+nb_status nb_multi_step(nb_ckks_multi *m, const nb_ckks_hook *h, void *stream, const char *name,
+                        int is_ntt, size_t limbs, int inverse);
+/* dst = iNTT of part d's limbs [first, first + count) (plan indices) of src,
+ * on its compute stream. */
+nb_status nb_multi_inverse_into(nb_ckks_multi *m, part *d, void *dst, const void *src,
+                                size_t first, size_t count);
+/* The conversion desc onto part d's targets [t0, t0 + count) of it, on s. */
+nb_status nb_multi_conv_on(const nb_ckks_multi *m, const part *d, cudaStream_t s,
+                           const nb_conv_desc *desc, size_t t0, size_t count, const nb_polys *io);
+/* modUp of every digit of level l (ckks/multi_modup.c): digit j's local poly
+ * over B_l at out[i] + j * (nq_l + np) limbs of device i, or with `packed`
+ * (the top level; every part has ntt_ext) its targets alone at
+ * nb_multi_ext_layout's offsets, all in NTT form. Ends with every compute
+ * stream after every exchange of the call. */
+nb_status nb_multi_modup(nb_ckks_multi *m, size_t level, void *const *out, const void *const *in,
+                         int packed, const nb_ckks_hook *h, void *stream);
 
 /* Starts exchange k of a call (ckks/multi_exchange.c): limbs [off_r, off_r +
  * cnt_r) of buf (per device) from device r to all, on the communication

@@ -1,8 +1,9 @@
-/* modUp's exchange schedule on several GPUs (ckks/multi.h): the limbs of a
- * digit a device owns, which digits leave together and the order in which
- * each device converts them. Plain C on the partition alone, so that it
- * builds and is tested without CUDA or NCCL; ckks/multi.c queues the
- * exchanges and the waits it says. */
+/* modUp's schedule on several GPUs (ckks/multi.h): the limbs of a digit a
+ * device owns, which digits leave together, the order in which each device
+ * converts them, and where the key switch's packed layout puts each digit's
+ * targets. Plain C on the partition alone, so that it builds and is tested
+ * without CUDA or NCCL; ckks/multi_modup.c queues the exchanges and the
+ * waits it says. */
 #include <string.h>
 
 #include "ckks/multi.h"
@@ -56,4 +57,25 @@ size_t nb_multi_modup_plan(const nb_ckks_params *p, size_t level, size_t G, cons
                     od[n++] = (unsigned char)j;
     }
     return ng;
+}
+
+size_t nb_multi_ext_layout(const nb_ckks_params *p, size_t level, size_t qa, size_t nq,
+                           size_t np, size_t *off, size_t *idx)
+{
+    const size_t digits = nb_ckks_digits(p, level);
+    size_t k = 0;
+    for (size_t j = 0; j < digits; j++) {
+        size_t lo;
+        const size_t own = nb_multi_digit_owned(p, level, j, qa, nq, &lo);
+        off[j] = k;
+        for (size_t i = 0; i < nq + np; i++) {
+            if (own && i >= lo - qa && i < lo - qa + own)
+                continue;
+            if (idx)
+                idx[k] = i;
+            k++;
+        }
+    }
+    off[digits] = k;
+    return k;
 }

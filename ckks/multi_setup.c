@@ -55,6 +55,7 @@ static void part_free(part *d)
     nb_ntt_destroy(d->ntt);
     nb_ntt_destroy(d->ntt_side);
     nb_ntt_destroy(d->ntt_qq);
+    nb_ntt_destroy(d->ntt_ext);
     nb_buffer_destroy(d->consts);
     nb_buffer_destroy(d->scratch);
     cudaEvent_t ev[4] = {d->ev_fork, d->ev_done, d->ev_ready, d->ev_side};
@@ -153,6 +154,17 @@ static nb_status part_create(nb_ckks_multi *m, part *d, const nb_ntt_variant *va
     if (s == NB_OK)
         s = nb_ntt_create(&d->ntt_qq, variant, p->log_n, qq, NULL, 2 * d->nq, d->stream);
     free(qq);
+    size_t off[NB_MULTI_TIMED + 1], ne = nb_multi_ext_layout(p, Q - 1, d->qa, d->nq, d->np, off,
+                                                             NULL);
+    size_t *ix = ne <= NB_CKKS_EXT_PLAN_MAX_FACTOR * own ? malloc(ne * 2 * sizeof *ix) : NULL;
+    if (ix && s == NB_OK) { /* the packed layout's primes (ix + ne: as uint64_t) */
+        uint64_t *xp = (uint64_t *)(ix + ne);
+        nb_multi_ext_layout(p, Q - 1, d->qa, d->nq, d->np, off, ix);
+        for (size_t k = 0; k < ne; k++)
+            xp[k] = h[ix[k]];
+        s = nb_ntt_create(&d->ntt_ext, variant, p->log_n, xp, NULL, ne, d->stream);
+    }
+    free(ix);
     if (s == NB_OK)
         s = nb_buffer_create(&d->consts, NB_BACKEND_GPU, (words + extra) * sizeof(uint64_t));
     if (s == NB_OK)

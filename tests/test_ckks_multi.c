@@ -1,14 +1,16 @@
 /* The several-GPU pipelines' refusals that need no GPU: a CPU variant, no
  * devices, a device list of the wrong length for the set, and every entry
- * point on a NULL object, each with its status and a message; and modUp's
- * exchange schedule, which is plain C on the partition (the GPU behaviour
- * is test_gpu_multi's). */
+ * point on a NULL object, each with its status and a message; modUp's
+ * exchange schedule, which is plain C on the partition; and the key
+ * switch's packed layout on one device's part, through the CPU inner
+ * product (the GPU behaviour is test_gpu_multi's). */
 #include <string.h>
 
 #include "ckks/ckks.h"
+#include "ckks/consts.h"
 #include "ckks/multi.h"
+#include "ckksutil.h"
 #include "core/device.h"
-#include "testutil.h"
 
 static nb_ckks_params *tiny(void)
 {
@@ -183,6 +185,177 @@ static void test_modup_plan_holds_on_every_split(void **state)
     }
 }
 
+/* ---- the key switch's packed layout on a part ---- */
+
+static size_t ws(int w32) { return w32 ? 4 : 8; }
+static void *limb_at(void *a, size_t limb, size_t n, int w32)
+{
+    return (char *)a + limb * n * ws(w32);
+}
+static uint64_t word(const void *a, size_t i, int w32)
+{
+    return w32 ? ((const uint32_t *)a)[i] : ((const uint64_t *)a)[i];
+}
+/* a[0..words) in the set's word size, in a new buffer (free() it). */
+static void *as_words(const uint64_t *a, size_t words, int w32)
+{
+    void *b = malloc(words * ws(w32) + 1);
+    assert_non_null(b);
+    for (size_t i = 0; i < words; i++)
+        if (w32)
+            ((uint32_t *)b)[i] = (uint32_t)a[i];
+        else
+            ((uint64_t *)b)[i] = a[i];
+    return b;
+}
+static void *poisoned(size_t words, int w32)
+{
+    void *b = malloc(words * ws(w32) + 1);
+    assert_non_null(b);
+    memset(b, 0xa5, words * ws(w32));
+    return b;
+}
+
+typedef struct whole { /* one level's inputs and the whole basis' inner product */
+    const nb_ckks_params *p;
+    size_t level, E, D;
+    int w32;
+    void *ext, *in, *key, *r0, *r1; /* ext unpacked: digit j's poly over B_l at j E */
+} whole;
+
+/* The part owning Q limbs [qa, qa + nqt) (nq of them below level + 1) and P
+ * limbs [pa, pa + np): its packed targets, its key, its primes and its
+ * input, through the CPU inner product with the part's geometry, against
+ * the whole basis' result for the same limbs. */
+static void check_part(const whole *w, size_t qa, size_t nqt, size_t nq, size_t pa, size_t np)
+{
+    const nb_ckks_params *p = w->p;
+    const nb_ckks_consts *k = p->consts;
+    const size_t n = p->n, Q = p->q_count, per = Q + p->alpha, own = nqt + np, D = w->D;
+    const size_t L1 = w->level + 1, E = w->E, loc = nq + np;
+    const int w32 = w->w32;
+    size_t off[65], idx[64 * 64];
+    const size_t total = nb_multi_ext_layout(p, w->level, qa, nq, np, off, idx);
+    assert_true(D < 65 && total <= D * loc && total <= 64 * 64);
+    assert_int_equal(off[0], 0);
+    void *ext = poisoned(total * n, w32), *key = poisoned(2 * D * own * n, w32);
+    for (size_t j = 0; j < D; j++) {
+        size_t lo;
+        const size_t mine = nb_multi_digit_owned(p, w->level, j, qa, nq, &lo);
+        assert_int_equal(off[j + 1] - off[j], loc - mine);
+        for (size_t t = off[j]; t < off[j + 1]; t++) { /* local index -> the whole basis' */
+            const size_t i = idx[t], g = i < nq ? qa + i : L1 + pa + (i - nq);
+            assert_true(i < loc && !(mine && i >= lo - qa && i < lo - qa + mine));
+            memcpy(limb_at(ext, t, n, w32), limb_at(w->ext, j * E + g, n, w32), n * ws(w32));
+        }
+        for (size_t c = 0; c < 2; c++)
+            for (size_t i = 0; i < own; i++) {
+                const size_t f = i < nqt ? qa + i : Q + pa + (i - nqt);
+                memcpy(limb_at(key, (2 * j + c) * own + i, n, w32),
+                       limb_at(w->key, (2 * j + c) * per + f, n, w32), n * ws(w32));
+            }
+    }
+    uint64_t pq[3][128];
+    for (size_t i = 0; i < own; i++) {
+        const size_t f = i < nqt ? qa + i : Q + pa + (i - nqt);
+        pq[0][i] = k->blob[k->prime_q + f];
+        pq[1][i] = k->blob[k->prime_mu_lo + f];
+        pq[2][i] = k->blob[k->prime_mu_hi + f];
+    }
+    const nb_ip_geom g = {.n = n, .level = nq - 1, .ext_limbs = loc, .q_count = nqt,
+                          .alpha = np, .digits = D, .alpha_digit = p->alpha, .packed = 1,
+                          .chunk = k->ip_chunk, .word_bits = p->word_bits, .prime_q = pq[0],
+                          .prime_mu_lo = pq[1], .prime_mu_hi = pq[2], .q_first = qa};
+    void *a0 = poisoned(loc * n, w32), *a1 = poisoned(loc * n, w32);
+    assert_int_equal(nb_cpu_inner_product(&g, a0, a1, limb_at(a1, nq, n, w32), ext,
+                                          limb_at(w->in, qa, n, w32), key),
+                     NB_OK);
+    for (size_t m = 0; m < loc; m++) {
+        const size_t gm = m < nq ? qa + m : L1 + pa + (m - nq);
+        for (size_t c = 0; c < n; c++)
+            if (word(a0, m * n + c, w32) != word(w->r0, gm * n + c, w32) ||
+                word(a1, m * n + c, w32) != word(w->r1, gm * n + c, w32))
+                fail_msg("level %zu, part Q [%zu, +%zu) P [%zu, +%zu): limb %zu index %zu",
+                         w->level, qa, nq, pa, np, m, c);
+    }
+    free(ext);
+    free(key);
+    free(a0);
+    free(a1);
+}
+
+/* A random split of `total` limbs into G ranges of at least one: first and
+ * length of each. */
+static void random_split(size_t total, size_t G, size_t *first, size_t *len)
+{
+    size_t left = total;
+    for (size_t i = 0; i < G; i++) {
+        const size_t most = left - (G - 1 - i);
+        len[i] = i + 1 == G ? left : 1 + (size_t)nb_test_rand_below(most);
+        first[i] = total - left;
+        left -= len[i];
+    }
+}
+
+static void test_packed_inner_product_on_every_split(void **state)
+{
+    (void)state;
+    static const char *const sets[] = {"test-small", "test-small-w32"};
+    for (size_t s = 0; s < 2; s++) {
+        nb_ckks_params *p = NULL;
+        assert_int_equal(nb_ckks_params_from_preset(&p, sets[s]), NB_OK);
+        const nb_ckks_consts *k = p->consts;
+        const size_t n = p->n, Q = p->q_count, A = p->alpha, per = Q + A;
+        const int w32 = p->word_bits == 32;
+        uint64_t *key64 = random_key(p);
+        for (size_t level = 0; level < Q; level++) {
+            whole w = {.p = p, .level = level, .E = level + 1 + A, .w32 = w32};
+            w.D = nb_ckks_digits(p, level);
+            const size_t L1 = level + 1, E = w.E, D = w.D;
+            uint64_t basis[128], *ext = alloc_poison(D * E * n), *in = alloc_poison(L1 * n);
+            nb_ckks_basis_ext(p, level, basis);
+            for (size_t j = 0; j < D; j++)
+                nb_test_fill_residues(ext + j * E * n, n, basis, E);
+            for (size_t m = 0; m < L1; m++) /* a digit's own limbs are the input's */
+                memcpy(in + m * n, ext + ((m / A) * E + m) * n, n * sizeof *in);
+            w.ext = as_words(ext, D * E * n, w32);
+            w.in = as_words(in, L1 * n, w32);
+            w.key = as_words(key64, 2 * p->dnum * per * n, w32);
+            w.r0 = poisoned(E * n, w32);
+            w.r1 = poisoned(E * n, w32);
+            const nb_ip_geom g = {.n = n, .level = level, .ext_limbs = E, .q_count = Q,
+                                  .alpha = A, .digits = D, .alpha_digit = A,
+                                  .chunk = k->ip_chunk, .word_bits = p->word_bits,
+                                  .prime_q = k->blob + k->prime_q,
+                                  .prime_mu_lo = k->blob + k->prime_mu_lo,
+                                  .prime_mu_hi = k->blob + k->prime_mu_hi};
+            assert_int_equal(nb_cpu_inner_product(&g, w.r0, w.r1, limb_at(w.r1, L1, n, w32),
+                                                  w.ext, NULL, w.key),
+                             NB_OK);
+            for (size_t G = 1; G <= A && G <= Q; G++)
+                for (size_t trial = 0; trial < 4; trial++) {
+                    size_t qa[8], len[8], pa[8], np[8];
+                    random_split(Q, G, qa, len);
+                    random_split(A, G, pa, np);
+                    for (size_t i = 0; i < G; i++) {
+                        const size_t nq = qa[i] > level ? 0
+                                          : qa[i] + len[i] > L1 ? L1 - qa[i] : len[i];
+                        check_part(&w, qa[i], len[i], nq, pa[i], np[i]);
+                    }
+                }
+            free(ext);
+            free(in);
+            free(w.ext);
+            free(w.in);
+            free(w.key);
+            free(w.r0);
+            free(w.r1);
+        }
+        free(key64);
+        nb_ckks_params_destroy(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_multi_calls_on_null_fail_cleanly),
         cmocka_unit_test(test_modup_plan_on_two_and_four_devices),
         cmocka_unit_test(test_modup_plan_holds_on_every_split),
+        cmocka_unit_test(test_packed_inner_product_on_every_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
