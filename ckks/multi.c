@@ -62,6 +62,58 @@ static nb_status conv(const nb_ckks_multi *m, const part *d, const nb_conv_desc 
 
 /* ---- the steps ---- */
 
+/* The last steps of modDown and rescale on every part: the forward NTT of
+ * t[k] (k < polys; the part's Q limbs below level + 1) and out[k] = (x[k] -
+ * t[k]) w mod q, w and its Shoup companions the blob's arrays at w_off and
+ * ws_off from the part's first Q limb; fused into the transform's last
+ * kernel when the variant offers it (one step "ntt-scalar"), else the
+ * transform then the subtract-and-scale pass (steps "ntt" and "scalar"), as
+ * the one-GPU pipeline does. Two polynomials over all the part's Q limbs
+ * take one call (t[1] = t[0] + nq, ntt_qq). */
+static nb_status ntt_scale(nb_ckks_multi *m, size_t level, unsigned polys, void *const *out[2],
+                           const void *const *x[2], size_t w_off, size_t ws_off,
+                           const nb_ckks_hook *h, void *stream)
+{
+    const int fused = nb_ntt_has_sub_scale(m->d[0].ntt);
+    for (size_t i = 0; i < m->G; i++) {
+        part *d = &m->d[i];
+        NB_TRY(nb_multi_use(d));
+        const size_t nq = nb_multi_nq_at(d, level);
+        const uint64_t *w = d->base + w_off + d->qa, *ws = d->base + ws_off + d->qa;
+        const int one = polys == 2 && nq == d->nq;
+        if (!nq)
+            continue;
+        if (fused && one) {
+            const nb_ntt_sub_scale e = {{out[0][i], out[1][i]}, {x[0][i], x[1][i]}, nq, w, ws};
+            NB_TRY(nb_ntt_forward_sub_scale(d->ntt_qq, d->t[0], &e, 0, 2 * nq, d->stream));
+        } else if (one) {
+            NB_TRY(nb_ntt_forward(d->ntt_qq, d->t[0], 0, 2 * nq, d->stream));
+        }
+        for (unsigned k = 0; k < polys && !one; k++) {
+            const nb_ntt_sub_scale e = {{out[k][i], out[k][i]}, {x[k][i], x[k][i]}, nq, w, ws};
+            NB_TRY(fused ? nb_ntt_forward_sub_scale(d->ntt, d->t[k], &e, 0, nq, d->stream)
+                         : forward(d, d->t[k], 0, nq));
+        }
+    }
+    if (fused)
+        return nb_multi_step(m, h, stream, "ntt-scalar", 1, polys * (level + 1), 0);
+    NB_TRY(nb_multi_step(m, h, stream, "ntt", 1, polys * (level + 1), 0));
+    for (size_t i = 0; i < m->G; i++) {
+        part *d = &m->d[i];
+        NB_TRY(nb_multi_use(d));
+        const size_t nq = nb_multi_nq_at(d, level);
+        if (!nq)
+            continue;
+        const nb_limb_consts c = {d->base + m->k->prime_q + d->qa, d->base + w_off + d->qa,
+                                  d->base + ws_off + d->qa};
+        const nb_polys io = {{out[0][i], polys > 1 ? out[1][i] : NULL},
+                             {x[0][i], polys > 1 ? x[1][i] : NULL},
+                             {d->t[0], d->t[1]}, polys, m->word_bits};
+        NB_TRY(nb_gpu_sub_mul(&c, &io, nq, m->p->n, d->stream));
+    }
+    return nb_multi_step(m, h, stream, "scalar", 0, 0, 0);
+}
+
 /* modDown of `polys` local polys over B_l a[k][i] into out[k][i] (local
  * polys over Q_l), in two halves so that the caller can queue work between
  * them (the key switch: the inner product's Q limbs): moddown_send takes each
@@ -110,32 +162,7 @@ static nb_status moddown_finish(nb_ckks_multi *m, size_t level, unsigned polys,
         }
         NB_TRY(nb_multi_step(m, h, stream, "conv", 0, 0, 0));
     }
-    for (size_t i = 0; i < m->G; i++) {
-        part *d = &m->d[i];
-        NB_TRY(nb_multi_use(d));
-        const size_t nq = nb_multi_nq_at(d, level);
-        if (polys == 2 && nq == d->nq && nq) { /* t[1] = t[0] + nq: one call */
-            NB_TRY(nb_ntt_forward(d->ntt_qq, d->t[0], 0, 2 * nq, d->stream));
-            continue;
-        }
-        for (unsigned k = 0; k < polys; k++)
-            NB_TRY(forward(d, d->t[k], 0, nq));
-    }
-    NB_TRY(nb_multi_step(m, h, stream, "ntt", 1, polys * (level + 1), 0));
-    for (size_t i = 0; i < m->G; i++) {
-        part *d = &m->d[i];
-        NB_TRY(nb_multi_use(d));
-        const size_t nq = nb_multi_nq_at(d, level);
-        if (!nq)
-            continue;
-        const nb_limb_consts c = {d->base + m->k->prime_q + d->qa, d->base + m->k->p_inv + d->qa,
-                                  d->base + m->k->p_inv_shoup + d->qa};
-        const nb_polys io = {{out[0][i], polys > 1 ? out[1][i] : NULL},
-                             {a[0][i], polys > 1 ? a[1][i] : NULL},
-                             {d->t[0], d->t[1]}, polys, m->word_bits};
-        NB_TRY(nb_gpu_sub_mul(&c, &io, nq, m->p->n, d->stream));
-    }
-    return nb_multi_step(m, h, stream, "scalar", 0, 0, 0);
+    return ntt_scale(m, level, polys, out, a, m->k->p_inv, m->k->p_inv_shoup, h, stream);
 }
 
 /* The key-switch inner product into acc[0], acc[1] of the output limbs `which`
@@ -205,25 +232,11 @@ static nb_status rescale(nb_ckks_multi *m, size_t level, int round, void *const 
         NB_TRY(nb_gpu_rescale_bring(&a, d->t[0], d->gr, d->stream));
     }
     NB_TRY(nb_multi_step(m, h, stream, "conv", 0, 0, 0));
-    for (size_t i = 0; i < m->G; i++) {
-        NB_TRY(nb_multi_use(&m->d[i]));
-        NB_TRY(forward(&m->d[i], m->d[i].t[0], 0, nb_multi_nq_at(&m->d[i], keep - 1)));
-    }
-    NB_TRY(nb_multi_step(m, h, stream, "ntt", 1, keep, 0));
     const size_t Q = m->p->q_count;
-    for (size_t i = 0; i < m->G; i++) {
-        part *d = &m->d[i];
-        NB_TRY(nb_multi_use(d));
-        const size_t nk = nb_multi_nq_at(d, keep - 1);
-        if (!nk)
-            continue;
-        const nb_limb_consts c = {d->base + m->k->prime_q + d->qa,
-                                  d->base + m->k->ql_inv + level * Q + d->qa,
-                                  d->base + m->k->ql_inv_shoup + level * Q + d->qa};
-        const nb_polys io = {{out[i], NULL}, {in[i], NULL}, {d->t[0], NULL}, 1, m->word_bits};
-        NB_TRY(nb_gpu_sub_mul(&c, &io, nk, m->p->n, d->stream));
-    }
-    return nb_multi_step(m, h, stream, "scalar", 0, 0, 0);
+    void *const *o[2] = {out, NULL};
+    const void *const *x[2] = {in, NULL};
+    return ntt_scale(m, keep - 1, 1, o, x, m->k->ql_inv + level * Q, m->k->ql_inv_shoup + level * Q,
+                     h, stream);
 }
 
 /* ---- the public calls ---- */
