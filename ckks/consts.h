@@ -216,6 +216,9 @@ typedef struct nb_ip_geom {
     unsigned word_bits;
     const uint64_t *prime_q, *prime_mu_lo, *prime_mu_hi; /* full layout [L+1+alpha] */
     size_t q_first;             /* the whole basis' index of Q limb 0 here (one GPU: 0) */
+    int part;                   /* 1: one device's part of the basis (q_first, digit by digit
+                                   offsets: nb_ip_digit_own); 0: the whole basis, where the
+                                   GPU kernel takes the shorter form of the same offsets */
 } nb_ip_geom;
 
 /* Digit j's own Q limbs among the geometry's Q limbs [0, level+1), which are

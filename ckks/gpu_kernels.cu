@@ -466,8 +466,10 @@ namespace {
  * bits (products below 2^62), reduced every 4, with V = 4 (16-byte
  * accesses) when every pointer allows it. The key and the modUp outputs are
  * each read once, with streaming (evict-first) hints, so that the
- * accumulators written here, which modDown reads next, keep the L2. */
-template <class T, int V>
+ * accumulators written here, which modDown reads next, keep the L2. PART:
+ * the geometry is one device's part (nb_ip_geom.part); the whole basis'
+ * kernel keeps the shorter offsets, which issue fewer instructions. */
+template <class T, int V, bool PART>
 __global__ void inner_product_kernel(nb_ip_geom g, T *__restrict__ acc0, T *__restrict__ acc1,
                                      T *__restrict__ acc1_p, const T *__restrict__ ext,
                                      const T *__restrict__ in, const T *__restrict__ key)
@@ -488,13 +490,22 @@ __global__ void inner_product_kernel(nb_ip_geom g, T *__restrict__ acc0, T *__re
     for (int v = 0; v < V; v++)
         lo0[v] = hi0[v] = lo1[v] = hi1[v] = 0;
     unsigned k = 0;
-    size_t off = 0; /* packed: digit j's first target */
+    [[maybe_unused]] size_t off = 0; /* PART, packed: digit j's first target */
     for (size_t j = 0; j < g.digits; j++) {
-        size_t lo;
-        const size_t own = nb_ip_digit_own(&g, j, &lo);
-        const bool from_in = in && m >= lo && m < lo + own;
-        const size_t pos = !g.packed ? j * E + m : off + (m < lo ? m : m - own);
-        off += E - own;
+        bool from_in;
+        size_t pos;
+        if constexpr (PART) {
+            size_t lo;
+            const size_t own = nb_ip_digit_own(&g, j, &lo);
+            from_in = in && m >= lo && m < lo + own;
+            pos = !g.packed ? j * E + m : off + (m < lo ? m : m - own);
+            off += E - own;
+        } else { /* the whole basis: every digit before j has l+1 targets */
+            const size_t first = j * g.alpha_digit;
+            const size_t end = first + g.alpha_digit < L1 ? first + g.alpha_digit : L1;
+            from_in = in && m >= first && m < end;
+            pos = !g.packed ? j * E + m : j * L1 + (m < first ? m : m - (end - first));
+        }
         const T *xs = from_in ? in + m * n + c : ext + pos * n + c;
         const T *k0s = key + ((2 * j) * per + pm) * n + c, *k1s = key + ((2 * j + 1) * per + pm) * n + c;
         uint64_t x[V], k0[V], k1[V];
@@ -552,9 +563,14 @@ nb_status inner_product_as(const nb_ip_geom *g, void *acc0, void *acc1, void *ac
 {
     const size_t per = (size_t)EW_THREADS * V;
     dim3 grid((unsigned)((g->n + per - 1) / per), (unsigned)(g->limbs ? g->limbs : g->ext_limbs));
-    NB_TRY(launch_pdl(inner_product_kernel<T, V>, grid, EW_THREADS, 0, (cudaStream_t)stream, *g,
-                      (T *)acc0, (T *)acc1, (T *)acc1_p, (const T *)ext, (const T *)in,
-                      (const T *)key));
+    if (g->part)
+        NB_TRY(launch_pdl(inner_product_kernel<T, V, true>, grid, EW_THREADS, 0,
+                          (cudaStream_t)stream, *g, (T *)acc0, (T *)acc1, (T *)acc1_p,
+                          (const T *)ext, (const T *)in, (const T *)key));
+    else
+        NB_TRY(launch_pdl(inner_product_kernel<T, V, false>, grid, EW_THREADS, 0,
+                          (cudaStream_t)stream, *g, (T *)acc0, (T *)acc1, (T *)acc1_p,
+                          (const T *)ext, (const T *)in, (const T *)key));
     NB_CUDA_LAUNCH_CHECK();
     return NB_OK;
 }

@@ -193,6 +193,7 @@ static nb_status inner_product(nb_ckks_multi *m, size_t level, const void *const
             .first_limb = which == IP_P ? nq : 0,
             .limbs = which == IP_P ? d->np : nq,
             .q_first = d->qa,
+            .part = 1,
         };
         if (!g.limbs)
             continue;
