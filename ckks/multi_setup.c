@@ -146,25 +146,25 @@ static nb_status part_create(nb_ckks_multi *m, part *d, const nb_ntt_variant *va
     nb_status s = nb_ntt_create(&d->ntt, variant, p->log_n, h, NULL, own, d->stream);
     if (s == NB_OK && m->G > 1)
         s = nb_ntt_create(&d->ntt_side, variant, p->log_n, h, NULL, own, d->stream);
-    uint64_t *qq = malloc(2 * d->nq * sizeof *qq);
+    /* the Q primes twice, then the packed layout's primes (its plan indices at ix) */
+    size_t off[NB_MULTI_TIMED + 1];
+    const size_t ne = nb_multi_ext_layout(p, Q - 1, d->qa, d->nq, d->np, off, NULL);
+    uint64_t *qq = malloc((2 * d->nq + ne) * sizeof *qq + ne * sizeof(size_t));
     if (!qq)
         s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_multi_create: out of host memory");
     for (size_t i = 0; qq && i < 2 * d->nq; i++)
         qq[i] = p->primes[d->qa + i % d->nq];
     if (s == NB_OK)
         s = nb_ntt_create(&d->ntt_qq, variant, p->log_n, qq, NULL, 2 * d->nq, d->stream);
-    free(qq);
-    size_t off[NB_MULTI_TIMED + 1], ne = nb_multi_ext_layout(p, Q - 1, d->qa, d->nq, d->np, off,
-                                                             NULL);
-    size_t *ix = ne <= NB_CKKS_EXT_PLAN_MAX_FACTOR * own ? malloc(ne * 2 * sizeof *ix) : NULL;
-    if (ix && s == NB_OK) { /* the packed layout's primes (ix + ne: as uint64_t) */
-        uint64_t *xp = (uint64_t *)(ix + ne);
+    if (s == NB_OK && ne <= NB_CKKS_EXT_PLAN_MAX_FACTOR * own) {
+        uint64_t *xp = qq + 2 * d->nq;
+        size_t *ix = (size_t *)(xp + ne);
         nb_multi_ext_layout(p, Q - 1, d->qa, d->nq, d->np, off, ix);
         for (size_t k = 0; k < ne; k++)
             xp[k] = h[ix[k]];
         s = nb_ntt_create(&d->ntt_ext, variant, p->log_n, xp, NULL, ne, d->stream);
     }
-    free(ix);
+    free(qq);
     if (s == NB_OK)
         s = nb_buffer_create(&d->consts, NB_BACKEND_GPU, (words + extra) * sizeof(uint64_t));
     if (s == NB_OK)
