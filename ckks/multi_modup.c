@@ -2,8 +2,8 @@
  * limbs of every digit to coefficient form and out to the others in the
  * exchanges ckks/multi_plan.c schedules, then on each device the conversion
  * onto its own targets and their forward NTTs, digit by digit on two
- * streams in turn, or for the key switch's packed layout in one call at the
- * end. */
+ * streams in turn; in the key switch's packed layout the transforms grouped
+ * into fewer calls (nb_multi_modup's contract). */
 #include <stdint.h>
 
 #include "ckks/multi.h"
@@ -62,7 +62,8 @@ static nb_status modup_digit_conv(nb_ckks_multi *m, part *d, lane l, size_t leve
     const void *src = nb_multi_at(m, d->gq, first);
     /* owned limbs of the digit: the input itself */
     const size_t c0 = qa > first ? qa : first, c1 = qe < after ? qe : after;
-    const size_t skip = packed && c1 > c0 ? c1 - c0 : 0; /* limbs not held after the digit */
+    /* packed: the digit's own limbs are not held, so those after them sit that much lower */
+    const size_t skip = packed && c1 > c0 ? c1 - c0 : 0;
     if (c1 > c0 && !packed)
         NB_TRY(nb_gpu_copy(nb_multi_at(m, out, c0 - qa), nb_multi_at(m, in, c0 - qa),
                            (c1 - c0) * m->limb_bytes, l.s));
@@ -124,18 +125,19 @@ static lane digit_lane(const part *d, int two, size_t p)
  * out[i] + j * (nq_l + np) limbs, transformed in one or two calls per digit
  * (the owned limbs on either side of the digit's own), or with `packed` (the
  * key switch at the top level, every part with ntt_ext) its targets alone in
- * nb_multi_ext_layout's layout, one call per digit on 32-bit words and on
- * 64-bit words one for each run of received digits at the end, as the
- * one-GPU pipeline groups them (a digit's own calls fill a fraction of a
- * wave on one device's share of the limbs). The devices' limbs of each exchange's
- * digits go to coefficient form and leave while those of the next are
- * transformed; each device then converts and transforms first the digits
- * it holds whole, then the others as their exchanges complete, so that it
- * waits only for limbs it has not got. On several devices and without a
- * hook the digits take two lanes in turn (digit_lane); a hook's marks keep
- * every step on the compute stream. At the end every compute stream has
- * waited for the side stream and every exchange (the gathered limbs'
- * buffers are free). */
+ * nb_multi_ext_layout's layout: on 32-bit words each digit in one call once
+ * converted, on 64-bit words a digit held whole so and the received digits
+ * in one call per run of them at the end, as the one-GPU pipeline groups its
+ * calls (a digit's own calls fill a fraction of a wave on one device's share
+ * of the limbs). The devices' limbs of each exchange's digits go to
+ * coefficient form and leave while those of the next are transformed; each
+ * device then converts and transforms first the digits it holds whole, then
+ * the others as their exchanges complete, so that it waits only for limbs it
+ * has not got. On several devices and without a hook the digits take two
+ * lanes in turn (digit_lane; calls on the packed plan ordered across them);
+ * a hook's marks keep every step on the compute stream. At the end every
+ * compute stream has waited for the side stream and every exchange (the
+ * gathered limbs' buffers are free). */
 nb_status nb_multi_modup(nb_ckks_multi *m, size_t level, void *const *out, const void *const *in,
                          int packed, const nb_ckks_hook *h, void *stream)
 {
