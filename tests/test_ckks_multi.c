@@ -6,6 +6,7 @@
  * product (the GPU behaviour is test_gpu_multi's). */
 #include <string.h>
 
+#include "bench/tiers/ntt.h"
 #include "ckks/ckks.h"
 #include "ckks/consts.h"
 #include "ckks/multi.h"
@@ -201,11 +202,7 @@ static void *as_words(const uint64_t *a, size_t words, int w32)
 {
     void *b = malloc(words * ws(w32) + 1);
     assert_non_null(b);
-    for (size_t i = 0; i < words; i++)
-        if (w32)
-            ((uint32_t *)b)[i] = (uint32_t)a[i];
-        else
-            ((uint64_t *)b)[i] = a[i];
+    nb_words_from_u64(b, a, words, w32 ? 32 : 64);
     return b;
 }
 static void *poisoned(size_t words, int w32)
