@@ -67,6 +67,7 @@ typedef struct part {
     nb_ntt *ntt_side;         /* the same primes, for the side stream (one plan, one stream) */
     nb_ntt *ntt_qq;           /* owned Q primes twice (modDown's two polynomials) */
     nb_ntt *ntt_ext;          /* the packed modUp layout's primes at the top level */
+    size_t ext_off[NB_MULTI_TIMED + 1]; /* that layout's digit offsets (nb_multi_ext_layout) */
     nb_buffer *consts;        /* the blob, then [nq+np] x {q, mu_lo, mu_hi} in plan order */
     const uint64_t *base, *local_q, *local_mu_lo, *local_mu_hi;
     nb_buffer *scratch;
@@ -137,7 +138,7 @@ nb_status nb_multi_conv_on(const nb_ckks_multi *m, const part *d, cudaStream_t s
 /* modUp of every digit of level l (ckks/multi_modup.c): digit j's local poly
  * over B_l at out[i] + j * (nq_l + np) limbs of device i, or with `packed`
  * (the top level; every part has ntt_ext) its targets alone at
- * nb_multi_ext_layout's offsets, all in NTT form. Ends with every compute
+ * nb_multi_ext_layout's offsets (part.ext_off), all in NTT form. Ends with every compute
  * stream after every exchange of the call. */
 nb_status nb_multi_modup(nb_ckks_multi *m, size_t level, void *const *out, const void *const *in,
                          int packed, const nb_ckks_hook *h, void *stream);

@@ -192,11 +192,8 @@ nb_status nb_multi_modup(nb_ckks_multi *m, size_t level, void *const *out, const
             part *d = &m->d[i];
             const size_t j = order[i * digits + p], nq = nb_multi_nq_at(d, level);
             const lane l = packed && !recv[i * digits + j] ? main_lane(d) : digit_lane(d, two, p);
-            size_t at[NB_MULTI_TIMED + 1];
-            if (packed)
-                nb_multi_ext_layout(m->p, level, d->qa, nq, d->np, at, NULL);
             NB_TRY(nb_multi_use(d));
-            void *o = nb_multi_at(m, out[i], packed ? at[j] : j * (nq + d->np));
+            void *o = nb_multi_at(m, out[i], packed ? d->ext_off[j] : j * (nq + d->np));
             NB_TRY(modup_digit_conv(m, d, l, level, j, o, in[i], packed));
         }
         NB_TRY(nb_multi_step(m, h, stream, "conv", 0, 0, 0));
@@ -210,8 +207,7 @@ nb_status nb_multi_modup(nb_ckks_multi *m, size_t level, void *const *out, const
                 lane l = recv[i * digits + j] ? digit_lane(d, two, p) : main_lane(d);
                 if (two) /* after the other lane's calls on the packed plan */
                     NB_TRY(stream_after(d, l.s, l.s == d->stream ? d->side : d->stream));
-                size_t at[NB_MULTI_TIMED + 1];
-                nb_multi_ext_layout(m->p, level, d->qa, nq, d->np, at, NULL);
+                const size_t *at = d->ext_off;
                 l.ntt = d->ntt_ext;
                 NB_TRY(forward_on(l, nb_multi_at(m, out[i], at[j]), at[j], at[j + 1] - at[j]));
                 limbs += at[j + 1] - at[j];
@@ -233,10 +229,9 @@ nb_status nb_multi_modup(nb_ckks_multi *m, size_t level, void *const *out, const
         NB_TRY(nb_multi_use(d));
         for (size_t g = 0; g < ng && m->G > 1; g++)
             NB_CUDA_TRY(cudaStreamWaitEvent(d->stream, d->ev_got[g], 0));
-        size_t at[NB_MULTI_TIMED + 1], a = 0;
-        if (packed) /* every run of digits it received limbs of: one call */
-            nb_multi_ext_layout(m->p, level, d->qa, nb_multi_nq_at(d, level), d->np, at, NULL);
-        for (size_t j = 0; packed && !each && j < digits; j++) {
+        const size_t *at = d->ext_off;
+        size_t a = 0;
+        for (size_t j = 0; packed && !each && j < digits; j++) { /* each run received: one call */
             if (!recv[i * digits + j])
                 a = j + 1;
             else if (j + 1 == digits || !recv[i * digits + j + 1]) {

@@ -147,8 +147,7 @@ static nb_status part_create(nb_ckks_multi *m, part *d, const nb_ntt_variant *va
     if (s == NB_OK && m->G > 1)
         s = nb_ntt_create(&d->ntt_side, variant, p->log_n, h, NULL, own, d->stream);
     /* the Q primes twice, then the packed layout's primes (its plan indices at ix) */
-    size_t off[NB_MULTI_TIMED + 1];
-    const size_t ne = nb_multi_ext_layout(p, Q - 1, d->qa, d->nq, d->np, off, NULL);
+    const size_t ne = nb_multi_ext_layout(p, Q - 1, d->qa, d->nq, d->np, d->ext_off, NULL);
     uint64_t *qq = malloc((2 * d->nq + ne) * sizeof *qq + ne * sizeof(size_t));
     if (!qq)
         s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_multi_create: out of host memory");
@@ -159,6 +158,7 @@ static nb_status part_create(nb_ckks_multi *m, part *d, const nb_ntt_variant *va
     if (s == NB_OK && ne <= NB_CKKS_EXT_PLAN_MAX_FACTOR * own) {
         uint64_t *xp = qq + 2 * d->nq;
         size_t *ix = (size_t *)(xp + ne);
+        size_t off[NB_MULTI_TIMED + 1];
         nb_multi_ext_layout(p, Q - 1, d->qa, d->nq, d->np, off, ix);
         for (size_t k = 0; k < ne; k++)
             xp[k] = h[ix[k]];
