@@ -49,6 +49,18 @@ size_t nb_multi_modup_plan(const nb_ckks_params *p, size_t level, size_t G, cons
 size_t nb_multi_ext_layout(const nb_ckks_params *p, size_t level, size_t qa, size_t nq,
                            size_t np, size_t *off, size_t *idx);
 
+/* The conversions of that layout (ckks/multi_plan.c): *blob (malloc'd, *words
+ * words) = k's blob followed by, for each digit j of the top level (D =
+ * nb_ckks_digits(p, q_count - 1)), a table from the digit's primes onto the
+ * part's targets of j in the layout's order, (*desc)[j] (malloc'd, D entries)
+ * its offsets in *blob; the part also owns the P limbs [pa, pa + np). The
+ * tables are nb_conv_desc_build's, so a conversion through (*desc)[j] writes
+ * target t of j as limb t, the value the whole basis' table gives that prime.
+ * On failure nothing is allocated. Host arithmetic. */
+nb_status nb_multi_ext_convs(const nb_ckks_params *p, const nb_ckks_consts *k, size_t qa,
+                             size_t nq, size_t pa, size_t np, uint64_t **blob, size_t *words,
+                             nb_conv_desc **desc);
+
 #if defined(NB_HAVE_CUDA) && defined(NB_HAVE_NCCL)
 #define NB_MULTI_GPU 1
 #include <cuda_runtime_api.h>
@@ -68,6 +80,7 @@ typedef struct part {
     nb_ntt *ntt_qq;           /* owned Q primes twice (modDown's two polynomials) */
     nb_ntt *ntt_ext;          /* the packed modUp layout's primes at the top level */
     size_t ext_off[NB_MULTI_TIMED + 1]; /* that layout's digit offsets (nb_multi_ext_layout) */
+    nb_conv_desc *ext_conv;   /* its conversions, digit by digit (nb_multi_ext_convs) */
     nb_buffer *consts;        /* the blob, then [nq+np] x {q, mu_lo, mu_hi} in plan order */
     const uint64_t *base, *local_q, *local_mu_lo, *local_mu_hi;
     nb_buffer *scratch;
@@ -142,6 +155,11 @@ nb_status nb_multi_conv_on(const nb_ckks_multi *m, const part *d, cudaStream_t s
  * stream after every exchange of the call. */
 nb_status nb_multi_modup(nb_ckks_multi *m, size_t level, void *const *out, const void *const *in,
                          int packed, const nb_ckks_hook *h, void *stream);
+
+/* m->copy_engine from NB_NCCL_EXCHANGE: "broadcast" (unset: the default) or
+ * "copy-engine" (ckks/multi_exchange.c); anything else NB_ERR_INVALID_ARG,
+ * copy-engine without NCCL's copy-engine collectives NB_ERR_UNSUPPORTED. */
+nb_status nb_multi_exchange_kind(nb_ckks_multi *m);
 
 /* Starts exchange k of a call (ckks/multi_exchange.c): limbs [off_r, off_r +
  * cnt_r) of buf (per device) from device r to all, on the communication

@@ -50,21 +50,25 @@ static void digit_parts(const nb_ckks_multi *m, size_t level, size_t j, size_t *
  * digit's owned limbs copied from `in`, the other owned limbs converted from
  * the gathered digit (coefficient form). Conversion targets are B_l minus
  * the digit in order (Q below the digit, Q above it, P). `packed`: out holds
- * the targets only (nb_multi_ext_layout), nothing is copied. */
+ * the targets only (nb_multi_ext_layout), converted in one call through the
+ * part's table of them (nb_multi_ext_convs), nothing is copied. */
 static nb_status modup_digit_conv(nb_ckks_multi *m, part *d, lane l, size_t level, size_t j,
                                   void *out, const void *in, int packed)
 {
     const nb_ckks_params *p = m->p;
     size_t first, count;
     nb_ckks_digit_range(p, level, j, &first, &count);
+    const void *src = nb_multi_at(m, d->gq, first);
+    if (packed) {
+        const nb_conv_view v = nb_conv_view_at(&d->ext_conv[j], d->base, d->ext_conv[j].n_to);
+        const nb_polys io = {{out, NULL}, {src, NULL}, {NULL, NULL}, 1, m->word_bits};
+        return nb_gpu_conv(&v, &io, p->n, l.s);
+    }
     const size_t nq = nb_multi_nq_at(d, level), qa = d->qa, qe = qa + nq, after = first + count;
     const nb_conv_desc *desc = &m->k->modup[level * p->dnum + j];
-    const void *src = nb_multi_at(m, d->gq, first);
     /* owned limbs of the digit: the input itself */
     const size_t c0 = qa > first ? qa : first, c1 = qe < after ? qe : after;
-    /* packed: the digit's own limbs are not held, so those after them sit that much lower */
-    const size_t skip = packed && c1 > c0 ? c1 - c0 : 0;
-    if (c1 > c0 && !packed)
+    if (c1 > c0)
         NB_TRY(nb_gpu_copy(nb_multi_at(m, out, c0 - qa), nb_multi_at(m, in, c0 - qa),
                            (c1 - c0) * m->limb_bytes, l.s));
     /* owned Q limbs below the digit: targets t = i */
@@ -77,13 +81,13 @@ static nb_status modup_digit_conv(nb_ckks_multi *m, part *d, lane l, size_t leve
     /* owned Q limbs above the digit: targets t = i - count */
     const size_t a0 = qa > after ? qa : after;
     if (qe > a0) {
-        const nb_polys io = {{nb_multi_at(m, out, a0 - qa - skip), NULL}, {src, NULL},
-                             {NULL, NULL}, 1, m->word_bits};
+        const nb_polys io = {
+            {nb_multi_at(m, out, a0 - qa), NULL}, {src, NULL}, {NULL, NULL}, 1, m->word_bits};
         NB_TRY(nb_multi_conv_on(m, d, l.s, desc, a0 - count, qe - a0, &io));
     }
     /* owned P limbs: targets l+1-count+k */
     const nb_polys io = {
-        {nb_multi_at(m, out, nq - skip), NULL}, {src, NULL}, {NULL, NULL}, 1, m->word_bits};
+        {nb_multi_at(m, out, nq), NULL}, {src, NULL}, {NULL, NULL}, 1, m->word_bits};
     return nb_multi_conv_on(m, d, l.s, desc, level + 1 - count + d->pa, d->np, &io);
 }
 

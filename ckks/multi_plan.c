@@ -1,9 +1,10 @@
 /* modUp's schedule on several GPUs (ckks/multi.h): the limbs of a digit a
  * device owns, which digits leave together, the order in which each device
  * converts them, and where the key switch's packed layout puts each digit's
- * targets. Plain C on the partition alone, so that it builds and is tested
+ * targets, with the conversion tables onto them. Plain C on the partition alone, so that it builds and is tested
  * without CUDA or NCCL; ckks/multi_modup.c queues the exchanges and the
  * waits it says. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ckks/multi.h"
@@ -78,4 +79,44 @@ size_t nb_multi_ext_layout(const nb_ckks_params *p, size_t level, size_t qa, siz
     }
     off[digits] = k;
     return k;
+}
+
+nb_status nb_multi_ext_convs(const nb_ckks_params *p, const nb_ckks_consts *k, size_t qa,
+                             size_t nq, size_t pa, size_t np, uint64_t **blob, size_t *words,
+                             nb_conv_desc **desc)
+{
+    const size_t Q = p->q_count, top = Q - 1, D = nb_ckks_digits(p, top);
+    size_t off[NB_MULTI_TIMED + 1];
+    const size_t ne = nb_multi_ext_layout(p, top, qa, nq, np, off, NULL);
+    size_t *ix = malloc((ne + 1) * sizeof *ix);
+    uint64_t *b = malloc((ne + 1) * sizeof *b);
+    nb_ckks_consts pk = {.blob = malloc(k->words * sizeof(uint64_t)), .words = k->words,
+                         .cap = k->words};
+    nb_conv_desc *dd = calloc(D, sizeof *dd);
+    nb_status s = NB_OK;
+    if (!ix || !b || !pk.blob || !dd)
+        s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "several GPUs: out of host memory");
+    if (s == NB_OK) {
+        memcpy(pk.blob, k->blob, k->words * sizeof(uint64_t));
+        nb_multi_ext_layout(p, top, qa, nq, np, off, ix);
+        for (size_t i = 0; i < ne; i++)
+            b[i] = p->primes[ix[i] < nq ? qa + ix[i] : Q + pa + (ix[i] - nq)];
+    }
+    for (size_t j = 0; j < D && s == NB_OK; j++) {
+        size_t first, count;
+        nb_ckks_digit_range(p, top, j, &first, &count);
+        s = nb_conv_desc_build(&pk, &dd[j], p->primes + first, count, b + off[j],
+                               off[j + 1] - off[j], NULL);
+    }
+    free(ix);
+    free(b);
+    if (s != NB_OK) {
+        free(pk.blob);
+        free(dd);
+        return s;
+    }
+    *blob = pk.blob;
+    *words = pk.words;
+    *desc = dd;
+    return NB_OK;
 }

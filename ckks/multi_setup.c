@@ -50,6 +50,7 @@ nb_status nb_multi_use(const part *d)
 
 static void part_free(part *d)
 {
+    free(d->ext_conv);
     if (nb_multi_use(d) != NB_OK)
         return;
     nb_ntt_destroy(d->ntt);
@@ -132,7 +133,7 @@ static nb_status part_create(nb_ckks_multi *m, part *d, const nb_ntt_variant *va
     for (int i = 0; i < NB_MULTI_TIMED; i++)
         NB_CUDA_TRY(cudaEventCreateWithFlags(&d->ev_got[i], cudaEventDisableTiming));
     /* host: the owned primes and their Barrett constants in plan order */
-    const size_t words = m->k->words, extra = 3 * own;
+    const size_t extra = 3 * own;
     uint64_t *h = malloc((own + extra) * sizeof *h);
     if (!h)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_multi_create: out of host memory");
@@ -165,16 +166,22 @@ static nb_status part_create(nb_ckks_multi *m, part *d, const nb_ntt_variant *va
         s = nb_ntt_create(&d->ntt_ext, variant, p->log_n, xp, NULL, ne, d->stream);
     }
     free(qq);
+    uint64_t *blob = NULL; /* the shared constants, with the packed layout's conversions */
+    size_t words = m->k->words;
+    if (s == NB_OK && d->ntt_ext)
+        s = nb_multi_ext_convs(p, m->k, d->qa, d->nq, d->pa, d->np, &blob, &words, &d->ext_conv);
     if (s == NB_OK)
         s = nb_buffer_create(&d->consts, NB_BACKEND_GPU, (words + extra) * sizeof(uint64_t));
     if (s == NB_OK)
-        s = nb_buffer_upload(d->consts, 0, m->k->blob, words * sizeof(uint64_t), d->stream);
+        s = nb_buffer_upload(d->consts, 0, blob ? blob : m->k->blob, words * sizeof(uint64_t),
+                             d->stream);
     if (s == NB_OK)
         s = nb_buffer_upload(d->consts, words * sizeof(uint64_t), h + own,
                              extra * sizeof(uint64_t), d->stream);
     if (s == NB_OK)
-        s = nb_stream_sync(d->stream); /* h is freed below */
+        s = nb_stream_sync(d->stream); /* h and blob are freed below */
     free(h);
+    free(blob);
     NB_TRY(s);
     d->base = nb_buffer_ptr(d->consts);
     d->local_q = d->base + words;
@@ -192,31 +199,6 @@ static nb_status part_create(nb_ckks_multi *m, part *d, const nb_ntt_variant *va
     d->acc[1] = w += own * m->limb_bytes;
     d->t[0] = w += own * m->limb_bytes;
     d->t[1] = w + d->nq * m->limb_bytes;
-    return NB_OK;
-}
-
-/* NB_NCCL_EXCHANGE: "broadcast" (unset: the default) or "copy-engine". */
-static nb_status exchange_kind(nb_ckks_multi *m)
-{
-    const char *e = getenv("NB_NCCL_EXCHANGE");
-    if (!e || !*e || !strcmp(e, "broadcast"))
-        return NB_OK;
-    if (strcmp(e, "copy-engine"))
-        return nb_set_error(NB_ERR_INVALID_ARG,
-                            "NB_NCCL_EXCHANGE='%s': expected 'broadcast' or 'copy-engine'", e);
-    int v = 0;
-#ifndef NB_NCCL_HAS_CE
-    return nb_set_error(NB_ERR_UNSUPPORTED,
-                        "NB_NCCL_EXCHANGE=copy-engine: this build's nccl.h (%d) has no "
-                        "copy-engine collectives (NCCL 2.28 or later)",
-                        (int)NCCL_VERSION_CODE);
-#endif
-    if (!m->nccl->copy_engine)
-        return nb_set_error(NB_ERR_UNSUPPORTED,
-                            "NB_NCCL_EXCHANGE=copy-engine needs NCCL 2.28 or later with "
-                            "ncclCommWindowRegister; %s is %d",
-                            m->nccl->path, m->nccl->get_version(&v) == ncclSuccess ? v : 0);
-    m->copy_engine = 1;
     return NB_OK;
 }
 
@@ -345,7 +327,7 @@ static nb_status create(nb_ckks_multi *m, const nb_ntt_variant *variant, const i
     m->nccl = nb_nccl_load();
     if (!m->nccl)
         return NB_ERR_UNSUPPORTED; /* the loader's message stands */
-    NB_TRY(exchange_kind(m));
+    NB_TRY(nb_multi_exchange_kind(m));
     const unsigned long tuner_inits = nb_nccl_tuner_inits();
 #ifdef NB_NCCL_HAS_CE
     if (m->copy_engine) {

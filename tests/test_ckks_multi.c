@@ -3,7 +3,7 @@
  * point on a NULL object, each with its status and a message; modUp's
  * exchange schedule, which is plain C on the partition; and the key
  * switch's packed layout on one device's part, through the CPU inner
- * product (the GPU behaviour is test_gpu_multi's). */
+ * product and the CPU conversion (the GPU behaviour is test_gpu_multi's). */
 #include <string.h>
 
 #include "bench/tiers/ntt.h"
@@ -353,6 +353,78 @@ static void test_packed_inner_product_on_every_split(void **state)
     }
 }
 
+/* ---- the key switch's packed conversions on a part ---- */
+
+/* The part owning Q limbs [qa, qa + nq) and P limbs [pa, pa + np): every
+ * digit of the top level converted through the part's own tables
+ * (nb_multi_ext_convs) equals the whole basis' table's conversion of the same
+ * random input at the same primes, limb for limb (outputs poisoned), and the
+ * shared constants lead the part's blob unchanged. */
+static void check_part_convs(const nb_ckks_params *p, size_t qa, size_t nq, size_t pa, size_t np)
+{
+    const nb_ckks_consts *k = p->consts;
+    const size_t n = p->n, Q = p->q_count, top = Q - 1, D = nb_ckks_digits(p, top);
+    const int w32 = p->word_bits == 32;
+    size_t off[65], idx[64 * 64];
+    nb_multi_ext_layout(p, top, qa, nq, np, off, idx);
+    uint64_t *blob = NULL;
+    nb_conv_desc *desc = NULL;
+    size_t words = 0;
+    assert_int_equal(nb_multi_ext_convs(p, k, qa, nq, pa, np, &blob, &words, &desc), NB_OK);
+    assert_true(words > k->words);
+    assert_memory_equal(blob, k->blob, k->words * sizeof *blob);
+    for (size_t j = 0; j < D; j++) {
+        size_t first, count;
+        nb_ckks_digit_range(p, top, j, &first, &count);
+        const nb_conv_desc *all = &k->modup[top * p->dnum + j], *mine = &desc[j];
+        assert_int_equal(mine->n_from, count);
+        assert_int_equal(mine->n_to, off[j + 1] - off[j]);
+        uint64_t *src64 = malloc(count * n * sizeof *src64);
+        assert_non_null(src64);
+        nb_test_fill_residues(src64, n, p->primes + first, count);
+        void *src = as_words(src64, count * n, w32);
+        /* the whole table writes each target at its limb of B_l: Q limbs, then P */
+        void *ra = poisoned((Q + p->alpha) * n, w32), *rm = poisoned(mine->n_to * n, w32);
+        const nb_conv_view va = nb_conv_view_at(all, k->blob, all->n_to);
+        const nb_conv_view vm = nb_conv_view_at(mine, blob, mine->n_to);
+        assert_int_equal(nb_cpu_conv(&va, ra, src, n, p->word_bits), NB_OK);
+        assert_int_equal(nb_cpu_conv(&vm, rm, src, n, p->word_bits), NB_OK);
+        for (size_t t = 0; t < mine->n_to; t++) {
+            const size_t i = idx[off[j] + t], g = i < nq ? qa + i : Q + pa + (i - nq);
+            for (size_t c = 0; c < n; c++)
+                if (word(rm, t * n + c, w32) != word(ra, g * n + c, w32))
+                    fail_msg("part Q [%zu, +%zu) P [%zu, +%zu), digit %zu: target %zu index %zu",
+                             qa, nq, pa, np, j, t, c);
+        }
+        free(src64);
+        free(src);
+        free(ra);
+        free(rm);
+    }
+    free(blob);
+    free(desc);
+}
+
+static void test_packed_conversions_on_every_split(void **state)
+{
+    (void)state;
+    static const char *const sets[] = {"test-small", "test-small-w32"};
+    for (size_t s = 0; s < 2; s++) {
+        nb_ckks_params *p = NULL;
+        assert_int_equal(nb_ckks_params_from_preset(&p, sets[s]), NB_OK);
+        const size_t Q = p->q_count, A = p->alpha;
+        for (size_t G = 1; G <= A && G <= Q; G++)
+            for (size_t trial = 0; trial < 4; trial++) {
+                size_t qa[8], len[8], pa[8], np[8];
+                random_split(Q, G, qa, len);
+                random_split(A, G, pa, np);
+                for (size_t i = 0; i < G; i++)
+                    check_part_convs(p, qa[i], len[i], pa[i], np[i]);
+            }
+        nb_ckks_params_destroy(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -362,6 +434,7 @@ int main(void)
         cmocka_unit_test(test_modup_plan_on_two_and_four_devices),
         cmocka_unit_test(test_modup_plan_holds_on_every_split),
         cmocka_unit_test(test_packed_inner_product_on_every_split),
+        cmocka_unit_test(test_packed_conversions_on_every_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
