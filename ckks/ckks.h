@@ -283,6 +283,13 @@ void nb_ckks_multi_part(const nb_ckks_multi *m, size_t d, size_t *q_first, size_
  * peers). Off by default (the events cost a little). */
 void nb_ckks_multi_time_exchanges(nb_ckks_multi *m, int on);
 nb_status nb_ckks_multi_comm_seconds(nb_ckks_multi *m, double *seconds);
+/* The bytes the last call's exchanges moved: *total, received by all devices
+ * together; *per_link, the most one device sent to one other device. Each
+ * exchange sends a device's limbs to every other device (a broadcast its
+ * part, a copy-engine all-gather its whole slot): these are the payloads
+ * NCCL is asked to deliver, not the route it takes (a ring may forward a
+ * device's limbs through another). 0 with one GPU or without an object. */
+void nb_ckks_multi_comm_bytes(const nb_ckks_multi *m, double *total, double *per_link);
 /* NCCL's version (e.g. 22809), 0 if unknown. */
 int nb_ckks_multi_nccl_version(const nb_ckks_multi *m);
 /* 1 if NCCL started the object's communicators with nttbench's tuner (LL128

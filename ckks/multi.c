@@ -20,6 +20,13 @@
 
 /* ---- small helpers ---- */
 
+/* A public call starts: no exchange timed or counted yet. */
+static void call_start(nb_ckks_multi *m)
+{
+    m->n_timed = 0;
+    memset(m->sent, 0, sizeof m->sent);
+}
+
 /* Every device's stream waits for `stream` (NULL: the first device's own). */
 static nb_status fork_from(nb_ckks_multi *m, void *stream)
 {
@@ -260,7 +267,7 @@ nb_status nb_ckks_multi_modup_all(nb_ckks_multi *m, size_t level, void *const *o
 {
     NB_TRY(check(m, level, 0, "modUp", out, in));
     const int caller = nb_multi_caller_device();
-    m->n_timed = 0;
+    call_start(m);
     nb_status s = fork_from(m, stream);
     if (s == NB_OK)
         s = nb_multi_modup(m, level, out, in, 0, hook, stream);
@@ -276,7 +283,7 @@ nb_status nb_ckks_multi_moddown(nb_ckks_multi *m, size_t level, void *const *out
     void *const *o[2] = {out, NULL};
     const void *const *a[2] = {in, NULL};
     const int caller = nb_multi_caller_device();
-    m->n_timed = 0;
+    call_start(m);
     nb_status s = fork_from(m, stream);
     if (s == NB_OK)
         s = moddown_send(m, level, 1, a, hook, stream);
@@ -302,7 +309,7 @@ nb_status nb_ckks_multi_keyswitch(nb_ckks_multi *m, size_t level, void *const *o
     void *const *o[2] = {out0, out1};
     const void *const *a[2] = {(const void *const *)acc0, (const void *const *)acc1};
     const int caller = nb_multi_caller_device();
-    m->n_timed = 0;
+    call_start(m);
     int packed = level + 1 == m->p->q_count; /* the targets only, ntt_ext's layout */
     for (size_t i = 0; i < m->G; i++)
         packed = packed && m->d[i].ntt_ext;
@@ -331,7 +338,7 @@ nb_status nb_ckks_multi_rescale(nb_ckks_multi *m, size_t level, nb_ckks_rounding
     if (rounding != NB_CKKS_RESCALE_FLOOR && rounding != NB_CKKS_RESCALE_ROUND)
         return nb_set_error(NB_ERR_INVALID_ARG, "rescale: unknown rounding mode %d", (int)rounding);
     const int caller = nb_multi_caller_device();
-    m->n_timed = 0;
+    call_start(m);
     nb_status s = fork_from(m, stream);
     if (s == NB_OK)
         s = rescale(m, level, rounding == NB_CKKS_RESCALE_ROUND, out, in, hook, stream);

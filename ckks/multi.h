@@ -108,6 +108,7 @@ struct nb_ckks_multi {
     part *d;
     int timed;                /* bracket each exchange with events (first device) */
     size_t n_timed;           /* exchanges bracketed in the last call */
+    size_t sent[NB_MULTI_MAX]; /* bytes device r sent each other device in the last call */
     cudaEvent_t ev_t[2 * NB_MULTI_TIMED];
 };
 

@@ -1,6 +1,7 @@
 /* The exchanges of the several-GPU pipelines (ckks/multi.h): NCCL broadcasts,
- * or all-gathers that NCCL runs on the copy engines, and the choice between
- * them (NB_NCCL_EXCHANGE, docs/ckks.md "Several GPUs"). */
+ * or all-gathers that NCCL runs on the copy engines, the choice between them
+ * (NB_NCCL_EXCHANGE, docs/ckks.md "Several GPUs"), and the bytes they moved
+ * (nb_ckks_multi_comm_bytes, ckks/ckks.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ static nb_status broadcasts(nb_ckks_multi *m, void *const *buf, const size_t *of
     for (size_t r = 0; r < m->G && s == NB_OK; r++) {
         if (!cnt[r])
             continue;
+        m->sent[r] += cnt[r] * m->limb_bytes;
         for (size_t i = 0; i < m->G && s == NB_OK; i++) {
             void *p = nb_multi_at(m, buf[i], off[r]);
             s = nb_nccl_check(m->nccl,
@@ -48,6 +50,7 @@ static nb_status all_gather(nb_ckks_multi *m, void *const *buf, const size_t *of
     const void *send[NB_MULTI_MAX];
     for (size_t i = 0; i < m->G; i++) {
         part *d = &m->d[i];
+        m->sent[i] += c * m->limb_bytes; /* the whole slot */
         NB_TRY(nb_multi_use(d));
         void *own = nb_multi_at(m, d->stage, i * c);
         send[i] = own;
@@ -143,5 +146,27 @@ nb_status nb_multi_exchange_kind(nb_ckks_multi *m)
                             m->nccl->path, m->nccl->get_version(&v) == ncclSuccess ? v : 0);
     m->copy_engine = 1;
     return NB_OK;
+}
+
+void nb_ckks_multi_comm_bytes(const nb_ckks_multi *m, double *total, double *per_link)
+{
+    double t = 0, most = 0;
+    for (size_t r = 0; m && m->G > 1 && r < m->G; r++) {
+        t += (double)m->sent[r] * (double)(m->G - 1);
+        most = (double)m->sent[r] > most ? (double)m->sent[r] : most;
+    }
+    if (total)
+        *total = t;
+    if (per_link)
+        *per_link = most;
+}
+#else
+void nb_ckks_multi_comm_bytes(const nb_ckks_multi *m, double *total, double *per_link)
+{
+    (void)m;
+    if (total)
+        *total = 0;
+    if (per_link)
+        *per_link = 0;
 }
 #endif

@@ -1,9 +1,9 @@
 /* modUp's schedule on several GPUs (ckks/multi.h): the limbs of a digit a
  * device owns, which digits leave together, the order in which each device
  * converts them, and where the key switch's packed layout puts each digit's
- * targets, with the conversion tables onto them. Plain C on the partition alone, so that it builds and is tested
- * without CUDA or NCCL; ckks/multi_modup.c queues the exchanges and the
- * waits it says. */
+ * targets, with the conversion tables onto them. Plain C on the partition
+ * alone, so that it builds and is tested without CUDA or NCCL;
+ * ckks/multi_modup.c queues the exchanges and the waits it says. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -6,7 +6,8 @@
   scripts/results_tables.py stage STAGE.json       stage tier: median, NTT share and
       the per-NTT warm / cold / in-stage comparison of every case
   scripts/results_tables.py gpus STAGE.json        stage tier on several GPUs (--gpus):
-      median per GPU count, its ratio to one GPU, and the communication figures
+      median per GPU count, its ratio to one GPU, and the communication figures (the
+      exchanges' time, the waiting, the bytes moved and the most on one device pair)
 
 Python 3 standard library only; reads `nttbench run --format json` reports (or gzipped)."""
 import gzip
@@ -104,15 +105,19 @@ def gpus(path):
             one[key] = c["stats"]["median"]
         rows.append((key, g, c["stats"], m))
     print("| variant | set | stage | GPUs | median µs [95 % CI] | vs 1 GPU | exchanges µs "
-          "(first GPU) | waiting for them µs (share) | under compute µs |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+          "(first GPU) | waiting for them µs (share) | under compute µs | moved MiB (most "
+          "per device pair) |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for key, g, s, m in sorted(rows, key=lambda r: (r[0], r[1])):
         ratio = f"{s['median'] / one[key]:.2f}x" if key in one else "-"
         comm = (f"{m['comm_ns'] / 1e3:.1f} | {m['comm_exposed_ns'] / 1e3:.1f} "
                 f"({100 * m.get('comm_share', 0):.0f} %) | {m['comm_overlap_ns'] / 1e3:.1f}"
                 if "comm_ns" in m else "- | - | -")
-        print(f"| {key[0]} | {key[1]} | {key[2]} | {g} | {s['median'] / 1e3:.1f} "
-              f"[{s['median_ci95_lo'] / 1e3:.1f}, {s['median_ci95_hi'] / 1e3:.1f}] | {ratio} | {comm} |")
+        moved = (f"{m['comm_bytes'] / 2**20:.1f} ({m['comm_link_bytes'] / 2**20:.1f})"
+                 if "comm_bytes" in m else "-")
+        ci = f"[{s['median_ci95_lo'] / 1e3:.1f}, {s['median_ci95_hi'] / 1e3:.1f}]"
+        print(f"| {key[0]} | {key[1]} | {key[2]} | {g} | {s['median'] / 1e3:.1f} {ci} | {ratio} "
+              f"| {comm} | {moved} |")
 
 
 if __name__ == "__main__":

@@ -117,6 +117,42 @@ static void check_partition(nb_ckks_multi *m, const nb_ckks_params *p)
 }
 
 /* Every stage at levels L and L/2 on G devices against the CPU pipeline. */
+/* The bytes the last call's exchanges moved (nb_ckks_multi_comm_bytes), when
+ * they are broadcasts: device d sends each other device its sent[d] limbs of
+ * lb bytes; nothing on one GPU. */
+static void expect_bytes(const char *what, nb_ckks_multi *m, size_t G, const size_t *sent,
+                         size_t lb)
+{
+    const char *kind = nb_ckks_multi_exchange(m);
+    if (G > 1 && (!kind || strcmp(kind, "broadcast")))
+        return; /* copy-engine all-gathers send whole slots */
+    double total = -1, link = -1, want = 0, most = 0;
+    nb_ckks_multi_comm_bytes(m, &total, &link);
+    for (size_t d = 0; d < G && G > 1; d++) {
+        want += (double)(sent[d] * lb * (G - 1));
+        most = (double)(sent[d] * lb) > most ? (double)(sent[d] * lb) : most;
+    }
+    if (total != want || link != most)
+        nb_test_fail("%s: exchanges moved %.0f bytes (%.0f on the busiest link), expected %.0f "
+                     "(%.0f)", what, total, link, want, most);
+}
+
+/* Device d's Q limbs in [lo, hi) of the full layout. */
+static size_t owned_q(nb_ckks_multi *m, size_t d, size_t lo, size_t hi)
+{
+    size_t qf, qc, pf, pc;
+    nb_ckks_multi_part(m, d, &qf, &qc, &pf, &pc);
+    const size_t a = qf > lo ? qf : lo, b = qf + qc < hi ? qf + qc : hi;
+    return b > a ? b - a : 0;
+}
+
+static size_t owned_p(nb_ckks_multi *m, size_t d)
+{
+    size_t qf, qc, pf, pc;
+    nb_ckks_multi_part(m, d, &qf, &qc, &pf, &pc);
+    return pc;
+}
+
 static void check_on(const nb_ckks_params *p, nb_ckks *cpu, const nb_ntt_variant *v, size_t G)
 {
     int devices[MAX_G] = {0, 1, 2, 3};
@@ -171,6 +207,14 @@ static void check_on(const nb_ckks_params *p, nb_ckks *cpu, const nb_ntt_variant
             nb_test_fail("modUp on %zu GPUs: %s", G, nb_last_error());
         snprintf(what, sizeof what, "%s %s %zu GPUs modUp level %zu", p->name, v->name, G, l);
         expect_parts(what, m, l, NB_CKKS_LAYOUT_B, &out, D, want, E, n, bits);
+        size_t sent_up[MAX_G], sent_down[MAX_G], sent_ks[MAX_G], sent_rs[MAX_G];
+        for (size_t d = 0; d < G; d++) {
+            sent_up[d] = owned_q(m, d, 0, L1);
+            sent_down[d] = owned_p(m, d);
+            sent_ks[d] = sent_up[d] + 2 * sent_down[d];
+            sent_rs[d] = owned_q(m, d, L1 - g, L1);
+        }
+        expect_bytes(what, m, G, sent_up, lb);
 
         parts_poison(&out, m);
         assert_int_equal(nb_ckks_moddown(cpu, l, want, in, NULL, NULL), NB_OK);
@@ -178,6 +222,7 @@ static void check_on(const nb_ckks_params *p, nb_ckks *cpu, const nb_ntt_variant
             nb_test_fail("modDown on %zu GPUs: %s", G, nb_last_error());
         snprintf(what, sizeof what, "%s %s %zu GPUs modDown level %zu", p->name, v->name, G, l);
         expect_parts(what, m, l, NB_CKKS_LAYOUT_Q, &out, 1, want, L1, n, bits);
+        expect_bytes(what, m, G, sent_down, lb);
 
         parts_poison(&out, m);
         parts_poison(&out1, m);
@@ -192,6 +237,7 @@ static void check_on(const nb_ckks_params *p, nb_ckks *cpu, const nb_ntt_variant
         snprintf(what, sizeof what, "%s %s %zu GPUs key switch out1 level %zu", p->name, v->name,
                  G, l);
         expect_parts(what, m, l, NB_CKKS_LAYOUT_Q, &out1, 1, want + L1 * n, L1, n, bits);
+        expect_bytes(what, m, G, sent_ks, lb);
 
         for (int mode = 0; mode < 2; mode++) {
             parts_poison(&out, m);
@@ -203,6 +249,7 @@ static void check_on(const nb_ckks_params *p, nb_ckks *cpu, const nb_ntt_variant
             snprintf(what, sizeof what, "%s %s %zu GPUs rescale(%s) level %zu", p->name,
                      v->name, G, mode ? "round" : "floor", l);
             expect_parts(what, m, l - g, NB_CKKS_LAYOUT_Q, &out, 1, want, L1 - g, n, bits);
+            expect_bytes(what, m, G, sent_rs, lb);
         }
         snprintf(what, sizeof what, "%s %s %zu GPUs inputs preserved", p->name, v->name, G);
         expect_parts(what, m, l, NB_CKKS_LAYOUT_Q, &inq, 1, in, L1, n, bits);
@@ -385,6 +432,12 @@ static void test_multi_stage_case_names_its_nccl(void **state)
                 nb_test_fail("gpus=2: nccl_version missing or below 20900");
             if (!json_is_number(t) || json_number_value(t) != (tuner_expected ? 1.0 : 0.0))
                 nb_test_fail("gpus=2: nccl_tuner missing or not %d", tuner_expected);
+            json_t *mt = json_object_get(m, "metrics"), *ct = json_object_get(mt, "comm_ns");
+            json_t *cb = json_object_get(mt, "comm_bytes");
+            json_t *cl = json_object_get(mt, "comm_link_bytes");
+            if (ct && (!json_is_number(cb) || !json_is_number(cl) || json_number_value(cl) <= 0 ||
+                       json_number_value(cl) > json_number_value(cb)))
+                nb_test_fail("gpus=2: comm_bytes / comm_link_bytes missing or inconsistent");
         }
         json_decref(m);
     }

@@ -230,6 +230,10 @@ static nb_status measure_stage(nb_case *cs, nb_workload *w, const nb_stage_micro
         NB_TRY(nb_case_metric(cs, "comm_exposed_ns", exposed * 1e9));
         NB_TRY(nb_case_metric(cs, "comm_overlap_ns",
                               (comm_s > exposed ? comm_s - exposed : 0) * 1e9));
+        double total = 0, link = 0;
+        NB_TRY(nb_stage_workload_comm_bytes(w, &total, &link));
+        NB_TRY(nb_case_metric(cs, "comm_bytes", total));
+        NB_TRY(nb_case_metric(cs, "comm_link_bytes", link));
     }
     if (trace) /* after the exchange times were read: its launch is not among them */
         NB_TRY(add_trace(cs, w, &bd, &oo, stream));

@@ -38,6 +38,9 @@ const nb_ckks_multi *nb_stage_multi_ckks(const nb_stage_multi *x);
 /* The same for a stage workload (nb_stage_workload_create with gpus > 1);
  * NB_ERR_UNSUPPORTED for a one-GPU one. */
 nb_status nb_stage_workload_comm_median(nb_workload *w, double *median_s);
+/* The bytes its last call's exchanges moved (nb_ckks_multi_comm_bytes);
+ * NB_ERR_UNSUPPORTED for a one-GPU one. */
+nb_status nb_stage_workload_comm_bytes(nb_workload *w, double *total, double *per_link);
 /* How its exchanges run (nb_ckks_multi_exchange); NULL for a one-GPU one. */
 const char *nb_stage_workload_exchange(const nb_workload *w);
 /* The version of the NCCL its exchanges run on (nb_ckks_multi_nccl_version,

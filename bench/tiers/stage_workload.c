@@ -449,6 +449,15 @@ nb_status nb_stage_workload_comm_median(nb_workload *w, double *median_s)
     return nb_stage_multi_comm_median(c->mx, median_s);
 }
 
+nb_status nb_stage_workload_comm_bytes(nb_workload *w, double *total, double *per_link)
+{
+    stage_ctx *c = w ? w->ctx : NULL;
+    if (!c || !c->mx)
+        return nb_set_error(NB_ERR_UNSUPPORTED, "exchange bytes: not a several-GPU stage");
+    nb_ckks_multi_comm_bytes(nb_stage_multi_ckks(c->mx), total, per_link);
+    return NB_OK;
+}
+
 const char *nb_stage_workload_exchange(const nb_workload *w)
 {
     const stage_ctx *c = w ? w->ctx : NULL;
