@@ -157,11 +157,6 @@ nb_status nb_multi_conv_on(const nb_ckks_multi *m, const part *d, cudaStream_t s
 nb_status nb_multi_modup(nb_ckks_multi *m, size_t level, void *const *out, const void *const *in,
                          int packed, const nb_ckks_hook *h, void *stream);
 
-/* m->copy_engine from NB_NCCL_EXCHANGE: "broadcast" (unset: the default) or
- * "copy-engine" (ckks/multi_exchange.c); anything else NB_ERR_INVALID_ARG,
- * copy-engine without NCCL's copy-engine collectives NB_ERR_UNSUPPORTED. */
-nb_status nb_multi_exchange_kind(nb_ckks_multi *m);
-
 /* Starts exchange k of a call (ckks/multi_exchange.c): limbs [off_r, off_r +
  * cnt_r) of buf (per device) from device r to all, on the communication
  * streams, after the exchanges started before it and, with `after_compute`,

@@ -1,10 +1,8 @@
 /* The exchanges of the several-GPU pipelines (ckks/multi.h): NCCL broadcasts,
- * or all-gathers that NCCL runs on the copy engines, the choice between them
- * (NB_NCCL_EXCHANGE, docs/ckks.md "Several GPUs"), and the bytes they moved
+ * or all-gathers that NCCL runs on the copy engines (NB_NCCL_EXCHANGE,
+ * docs/ckks.md "Several GPUs"), and the bytes they moved
  * (nb_ckks_multi_comm_bytes, ckks/ckks.h). */
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "ckks/multi.h"
 
@@ -120,31 +118,6 @@ nb_status nb_multi_exchange_start(nb_ckks_multi *m, void *const *buf, const size
         NB_TRY(nb_multi_use(d));
         NB_CUDA_TRY(cudaEventRecord(d->ev_got[k], d->comm_stream));
     }
-    return NB_OK;
-}
-
-/* ckks/multi.h. */
-nb_status nb_multi_exchange_kind(nb_ckks_multi *m)
-{
-    const char *e = getenv("NB_NCCL_EXCHANGE");
-    if (!e || !*e || !strcmp(e, "broadcast"))
-        return NB_OK;
-    if (strcmp(e, "copy-engine"))
-        return nb_set_error(NB_ERR_INVALID_ARG,
-                            "NB_NCCL_EXCHANGE='%s': expected 'broadcast' or 'copy-engine'", e);
-    int v = 0;
-#ifndef NB_NCCL_HAS_CE
-    return nb_set_error(NB_ERR_UNSUPPORTED,
-                        "NB_NCCL_EXCHANGE=copy-engine: this build's nccl.h (%d) has no "
-                        "copy-engine collectives (NCCL 2.28 or later)",
-                        (int)NCCL_VERSION_CODE);
-#endif
-    if (!m->nccl->copy_engine)
-        return nb_set_error(NB_ERR_UNSUPPORTED,
-                            "NB_NCCL_EXCHANGE=copy-engine needs NCCL 2.28 or later with "
-                            "ncclCommWindowRegister; %s is %d",
-                            m->nccl->path, m->nccl->get_version(&v) == ncclSuccess ? v : 0);
-    m->copy_engine = 1;
     return NB_OK;
 }
 

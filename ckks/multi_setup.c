@@ -327,7 +327,7 @@ static nb_status create(nb_ckks_multi *m, const nb_ntt_variant *variant, const i
     m->nccl = nb_nccl_load();
     if (!m->nccl)
         return NB_ERR_UNSUPPORTED; /* the loader's message stands */
-    NB_TRY(nb_multi_exchange_kind(m));
+    NB_TRY(nb_nccl_exchange_kind(m->nccl, &m->copy_engine));
     const unsigned long tuner_inits = nb_nccl_tuner_inits();
 #ifdef NB_NCCL_HAS_CE
     if (m->copy_engine) {

@@ -1,4 +1,5 @@
-/* NCCL loaded at run time (ckks/nccl.h says where it is looked for). */
+/* NCCL loaded at run time (ckks/nccl.h says where it is looked for), and the
+ * choice between its collectives for the several-GPU exchanges. */
 #include "ckks/nccl.h"
 
 #ifdef NB_HAVE_NCCL
@@ -6,6 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifndef NB_NCCL_LIBDIR
 #define NB_NCCL_LIBDIR ""
@@ -90,5 +92,30 @@ nb_status nb_nccl_check(const nb_nccl_api *a, ncclResult_t r, const char *what)
         return NB_OK;
     return nb_set_error(NB_ERR_CUDA, "NCCL: %s failed: %s", what,
                         a && a->error_string ? a->error_string(r) : "unknown error");
+}
+
+nb_status nb_nccl_exchange_kind(const nb_nccl_api *a, int *copy_engine)
+{
+    *copy_engine = 0;
+    const char *e = getenv("NB_NCCL_EXCHANGE");
+    if (!e || !*e || !strcmp(e, "broadcast"))
+        return NB_OK;
+    if (strcmp(e, "copy-engine"))
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "NB_NCCL_EXCHANGE='%s': expected 'broadcast' or 'copy-engine'", e);
+    int v = 0;
+#ifndef NB_NCCL_HAS_CE
+    return nb_set_error(NB_ERR_UNSUPPORTED,
+                        "NB_NCCL_EXCHANGE=copy-engine: this build's nccl.h (%d) has no "
+                        "copy-engine collectives (NCCL 2.28 or later)",
+                        (int)NCCL_VERSION_CODE);
+#endif
+    if (!a->copy_engine)
+        return nb_set_error(NB_ERR_UNSUPPORTED,
+                            "NB_NCCL_EXCHANGE=copy-engine needs NCCL 2.28 or later with "
+                            "ncclCommWindowRegister; %s is %d",
+                            a->path, a->get_version(&v) == ncclSuccess ? v : 0);
+    *copy_engine = 1;
+    return NB_OK;
 }
 #endif

@@ -61,6 +61,13 @@ const nb_nccl_api *nb_nccl_load(void);
 /* NB_OK, or NB_ERR_CUDA naming the call and NCCL's reason. */
 nb_status nb_nccl_check(const nb_nccl_api *api, ncclResult_t r, const char *what);
 
+/* How the several-GPU exchanges run, from NB_NCCL_EXCHANGE: "broadcast" (unset
+ * or empty: the default; *copy_engine = 0) or "copy-engine" (*copy_engine =
+ * 1); anything else NB_ERR_INVALID_ARG, and copy-engine without the
+ * copy-engine collectives (this build's nccl.h, or api's library: NCCL 2.28 or
+ * later) NB_ERR_UNSUPPORTED, each with a one-line message. */
+nb_status nb_nccl_exchange_kind(const nb_nccl_api *api, int *copy_engine);
+
 /* nttbench's NCCL tuner (ckks/nccl_tuner.c): NCCL's tuner-plugin
  * interface, version 4, as NCCL lays it out (its logger's and collective
  * type's own names are NCCL's internal ones). */

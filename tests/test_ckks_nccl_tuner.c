@@ -3,8 +3,11 @@
  * broadcasts of a megabyte or more, only where priced), which it leaves,
  * that it writes nothing outside the table it is given; and how it is armed
  * (NCCL_TUNER_PLUGIN pointed at a library that NCCL can open and find it
- * in, the caller's setting kept, NB_NCCL_TUNER checked). Needs no GPU and
- * no NCCL library, only nccl.h at build time (exit 77 without it). */
+ * in, the caller's setting kept, NB_NCCL_TUNER checked); and the choice of
+ * the exchanges' collective (NB_NCCL_EXCHANGE, against what the library and
+ * the build offer). Needs no GPU and no NCCL library, only nccl.h at build
+ * time (exit 77 without it). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,6 +176,48 @@ static void test_unknown_setting_is_refused(void **state)
     assert_int_equal(nb_nccl_tuner_check_env(), NB_OK);
 }
 
+static ncclResult_t old_version(int *v)
+{
+    *v = 22703;
+    return ncclSuccess;
+}
+
+static void test_exchange_setting_is_read_and_checked(void **state)
+{
+    (void)state;
+    nb_nccl_api a;
+    memset(&a, 0, sizeof a);
+    a.get_version = old_version;
+    snprintf(a.path, sizeof a.path, "%s", "/opt/old/libnccl.so.2");
+    const char *broadcast[] = {NULL, "", "broadcast"};
+    for (size_t i = 0; i < 3; i++) {
+        if (broadcast[i])
+            setenv("NB_NCCL_EXCHANGE", broadcast[i], 1);
+        else
+            unsetenv("NB_NCCL_EXCHANGE");
+        int ce = 7;
+        assert_int_equal(nb_nccl_exchange_kind(&a, &ce), NB_OK);
+        assert_int_equal(ce, 0);
+    }
+    setenv("NB_NCCL_EXCHANGE", "Broadcast", 1);
+    int ce = 7;
+    assert_int_equal(nb_nccl_exchange_kind(&a, &ce), NB_ERR_INVALID_ARG);
+    assert_non_null(strstr(nb_last_error(), "NB_NCCL_EXCHANGE='Broadcast'"));
+    assert_null(strchr(nb_last_error(), '\n'));
+    setenv("NB_NCCL_EXCHANGE", "copy-engine", 1);
+    assert_int_equal(nb_nccl_exchange_kind(&a, &ce), NB_ERR_UNSUPPORTED); /* no CE entry points */
+    assert_non_null(strstr(nb_last_error(), "2.28"));
+    assert_int_equal(ce, 0);
+    a.copy_engine = 1;
+#ifdef NB_NCCL_HAS_CE
+    assert_int_equal(nb_nccl_exchange_kind(&a, &ce), NB_OK);
+    assert_int_equal(ce, 1);
+#else
+    assert_int_equal(nb_nccl_exchange_kind(&a, &ce), NB_ERR_UNSUPPORTED); /* this nccl.h */
+#endif
+    unsetenv("NB_NCCL_EXCHANGE");
+}
+
 int main(void)
 {
     nb_test_seed_init();
@@ -184,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_arming_points_nccl_at_the_tuner),
         cmocka_unit_test(test_arming_keeps_the_callers_choice),
         cmocka_unit_test(test_unknown_setting_is_refused),
+        cmocka_unit_test(test_exchange_setting_is_read_and_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
