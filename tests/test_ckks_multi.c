@@ -72,6 +72,10 @@ static void test_multi_calls_on_null_fail_cleanly(void **state)
                          NB_OK);
     assert_int_equal(nb_ckks_multi_gpus(NULL), 0);
     assert_int_equal(nb_ckks_multi_device(NULL, 0), -1);
+    double total = -1, link = -1;
+    nb_ckks_multi_comm_bytes(NULL, &total, &link);
+    assert_true(total == 0 && link == 0);
+    nb_ckks_multi_comm_bytes(NULL, NULL, NULL);
     nb_ckks_multi_destroy(NULL);
 }
 
