@@ -239,8 +239,9 @@ size_t nb_ckks_word_bytes(const nb_ckks *c);
  * q_count) and P limbs [p_first, p_first + p_count) of nb_ckks_multi_part
  * (the limbs split as evenly as contiguous ranges allow; 1 <= G <= min(L+1,
  * alpha)). NTTs and elementwise steps run on the owner of each limb; the
- * exchanges are NCCL broadcasts of coefficient-form limbs (one group of G
- * broadcasts per exchange, the all-gather of uneven parts): modUp gathers
+ * exchanges move coefficient-form limbs with NCCL (each an all-gather of
+ * uneven parts: one group of G broadcasts, or of sends and receives between
+ * every pair, nb_ckks_multi_exchange): modUp gathers
  * the l+1 Q limbs of the input, modDown the P limbs of its polynomials,
  * rescale the dropped limbs. Results equal the one-GPU pipeline's bit for
  * bit. Each exchange runs on a communication stream of each device, so it
@@ -298,11 +299,18 @@ int nb_ckks_multi_nccl_version(const nb_ckks_multi *m);
  * (NCCL_TUNER_PLUGIN, NB_NCCL_TUNER=off), with one GPU or without an object. */
 int nb_ckks_multi_nccl_tuned(const nb_ckks_multi *m);
 /* How the exchanges run, chosen at creation from NB_NCCL_EXCHANGE (docs/ckks.md,
- * "Several GPUs"): "broadcast" (the default: NCCL broadcasts, on the SMs) or
- * "copy-engine" (exchanges of at least NB_CKKS_CE_MIN_BYTES a device as
- * all-gathers that NCCL 2.28 or later runs on the copy engines, smaller ones
- * as broadcasts); NULL without an object or with one GPU. */
+ * "Several GPUs"): "broadcast" (NCCL broadcasts, on the SMs), "send-recv"
+ * (exchanges of at least NB_CKKS_CE_MIN_BYTES a device as NCCL sends and
+ * receives between every pair of devices, smaller ones as broadcasts) or
+ * "copy-engine" (exchanges of that size as all-gathers that NCCL 2.28 or
+ * later runs on the copy engines, smaller ones as broadcasts); unset, empty
+ * or "auto": nb_ckks_exchange_default. NULL without an object or with one
+ * GPU. */
 const char *nb_ckks_multi_exchange(const nb_ckks_multi *m);
+/* The kind an object of `gpus` devices takes when NB_NCCL_EXCHANGE leaves the
+ * choice: "send-recv" on two devices, "broadcast" on more; NULL for fewer
+ * than two. (An object falls back to broadcasts where NCCL lacks ncclSend.) */
+const char *nb_ckks_exchange_default(size_t gpus);
 #define NB_CKKS_CE_MIN_BYTES (1u << 20)
 
 /* What a pointer holds, for the copies between a whole host polynomial

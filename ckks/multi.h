@@ -18,6 +18,22 @@
 /* NB_ERR_UNSUPPORTED (no NCCL) or NB_ERR_NO_DEVICE (no CUDA), saying so. */
 nb_status nb_multi_unsupported(void);
 
+/* The exchanges of G >= 2 devices when NB_NCCL_EXCHANGE leaves the choice
+ * (nb_ckks_exchange_default): two devices send and receive, the link's two
+ * directions at once; more devices broadcast, the faster of the two there as
+ * measured (docs/results.md, "Sends and receives between the devices"). */
+static inline nb_nccl_exchange nb_multi_exchange_rule(size_t G)
+{
+    return G == 2 ? NB_NCCL_SEND_RECV : NB_NCCL_BROADCAST;
+}
+
+/* The name of an exchange kind (nb_ckks_multi_exchange). */
+static inline const char *nb_multi_exchange_name(nb_nccl_exchange k)
+{
+    return k == NB_NCCL_SEND_RECV ? "send-recv" : k == NB_NCCL_COPY_ENGINE ? "copy-engine"
+                                                                            : "broadcast";
+}
+
 /* The Q limbs of digit j at level l inside [qa, qa + nq): [*lo, *lo + the
  * count returned) (count 0: none, *lo then meaningless). */
 size_t nb_multi_digit_owned(const nb_ckks_params *p, size_t level, size_t j, size_t qa,
@@ -98,7 +114,7 @@ struct nb_ckks_multi {
     const nb_ckks_params *p;
     const nb_ckks_consts *k;
     const nb_nccl_api *nccl;  /* NULL with one device */
-    int copy_engine;          /* exchanges as copy-engine all-gathers (NB_NCCL_EXCHANGE) */
+    nb_nccl_exchange exchange; /* how the exchanges run (NB_NCCL_EXCHANGE) */
     int tuned;                /* NCCL started its communicators with nttbench's tuner */
     size_t slot;              /* limbs of one device's slot in stage */
     unsigned word_bits;

@@ -1,6 +1,7 @@
 /* The exchanges of the several-GPU pipelines (ckks/multi.h): NCCL broadcasts,
- * or all-gathers that NCCL runs on the copy engines (NB_NCCL_EXCHANGE,
- * docs/ckks.md "Several GPUs"), and the bytes they moved
+ * sends and receives between every pair of devices, or all-gathers that NCCL
+ * runs on the copy engines (NB_NCCL_EXCHANGE, docs/ckks.md "Several GPUs"),
+ * and the bytes they moved
  * (nb_ckks_multi_comm_bytes, ckks/ckks.h). */
 #include <stdint.h>
 
@@ -26,6 +27,37 @@ static nb_status broadcasts(nb_ckks_multi *m, void *const *buf, const size_t *of
                               m->nccl->broadcast(p, p, cnt[r] * m->p->n, type, (int)r,
                                                  m->d[i].comm, m->d[i].comm_stream),
                               "ncclBroadcast");
+        }
+    }
+    const nb_status e = nb_nccl_check(m->nccl, m->nccl->group_end(), "ncclGroupEnd");
+    return s != NB_OK ? s : e;
+}
+
+/* The same exchange as one NCCL group of point-to-point transfers: device i
+ * sends its cnt_i limbs at off_i to every other device and receives each
+ * other device r's cnt_r limbs into off_r of its own buf (disjoint ranges,
+ * so in place), every pair's two directions at once. */
+static nb_status send_recv(nb_ckks_multi *m, void *const *buf, const size_t *off,
+                           const size_t *cnt, ncclDataType_t type)
+{
+    NB_TRY(nb_nccl_check(m->nccl, m->nccl->group_start(), "ncclGroupStart"));
+    nb_status s = NB_OK;
+    for (size_t i = 0; i < m->G && s == NB_OK; i++) {
+        const part *d = &m->d[i];
+        m->sent[i] += cnt[i] * m->limb_bytes;
+        for (size_t r = 0; r < m->G && s == NB_OK; r++) {
+            if (r == i)
+                continue;
+            if (cnt[i])
+                s = nb_nccl_check(m->nccl,
+                                  m->nccl->send(nb_multi_at(m, buf[i], off[i]), cnt[i] * m->p->n,
+                                                type, (int)r, d->comm, d->comm_stream),
+                                  "ncclSend");
+            if (cnt[r] && s == NB_OK)
+                s = nb_nccl_check(m->nccl,
+                                  m->nccl->recv(nb_multi_at(m, buf[i], off[r]), cnt[r] * m->p->n,
+                                                type, (int)r, d->comm, d->comm_stream),
+                                  "ncclRecv");
         }
     }
     const nb_status e = nb_nccl_check(m->nccl, m->nccl->group_end(), "ncclGroupEnd");
@@ -104,8 +136,11 @@ nb_status nb_multi_exchange_start(nb_ckks_multi *m, void *const *buf, const size
     size_t most = 0;
     for (size_t r = 0; r < m->G; r++)
         most = cnt[r] > most ? cnt[r] : most;
-    if (m->copy_engine && most * m->limb_bytes >= NB_CKKS_CE_MIN_BYTES)
+    const int large = most * m->limb_bytes >= NB_CKKS_CE_MIN_BYTES;
+    if (large && m->exchange == NB_NCCL_COPY_ENGINE)
         NB_TRY(all_gather(m, buf, off, cnt, most, type));
+    else if (large && m->exchange == NB_NCCL_SEND_RECV)
+        NB_TRY(send_recv(m, buf, off, cnt, type));
     else
         NB_TRY(broadcasts(m, buf, off, cnt, type));
     if (timed) {

@@ -20,6 +20,11 @@ nb_status nb_multi_unsupported(void)
 #endif
 }
 
+const char *nb_ckks_exchange_default(size_t gpus)
+{
+    return gpus < 2 ? NULL : nb_multi_exchange_name(nb_multi_exchange_rule(gpus));
+}
+
 #ifdef NB_MULTI_GPU
 #include "core/cuda_check.h"
 
@@ -105,7 +110,7 @@ void nb_ckks_multi_destroy(nb_ckks_multi *m)
             if (m->ev_t[k])
                 cudaEventDestroy(m->ev_t[k]);
 #ifdef NB_NCCL_HAS_CE
-    if (m->d && m->nccl && m->copy_engine)
+    if (m->d && m->nccl && m->exchange == NB_NCCL_COPY_ENGINE)
         stage_free(m);
 #endif
     for (size_t i = 0; m->d && i < m->G; i++) {
@@ -327,10 +332,10 @@ static nb_status create(nb_ckks_multi *m, const nb_ntt_variant *variant, const i
     m->nccl = nb_nccl_load();
     if (!m->nccl)
         return NB_ERR_UNSUPPORTED; /* the loader's message stands */
-    NB_TRY(nb_nccl_exchange_kind(m->nccl, &m->copy_engine));
+    NB_TRY(nb_nccl_exchange_kind(m->nccl, nb_multi_exchange_rule(G), &m->exchange));
     const unsigned long tuner_inits = nb_nccl_tuner_inits();
 #ifdef NB_NCCL_HAS_CE
-    if (m->copy_engine) {
+    if (m->exchange == NB_NCCL_COPY_ENGINE) {
         NB_TRY(copy_engine_init(m));
         m->tuned = nb_nccl_tuner_inits() > tuner_inits;
         return NB_OK;
@@ -445,7 +450,7 @@ const char *nb_ckks_multi_exchange(const nb_ckks_multi *m)
 {
     if (!m || m->G < 2)
         return NULL;
-    return m->copy_engine ? "copy-engine" : "broadcast";
+    return nb_multi_exchange_name(m->exchange);
 }
 
 void nb_ckks_multi_part(const nb_ckks_multi *m, size_t d, size_t *q_first, size_t *q_count,

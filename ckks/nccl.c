@@ -59,6 +59,8 @@ static void load(void)
         return;
     }
     *(void **)&api.all_gather = dlsym(h, "ncclAllGather");
+    *(void **)&api.send = dlsym(h, "ncclSend");
+    *(void **)&api.recv = dlsym(h, "ncclRecv");
 #ifdef NB_NCCL_HAS_CE
     *(void **)&api.get_unique_id = dlsym(h, "ncclGetUniqueId");
     *(void **)&api.comm_init_rank_config = dlsym(h, "ncclCommInitRankConfig");
@@ -94,16 +96,31 @@ nb_status nb_nccl_check(const nb_nccl_api *a, ncclResult_t r, const char *what)
                         a && a->error_string ? a->error_string(r) : "unknown error");
 }
 
-nb_status nb_nccl_exchange_kind(const nb_nccl_api *a, int *copy_engine)
+nb_status nb_nccl_exchange_kind(const nb_nccl_api *a, nb_nccl_exchange dflt,
+                                nb_nccl_exchange *kind)
 {
-    *copy_engine = 0;
+    *kind = NB_NCCL_BROADCAST;
     const char *e = getenv("NB_NCCL_EXCHANGE");
-    if (!e || !*e || !strcmp(e, "broadcast"))
+    if (!e || !*e || !strcmp(e, "auto")) {
+        if (dflt != NB_NCCL_SEND_RECV || (a->send && a->recv))
+            *kind = dflt;
         return NB_OK;
+    }
+    if (!strcmp(e, "broadcast"))
+        return NB_OK;
+    int v = 0;
+    if (!strcmp(e, "send-recv")) {
+        if (!a->send || !a->recv)
+            return nb_set_error(NB_ERR_UNSUPPORTED,
+                                "NB_NCCL_EXCHANGE=send-recv: %s has no ncclSend/ncclRecv (%d)",
+                                a->path, a->get_version(&v) == ncclSuccess ? v : 0);
+        *kind = NB_NCCL_SEND_RECV;
+        return NB_OK;
+    }
     if (strcmp(e, "copy-engine"))
         return nb_set_error(NB_ERR_INVALID_ARG,
-                            "NB_NCCL_EXCHANGE='%s': expected 'broadcast' or 'copy-engine'", e);
-    int v = 0;
+                            "NB_NCCL_EXCHANGE='%s': expected 'auto', 'broadcast', "
+                            "'send-recv' or 'copy-engine'", e);
 #ifndef NB_NCCL_HAS_CE
     return nb_set_error(NB_ERR_UNSUPPORTED,
                         "NB_NCCL_EXCHANGE=copy-engine: this build's nccl.h (%d) has no "
@@ -115,7 +132,7 @@ nb_status nb_nccl_exchange_kind(const nb_nccl_api *a, int *copy_engine)
                             "NB_NCCL_EXCHANGE=copy-engine needs NCCL 2.28 or later with "
                             "ncclCommWindowRegister; %s is %d",
                             a->path, a->get_version(&v) == ncclSuccess ? v : 0);
-    *copy_engine = 1;
+    *kind = NB_NCCL_COPY_ENGINE;
     return NB_OK;
 }
 #endif

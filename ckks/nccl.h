@@ -10,6 +10,13 @@
 
 #include "core/status.h"
 
+/* How the several-GPU exchanges run (docs/ckks.md, "Several GPUs"). */
+typedef enum nb_nccl_exchange {
+    NB_NCCL_BROADCAST = 0,   /* one group of G broadcasts, in place */
+    NB_NCCL_COPY_ENGINE = 1, /* all-gathers on the copy engines, through a stage */
+    NB_NCCL_SEND_RECV = 2    /* one group of sends and receives between every pair */
+} nb_nccl_exchange;
+
 #ifdef NB_HAVE_NCCL
 #include <nccl.h>
 
@@ -34,6 +41,11 @@ typedef struct nb_nccl_api {
     const char *(*error_string)(ncclResult_t r);
     ncclResult_t (*all_gather)(const void *send, void *recv, size_t count, ncclDataType_t type,
                                ncclComm_t comm, cudaStream_t stream);
+    /* Point-to-point (NCCL 2.7 and later; NULL if the library lacks them). */
+    ncclResult_t (*send)(const void *send, size_t count, ncclDataType_t type, int peer,
+                         ncclComm_t comm, cudaStream_t stream);
+    ncclResult_t (*recv)(void *recv, size_t count, ncclDataType_t type, int peer,
+                         ncclComm_t comm, cudaStream_t stream);
 #ifdef NB_NCCL_HAS_CE
     /* The copy-engine exchanges (NCCL 2.28 and later; all NULL before):
      * communicators with a zero-CTA policy, all-gathers into symmetric
@@ -61,12 +73,15 @@ const nb_nccl_api *nb_nccl_load(void);
 /* NB_OK, or NB_ERR_CUDA naming the call and NCCL's reason. */
 nb_status nb_nccl_check(const nb_nccl_api *api, ncclResult_t r, const char *what);
 
-/* How the several-GPU exchanges run, from NB_NCCL_EXCHANGE: "broadcast" (unset
- * or empty: the default; *copy_engine = 0) or "copy-engine" (*copy_engine =
- * 1); anything else NB_ERR_INVALID_ARG, and copy-engine without the
- * copy-engine collectives (this build's nccl.h, or api's library: NCCL 2.28 or
- * later) NB_ERR_UNSUPPORTED, each with a one-line message. */
-nb_status nb_nccl_exchange_kind(const nb_nccl_api *api, int *copy_engine);
+/* The kind named by NB_NCCL_EXCHANGE: "broadcast", "copy-engine" or
+ * "send-recv"; unset, empty or "auto": `dflt`, or broadcasts where dflt is
+ * send-recv and api's library lacks ncclSend or ncclRecv. Anything else
+ * NB_ERR_INVALID_ARG, copy-engine without the copy-engine collectives (this
+ * build's nccl.h, or api's library: NCCL 2.28 or later) and a named
+ * send-recv without ncclSend and ncclRecv NB_ERR_UNSUPPORTED, each with a
+ * one-line message (*kind is then NB_NCCL_BROADCAST). */
+nb_status nb_nccl_exchange_kind(const nb_nccl_api *api, nb_nccl_exchange dflt,
+                                nb_nccl_exchange *kind);
 
 /* nttbench's NCCL tuner (ckks/nccl_tuner.c): NCCL's tuner-plugin
  * interface, version 4, as NCCL lays it out (its logger's and collective

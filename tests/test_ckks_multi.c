@@ -1,9 +1,10 @@
 /* The several-GPU pipelines' refusals that need no GPU: a CPU variant, no
  * devices, a device list of the wrong length for the set, and every entry
- * point on a NULL object, each with its status and a message; modUp's
- * exchange schedule, which is plain C on the partition; and the key
- * switch's packed layout on one device's part, through the CPU inner
- * product and the CPU conversion (the GPU behaviour is test_gpu_multi's). */
+ * point on a NULL object, each with its status and a message; the default
+ * exchanges by device count; modUp's exchange schedule, which is plain C on
+ * the partition; and the key switch's packed layout on one device's part,
+ * through the CPU inner product and the CPU conversion (the GPU behaviour is
+ * test_gpu_multi's). */
 #include <string.h>
 
 #include "bench/tiers/ntt.h"
@@ -76,7 +77,20 @@ static void test_multi_calls_on_null_fail_cleanly(void **state)
     nb_ckks_multi_comm_bytes(NULL, &total, &link);
     assert_true(total == 0 && link == 0);
     nb_ckks_multi_comm_bytes(NULL, NULL, NULL);
+    assert_null(nb_ckks_multi_exchange(NULL));
     nb_ckks_multi_destroy(NULL);
+}
+
+/* The exchanges an object takes when NB_NCCL_EXCHANGE leaves the choice:
+ * sends and receives on two devices, broadcasts on more, none on one. */
+static void test_default_exchange_by_device_count(void **state)
+{
+    (void)state;
+    assert_null(nb_ckks_exchange_default(0));
+    assert_null(nb_ckks_exchange_default(1));
+    assert_string_equal(nb_ckks_exchange_default(2), "send-recv");
+    for (size_t g = 3; g <= 8; g++)
+        assert_string_equal(nb_ckks_exchange_default(g), "broadcast");
 }
 
 /* Limbs of digit j at level l in [qa, qa + nq). */
@@ -435,6 +449,7 @@ int main(void)
         cmocka_unit_test(test_multi_refuses_a_cpu_variant),
         cmocka_unit_test(test_multi_refuses_counts_the_set_cannot_split_into),
         cmocka_unit_test(test_multi_calls_on_null_fail_cleanly),
+        cmocka_unit_test(test_default_exchange_by_device_count),
         cmocka_unit_test(test_modup_plan_on_two_and_four_devices),
         cmocka_unit_test(test_modup_plan_holds_on_every_split),
         cmocka_unit_test(test_packed_inner_product_on_every_split),

@@ -182,6 +182,20 @@ static ncclResult_t old_version(int *v)
     return ncclSuccess;
 }
 
+static ncclResult_t fake_send(const void *b, size_t n, ncclDataType_t t, int peer, ncclComm_t c,
+                              cudaStream_t s)
+{
+    (void)b, (void)n, (void)t, (void)peer, (void)c, (void)s;
+    return ncclSuccess;
+}
+
+static ncclResult_t fake_recv(void *b, size_t n, ncclDataType_t t, int peer, ncclComm_t c,
+                              cudaStream_t s)
+{
+    (void)b, (void)n, (void)t, (void)peer, (void)c, (void)s;
+    return ncclSuccess;
+}
+
 static void test_exchange_setting_is_read_and_checked(void **state)
 {
     (void)state;
@@ -189,31 +203,59 @@ static void test_exchange_setting_is_read_and_checked(void **state)
     memset(&a, 0, sizeof a);
     a.get_version = old_version;
     snprintf(a.path, sizeof a.path, "%s", "/opt/old/libnccl.so.2");
-    const char *broadcast[] = {NULL, "", "broadcast"};
+    const char *unset[] = {NULL, "", "auto"};
+    nb_nccl_exchange k = (nb_nccl_exchange)7;
     for (size_t i = 0; i < 3; i++) {
-        if (broadcast[i])
-            setenv("NB_NCCL_EXCHANGE", broadcast[i], 1);
+        if (unset[i])
+            setenv("NB_NCCL_EXCHANGE", unset[i], 1);
         else
             unsetenv("NB_NCCL_EXCHANGE");
-        int ce = 7;
-        assert_int_equal(nb_nccl_exchange_kind(&a, &ce), NB_OK);
-        assert_int_equal(ce, 0);
+        k = (nb_nccl_exchange)7;
+        assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_BROADCAST, &k), NB_OK);
+        assert_int_equal(k, NB_NCCL_BROADCAST);
+        k = (nb_nccl_exchange)7; /* the default send-recv, without ncclSend: broadcasts */
+        assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_SEND_RECV, &k), NB_OK);
+        assert_int_equal(k, NB_NCCL_BROADCAST);
     }
-    setenv("NB_NCCL_EXCHANGE", "Broadcast", 1);
-    int ce = 7;
-    assert_int_equal(nb_nccl_exchange_kind(&a, &ce), NB_ERR_INVALID_ARG);
-    assert_non_null(strstr(nb_last_error(), "NB_NCCL_EXCHANGE='Broadcast'"));
-    assert_null(strchr(nb_last_error(), '\n'));
+    const char *bad[] = {"Broadcast", "send_recv", "copy-engine "};
+    for (size_t i = 0; i < 3; i++) {
+        setenv("NB_NCCL_EXCHANGE", bad[i], 1);
+        assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_SEND_RECV, &k), NB_ERR_INVALID_ARG);
+        char want[64];
+        snprintf(want, sizeof want, "NB_NCCL_EXCHANGE='%s'", bad[i]);
+        assert_non_null(strstr(nb_last_error(), want));
+        assert_null(strchr(nb_last_error(), '\n'));
+        assert_int_equal(k, NB_NCCL_BROADCAST);
+    }
+    setenv("NB_NCCL_EXCHANGE", "send-recv", 1);
+    assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_BROADCAST, &k), NB_ERR_UNSUPPORTED);
+    assert_non_null(strstr(nb_last_error(), "ncclSend"));
+    assert_non_null(strstr(nb_last_error(), "/opt/old/libnccl.so.2"));
+    a.send = fake_send;
+    assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_BROADCAST, &k), NB_ERR_UNSUPPORTED);
+    a.recv = fake_recv;
+    assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_BROADCAST, &k), NB_OK);
+    assert_int_equal(k, NB_NCCL_SEND_RECV);
+    setenv("NB_NCCL_EXCHANGE", "broadcast", 1);
+    assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_SEND_RECV, &k), NB_OK);
+    assert_int_equal(k, NB_NCCL_BROADCAST);
+    unsetenv("NB_NCCL_EXCHANGE"); /* the default, now that the library has both */
+    assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_SEND_RECV, &k), NB_OK);
+    assert_int_equal(k, NB_NCCL_SEND_RECV);
+    assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_BROADCAST, &k), NB_OK);
+    assert_int_equal(k, NB_NCCL_BROADCAST);
     setenv("NB_NCCL_EXCHANGE", "copy-engine", 1);
-    assert_int_equal(nb_nccl_exchange_kind(&a, &ce), NB_ERR_UNSUPPORTED); /* no CE entry points */
+    assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_SEND_RECV, &k),
+                     NB_ERR_UNSUPPORTED); /* no CE entry points */
     assert_non_null(strstr(nb_last_error(), "2.28"));
-    assert_int_equal(ce, 0);
+    assert_int_equal(k, NB_NCCL_BROADCAST);
     a.copy_engine = 1;
 #ifdef NB_NCCL_HAS_CE
-    assert_int_equal(nb_nccl_exchange_kind(&a, &ce), NB_OK);
-    assert_int_equal(ce, 1);
+    assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_SEND_RECV, &k), NB_OK);
+    assert_int_equal(k, NB_NCCL_COPY_ENGINE);
 #else
-    assert_int_equal(nb_nccl_exchange_kind(&a, &ce), NB_ERR_UNSUPPORTED); /* this nccl.h */
+    assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_SEND_RECV, &k),
+                     NB_ERR_UNSUPPORTED); /* this nccl.h */
 #endif
     unsetenv("NB_NCCL_EXCHANGE");
 }

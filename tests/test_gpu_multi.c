@@ -116,15 +116,14 @@ static void check_partition(nb_ckks_multi *m, const nb_ckks_params *p)
                      q_next, p->q_count, p_next, p->alpha);
 }
 
-/* Every stage at levels L and L/2 on G devices against the CPU pipeline. */
 /* The bytes the last call's exchanges moved (nb_ckks_multi_comm_bytes), when
- * they are broadcasts: device d sends each other device its sent[d] limbs of
- * lb bytes; nothing on one GPU. */
+ * they are broadcasts or sends and receives: device d sends each other device
+ * its sent[d] limbs of lb bytes; nothing on one GPU. */
 static void expect_bytes(const char *what, nb_ckks_multi *m, size_t G, const size_t *sent,
                          size_t lb)
 {
     const char *kind = nb_ckks_multi_exchange(m);
-    if (G > 1 && (!kind || strcmp(kind, "broadcast")))
+    if (G > 1 && (!kind || (strcmp(kind, "broadcast") && strcmp(kind, "send-recv"))))
         return; /* copy-engine all-gathers send whole slots */
     double total = -1, link = -1, want = 0, most = 0;
     nb_ckks_multi_comm_bytes(m, &total, &link);
@@ -153,6 +152,7 @@ static size_t owned_p(nb_ckks_multi *m, size_t d)
     return pc;
 }
 
+/* Every stage at levels L and L/2 on G devices against the CPU pipeline. */
 static void check_on(const nb_ckks_params *p, nb_ckks *cpu, const nb_ntt_variant *v, size_t G)
 {
     int devices[MAX_G] = {0, 1, 2, 3};
@@ -322,10 +322,12 @@ static void test_multi_paper_sets_match_cpu(void **state)
     check_set_from("ckks16-l30-d3", "gpu-fast", 0, 2);
 }
 
-/* NB_NCCL_EXCHANGE=copy-engine: the paper-sized sets on two or more GPUs with
- * their large exchanges as all-gathers on the copy engines, bit-exact as
- * above; an unknown value refused. Skipped where NCCL lacks that path. */
-static void test_multi_copy_engine_exchanges_match_cpu(void **state)
+/* Each kind NB_NCCL_EXCHANGE names, on two GPUs (where the default is
+ * send-recv): the paper-sized sets bit-exact as above with their large
+ * exchanges as broadcasts, as sends and receives between the pair, or as
+ * all-gathers on the copy engines (skipped where NCCL lacks that path), the
+ * bytes of the first two checked as above; an unknown value refused. */
+static void test_multi_named_exchanges_match_cpu(void **state)
 {
     (void)state;
     if (gpus < 2) {
@@ -336,23 +338,26 @@ static void test_multi_copy_engine_exchanges_match_cpu(void **state)
     assert_int_equal(nb_ckks_params_from_preset(&p, "ckks16-l30-d3"), NB_OK);
     const nb_ntt_variant *v = nb_ntt_variant_find("gpu-fast");
     const int devices[2] = {0, 1};
-    nb_ckks_multi *m = NULL;
-    assert_int_equal(setenv("NB_NCCL_EXCHANGE", "copy-engine", 1), 0);
-    const nb_status s = nb_ckks_multi_create(&m, p, v, devices, 2);
-    if (s == NB_ERR_UNSUPPORTED) {
-        print_message("copy-engine exchanges: %s (skip)\n", nb_last_error());
-    } else {
+    const char *kinds[] = {"broadcast", "send-recv", "copy-engine"};
+    for (size_t k = 0; k < 3; k++) {
+        nb_ckks_multi *m = NULL;
+        assert_int_equal(setenv("NB_NCCL_EXCHANGE", kinds[k], 1), 0);
+        const nb_status s = nb_ckks_multi_create(&m, p, v, devices, 2);
+        if (s == NB_ERR_UNSUPPORTED && !strcmp(kinds[k], "copy-engine")) {
+            print_message("copy-engine exchanges: %s (skip)\n", nb_last_error());
+            continue;
+        }
         if (s != NB_OK)
-            nb_test_fail("copy-engine exchanges on 2 GPUs: %s", nb_last_error());
-        assert_string_equal(nb_ckks_multi_exchange(m), "copy-engine");
+            nb_test_fail("%s exchanges on 2 GPUs: %s", kinds[k], nb_last_error());
+        assert_string_equal(nb_ckks_multi_exchange(m), kinds[k]);
         nb_ckks_multi_destroy(m);
         check_set_from("ckks16-l30-d3-w32", "gpu-fast32", 0, 2);
         check_set_from("ckks16-l30-d3", "gpu-fast", 0, 2);
-        m = NULL;
-        assert_int_equal(setenv("NB_NCCL_EXCHANGE", "sideways", 1), 0);
-        assert_int_equal(nb_ckks_multi_create(&m, p, v, devices, 2), NB_ERR_INVALID_ARG);
-        assert_null(m);
     }
+    nb_ckks_multi *m = NULL;
+    assert_int_equal(setenv("NB_NCCL_EXCHANGE", "sideways", 1), 0);
+    assert_int_equal(nb_ckks_multi_create(&m, p, v, devices, 2), NB_ERR_INVALID_ARG);
+    assert_null(m);
     unsetenv("NB_NCCL_EXCHANGE");
     nb_ckks_params_destroy(p);
 }
@@ -391,8 +396,10 @@ static void test_multi_refuses_an_unknown_tuner_setting(void **state)
 /* A several-GPU case of the stage tier names the NCCL its exchanges ran on
  * (metric nccl_version, NCCL's number: 2.9.0 and later are 20900 and up)
  * and whether nttbench's tuner served it (metric nccl_tuner: 1 unless the
- * environment the test started in named a tuner or turned it off); a
- * one-GPU case, which needs no NCCL, has neither. */
+ * environment the test started in named a tuner or turned it off), and its
+ * exchanges as the parameter exchange only when NB_NCCL_EXCHANGE named
+ * another kind than the default; a one-GPU case, which needs no NCCL, has
+ * none of them. */
 static void test_multi_stage_case_names_its_nccl(void **state)
 {
     (void)state;
@@ -438,6 +445,13 @@ static void test_multi_stage_case_names_its_nccl(void **state)
             if (ct && (!json_is_number(cb) || !json_is_number(cl) || json_number_value(cl) <= 0 ||
                        json_number_value(cl) > json_number_value(cb)))
                 nb_test_fail("gpus=2: comm_bytes / comm_link_bytes missing or inconsistent");
+            const char *env = getenv("NB_NCCL_EXCHANGE");
+            const int named = env && *env && strcmp(env, "auto") &&
+                              strcmp(env, nb_ckks_exchange_default(2));
+            json_t *ex = json_object_get(json_object_get(m, "params"), "exchange");
+            if (named ? !json_is_string(ex) || strcmp(json_string_value(ex), env) : ex != NULL)
+                nb_test_fail("gpus=2: parameter exchange %s, NB_NCCL_EXCHANGE %s",
+                             ex ? json_string_value(ex) : "absent", env ? env : "unset");
         }
         json_decref(m);
     }
@@ -476,7 +490,7 @@ int main(void)
         cmocka_unit_test(test_multi_stages_match_cpu_64),
         cmocka_unit_test(test_multi_stages_match_cpu_32),
         cmocka_unit_test(test_multi_paper_sets_match_cpu),
-        cmocka_unit_test(test_multi_copy_engine_exchanges_match_cpu),
+        cmocka_unit_test(test_multi_named_exchanges_match_cpu),
         cmocka_unit_test(test_multi_refuses_an_unknown_tuner_setting),
         cmocka_unit_test(test_multi_stage_case_names_its_nccl),
         cmocka_unit_test(test_multi_refuses_bad_device_lists),

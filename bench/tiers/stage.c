@@ -264,7 +264,7 @@ nb_status nb_stage_run_case(nb_case **out, const nb_ckks_params *params,
         return NB_OK;
     }
     const char *ex = nb_stage_workload_exchange(w); /* named when not the default */
-    if (s == NB_OK && ex && strcmp(ex, "broadcast"))
+    if (s == NB_OK && ex && strcmp(ex, nb_ckks_exchange_default(cfg->gpus)))
         s = nb_case_param_str(cs, "exchange", ex);
     const int nccl = nb_stage_workload_nccl_version(w); /* several GPUs: what they ran on */
     if (s == NB_OK && nccl > 0)
