@@ -65,16 +65,18 @@ size_t nb_multi_modup_plan(const nb_ckks_params *p, size_t level, size_t G, cons
 size_t nb_multi_ext_layout(const nb_ckks_params *p, size_t level, size_t qa, size_t nq,
                            size_t np, size_t *off, size_t *idx);
 
-/* The conversions of that layout (ckks/multi_plan.c): *blob (malloc'd, *words
- * words) = k's blob followed by, for each digit j of the top level (D =
- * nb_ckks_digits(p, q_count - 1)), a table from the digit's primes onto the
- * part's targets of j in the layout's order, (*desc)[j] (malloc'd, D entries)
- * its offsets in *blob; the part also owns the P limbs [pa, pa + np). The
- * tables are nb_conv_desc_build's, so a conversion through (*desc)[j] writes
- * target t of j as limb t, the value the whole basis' table gives that prime.
- * On failure nothing is allocated. Host arithmetic. */
-nb_status nb_multi_ext_convs(const nb_ckks_params *p, const nb_ckks_consts *k, size_t qa,
-                             size_t nq, size_t pa, size_t np, uint64_t **blob, size_t *words,
+/* The conversions of the top level's packed layout (ckks/multi_plan.c), from
+ * its digit offsets off (D + 1 entries, D = nb_ckks_digits(p, q_count - 1))
+ * and the prime of each of its off[D] limbs, targets[k] (both as
+ * nb_multi_ext_layout gives them for one part): *blob (malloc'd, *words
+ * words) = k's blob followed by, for each digit j, a table from the digit's
+ * primes onto targets [off[j], off[j+1]), (*desc)[j] (malloc'd, D entries)
+ * its offsets in *blob. The tables are nb_conv_desc_build's, so a conversion
+ * through (*desc)[j] writes target t of j as limb t, the value the whole
+ * basis' table gives that prime. On failure nothing is allocated. Host
+ * arithmetic. */
+nb_status nb_multi_ext_convs(const nb_ckks_params *p, const nb_ckks_consts *k, const size_t *off,
+                             const uint64_t *targets, uint64_t **blob, size_t *words,
                              nb_conv_desc **desc);
 
 #if defined(NB_HAVE_CUDA) && defined(NB_HAVE_NCCL)

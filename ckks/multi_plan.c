@@ -81,35 +81,25 @@ size_t nb_multi_ext_layout(const nb_ckks_params *p, size_t level, size_t qa, siz
     return k;
 }
 
-nb_status nb_multi_ext_convs(const nb_ckks_params *p, const nb_ckks_consts *k, size_t qa,
-                             size_t nq, size_t pa, size_t np, uint64_t **blob, size_t *words,
+nb_status nb_multi_ext_convs(const nb_ckks_params *p, const nb_ckks_consts *k, const size_t *off,
+                             const uint64_t *targets, uint64_t **blob, size_t *words,
                              nb_conv_desc **desc)
 {
-    const size_t Q = p->q_count, top = Q - 1, D = nb_ckks_digits(p, top);
-    size_t off[NB_MULTI_TIMED + 1];
-    const size_t ne = nb_multi_ext_layout(p, top, qa, nq, np, off, NULL);
-    size_t *ix = malloc((ne + 1) * sizeof *ix);
-    uint64_t *b = malloc((ne + 1) * sizeof *b);
+    const size_t top = p->q_count - 1, D = nb_ckks_digits(p, top);
     nb_ckks_consts pk = {.blob = malloc(k->words * sizeof(uint64_t)), .words = k->words,
                          .cap = k->words};
     nb_conv_desc *dd = calloc(D, sizeof *dd);
     nb_status s = NB_OK;
-    if (!ix || !b || !pk.blob || !dd)
+    if (!pk.blob || !dd)
         s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "several GPUs: out of host memory");
-    if (s == NB_OK) {
+    else
         memcpy(pk.blob, k->blob, k->words * sizeof(uint64_t));
-        nb_multi_ext_layout(p, top, qa, nq, np, off, ix);
-        for (size_t i = 0; i < ne; i++)
-            b[i] = p->primes[ix[i] < nq ? qa + ix[i] : Q + pa + (ix[i] - nq)];
-    }
     for (size_t j = 0; j < D && s == NB_OK; j++) {
         size_t first, count;
         nb_ckks_digit_range(p, top, j, &first, &count);
-        s = nb_conv_desc_build(&pk, &dd[j], p->primes + first, count, b + off[j],
+        s = nb_conv_desc_build(&pk, &dd[j], p->primes + first, count, targets + off[j],
                                off[j + 1] - off[j], NULL);
     }
-    free(ix);
-    free(b);
     if (s != NB_OK) {
         free(pk.blob);
         free(dd);

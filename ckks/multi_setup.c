@@ -152,29 +152,28 @@ static nb_status part_create(nb_ckks_multi *m, part *d, const nb_ntt_variant *va
     nb_status s = nb_ntt_create(&d->ntt, variant, p->log_n, h, NULL, own, d->stream);
     if (s == NB_OK && m->G > 1)
         s = nb_ntt_create(&d->ntt_side, variant, p->log_n, h, NULL, own, d->stream);
-    /* the Q primes twice, then the packed layout's primes (its plan indices at ix) */
-    const size_t ne = nb_multi_ext_layout(p, Q - 1, d->qa, d->nq, d->np, d->ext_off, NULL);
-    uint64_t *qq = malloc((2 * d->nq + ne) * sizeof *qq + ne * sizeof(size_t));
+    /* the Q primes twice, then the packed layout's primes (ix: its plan
+     * indices; the layout holds at most every owned limb for every digit) */
+    const size_t most = nb_ckks_digits(p, Q - 1) * own;
+    uint64_t *qq = malloc((2 * d->nq + most) * sizeof *qq + most * sizeof(size_t));
     if (!qq)
         s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_multi_create: out of host memory");
+    uint64_t *xp = qq ? qq + 2 * d->nq : NULL;
+    size_t *ix = qq ? (size_t *)(xp + most) : NULL;
+    const size_t ne = qq ? nb_multi_ext_layout(p, Q - 1, d->qa, d->nq, d->np, d->ext_off, ix) : 0;
     for (size_t i = 0; qq && i < 2 * d->nq; i++)
         qq[i] = p->primes[d->qa + i % d->nq];
+    for (size_t k = 0; k < ne; k++)
+        xp[k] = h[ix[k]];
     if (s == NB_OK)
         s = nb_ntt_create(&d->ntt_qq, variant, p->log_n, qq, NULL, 2 * d->nq, d->stream);
-    if (s == NB_OK && ne <= NB_CKKS_EXT_PLAN_MAX_FACTOR * own) {
-        uint64_t *xp = qq + 2 * d->nq;
-        size_t *ix = (size_t *)(xp + ne);
-        size_t off[NB_MULTI_TIMED + 1];
-        nb_multi_ext_layout(p, Q - 1, d->qa, d->nq, d->np, off, ix);
-        for (size_t k = 0; k < ne; k++)
-            xp[k] = h[ix[k]];
+    if (s == NB_OK && ne <= NB_CKKS_EXT_PLAN_MAX_FACTOR * own)
         s = nb_ntt_create(&d->ntt_ext, variant, p->log_n, xp, NULL, ne, d->stream);
-    }
-    free(qq);
     uint64_t *blob = NULL; /* the shared constants, with the packed layout's conversions */
     size_t words = m->k->words;
     if (s == NB_OK && d->ntt_ext)
-        s = nb_multi_ext_convs(p, m->k, d->qa, d->nq, d->pa, d->np, &blob, &words, &d->ext_conv);
+        s = nb_multi_ext_convs(p, m->k, d->ext_off, xp, &blob, &words, &d->ext_conv);
+    free(qq);
     if (s == NB_OK)
         s = nb_buffer_create(&d->consts, NB_BACKEND_GPU, (words + extra) * sizeof(uint64_t));
     if (s == NB_OK)

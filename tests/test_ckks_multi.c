@@ -384,11 +384,14 @@ static void check_part_convs(const nb_ckks_params *p, size_t qa, size_t nq, size
     const size_t n = p->n, Q = p->q_count, top = Q - 1, D = nb_ckks_digits(p, top);
     const int w32 = p->word_bits == 32;
     size_t off[65], idx[64 * 64];
-    nb_multi_ext_layout(p, top, qa, nq, np, off, idx);
+    uint64_t targets[64 * 64];
+    const size_t ne = nb_multi_ext_layout(p, top, qa, nq, np, off, idx);
+    for (size_t t = 0; t < ne; t++)
+        targets[t] = p->primes[idx[t] < nq ? qa + idx[t] : Q + pa + (idx[t] - nq)];
     uint64_t *blob = NULL;
     nb_conv_desc *desc = NULL;
     size_t words = 0;
-    assert_int_equal(nb_multi_ext_convs(p, k, qa, nq, pa, np, &blob, &words, &desc), NB_OK);
+    assert_int_equal(nb_multi_ext_convs(p, k, off, targets, &blob, &words, &desc), NB_OK);
     assert_true(words > k->words);
     assert_memory_equal(blob, k->blob, k->words * sizeof *blob);
     for (size_t j = 0; j < D; j++) {
