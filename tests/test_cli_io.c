@@ -1,7 +1,9 @@
 /* Where nttbench writes and what survives: --output through symlinks,
  * FIFOs, /dev/stdout and devices (never replaced), a directory refused, `check`
- * honouring --output; a sweep interrupted by SIGINT or SIGTERM keeping its
- * finished cases (exit 130 / 143, no temporary left); a failing case recorded
+ * honouring --output; an --output that is also an input refused, an earlier
+ * result kept by a run that timed nothing; a sweep interrupted by SIGINT or
+ * SIGTERM (also sent twice, as `timeout` does) keeping its finished cases
+ * (exit 130 / 143, no temporary left); a failing case recorded
  * while the sweep goes on; seeds recorded exactly (all 64 bits) and a run
  * repeated from the recorded seed; a CPU + GPU list in `run` naming the GPU
  * variant. Rejected inputs are rows of the bad-input table (clirows.h).
@@ -164,11 +166,59 @@ static void test_check_honours_output(void **state)
     json_decref(j);
 }
 
+/* Guards: `compare A B --output A` replaced the run report A with the
+ * comparison (and `report`, `check` likewise their inputs). */
+static void test_output_that_is_an_input_is_refused(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){"-q", "--format", "json", "--output", at("a.json"),
+                                            "run", QUICK, NULL}),
+                     0);
+    char *before = slurp("a.json");
+    put("b.json", before, strlen(before));
+    puts_file("c.txt", "1\n2\n");
+    puts_file("d.txt", "1\n2\n");
+    char actual[300];
+    snprintf(actual, sizeof actual, "--actual=%s", at("c.txt"));
+    expect_error("--output naming an input of compare",
+                 (const char *[]){"compare", at("a.json"), at("b.json"), "--output", at("a.json"),
+                                  NULL},
+                 2, "is also an input of compare");
+    expect_error("--output naming an input of report, written another way",
+                 (const char *[]){"--output", at("./a.json"), "report", at("a.json"), NULL}, 2,
+                 "is also an input of report");
+    expect_error("--output naming an option's file",
+                 (const char *[]){"check", "--expected", at("d.txt"), actual, "--output",
+                                  at("c.txt"), NULL},
+                 2, "is also an input of check");
+    char *after = slurp("a.json");
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+}
+
+/* Guards: a run that timed nothing (every case skipped, exit 2) replaced an
+ * earlier result at --output. */
+static void test_failed_run_keeps_an_earlier_result(void **state)
+{
+    (void)state;
+    puts_file("earlier.json", "{\"an earlier\": \"result\"}\n");
+    expect_error("a run that timed nothing, over an earlier result",
+                 (const char *[]){"--format", "json", "--output", at("earlier.json"), "run",
+                                  QUICK, "--mode", "graph", NULL},
+                 2, "was left as it was");
+    char *kept = slurp("earlier.json");
+    assert_string_equal(kept, "{\"an earlier\": \"result\"}\n");
+    free(kept);
+    assert_int_equal(temporaries_left(), 0);
+}
+
 /* ------------------------------------------------------------- interrupted sweeps */
 
 /* Starts a long sweep writing dir/NAME, waits until the first case is in the
- * file, sends `sig` and returns the exit code. */
-static int interrupt_sweep(const char *name, int sig)
+ * file, sends `sig` (`times` times back to back, as `timeout` signals the
+ * process and then its process group) and returns the exit code. */
+static int interrupt_sweep_n(const char *name, int sig, int times)
 {
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -184,13 +234,16 @@ static int interrupt_sweep(const char *name, int sig)
     struct stat st;
     for (int i = 0; i < 1200 && stat(at(name), &st) != 0; i++)
         usleep(50000);
-    kill(pid, sig);
+    for (int i = 0; i < times; i++)
+        kill(pid, sig);
     int ws;
     assert_int_equal(waitpid(pid, &ws, 0), pid);
     if (!WIFEXITED(ws))
         fail_msg("killed by signal %d instead of exiting", WTERMSIG(ws));
     return WEXITSTATUS(ws);
 }
+
+static int interrupt_sweep(const char *name, int sig) { return interrupt_sweep_n(name, sig, 1); }
 
 /* Checks the interrupted report and records its row. */
 static void check_interrupted(const char *name, int rc, int want, const char *sig)
@@ -237,6 +290,15 @@ static void test_sigterm_keeps_finished_cases(void **state)
 {
     (void)state;
     check_interrupted("term.json", interrupt_sweep("term.json", SIGTERM), 143, "SIGTERM");
+}
+
+/* Guards: the same signal twice in a row (`timeout` without --foreground)
+ * killed the sweep before it wrote its report. */
+static void test_signal_sent_twice_is_one_interruption(void **state)
+{
+    (void)state;
+    check_interrupted("twice.json", interrupt_sweep_n("twice.json", SIGTERM, 2), 143,
+                      "SIGTERM twice");
 }
 
 /* Guards: an out-of-memory case stopped the sweep and dropped the report.
@@ -364,8 +426,11 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_output_classification),
         cmocka_unit_test(test_output_directory_is_refused),
         cmocka_unit_test(test_check_honours_output),
+        cmocka_unit_test(test_output_that_is_an_input_is_refused),
+        cmocka_unit_test(test_failed_run_keeps_an_earlier_result),
         cmocka_unit_test(test_sigint_keeps_finished_cases),
         cmocka_unit_test(test_sigterm_keeps_finished_cases),
+        cmocka_unit_test(test_signal_sent_twice_is_one_interruption),
         cmocka_unit_test(test_failing_case_keeps_sweep_going),
         cmocka_unit_test(test_seed_recorded_exactly),
         cmocka_unit_test(test_stage_seed_stays_unsigned),

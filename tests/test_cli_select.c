@@ -91,15 +91,26 @@ static void test_dry_run_is_list(void **state)
     char *b = slurp("out.txt");
     assert_string_equal(a, b);
     assert_non_null(strstr(a, "cold cpu-harvey keyswitch test-tiny l=3 per-launch\n"));
+    /* a real command line with --list added previews it: its --output (here an
+     * earlier result) is the run's, left as it was, and the list goes to stdout */
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "--output %s/list.txt run --list --tier ntt,stage --preset "
-             "test-tiny " QUICK, dir);
+    snprintf(cmd, sizeof cmd, "%s/list.json", dir);
+    FILE *f = fopen(cmd, "w");
+    assert_non_null(f);
+    fputs("{\"an earlier\": \"result\"}\n", f);
+    assert_int_equal(fclose(f), 0);
+    snprintf(cmd, sizeof cmd, "--format json --output %s/list.json run --list --tier ntt,stage "
+             "--preset test-tiny " QUICK, dir);
     assert_int_equal(run(cmd), 0);
-    char *c = slurp("list.txt");
+    char *c = slurp("out.txt"), *kept = slurp("list.json"), *e = slurp("err.txt");
     assert_string_equal(a, c);
+    assert_string_equal(kept, "{\"an earlier\": \"result\"}\n");
+    assert_non_null(strstr(e, "is left for the run itself"));
     free(a);
     free(b);
     free(c);
+    free(kept);
+    free(e);
 }
 
 /* The estimate grows with the rotated data outside the samples. */

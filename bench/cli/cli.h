@@ -178,6 +178,7 @@ typedef struct nb_cli_ctx {
     const char *output;  /* rewritten after each case when a file (regular or new), else NULL */
     nb_format fmt;
     double written_s, write_cost_s; /* when the file was last rewritten, and how long it took */
+    int timed;           /* some case was timed: the file may be rewritten (cmd_run.c) */
     struct nb_cli_profiler *profiler; /* --profile's pass, or the target's mode */
 } nb_cli_ctx;
 

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "bench/cli/cli.h"
@@ -97,12 +98,26 @@ void nb_cli_progress(nb_cli_ctx *ctx, const nb_cli_run *run, const char *what, c
  * they take at most a fiftieth of the run's time; an interrupt still ends in
  * a full write, so only a killed run loses the cases since the last one. A
  * failed rewrite is left to the final write to report. */
+/* 1 when some case of r was timed (ok, failed its check, or interrupted
+ * with samples): a report worth replacing an earlier file with. */
+static int report_timed(const nb_report *r)
+{
+    const size_t n = r ? nb_report_case_count(r) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const nb_case_status cs = nb_case_get_status(nb_report_case_at(r, i));
+        if (cs == NB_CASE_OK || cs == NB_CASE_VERIFY_FAILED || cs == NB_CASE_INTERRUPTED)
+            return 1;
+    }
+    return 0;
+}
+
 static void progress_cb(void *c, const char *what, const char *result)
 {
     nb_cli_ctx *ctx = c;
     nb_cli_progress(ctx, ctx->run, what, result);
     const double now = nb_now_s();
-    if (!ctx->output || now - ctx->written_s < fmax(1.0, 49.0 * ctx->write_cost_s))
+    if (!ctx->output || now - ctx->written_s < fmax(1.0, 49.0 * ctx->write_cost_s) ||
+        !(ctx->timed = ctx->timed || report_timed(ctx->report)))
         return;
     nb_report_set_wall_time(ctx->report, now - ctx->start_s);
     (void)nb_report_write_file(ctx->report, ctx->fmt, ctx->output);
@@ -110,30 +125,46 @@ static void progress_cb(void *c, const char *what, const char *result)
     ctx->write_cost_s = ctx->written_s - now;
 }
 
-/* The signal that interrupted the sweep (SIGINT, SIGTERM), 0 while none. */
-static volatile sig_atomic_t interrupt_signal;
+/* The signal that interrupted the sweep (SIGINT, SIGTERM), 0 while none,
+ * the second of the monotonic clock it came at, and the handlers before the
+ * sweep's. */
+static volatile sig_atomic_t interrupt_signal, interrupt_sec;
+static struct sigaction before_int, before_term;
 
-/* Only records the signal (async-signal-safe); the sample loop and the sweep
- * read it. SA_RESETHAND: a second signal ends the process at once. */
+/* Records the first signal (the sample loop and the sweep read it). The same
+ * signal again within about a second is the same interruption (`timeout`
+ * signals the process, then its process group); a later one ends the process
+ * at once through the handler that was there before the sweep's (which
+ * removes the output's lock). Async-signal-safe calls only. */
 static void on_interrupt(int sig)
 {
-    interrupt_signal = sig;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!interrupt_signal) {
+        interrupt_sec = (sig_atomic_t)now.tv_sec;
+        interrupt_signal = sig;
+        return;
+    }
+    if (sig == interrupt_signal && now.tv_sec - interrupt_sec <= 1)
+        return;
+    sigaction(sig, sig == SIGINT ? &before_int : &before_term, NULL);
+    raise(sig);
 }
 
-static void catch_interrupts(struct sigaction *old_int, struct sigaction *old_term)
+static void catch_interrupts(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt;
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART | SA_RESETHAND;
+    sa.sa_flags = SA_RESTART;
     interrupt_signal = 0;
     /* a signal the parent set to be ignored (a background job, nohup) stays ignored */
-    sigaction(SIGINT, NULL, old_int);
-    sigaction(SIGTERM, NULL, old_term);
-    if (old_int->sa_handler != SIG_IGN)
+    sigaction(SIGINT, NULL, &before_int);
+    sigaction(SIGTERM, NULL, &before_term);
+    if (before_int.sa_handler != SIG_IGN)
         sigaction(SIGINT, &sa, NULL);
-    if (old_term->sa_handler != SIG_IGN)
+    if (before_term.sa_handler != SIG_IGN)
         sigaction(SIGTERM, &sa, NULL);
 }
 
@@ -285,12 +316,23 @@ static int resolve_run(nb_cli_run *run, const nb_ntt_variant **vars, size_t *nv,
     return 0;
 }
 
+/* nb_cli_fail with `kept` (empty, or why --output was left as it was)
+ * after the message. */
+static int fail_kept(nb_status code, const char *msg, const char *kept)
+{
+    char line[1100];
+    snprintf(line, sizeof line, "%.600s%s", msg, kept);
+    return nb_cli_fail(code, line);
+}
+
 /* Writes the report (what finished, also after an error or a signal) and
  * turns the outcome into the exit code: 128 + the signal when interrupted
- * (130 SIGINT, 143 SIGTERM), then the sweep's error, then failed cases. */
+ * (130 SIGINT, 143 SIGTERM), then the sweep's error, then failed cases. A
+ * run that timed no case leaves an existing regular file at --output as it
+ * was (a failed run never replaces an earlier result). */
 static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *output, int quiet)
 {
-    char err[600] = "";
+    char err[600] = "", kept[400] = "";
     if (s != NB_OK)
         snprintf(err, sizeof err, "%s", nb_last_error());
     const int sig = interrupt_signal;
@@ -298,18 +340,24 @@ static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *o
     nb_report_set_complete(ctx->report, s == NB_OK && !sig); /* the sweep reached its end */
     if (ctx->report)
         nb_report_set_wall_time(ctx->report, nb_now_s() - ctx->start_s);
-    nb_status ws = ctx->report && (s == NB_OK || nb_report_case_count(ctx->report))
+    struct stat st;
+    if (output && !report_timed(ctx->report) && stat(output, &st) == 0 && S_ISREG(st.st_mode))
+        snprintf(kept, sizeof kept, "; no case was timed, so '%.300s' was left as it was",
+                 output);
+    nb_status ws = !kept[0] && ctx->report && (s == NB_OK || nb_report_case_count(ctx->report))
                        ? nb_report_write_file(ctx->report, fmt, output ? output : "-")
                        : NB_OK;
     if (sig) {
         char msg[200];
         snprintf(msg, sizeof msg, "interrupted by %s: the report holds the %zu case(s) run so far",
                  sig == SIGINT ? "SIGINT" : "SIGTERM", nb_report_case_count(ctx->report));
-        nb_cli_fail(NB_ERR_IO, ws == NB_OK ? msg : nb_last_error());
+        if (kept[0])
+            snprintf(msg, sizeof msg, "interrupted by %s", sig == SIGINT ? "SIGINT" : "SIGTERM");
+        fail_kept(NB_ERR_IO, ws == NB_OK ? msg : nb_last_error(), kept);
         return 128 + sig;
     }
     if (s != NB_OK)
-        return nb_cli_fail(s, err);
+        return fail_kept(s, err, kept);
     if (ws != NB_OK)
         return nb_cli_fail(ws, nb_last_error());
     if (ctx->output && fmt != NB_FORMAT_TABLE && !quiet)
@@ -329,19 +377,22 @@ static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *o
     }
     if (n && skipped == n) { /* nothing was timed: the options ask for what cannot run here */
         char msg[600];
-        snprintf(msg, sizeof msg, "every case was skipped (%s)", why);
-        return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
+        snprintf(msg, sizeof msg, "every case was skipped (%.500s)", why);
+        return fail_kept(NB_ERR_INVALID_ARG, msg, kept);
     }
     if (!fails && errors && impossible == errors) /* the parameters, not the machine */
-        return nb_cli_fail(NB_ERR_INVALID_ARG, impossible == 1 ? why : "cases cannot run here "
-                                                                         "(see the report)");
+        return fail_kept(NB_ERR_INVALID_ARG,
+                         impossible == 1 ? why : "cases cannot run here (see the report)", kept);
     if (fails) {
         fprintf(stderr, "nttbench: error: %zu case(s) failed verification (see the report)\n",
                 fails);
         return NB_EXIT_VERIFY;
     }
     if (errors) {
-        fprintf(stderr, "nttbench: error: %zu case(s) could not run (see the report)\n", errors);
+        char msg[100];
+        snprintf(msg, sizeof msg, "%zu case(s) could not run%s", errors,
+                 kept[0] ? "" : " (see the report)");
+        fail_kept(NB_ERR_IO, msg, kept);
         return NB_EXIT_ENV;
     }
     return 0;
@@ -387,8 +438,12 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
     run.timing.log_ctx = &quiet;
     run.timing.interrupt = &interrupt_signal;
     if (run.list) { /* the cases and the estimate; nothing is built or measured */
+        /* a preview of a real command line: its --output is the run's, never the list's */
+        if (output && !quiet)
+            fprintf(stderr, "nttbench: note: --list prints to standard output; --output '%s' "
+                            "is left for the run itself\n", output);
         list_job job = {&run, vars, nv};
-        nb_status s = nb_write_file_atomic(output ? output : "-", write_list, &job);
+        nb_status s = nb_write_file_atomic("-", write_list, &job);
         nb_cli_run_free(&run);
         return s == NB_OK ? 0 : nb_cli_fail(s, nb_last_error());
     }
@@ -404,8 +459,7 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
     ctx.fmt = fmt;
     if (nb_cli_output_is_file(output))
         ctx.output = output;
-    struct sigaction old_int, old_term;
-    catch_interrupts(&old_int, &old_term);
+    catch_interrupts();
     nb_status s = nb_report_create(&ctx.report, "run");
     if (s == NB_OK)
         s = nb_report_set_argv(ctx.report, full_argc, full_argv);
@@ -423,8 +477,8 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
         nb_nvtx_pop();
     }
     rc = finish_run(&ctx, s, fmt, output, quiet);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGINT, &before_int, NULL);
+    sigaction(SIGTERM, &before_term, NULL);
     nb_stream_destroy(ctx.stream);
     nb_report_destroy(ctx.report);
     nb_cli_profile_free(&profiler);

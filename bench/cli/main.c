@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench/cli/cli.h"
@@ -51,6 +52,11 @@ static int load_plugin(const char *path)
     if (!strcmp(path, "-"))
         return nb_cli_fail(NB_ERR_INVALID_ARG, "--plugin '-': a plug-in is loaded from a shared "
                                                "object file, not from standard input");
+    /* a path, as every file the CLI reads: a bare name is a file in the current
+     * folder, not a library for the dynamic linker to search for */
+    char here[PATH_MAX];
+    if (!strchr(path, '/') && snprintf(here, sizeof here, "./%s", path) < (int)sizeof here)
+        path = here;
     nb_status s = nb_plugin_load(path);
     if (s == NB_OK)
         return 0;
@@ -219,6 +225,65 @@ static int parse_globals(int argc, char **argv, char **rest, int *nrest, const c
     return -1;
 }
 
+/* The exit code when --output names a regular file that the command also
+ * reads (an operand or an option's value, --name=value included): writing it
+ * would replace an input; -1 otherwise. */
+static int output_is_input(const char *output, int nrest, char **rest)
+{
+    struct stat out, in;
+    if (stat(output, &out) != 0 || !S_ISREG(out.st_mode))
+        return -1;
+    for (int i = 1; i < nrest; i++) {
+        const char *a = rest[i], *eq = strchr(a, '=');
+        const char *path = a[0] == '-' && a[1] == '-' && eq ? eq + 1 : a;
+        if (stat(path, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+            char msg[700];
+            snprintf(msg, sizeof msg, "--output '%.250s' is also an input of %s ('%.250s'): "
+                     "writing it would replace that file; choose another --output", output,
+                     rest[0], a);
+            return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
+        }
+    }
+    return -1;
+}
+
+/* The lock of the claimed output and the temporary an atomic write of it
+ * uses (nb_write_file_atomic: the resolved path + ".tmp." + the process id),
+ * removed when SIGINT or SIGTERM ends a command that does not handle them
+ * itself (`run` does, and restores this handler after its sweep); then the
+ * signal's default action. */
+static char claimed_lock[PATH_MAX], claimed_tmp[PATH_MAX + 32];
+
+static void on_signal_release_lock(int sig)
+{
+    unlink(claimed_tmp); /* async-signal-safe */
+    unlink(claimed_lock);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void release_lock_on_signals(const nb_output_claim *claim)
+{
+    const char *lock = nb_output_claim_lock_path(claim);
+    const size_t len = lock ? strlen(lock) : 0;
+    if (len <= 5 || len >= sizeof claimed_lock)
+        return;
+    memcpy(claimed_lock, lock, len + 1);
+    snprintf(claimed_tmp, sizeof claimed_tmp, "%.*s.tmp.%ld", (int)(len - 5), lock,
+             (long)getpid());
+    const int sigs[] = {SIGINT, SIGTERM};
+    for (int i = 0; i < 2; i++) {
+        struct sigaction old, sa;
+        sigaction(sigs[i], NULL, &old);
+        if (old.sa_handler == SIG_IGN) /* a background job's signal stays ignored */
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal_release_lock;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 /* Everything after the global options; rest/plugins are owned by main. */
 static int run_main(int argc, char **argv, char **rest, const char **plugins)
 {
@@ -255,9 +320,12 @@ static int run_main(int argc, char **argv, char **rest, const char **plugins)
         nb_output_kind kind;
         if (nb_output_classify(output, &kind, resolved) != NB_OK)
             return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+        if ((rc = output_is_input(output, nrest, rest)) >= 0)
+            return rc;
         /* writable and not written by another run: known before anything runs */
         if (nb_output_claim_take(&claim, output) != NB_OK)
             return nb_cli_fail(NB_ERR_IO, nb_last_error());
+        release_lock_on_signals(claim);
     }
     rc = 0;
     for (int i = 0; i < nplug && !rc; i++)

@@ -198,6 +198,11 @@ void nb_output_claim_release(nb_output_claim *c)
     free(c);
 }
 
+const char *nb_output_claim_lock_path(const nb_output_claim *c)
+{
+    return c ? c->lock_path : NULL;
+}
+
 /* Opens and locks c->lock_path (retrying when another process removed the
  * file between our open and our lock). */
 static nb_status lock_file(nb_output_claim *c, const char *path, const char *dir)

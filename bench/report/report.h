@@ -300,6 +300,9 @@ nb_status nb_write_file_atomic(const char *path, nb_writer_fn fn, void *ctx);
  * path: not writable, or held by another process (its id). */
 typedef struct nb_output_claim nb_output_claim;
 nb_status nb_output_claim_take(nb_output_claim **out, const char *path);
+/* The lock file's path of a claim (`resolved path` + ".lock"; NULL for
+ * NULL); valid until the claim is released. */
+const char *nb_output_claim_lock_path(const nb_output_claim *c);
 /* Releases the lock and removes the lock file; accepts NULL. */
 void nb_output_claim_release(nb_output_claim *c);
 
