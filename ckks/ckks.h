@@ -311,6 +311,12 @@ const char *nb_ckks_multi_exchange(const nb_ckks_multi *m);
  * choice: "send-recv" on two devices, "broadcast" on more; NULL for fewer
  * than two. (An object falls back to broadcasts where NCCL lacks ncclSend.) */
 const char *nb_ckks_exchange_default(size_t gpus);
+/* NB_NCCL_EXCHANGE (auto, broadcast, send-recv, copy-engine) and
+ * NB_NCCL_TUNER (ll128, off) name values nttbench knows, unset or empty
+ * included; NB_ERR_INVALID_ARG with one line naming the variable otherwise.
+ * Needs neither NCCL nor a GPU, so a misspelt setting is refused on any
+ * machine; whether this NCCL offers the kind is decided at creation. */
+nb_status nb_ckks_check_env(void);
 #define NB_CKKS_CE_MIN_BYTES (1u << 20)
 
 /* What a pointer holds, for the copies between a whole host polynomial

@@ -1,13 +1,16 @@
-/* NCCL loaded at run time (ckks/nccl.h says where it is looked for), and the
- * choice between its collectives for the several-GPU exchanges. */
+/* NCCL loaded at run time (ckks/nccl.h says where it is looked for), the
+ * choice between its collectives for the several-GPU exchanges, and the
+ * check of their settings (nb_ckks_check_env, ckks/ckks.h). */
 #include "ckks/nccl.h"
+#include "ckks/ckks.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #ifdef NB_HAVE_NCCL
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #ifndef NB_NCCL_LIBDIR
 #define NB_NCCL_LIBDIR ""
@@ -136,3 +139,19 @@ nb_status nb_nccl_exchange_kind(const nb_nccl_api *a, nb_nccl_exchange dflt,
     return NB_OK;
 }
 #endif
+
+nb_status nb_ckks_check_env(void)
+{
+    static const char *const kinds[] = {"auto", "broadcast", "send-recv", "copy-engine"};
+    const char *e = getenv("NB_NCCL_EXCHANGE"), *t = getenv("NB_NCCL_TUNER");
+    int known = !e || !*e;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && !known; i++)
+        known = !strcmp(e, kinds[i]);
+    if (!known)
+        return nb_set_error(NB_ERR_INVALID_ARG, "NB_NCCL_EXCHANGE='%s': expected 'auto', "
+                            "'broadcast', 'send-recv' or 'copy-engine'", e);
+    if (t && *t && strcmp(t, "ll128") && strcmp(t, "off"))
+        return nb_set_error(NB_ERR_INVALID_ARG, "NB_NCCL_TUNER='%s': expected 'll128' or 'off'",
+                            t);
+    return NB_OK;
+}

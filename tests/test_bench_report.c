@@ -533,6 +533,7 @@ static void test_env_writers(void **state)
     json_t *j = json_loads(buf, 0, &err);
     assert_non_null(j);
     assert_non_null(json_object_get(json_object_get(j, "host"), "cpu"));
+    assert_string_equal(json_string_value(json_object_get(j, "schema")), "nttbench-env");
     if (!e.has_gpu)
         assert_true(json_is_null(json_object_get(j, "gpu")));
     json_decref(j);

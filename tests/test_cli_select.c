@@ -13,8 +13,9 @@
 static const char *data_dir;
 
 /* Quick timing for the runs of these tests. */
-#define QUICK "--logn 10 --min-samples 3 --min-time 0.001 --timeout 0.2 --warmup 1 " \
-              "--warmup-time 0 --seed 7"
+#define TIMING "--min-samples 3 --min-time 0.001 --timeout 0.2 --warmup 1 --warmup-time 0 " \
+               "--seed 7"
+#define QUICK "--logn 10 " TIMING
 
 /* The lines of dir/out.txt before its summary line (the last); *n of them. */
 static char **listed(size_t *n, char **summary)
@@ -185,7 +186,7 @@ static void test_filter_selects_stage_cases(void **state)
     (void)state;
     char cmd[512];
     snprintf(cmd, sizeof cmd, "--format json --output %s/s.json run --tier stage --preset "
-             "test-tiny --stage modup,rescale --filter 'rescale' " QUICK, dir);
+             "test-tiny --stage modup,rescale --filter 'rescale' " TIMING, dir);
     assert_int_equal(run(cmd), 0);
     json_t *j = load_json("s.json");
     json_t *cases = json_object_get(j, "cases");

@@ -294,7 +294,7 @@ nb_status nb_cli_parse_words_bits(const char *s, unsigned *out)
 {
     unsigned long long v[4];
     size_t n;
-    NB_TRY(nb_cli_parse_ulist(s, "word", 32, 64, v, 4, &n));
+    NB_TRY(nb_cli_parse_ulist(s, "word", 0, 1u << 20, v, 4, &n)); /* 32 or 64: below */
     unsigned words = 0;
     for (size_t i = 0; i < n; i++) {
         if (v[i] != 32 && v[i] != 64)

@@ -6,6 +6,7 @@
  * with --strict), 2 on bad input (unreadable or malformed file, wrong schema,
  * nothing matches), 3 when the output cannot be written. */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bench/cli/cli.h"
 #include "bench/cli/paper.h"
@@ -43,8 +44,9 @@ void nb_cmd_compare_help(FILE *f)
                "is not judged unless --strict. Environment differences and unmatched cases\n"
                "are listed. One file may be '-' (standard input).\n"
                "Exit 0: nothing slower beyond the threshold; 1: a case is slower (never\n"
-               "with --match word; a contended one only with --strict); 2: bad input or\n"
-               "nothing matches.\n\n");
+               "with --match word; a contended one only with --strict); 2: bad input,\n"
+               "nothing matches, or a file twice on one side; 3: the output cannot be\n"
+               "written. Runs of different machines are judged with a warning.\n\n");
     nb_cli_print_options(f, compare_options);
 }
 
@@ -87,6 +89,52 @@ static nb_status load_all(const char *const *paths, size_t n, nb_result_file **f
 }
 
 #define MAX_RUNS 64
+
+/* Bad usage when one side names a file twice (however written: the same
+ * device and inode), which would count one run as several and narrow the
+ * interval; a file on both sides (compared with itself) is allowed. */
+static int same_file_twice(const char *const *paths, size_t from, size_t to)
+{
+    struct stat a, b;
+    for (size_t i = from; i < to; i++)
+        for (size_t j = i + 1; j < to; j++)
+            if (strcmp(paths[i], "-") && strcmp(paths[j], "-") && stat(paths[i], &a) == 0 &&
+                stat(paths[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+                char msg[700];
+                snprintf(msg, sizeof msg, "'%.250s' and '%.250s' are the same file on one side: "
+                         "each run counts once, so repeated runs are separate files", paths[i],
+                         paths[j]);
+                return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
+            }
+    return -1;
+}
+
+/* environment.host.cpu or environment.gpu.name of a result file ("" when
+ * absent). */
+static const char *env_string(const nb_result_file *f, const char *block, const char *key)
+{
+    const json_t *e = nb_result_file_env(f), *b = e ? json_object_get(e, block) : NULL;
+    const json_t *v = json_is_object(b) ? json_object_get(b, key) : NULL;
+    return json_is_string(v) ? json_string_value(v) : "";
+}
+
+/* One warning line when the first runs of the two sides come from different
+ * machines (host CPU or GPU model): the verdicts then compare the machines as
+ * well as the code. */
+static void warn_other_machine(const nb_result_file *base, const nb_result_file *new_, int quiet)
+{
+    static const char *const what[][3] = {{"gpu", "name", "GPU"}, {"host", "cpu", "host CPU"}};
+    for (size_t i = 0; i < 2 && !quiet; i++) {
+        const char *a = env_string(base, what[i][0], what[i][1]);
+        const char *b = env_string(new_, what[i][0], what[i][1]);
+        if (strcmp(a, b)) {
+            fprintf(stderr, "nttbench: warning: the runs come from different machines (%s '%s' "
+                            "-> '%s'): a verdict compares the machines as well as the code\n",
+                    what[i][2], *a ? a : "none", *b ? b : "none");
+            return;
+        }
+    }
+}
 
 
 /* `compare`; its --filter patterns are compiled into *filter (the caller's). */
@@ -157,16 +205,21 @@ static int compare_with(int argc, char **argv, nb_format fmt, const char *output
     if (stdin_uses > 1)
         return nb_cli_fail(NB_ERR_INVALID_ARG, "compare reads at most one file from standard "
                                                "input ('-')");
+    int rc = same_file_twice(paths, 0, n_base);
+    if (rc < 0)
+        rc = same_file_twice(paths, n_base, np);
+    if (rc >= 0)
+        return rc;
     nb_result_file *files[2 * MAX_RUNS] = {NULL};
     nb_comparison *c = NULL;
     nb_status s = load_all(paths, np, files);
     if (s == NB_OK) {
         for (size_t i = 0; i < np; i++)
             nb_cli_warn_incomplete(files[i], quiet);
+        warn_other_machine(files[0], files[n_base], quiet);
         s = nb_compare_runs((const nb_result_file *const *)files, n_base,
                             (const nb_result_file *const *)files + n_base, np - n_base, &o, &c);
     }
-    int rc;
     if (s != NB_OK) {
         rc = nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error()); /* bad input: exit 2 */
     } else {

@@ -164,6 +164,9 @@ static nb_status parse_transform(int argc, char **argv, transform_args *a)
                             "--out (nttbench transform --help)");
     if (strcmp(a->dir, "forward") != 0 && strcmp(a->dir, "inverse") != 0)
         return nb_set_error(NB_ERR_INVALID_ARG, "--direction: forward or inverse");
+    if (!a->in[0] || !a->out[0])
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s needs a file name ('-': standard %s)",
+                            a->in[0] ? "out" : "in", a->in[0] ? "output" : "input");
     a->inverse = !strcmp(a->dir, "inverse");
     NB_TRY(check_format(a->inf));
     NB_TRY(check_format(a->outf));
@@ -349,7 +352,11 @@ static int compare_coeffs(FILE *out, nb_format fmt, const uint64_t *e, size_t ne
             fprintf(out, "sizes differ: expected has %zu values, actual has %zu\n", ne, na);
         if (N && (ne % N || na % N))
             fprintf(out, "note: a file's size is not a multiple of N = %zu\n", N);
-        fprintf(out, "%s: %zu of %zu values differ\n", rc ? "FAIL" : "OK", bad, n);
+        if (size_differs)
+            fprintf(out, "FAIL: sizes differ (%zu expected, %zu actual); %zu of the first %zu "
+                         "values differ\n", ne, na, bad, n);
+        else
+            fprintf(out, "%s: %zu of %zu values differ\n", rc ? "FAIL" : "OK", bad, n);
     }
     *bad_out = bad;
     return rc;

@@ -120,7 +120,7 @@ int nb_cmd_primes(int argc, char **argv, nb_format fmt, const char *output, int 
             st = nb_cli_parse_size(v, n, 1, 4096, &count);
         else if (!strcmp(n, "word")) {
             size_t w = 0;
-            st = nb_cli_parse_size(v, n, 32, 64, &w);
+            st = nb_cli_parse_size(v, n, 0, (size_t)1 << 20, &w); /* 32 or 64: below */
             if (st == NB_OK && w != 32 && w != 64)
                 st = nb_set_error(NB_ERR_INVALID_ARG, "--word %zu: 32 or 64 (bits per word)", w);
             word_bits = (unsigned)w;

@@ -382,17 +382,29 @@ static nb_status some_case_timed(const nb_result_file *rf, const char *path)
 
 int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output, int quiet)
 {
+    static const nb_cli_option report_options[] = {
+        {"calibration", 1, "FILE   ceilings from nttbench calibrate"}, {NULL, 0, NULL}};
+    const nb_cli_option *const tables[] = {report_options, NULL};
     nb_ceilings calib;
     const char *file = NULL, *calibration = NULL;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--calibration") && i + 1 < argc && !calibration)
-            calibration = argv[++i];
-        else if ((argv[i][0] != '-' || argv[i][1] == '\0') && !file) /* "-": standard input */
-            file = argv[i];
-        else
-            file = NULL, i = argc;
+    for (int i = 0; i < argc;) {
+        const char *n, *v;
+        const int r = nb_cli_next_option(argc, argv, &i, tables, &n, &v);
+        if (r < 0) /* an unknown option, a missing value, --calibration twice */
+            return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+        if (r > 0) {
+            calibration = v;
+            continue;
+        }
+        if (file) {
+            char msg[600];
+            snprintf(msg, sizeof msg, "report reads one result file ('%.250s', then '%.250s')",
+                     file, argv[i]);
+            return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
+        }
+        file = argv[i++]; /* "-": standard input */
     }
-    if (!file || (argc != 1 && argc != 3))
+    if (!file)
         return nb_cli_fail(NB_ERR_INVALID_ARG, "report needs one result file: nttbench report "
                                                "RESULTS.json [--calibration FILE] [--format md]");
     if (calibration) {

@@ -433,17 +433,25 @@ static int finish_verify(check_row *rows, size_t n, nb_format fmt, uint64_t seed
 {
     verify_out o = {rows, n, fmt, seed};
     nb_status st = nb_write_file_atomic(output ? output : "-", write_verify, &o);
-    size_t fails = 0, errs = 0, impossible = 0;
-    const char *why = "";
+    size_t fails = 0, errs = 0, impossible = 0, skips = 0;
+    const char *why = "", *skip_why = "";
     for (size_t i = 0; i < n; i++) {
         fails += !strcmp(rows[i].result, "fail");
         errs += !strcmp(rows[i].result, "error");
         if (!strcmp(rows[i].result, "error") && rows[i].cause == NB_ERR_INVALID_ARG &&
             !impossible++)
             why = rows[i].message;
+        if (!strcmp(rows[i].result, "skipped") && !skips++)
+            skip_why = rows[i].message;
     }
     if (st != NB_OK)
         return nb_cli_fail(st, nb_last_error());
+    if (n && skips == n) { /* nothing was checked: a pass would say more than was shown */
+        char msg[400];
+        snprintf(msg, sizeof msg, "every check was skipped, nothing was checked (%.300s)",
+                 skip_why);
+        return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
+    }
     if (!fails && errs && impossible == errs) { /* the parameters, not the machine */
         char msg[400];
         snprintf(msg, sizeof msg, "%zu check%s cannot run with these parameters: %s", errs,

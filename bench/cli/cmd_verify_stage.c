@@ -371,12 +371,21 @@ int nb_cmd_verify_stage(int argc, char **argv, nb_format fmt, const char *output
         free(rows);
         return nb_cli_fail(st, nb_last_error());
     }
-    size_t fails = 0, errs = 0;
+    size_t fails = 0, errs = 0, skips = 0;
+    char skip_why[256] = "";
     for (size_t i = 0; i < n; i++) {
         fails += !strcmp(rows[i].result, "fail");
         errs += !strcmp(rows[i].result, "error");
+        if (!strcmp(rows[i].result, "skipped") && !skips++)
+            snprintf(skip_why, sizeof skip_why, "%s", rows[i].message);
     }
     free(rows);
+    if (n && skips == n) { /* nothing was checked: a pass would say more than was shown */
+        char msg[400];
+        snprintf(msg, sizeof msg, "every stage check was skipped, nothing was checked (%s)",
+                 skip_why);
+        return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
+    }
     if (fails) {
         char msg[96];
         snprintf(msg, sizeof msg, "%zu stage check%s failed against the GMP reference", fails,

@@ -35,13 +35,14 @@ static void usage(FILE *f)
             "  --plugin PATH   load a shared object and call its nb_plugin_init() (repeatable)\n"
             "  --format F      table | md | csv | json (table)\n"
             "  --output FILE   write the report to FILE (a regular file is replaced atomically)\n"
-            "  --quiet         no progress or warnings on stderr\n"
+            "  --quiet, -q     no progress or warnings on stderr\n"
             "  --help, -h      this text; COMMAND --help for a command's options\n"
             "  --version, -V   version, git commit and plug-in ABI\n\n"
             "Ordering convention: forward NTT takes natural-order input and returns\n"
             "bit-reversed output, entry k = a(psi^(2*brv(k)+1)) mod q; inverse is its exact\n"
             "inverse (scaled by N^-1). Exit codes: 0 ok, 1 verification failed, 2 bad usage,\n"
-            "3 environment error (e.g. no device for a GPU variant).\n");
+            "3 environment error (e.g. no device for a GPU variant), 130 / 143 a run\n"
+            "interrupted by SIGINT / SIGTERM (the report keeps the cases run so far).\n");
 }
 
 /* A plug-in that cannot be used (missing, not loadable, built for another
@@ -80,6 +81,9 @@ static int dispatch(int nrest, char **rest, int argc, char **argv, nb_format fmt
         return nb_cmd_env(sub_argc, sub, fmt, output);
     if (!strcmp(cmd, "calibrate"))
         return nb_cmd_calibrate(sub_argc, sub, fmt, output, quiet);
+    if (!strcmp(cmd, "transform") && output) /* it would be silently unused */
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "transform writes its coefficients to --out "
+                                               "FILE; the global --output has no use there");
     if (!strcmp(cmd, "transform"))
         return nb_cmd_transform(sub_argc, sub);
     if (!strcmp(cmd, "check"))
@@ -102,8 +106,9 @@ static void command_help(const char *cmd)
         nb_cli_run_help(stdout);
     else if (!strcmp(cmd, "verify"))
         printf("usage: nttbench verify [--variant LIST] [--backend cpu|gpu|auto] [--logn LIST]\n"
-               "                       [--limbs LIST] [--bits LIST] [--direction LIST] "
-               "[--seed N]\n"
+               "                       [--limbs LIST] [--bits LIST] [--word 32,64] "
+               "[--direction LIST]\n                       [--seed N]"
+               "\n"
                "                       [--filter REGEX]...\n\n"
                "Checks each variant against the GMP reference on fresh random inputs\n"
                "(defaults: every variant usable here, --logn 10,13,16 --limbs 1,3 --bits 36,62\n"
@@ -116,7 +121,7 @@ static void command_help(const char *cmd)
                "                       [--filter REGEX]...\n\n"
                "Checks the CKKS stages of each variant against the GMP reference (default\n"
                "preset test-small; key-switch rows need log N <= 8, e.g. test-tiny).\n"
-               "Exit 1 if any check fails.\n");
+               "Exit 1 if any check fails, 2 if every check was skipped (nothing checked).\n");
     else if (!strcmp(cmd, "calibrate"))
         printf("usage: nttbench calibrate [--backend cpu|gpu|auto] [timing options]\n\n"
                "Measures copy bandwidth, cache-resident bandwidth and launch overhead, on\n"
@@ -139,8 +144,8 @@ static void command_help(const char *cmd)
                "index, expected, actual) when --logn is given (flat index otherwise) and the\n"
                "count. Exit 1 when they differ, 2 when neither holds a value.\n");
     else if (!strcmp(cmd, "list"))
-        printf("usage: nttbench list\n\nVariants (name, backend, log N range, prime bound) "
-               "and presets.\n");
+        printf("usage: nttbench list\n\nVariants (name, backend, log N range, word size, prime "
+               "bound) and presets.\n");
     else if (!strcmp(cmd, "compare"))
         nb_cmd_compare_help(stdout);
     else if (!strcmp(cmd, "report"))

@@ -229,8 +229,10 @@ static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v
         run->given_bits = 1;
         return nb_cli_parse_ulist(v, name, 20, 62, run->bits, NB_CLI_MAX_LIST, &run->n_bits);
     }
-    if (!strcmp(name, "direction"))
+    if (!strcmp(name, "direction")) {
+        run->given_direction = 1;
         return nb_cli_parse_directions(v, &run->directions);
+    }
     if (!strcmp(name, "mode"))
         return parse_modes(run, v);
     if (!strcmp(name, "batch"))
@@ -306,6 +308,30 @@ unsigned nb_cli_tier_states(const nb_cli_run *run, const nb_cli_tier *t)
     return run->cache_states ? run->cache_states : t->tier->default_states;
 }
 
+/* An option of the NTT tiers in a run that times only the stage tier, whose
+ * sets fix N, the primes and both directions: it would be ignored, and the
+ * run taken for what it did not measure. --logn sizes a custom set
+ * (--levels), so it stays there. */
+static nb_status check_ntt_options_used(const nb_cli_run *run)
+{
+    for (size_t i = 0; i < run->n_tiers; i++)
+        if (strcmp(run->tiers[i].tier->name, "stage"))
+            return NB_OK;
+    const nb_stage_tier_opts *so = nb_cli_stage_opts((nb_cli_run *)run);
+    const char *given = run->given_limbs       ? "limbs"
+                        : run->n_log_q         ? "logq"
+                        : run->given_bits      ? "bits"
+                        : run->given_direction ? "direction"
+                        : run->given_logn && !(so && so->custom) ? "logn"
+                                                                 : NULL;
+    if (!given)
+        return NB_OK;
+    return nb_set_error(NB_ERR_INVALID_ARG, "--%s is an option of the NTT tiers, which this run "
+                        "does not time: the stage tier's parameter sets fix N, the primes and "
+                        "the directions (add --tier ntt, or leave --%s out%s)", given, given,
+                        !strcmp(given, "logn") ? "; with --levels it sizes a custom set" : "");
+}
+
 /* --cache that no tier uses: every --tier entry names its cache state itself
  * (warm, cold), and differently, e.g. --tier warm --cache cold. */
 static nb_status check_cache_used(const nb_cli_run *run)
@@ -369,7 +395,8 @@ int nb_cli_run_parse(int argc, char **argv, nb_cli_run *run)
                                 "--l2-persist pins data in L2: use it with a warm cache only "
                                 "(--tier warm, or --cache warm)"),
                    NB_EXIT_USAGE;
-    if (check_cache_used(run) != NB_OK || nb_cli_stage_check(run) != NB_OK)
+    if (check_cache_used(run) != NB_OK || nb_cli_stage_check(run) != NB_OK ||
+        check_ntt_options_used(run) != NB_OK)
         return NB_EXIT_USAGE;
     /* per-tier option checks happen when the tier runs (it knows its flags) */
     nb_bench_opts probe = run->timing;

@@ -82,6 +82,8 @@ nb_status nb_cli_stage_check(nb_cli_run *run)
         return nb_set_error(NB_ERR_INVALID_ARG, "--%s is an option of the stage tier, which "
                             "this run does not time (add --tier stage, or leave --%s out)",
                             c->first_option, c->first_option);
+    if (stage_tier) /* a misspelt NCCL setting is refused here too, not first on a GPU host */
+        NB_TRY(nb_ckks_check_env());
     if (!c || !c->custom_option)
         return NB_OK;
     if (c->o.n_presets)

@@ -3,9 +3,11 @@
  * launching its kernels), as fractions and a class (docs/methodology.md,
  * "Bounds"); the ceilings' defaults and a calibration file's; and the text
  * forms the table, markdown and `report` share. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -126,8 +128,16 @@ static int take(const json_t *o, const char *key, double *v)
 
 nb_status nb_ceilings_load(nb_ceilings *c, const char *path)
 {
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return nb_set_error(NB_ERR_IO, "%s: cannot read a calibration: %s", path,
+                            strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return nb_set_error(NB_ERR_IO, "%s: is a directory, not a calibration file", path);
     json_error_t err;
     json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    if (!j && err.line < 1)
+        return nb_set_error(NB_ERR_IO, "%s: cannot read a calibration: %s", path, err.text);
     if (!j)
         return nb_set_error(NB_ERR_IO, "%s: cannot read a calibration: %s (line %d)", path,
                             err.text, err.line);

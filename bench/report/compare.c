@@ -185,6 +185,61 @@ static size_t rank_of(const nb_result_file *f, const nb_rf_case *c)
     return k;
 }
 
+/* Appends to buf the fields (dotted, "params.x") whose values differ
+ * between the key objects a and b, "name base -> new" each. */
+static void key_fields_differ(const json_t *a, const json_t *b, const char *prefix, char *buf,
+                              size_t n)
+{
+    const char *k;
+    json_t *va;
+    json_object_foreach((json_t *)a, k, va) {
+        const json_t *vb = json_object_get(b, k);
+        char path[96];
+        snprintf(path, sizeof path, "%s%s", prefix, k);
+        if (json_is_object(va) && json_is_object(vb)) {
+            snprintf(path, sizeof path, "%s%s.", prefix, k);
+            key_fields_differ(va, vb, path, buf, n);
+        } else if (!vb || !json_equal(va, (json_t *)vb)) {
+            char x[48], y[48];
+            nb_json_text(va, x, sizeof x);
+            nb_json_text(vb, y, sizeof y);
+            size_t u = strlen(buf);
+            snprintf(buf + u, n - u, "%s%s %s -> %s", u ? ", " : "", path, x, y);
+        }
+    }
+    json_object_foreach((json_t *)b, k, va) {
+        size_t u = strlen(buf);
+        if (!json_object_get(a, k) && !json_is_object(va)) {
+            char y[48];
+            nb_json_text(va, y, sizeof y);
+            snprintf(buf + u, n - u, "%s%s%s - -> %s", u ? ", " : "", prefix, k, y);
+        }
+    }
+}
+
+/* bench/report/internal.h */
+void nb_compare_why_unmatched(const nb_rf_case *x, const nb_result_file *other, int x_is_base,
+                              char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    for (size_t i = 0, n = nb_result_file_case_count(other); i < n; i++) {
+        const nb_rf_case *y = nb_result_file_case(other, i);
+        if (strcmp(x->tier, y->tier) || strcmp(x->variant, y->variant) ||
+            strcmp(x->label, y->label))
+            continue;
+        json_t *kx = json_loads(x->key, 0, NULL), *ky = json_loads(y->key, 0, NULL);
+        char diff[300] = "";
+        if (kx && ky)
+            key_fields_differ(x_is_base ? kx : ky, x_is_base ? ky : kx, "", diff, sizeof diff);
+        json_decref(kx);
+        json_decref(ky);
+        if (diff[0])
+            snprintf(buf, cap, " (the case of %s with this label differs: %s)",
+                     x_is_base ? "new" : "base", diff);
+        return;
+    }
+}
+
 /* Each row's case in every file of each side: [0] the first file's. */
 static nb_status gather_runs(nb_comparison *c)
 {
@@ -257,14 +312,18 @@ nb_status nb_compare_runs(const nb_result_file *const *base, size_t n_base,
         c->n_new_files = n_new;
         s = match(c);
     }
-    if (s == NB_OK && c->n_rows == 0)
+    if (s == NB_OK && c->n_rows == 0) {
+        char why[400] = ""; /* what the first case of new differs by from base's like it */
+        if (o.match != NB_MATCH_WORD && c->n_unmatched_new)
+            nb_compare_why_unmatched(c->unmatched_new[0], c->base, 0, why, sizeof why);
         s = nb_set_error(NB_ERR_INVALID_ARG,
                          o.match == NB_MATCH_WORD
                              ? "no 32-bit case of %s matches a 64-bit case of %s (same tier, "
-                               "direction, log N, log Q within a prime)"
-                         : o.keep ? "no case of %s that the filter keeps matches a case of %s"
-                                  : "no case of %s matches a case of %s",
-                         nb_result_file_path(c->new_), nb_result_file_path(c->base));
+                               "direction, log N, log Q within a prime)%s"
+                         : o.keep ? "no case of %s that the filter keeps matches a case of %s%s"
+                                  : "no case of %s matches a case of %s%s",
+                         nb_result_file_path(c->new_), nb_result_file_path(c->base), why);
+    }
     if (s == NB_OK)
         s = gather_runs(c);
     for (size_t i = 0; s == NB_OK && i < c->n_rows; i++) {

@@ -140,63 +140,6 @@ static void write_header(const nb_comparison *c, FILE *f, int md)
                    "one prime); variant and case read new / base.\n\n");
 }
 
-/* Appends to buf the fields (dotted, "params.x") whose values differ
- * between the key objects a and b, "name base -> new" each. */
-static void key_fields_differ(const json_t *a, const json_t *b, const char *prefix, char *buf,
-                              size_t n)
-{
-    const char *k;
-    json_t *va;
-    json_object_foreach((json_t *)a, k, va) {
-        const json_t *vb = json_object_get(b, k);
-        char path[96];
-        snprintf(path, sizeof path, "%s%s", prefix, k);
-        if (json_is_object(va) && json_is_object(vb)) {
-            snprintf(path, sizeof path, "%s%s.", prefix, k);
-            key_fields_differ(va, vb, path, buf, n);
-        } else if (!vb || !json_equal(va, (json_t *)vb)) {
-            char x[48], y[48];
-            nb_json_text(va, x, sizeof x);
-            nb_json_text(vb, y, sizeof y);
-            size_t u = strlen(buf);
-            snprintf(buf + u, n - u, "%s%s %s -> %s", u ? ", " : "", path, x, y);
-        }
-    }
-    json_object_foreach((json_t *)b, k, va) {
-        size_t u = strlen(buf);
-        if (!json_object_get(a, k) && !json_is_object(va)) {
-            char y[48];
-            nb_json_text(va, y, sizeof y);
-            snprintf(buf + u, n - u, "%s%s%s - -> %s", u ? ", " : "", prefix, k, y);
-        }
-    }
-}
-
-/* For an unmatched case x of one side: " (the case of new with this label
- * differs: params.x 1 -> 2)" when the other side's first file has a case of
- * the same tier, variant and label (the first such), else "". */
-static void why_unmatched(const nb_rf_case *x, const nb_result_file *other, int x_is_base,
-                          char *buf, size_t cap)
-{
-    buf[0] = '\0';
-    for (size_t i = 0, n = nb_result_file_case_count(other); i < n; i++) {
-        const nb_rf_case *y = nb_result_file_case(other, i);
-        if (strcmp(x->tier, y->tier) || strcmp(x->variant, y->variant) ||
-            strcmp(x->label, y->label))
-            continue;
-        json_t *kx = json_loads(x->key, 0, NULL), *ky = json_loads(y->key, 0, NULL);
-        char diff[300] = "";
-        if (kx && ky)
-            key_fields_differ(x_is_base ? kx : ky, x_is_base ? ky : kx, "", diff, sizeof diff);
-        json_decref(kx);
-        json_decref(ky);
-        if (diff[0])
-            snprintf(buf, cap, " (the case of %s with this label differs: %s)",
-                     x_is_base ? "new" : "base", diff);
-        return;
-    }
-}
-
 static void write_lists(const nb_comparison *c, FILE *f, int md)
 {
     const char *bullet = md ? "- " : "  ";
@@ -218,7 +161,8 @@ static void write_lists(const nb_comparison *c, FILE *f, int md)
                 counts[k], md ? "\n" : "");
         for (size_t i = 0; i < counts[k]; i++) {
             char why[400];
-            why_unmatched(lists[k][i], k ? c->base : c->new_, k == 0, why, sizeof why);
+            nb_compare_why_unmatched(lists[k][i], k ? c->base : c->new_, k == 0, why,
+                                     sizeof why);
             fprintf(f, "%s%s %s %s%s\n", bullet, lists[k][i]->tier, lists[k][i]->variant,
                     lists[k][i]->label, why);
         }

@@ -140,9 +140,12 @@ nb_status nb_env_write(const nb_env *e, nb_format fmt, FILE *f)
 {
     if (!e || !f)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_env_write: NULL argument");
-    if (fmt == NB_FORMAT_JSON) {
-        json_t *j = nb_env_to_json(e);
-        int rc = json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (fmt == NB_FORMAT_JSON) { /* a document of its own: its schema, then the block */
+        json_t *j = json_pack("{s:s, s:i}", "schema", "nttbench-env", "schema_version", 1);
+        json_t *block = nb_env_to_json(e);
+        int rc = !j || !block || json_object_update(j, block) != 0 ||
+                 json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0;
+        json_decref(block);
         json_decref(j);
         fputc('\n', f);
         return rc == 0 ? NB_OK : nb_set_error(NB_ERR_IO, "cannot write JSON");

@@ -156,6 +156,15 @@ void nb_text_write_traces(const nb_report *r, FILE *f, int md);
 /* compare.c: a JSON value as text in buf (n bytes, cut to fit): a string
  * as is, "-" for NULL, anything else as compact JSON. */
 void nb_json_text(const json_t *v, char *buf, size_t n);
+
+/* For an unmatched case x of one side of a comparison: " (the case of new
+ * with this label differs: params.x 1 -> 2)" when the other side's first
+ * file has a case of the same tier, variant and label (the first such),
+ * else "" (compare.c). */
+struct nb_rf_case;
+struct nb_result_file;
+void nb_compare_why_unmatched(const struct nb_rf_case *x, const struct nb_result_file *other,
+                              int x_is_base, char *buf, size_t cap);
 /* compare_case.c: the tests and verdict of one matched row whose base, new_,
  * base_run and new_run are set; n_base_files / n_new_files: the runs of each
  * side (for the note when a run lacks the case). Errors: allocation failure,

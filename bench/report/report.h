@@ -309,7 +309,8 @@ void nb_output_claim_release(nb_output_claim *c);
 /* nb_report_write into a file, atomically ("-" = stdout). */
 nb_status nb_report_write_file(const nb_report *r, nb_format fmt, const char *path);
 
-/* The environment alone (nttbench env): table, md, csv (key,value) or JSON. */
+/* The environment alone (nttbench env): table, md, csv (key,value) or JSON
+ * (schema "nttbench-env", schema_version 1, then the block's fields). */
 nb_status nb_env_write(const nb_env *e, nb_format fmt, FILE *f);
 
 #ifdef __cplusplus

@@ -226,6 +226,23 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
         if (!json_is_string(json_object_get(c, required[i])))
             return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu has no string '%s'", p, idx,
                                 required[i]);
+    static const char *const statuses[] = {"ok", "verify-failed", "error", "skipped",
+                                           "interrupted"};
+    static const char *const tiers[] = {"warm", "cold", "stage"};
+    const char *status = json_string_value(json_object_get(c, "status"));
+    const char *tier = json_string_value(json_object_get(c, "tier"));
+    int known = 0;
+    for (size_t i = 0; i < sizeof statuses / sizeof statuses[0]; i++)
+        known |= !strcmp(status, statuses[i]);
+    if (!known)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: status '%.40s' is none of ok, "
+                            "verify-failed, error, skipped, interrupted", p, idx, status);
+    known = 0;
+    for (size_t i = 0; i < sizeof tiers / sizeof tiers[0]; i++)
+        known |= !strcmp(tier, tiers[i]);
+    if (!known)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: tier '%.40s' is none of warm, "
+                            "cold, stage", p, idx, tier);
     const json_t *params = json_object_get(c, "params");
     if (!json_is_object(params))
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu has no 'params' object (what "
@@ -248,6 +265,10 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
     if (json_is_object(st) && !out->has_stats)
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'stats' has no numeric median",
                             p, idx);
+    if (!out->has_stats && !strcmp(status, "ok") &&
+        json_array_size(json_object_get(c, "samples_ns")))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: timed (status ok, samples) but "
+                            "without statistics", p, idx);
     out->median_ns = out->has_stats ? num_or_nan(json_object_get(st, "median")) : NAN;
     out->noise_pct = out->has_stats ? num_or_nan(json_object_get(st, "noise_pct")) : NAN;
     const json_t *ns = json_object_get(st, "samples");

@@ -1,11 +1,14 @@
-/* Rows of the third command-line audit that still reproduced: `check` of two
+/* Answers that claimed more than was done, or misled: `check` of two
  * empty files said OK, `report` wrote a methods paragraph of "nan" for a file
  * none of whose cases was timed and slipped in its wording, numeric options
  * worded one fault two ways, `primes` had a third wording for too few primes
  * and was silent for seconds, `compare` read a file holding more samples
  * than a run stores, `transform --out -` wrote raw binary to a terminal,
  * `calibrate --output` printed nothing, and `list` showed the 62-bit bound as
- * "<62". Each guard fails on the code before its fix;
+ * "<62"; `verify` that checked nothing passed, a stage-only run ignored the
+ * NTT tiers' options, `compare` counted one file as several runs and judged
+ * other machines' runs silently, and several messages named the wrong fault.
+ * Each guard fails on the code before its fix;
  * rejected inputs are rows of the bad-input table (clirows.h).
  * argv: NTTBENCH TABLE-FILE. */
 #include <errno.h>
@@ -272,6 +275,164 @@ static void test_list_shows_the_prime_bound_as_the_bits_allowed(void **state)
     free(out);
 }
 
+/* Guards: `verify` that checked nothing (every row skipped) exited 0, as a
+ * pass; a CI gate built on it passed without a check. */
+static void test_verify_that_checks_nothing_is_an_error(void **state)
+{
+    (void)state;
+    expect_error("verify whose every check is skipped",
+                 (const char *[]){"verify", "--stage", "rescale", "--preset", "test-tiny",
+                                  "--variant", "cpu-harvey", "--level", "0", NULL},
+                 2, "every stage check was skipped, nothing was checked (rescale needs level");
+}
+
+/* Guards: a stage-only run took --logn, --limbs, --direction, --bits and
+ * --logq and ignored them, so it was taken for what it did not measure. */
+static void test_stage_only_run_refuses_ntt_options(void **state)
+{
+    (void)state;
+    static const char *const opts[][2] = {
+        {"--limbs", "3"}, {"--direction", "inverse"}, {"--bits", "40"}, {"--logq", "100"},
+        {"--logn", "12"}};
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
+        char what[80];
+        snprintf(what, sizeof what, "%s in a run of the stage tier only", opts[i][0]);
+        expect_error(what,
+                     (const char *[]){"run", "--tier", "stage", "--preset", "test-tiny", "--list",
+                                      opts[i][0], opts[i][1], NULL},
+                     2, "is an option of the NTT tiers, which this run does not time");
+    }
+    /* --logn sizes a custom set, and with an NTT tier both take their options */
+    assert_int_equal(run_v((const char *[]){"run", "--tier", "stage", "--levels", "3", "--logn",
+                                            "10", "--list", NULL}),
+                     0);
+    assert_int_equal(run_v((const char *[]){"run", "--tier", "ntt,stage", "--preset",
+                                            "test-tiny", "--limbs", "3", "--list", NULL}),
+                     0);
+}
+
+/* Guards: one file given twice on a side counted as two runs and narrowed the
+ * interval into false verdicts; runs of other machines were judged with no
+ * word. */
+static void test_compare_counts_each_run_once_and_names_other_machines(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){"-q", "--format", "json", "--output", at("r1.json"),
+                                            "run", "--variant", "cpu-harvey", "--tier", "warm",
+                                            "--logn", "10", "--limbs", "1", "--min-time", "0.01",
+                                            "--timeout", "0.2", NULL}),
+                     0);
+    char *r1 = slurp("r1.json");
+    put("r2.json", r1, strlen(r1));
+    free(r1);
+    expect_error("the same run twice on one side of compare",
+                 (const char *[]){"compare", at("r1.json"), at("r1.json"), "--", at("r2.json"),
+                                  at("r2.json"), NULL},
+                 2, "are the same file on one side: each run counts once");
+    assert_int_equal(run_v((const char *[]){"compare", at("r1.json"), at("r1.json"), NULL}), 0);
+    json_t *j = load_json("r2.json");
+    json_t *host = json_object_get(json_object_get(j, "environment"), "host");
+    assert_int_equal(json_object_set_new(host, "cpu", json_string("Another CPU")), 0);
+    assert_int_equal(json_dump_file(j, at("other.json"), JSON_INDENT(1)), 0);
+    json_decref(j);
+    run_v((const char *[]){"compare", at("r1.json"), at("other.json"), NULL});
+    char *e = slurp("err.txt");
+    assert_non_null(strstr(e, "nttbench: warning: the runs come from different machines (host "
+                              "CPU '"));
+    assert_non_null(strstr(e, "' -> 'Another CPU'): a verdict compares the machines as well"));
+    free(e);
+}
+
+/* Guards: messages that misled: `report FILE --bogus` said "report needs one
+ * result file"; a directory as --calibration was a JSON parse error and a
+ * missing one "(line -1)"; `check` of files of two sizes ended "FAIL: 0 of 2
+ * values differ"; --word 16 said "outside [32, 64]" (48 is not allowed
+ * either); transform --out '' named --output; a misspelt NB_NCCL_EXCHANGE
+ * passed unseen where no GPU runs. */
+static void test_messages_name_the_real_fault(void **state)
+{
+    (void)state;
+    puts_file("r.json", "{}\n");
+    expect_error("an unknown option of report",
+                 (const char *[]){"report", at("r.json"), "--bogus", NULL}, 2,
+                 "unknown option '--bogus'");
+    expect_error("a directory as --calibration",
+                 (const char *[]){"run", "--list", "--calibration", dir, NULL}, 2,
+                 ": is a directory, not a calibration file");
+    expect_error("a missing --calibration",
+                 (const char *[]){"run", "--list", "--calibration", at("none.json"), NULL}, 2,
+                 "none.json: cannot read a calibration: No such file or directory");
+    puts_file("three.txt", "1\n2\n3\n");
+    puts_file("two.txt", "1\n2\n");
+    assert_int_equal(run_v((const char *[]){"check", "--expected", at("three.txt"), "--actual",
+                                            at("two.txt"), NULL}),
+                     1);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "FAIL: sizes differ (3 expected, 2 actual); 0 of the first 2"));
+    free(out);
+    expect_error("--word 16", (const char *[]){"run", "--list", "--word", "16", NULL}, 2,
+                 "--word 16: 32 or 64 (bits per word)");
+    expect_error("an empty --out of transform",
+                 (const char *[]){"transform", "--variant", "reference", "--direction",
+                                  "forward", "--logn", "10", "--primes", "12289", "--in",
+                                  at("three.txt"), "--out", "", NULL},
+                 2, "--out needs a file name");
+    expect_error("the global --output given to transform",
+                 (const char *[]){"--output", at("t.out"), "transform", "--variant", "reference",
+                                  "--direction", "forward", "--logn", "10", "--primes", "12289",
+                                  "--in", at("three.txt"), "--out", at("t.txt"), NULL},
+                 2, "transform writes its coefficients to --out FILE");
+    setenv("NB_NCCL_EXCHANGE", "sendrecv", 1);
+    expect_error("a misspelt NB_NCCL_EXCHANGE",
+                 (const char *[]){"run", "--tier", "stage", "--preset", "test-tiny", "--list",
+                                  NULL},
+                 2, "NB_NCCL_EXCHANGE='sendrecv': expected 'auto', 'broadcast', 'send-recv'");
+    unsetenv("NB_NCCL_EXCHANGE");
+}
+
+/* dir/NAME: dir/r1.json (test_compare_counts_each_run_once_...) with its
+ * first case's key `key` set to the JSON value `value` (NULL: removed). */
+static void edit_first_case(const char *name, const char *key, json_t *value)
+{
+    json_t *j = load_json("r1.json");
+    json_t *c = json_array_get(json_object_get(j, "cases"), 0);
+    assert_non_null(c);
+    if (value)
+        assert_int_equal(json_object_set_new(c, key, value), 0);
+    else
+        json_object_set_new(c, key, json_null());
+    assert_int_equal(json_dump_file(j, at(name), JSON_INDENT(1)), 0);
+    json_decref(j);
+}
+
+/* Guards: a damaged report was still read: an unknown status or tier, a
+ * timed case without statistics (judged on its samples), and two runs whose
+ * cases differ in one parameter were refused without naming it. */
+static void test_damaged_reports_and_unmatched_runs_say_why(void **state)
+{
+    (void)state;
+    edit_first_case("weird.json", "status", json_string("weird"));
+    expect_error("a case whose status is unknown",
+                 (const char *[]){"report", at("weird.json"), NULL}, 2,
+                 "case 0: status 'weird' is none of ok, verify-failed, error, skipped");
+    edit_first_case("hot.json", "tier", json_string("hot"));
+    expect_error("a case whose tier is unknown",
+                 (const char *[]){"compare", at("r1.json"), at("hot.json"), NULL}, 2,
+                 "case 0: tier 'hot' is none of warm, cold, stage");
+    edit_first_case("nostats.json", "stats", NULL);
+    expect_error("a timed case without statistics",
+                 (const char *[]){"compare", at("r1.json"), at("nostats.json"), NULL}, 2,
+                 "case 0: timed (status ok, samples) but without statistics");
+    json_t *j = load_json("r1.json");
+    json_t *params = json_object_get(json_array_get(json_object_get(j, "cases"), 0), "params");
+    assert_int_equal(json_object_set_new(params, "log_q_target", json_integer(60)), 0);
+    assert_int_equal(json_dump_file(j, at("target.json"), JSON_INDENT(1)), 0);
+    json_decref(j);
+    expect_error("runs whose cases differ in one parameter",
+                 (const char *[]){"compare", at("r1.json"), at("target.json"), NULL}, 2,
+                 "differs: params.log_q_target - -> 60)");
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -285,7 +446,12 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_calibrate_to_a_file_prints_the_table),
         cmocka_unit_test(test_list_shows_the_prime_bound_as_the_bits_allowed),
         cmocka_unit_test(test_filter_patterns_are_bounded),
+        cmocka_unit_test(test_verify_that_checks_nothing_is_an_error),
+        cmocka_unit_test(test_stage_only_run_refuses_ntt_options),
+        cmocka_unit_test(test_compare_counts_each_run_once_and_names_other_machines),
+        cmocka_unit_test(test_damaged_reports_and_unmatched_runs_say_why),
+        cmocka_unit_test(test_messages_name_the_real_fault),
     };
-    return cli_rows_main(argc, argv, "nb-aud-", "cli_audit", tests,
+    return cli_rows_main(argc, argv, "nb-ans-", "cli_answers", tests,
                          sizeof tests / sizeof tests[0], make_quick_base);
 }
