@@ -114,6 +114,22 @@ static void test_dry_run_is_list(void **state)
     free(e);
 }
 
+/* Guards: --logq targets that give the same limb count were three identical
+ * cases, timed three times and paired by order in compare. */
+static void test_logq_targets_of_one_limb_count_are_one_case(void **state)
+{
+    (void)state;
+    assert_int_equal(run("run --list --tier warm --variant cpu-harvey --logq 1,3,61,120 "
+                         QUICK),
+                     0);
+    size_t n;
+    char *summary, **lines = listed(&n, &summary);
+    assert_int_equal(n, 2);
+    assert_non_null(strstr(lines[0], " L=1 "));
+    assert_non_null(strstr(lines[1], " L=2 "));
+    free_lines(lines, n, summary);
+}
+
 /* The estimate grows with the rotated data outside the samples. */
 static double outside_s(const char *args)
 {
@@ -253,6 +269,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_list_names_exactly_the_cases_the_run_runs),
         cmocka_unit_test(test_dry_run_is_list),
+        cmocka_unit_test(test_logq_targets_of_one_limb_count_are_one_case),
         cmocka_unit_test(test_list_estimate_counts_work_outside_the_samples),
         cmocka_unit_test(test_filter_keeps_the_matching_cases),
         cmocka_unit_test(test_filter_selects_stage_cases),

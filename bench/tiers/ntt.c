@@ -233,6 +233,20 @@ static int go_on(const nb_tier_run *r, nb_status s)
     return s == NB_OK && !nb_bench_interrupted(&r->timing);
 }
 
+/* 1 when --logq target b resolves to the limb count of an earlier target of
+ * the list at that log N and prime size: the same case, which runs once. */
+static int same_limbs_as_earlier(const nb_sweep *sw, unsigned log_n, unsigned bits, size_t b)
+{
+    size_t lb, la;
+    double q;
+    if (nb_ntt_limbs_for_log_q(log_n, bits, sw->log_q[b], 4096, &lb, &q) != NB_OK)
+        return 0;
+    for (size_t a = 0; a < b; a++)
+        if (nb_ntt_limbs_for_log_q(log_n, bits, sw->log_q[a], 4096, &la, &q) == NB_OK && la == lb)
+            return 1;
+    return 0;
+}
+
 nb_status nb_tier_ntt_run(const nb_tier_run *r)
 {
     const nb_sweep *sw = &r->sweep;
@@ -252,13 +266,16 @@ nb_status nb_tier_ntt_run(const nb_tier_run *r)
                 continue;
             for (size_t a = 0; a < sw->n_log_n && go_on(r, s); a++)
                 for (size_t b = 0; b < n_sizes && go_on(r, s); b++)
-                    for (size_t c = 0; c < n_bits && go_on(r, s); c++)
+                    for (size_t c = 0; c < n_bits && go_on(r, s); c++) {
+                        if (sw->n_log_q && same_limbs_as_earlier(sw, sw->log_n[a], bits[c], b))
+                            continue;
                         for (size_t m = 0; m < sw->n_modes && go_on(r, s); m++) {
                             ntt_case k = {v, dir, sw->log_n[a],
                                           sw->n_log_q ? 0 : sw->limbs[b], bits[c],
                                           sw->modes[m], sw->n_log_q ? sw->log_q[b] : 0, NAN};
                             s = one_case(r, &k);
                         }
+                    }
         }
     }
     nb_nvtx_pop();
