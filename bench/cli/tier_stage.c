@@ -60,6 +60,17 @@ void nb_cli_stage_free(nb_cli_run *run)
     run->stage = NULL;
 }
 
+/* The width of the longest preset name (the table's first column). */
+static int name_width(void)
+{
+    size_t w = 4;
+    for (size_t i = 0; i < nb_ckks_preset_count(); i++) {
+        const size_t n = strlen(nb_ckks_preset_at(i)->name);
+        w = n > w ? n : w;
+    }
+    return (int)w;
+}
+
 /* A list of --NAME values in [lo, hi] (nb_cli_parse_ulist's syntax, at most
  * NB_CLI_MAX_LIST, repeats dropped, order kept) into out[0..*n). */
 static nb_status parse_size_list(const char *v, const char *name, unsigned long long lo,
@@ -195,8 +206,8 @@ void nb_cli_stage_list_text(FILE *f, int md)
                    "|---|---|---|---|---|---|---|\n");
     } else {
         fprintf(f, "\nCKKS presets (stage tier: --preset NAME):\n");
-        fprintf(f, "  %-14s %5s %4s %5s %6s %12s  %s\n", "name", "logN", "L", "dnum", "alpha",
-                "q0/q/p bits", "source");
+        fprintf(f, "  %-*s %5s %4s %5s %6s %12s  %s\n", name_width(), "name", "logN", "L",
+                "dnum", "alpha", "q0/q/p bits", "source");
     }
     for (size_t i = 0; i < nb_ckks_preset_count(); i++) {
         const nb_ckks_preset *p = nb_ckks_preset_at(i);
@@ -208,8 +219,8 @@ void nb_cli_stage_list_text(FILE *f, int md)
             fprintf(f, "| %s | %u | %u | %u | %u | %s | %s |\n", p->name, s->log_n, s->levels,
                     s->dnum, alpha, bits, p->source);
         else
-            fprintf(f, "  %-14s %5u %4u %5u %6u %12s  %s\n", p->name, s->log_n, s->levels,
-                    s->dnum, alpha, bits, p->source);
+            fprintf(f, "  %-*s %5u %4u %5u %6u %12s  %s\n", name_width(), p->name, s->log_n,
+                    s->levels, s->dnum, alpha, bits, p->source);
     }
 }
 
