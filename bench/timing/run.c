@@ -248,10 +248,10 @@ static nb_status run_phases(run_state *st, nb_bench_result *res)
     res->verify_s += nb_run_clock(st->o) - t0;
     if (res->stop == NB_STOP_TIMEOUT || res->stop == NB_STOP_MAX_SAMPLES)
         nb_run_log(st->o,
-                   "%s: stopped by %s before the stopping rule was met (noise %.2f%%, %.3g s "
-                   "measured)",
-                   st->w->label, nb_stop_reason_name(res->stop), res->stats.noise_pct,
-                   res->measured_s);
+                   "%s %s: stopped by %s before the stopping rule was met (noise %.2f%%, "
+                   "%.3g s measured)",
+                   st->o->cache == NB_CACHE_WARM ? "warm" : "cold", st->w->label,
+                   nb_stop_reason_name(res->stop), res->stats.noise_pct, res->measured_s);
     return NB_OK;
 }
 
