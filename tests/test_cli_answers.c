@@ -347,8 +347,9 @@ static void test_compare_counts_each_run_once_and_names_other_machines(void **st
  * result file"; a directory as --calibration was a JSON parse error and a
  * missing one "(line -1)"; `check` of files of two sizes ended "FAIL: 0 of 2
  * values differ"; --word 16 said "outside [32, 64]" (48 is not allowed
- * either); transform --out '' named --output; a misspelt NB_NCCL_EXCHANGE
- * passed unseen where no GPU runs. */
+ * either); --progress and --no-progress were both taken, the last winning;
+ * transform --out '' named --output; a misspelt NB_NCCL_EXCHANGE passed
+ * unseen where no GPU runs. */
 static void test_messages_name_the_real_fault(void **state)
 {
     (void)state;
@@ -372,6 +373,9 @@ static void test_messages_name_the_real_fault(void **state)
     free(out);
     expect_error("--word 16", (const char *[]){"run", "--list", "--word", "16", NULL}, 2,
                  "--word 16: 32 or 64 (bits per word)");
+    expect_error("--progress with --no-progress",
+                 (const char *[]){"run", "--list", "--progress", "--no-progress", NULL}, 2,
+                 "--progress and --no-progress contradict each other: give one");
     expect_error("an empty --out of transform",
                  (const char *[]){"transform", "--variant", "reference", "--direction",
                                   "forward", "--logn", "10", "--primes", "12289", "--in",

@@ -259,8 +259,12 @@ static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v
         run->list = 1;
         return NB_OK;
     }
-    if (!strcmp(name, "progress")) {
-        run->progress = 1;
+    if (!strcmp(name, "progress") || !strcmp(name, "no-progress")) {
+        const int on = !strcmp(name, "progress");
+        if (run->progress == !on) /* the last would silently win */
+            return nb_set_error(NB_ERR_INVALID_ARG, "--progress and --no-progress contradict "
+                                "each other: give one");
+        run->progress = on;
         return NB_OK;
     }
     if (!strcmp(name, "profile")) {
@@ -271,10 +275,6 @@ static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v
         return nb_cli_parse_double(v, name, 1, 3600, &run->profile_timeout_s);
     if (!strcmp(name, "profile-case")) {
         run->profile_case = v;
-        return NB_OK;
-    }
-    if (!strcmp(name, "no-progress")) {
-        run->progress = 0;
         return NB_OK;
     }
     return nb_cli_stage_set(run, name, v);
