@@ -498,7 +498,9 @@ static int verify_with(verify_args *a, nb_format fmt, const char *output, int qu
     if (cap == 0 && a->filter.n) {
         free(rows);
         return nb_cli_fail(NB_ERR_INVALID_ARG, "--filter keeps none of the checks (their names "
-                                               "read \"cpu-harvey forward logn=10 L=3 q36\")");
+                                               "take the form \"VARIANT DIRECTION logn=N "
+                                               "L=LIMBS qBITS\", e.g. \"cpu-harvey forward "
+                                               "logn=10 L=3 q36\")");
     }
     void *stream = NULL;
     if (need_gpu && gpu && (st = nb_stream_create(&stream)) != NB_OK) {

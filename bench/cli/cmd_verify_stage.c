@@ -355,7 +355,8 @@ int nb_cmd_verify_stage(int argc, char **argv, nb_format fmt, const char *output
         st = planned_rows(&a, vars, nv, cap, &a.total);
     if (st == NB_OK && a.total == 0 && a.filter.n)
         st = nb_set_error(NB_ERR_INVALID_ARG, "--filter keeps none of the checks (their names "
-                          "read \"cpu-harvey test-small modup l=7\")");
+                          "take the form \"VARIANT PRESET STAGE l=LEVEL\", e.g. \"cpu-harvey "
+                          "test-small modup l=7\")");
     for (size_t pi = 0; pi < a.n_presets && st == NB_OK; pi++)
         for (size_t vi = 0; vi < nv && st == NB_OK; vi++)
             st = check_preset(&a, a.presets[pi], vars[vi], stream, rows, &n, quiet);
