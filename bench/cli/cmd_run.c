@@ -358,10 +358,12 @@ static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *o
     }
     if (s != NB_OK)
         return fail_kept(s, err, kept);
+    /* the short table too; also when the file could not be written, so that
+     * the results are not lost with it */
+    if (ctx->output && fmt != NB_FORMAT_TABLE && (!quiet || ws != NB_OK))
+        nb_report_write(ctx->report, NB_FORMAT_TABLE, stdout);
     if (ws != NB_OK)
         return nb_cli_fail(ws, nb_last_error());
-    if (ctx->output && fmt != NB_FORMAT_TABLE && !quiet)
-        nb_report_write(ctx->report, NB_FORMAT_TABLE, stdout); /* the short table too */
     size_t fails = 0, errors = 0, impossible = 0, skipped = 0;
     const size_t n = nb_report_case_count(ctx->report);
     const char *why = "";
