@@ -301,17 +301,18 @@ int nb_ckks_multi_nccl_tuned(const nb_ckks_multi *m);
 /* How the exchanges run, chosen at creation from NB_NCCL_EXCHANGE (docs/ckks.md,
  * "Several GPUs"): "broadcast" (NCCL broadcasts, on the SMs), "send-recv"
  * (exchanges of at least NB_CKKS_CE_MIN_BYTES a device as NCCL sends and
- * receives between every pair of devices, smaller ones as broadcasts) or
- * "copy-engine" (exchanges of that size as all-gathers that NCCL 2.28 or
- * later runs on the copy engines, smaller ones as broadcasts); unset, empty
- * or "auto": nb_ckks_exchange_default. NULL without an object or with one
- * GPU. */
+ * receives between every pair of devices, smaller ones as broadcasts),
+ * "mixed" (modDown's exchanges as send-recv, modUp's and rescale's as
+ * broadcasts) or "copy-engine" (exchanges of that size as all-gathers that
+ * NCCL 2.28 or later runs on the copy engines, smaller ones as broadcasts);
+ * unset, empty or "auto": nb_ckks_exchange_default. NULL without an object
+ * or with one GPU. */
 const char *nb_ckks_multi_exchange(const nb_ckks_multi *m);
 /* The kind an object of `gpus` devices takes when NB_NCCL_EXCHANGE leaves the
- * choice: "send-recv" on two devices, "broadcast" on more; NULL for fewer
- * than two. (An object falls back to broadcasts where NCCL lacks ncclSend.) */
+ * choice: "send-recv" on two devices, "mixed" on more; NULL for fewer than
+ * two. (An object falls back to broadcasts where NCCL lacks ncclSend.) */
 const char *nb_ckks_exchange_default(size_t gpus);
-/* NB_NCCL_EXCHANGE (auto, broadcast, send-recv, copy-engine) and
+/* NB_NCCL_EXCHANGE (auto, broadcast, send-recv, mixed, copy-engine) and
  * NB_NCCL_TUNER (ll128, off) name values nttbench knows, unset or empty
  * included; NB_ERR_INVALID_ARG with one line naming the variable otherwise.
  * Needs neither NCCL nor a GPU, so a misspelt setting is refused on any

@@ -145,7 +145,7 @@ static nb_status moddown_send(nb_ckks_multi *m, size_t level, unsigned polys,
                                          nb_multi_at(m, a[k][i], nb_multi_nq_at(d, level)),
                                          d->nq, d->np));
         }
-        NB_TRY(nb_multi_exchange_start(m, buf, off, cnt, k, 1));
+        NB_TRY(nb_multi_exchange_start(m, buf, off, cnt, k, 1, 1));
     }
     return nb_multi_step(m, h, stream, "intt", 1, polys * A, 1);
 }
@@ -227,7 +227,7 @@ static nb_status rescale(nb_ckks_multi *m, size_t level, int round, void *const 
                                      nb_multi_at(m, in[i], lo - d->qa), lo - d->qa, cnt[i]));
     }
     NB_TRY(nb_multi_step(m, h, stream, "intt", 1, g, 1));
-    NB_TRY(nb_multi_exchange_start(m, buf, off, cnt, 0, 1));
+    NB_TRY(nb_multi_exchange_start(m, buf, off, cnt, 0, 1, 0));
     NB_TRY(exchange_wait(m, 0, h, stream));
     for (size_t i = 0; i < m->G; i++) {
         part *d = &m->d[i];

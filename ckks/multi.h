@@ -20,18 +20,21 @@ nb_status nb_multi_unsupported(void);
 
 /* The exchanges of G >= 2 devices when NB_NCCL_EXCHANGE leaves the choice
  * (nb_ckks_exchange_default): two devices send and receive, the link's two
- * directions at once; more devices broadcast, the faster of the two there as
- * measured (docs/results.md, "Sends and receives between the devices"). */
+ * directions at once; more devices broadcast modUp's and rescale's limbs
+ * and send and receive modDown's, the faster kind for each as measured
+ * (docs/results.md, "Sends and receives between the devices"). */
 static inline nb_nccl_exchange nb_multi_exchange_rule(size_t G)
 {
-    return G == 2 ? NB_NCCL_SEND_RECV : NB_NCCL_BROADCAST;
+    return G == 2 ? NB_NCCL_SEND_RECV : NB_NCCL_MIXED;
 }
 
 /* The name of an exchange kind (nb_ckks_multi_exchange). */
 static inline const char *nb_multi_exchange_name(nb_nccl_exchange k)
 {
-    return k == NB_NCCL_SEND_RECV ? "send-recv" : k == NB_NCCL_COPY_ENGINE ? "copy-engine"
-                                                                            : "broadcast";
+    return k == NB_NCCL_SEND_RECV     ? "send-recv"
+           : k == NB_NCCL_COPY_ENGINE ? "copy-engine"
+           : k == NB_NCCL_MIXED       ? "mixed"
+                                      : "broadcast";
 }
 
 /* The Q limbs of digit j at level l inside [qa, qa + nq): [*lo, *lo + the
@@ -179,9 +182,10 @@ nb_status nb_multi_modup(nb_ckks_multi *m, size_t level, void *const *out, const
  * cnt_r) of buf (per device) from device r to all, on the communication
  * streams, after the exchanges started before it and, with `after_compute`,
  * after everything queued so far on the compute streams; ev_got[k] is
- * recorded after it. */
+ * recorded after it. `moddown`: modDown's P limbs (sends and receives under
+ * NB_NCCL_MIXED). */
 nb_status nb_multi_exchange_start(nb_ckks_multi *m, void *const *buf, const size_t *off,
-                                  const size_t *cnt, size_t k, int after_compute);
+                                  const size_t *cnt, size_t k, int after_compute, int moddown);
 #endif
 
 #endif

@@ -1,6 +1,7 @@
 /* The exchanges of the several-GPU pipelines (ckks/multi.h): NCCL broadcasts,
- * sends and receives between every pair of devices, or all-gathers that NCCL
- * runs on the copy engines (NB_NCCL_EXCHANGE, docs/ckks.md "Several GPUs"),
+ * sends and receives between every pair of devices, both by stage (mixed), or
+ * all-gathers that NCCL runs on the copy engines (NB_NCCL_EXCHANGE,
+ * docs/ckks.md "Several GPUs"),
  * and the bytes they moved
  * (nb_ckks_multi_comm_bytes, ckks/ckks.h). */
 #include <stdint.h>
@@ -115,7 +116,7 @@ static nb_status all_gather(nb_ckks_multi *m, void *const *buf, const size_t *of
  * device's communication stream bracket the exchange, its copies included
  * (nb_ckks_multi_comm_seconds). */
 nb_status nb_multi_exchange_start(nb_ckks_multi *m, void *const *buf, const size_t *off,
-                                  const size_t *cnt, size_t k, int after_compute)
+                                  const size_t *cnt, size_t k, int after_compute, int moddown)
 {
     if (m->G == 1)
         return NB_OK;
@@ -137,9 +138,12 @@ nb_status nb_multi_exchange_start(nb_ckks_multi *m, void *const *buf, const size
     for (size_t r = 0; r < m->G; r++)
         most = cnt[r] > most ? cnt[r] : most;
     const int large = most * m->limb_bytes >= NB_CKKS_CE_MIN_BYTES;
-    if (large && m->exchange == NB_NCCL_COPY_ENGINE)
+    const nb_nccl_exchange kind = m->exchange != NB_NCCL_MIXED ? m->exchange
+                                  : moddown                    ? NB_NCCL_SEND_RECV
+                                                               : NB_NCCL_BROADCAST;
+    if (large && kind == NB_NCCL_COPY_ENGINE)
         NB_TRY(all_gather(m, buf, off, cnt, most, type));
-    else if (large && m->exchange == NB_NCCL_SEND_RECV)
+    else if (large && kind == NB_NCCL_SEND_RECV)
         NB_TRY(send_recv(m, buf, off, cnt, type));
     else
         NB_TRY(broadcasts(m, buf, off, cnt, type));

@@ -174,7 +174,7 @@ nb_status nb_multi_modup(nb_ckks_multi *m, size_t level, void *const *out, const
                                              off[i] - d->qa, cnt[i]));
             }
         }
-        NB_TRY(nb_multi_exchange_start(m, buf, goff, gcnt, g, 1));
+        NB_TRY(nb_multi_exchange_start(m, buf, goff, gcnt, g, 1, 0));
     }
     NB_TRY(nb_multi_step(m, h, stream, "intt", 1, level + 1, 1));
     const int two = m->G > 1 && !(h && h->fn);

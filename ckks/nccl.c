@@ -104,26 +104,27 @@ nb_status nb_nccl_exchange_kind(const nb_nccl_api *a, nb_nccl_exchange dflt,
 {
     *kind = NB_NCCL_BROADCAST;
     const char *e = getenv("NB_NCCL_EXCHANGE");
+    const int p2p = a->send && a->recv;
     if (!e || !*e || !strcmp(e, "auto")) {
-        if (dflt != NB_NCCL_SEND_RECV || (a->send && a->recv))
+        if (p2p || (dflt != NB_NCCL_SEND_RECV && dflt != NB_NCCL_MIXED))
             *kind = dflt;
         return NB_OK;
     }
     if (!strcmp(e, "broadcast"))
         return NB_OK;
     int v = 0;
-    if (!strcmp(e, "send-recv")) {
-        if (!a->send || !a->recv)
+    if (!strcmp(e, "send-recv") || !strcmp(e, "mixed")) {
+        if (!p2p)
             return nb_set_error(NB_ERR_UNSUPPORTED,
-                                "NB_NCCL_EXCHANGE=send-recv: %s has no ncclSend/ncclRecv (%d)",
+                                "NB_NCCL_EXCHANGE=%s: %s has no ncclSend/ncclRecv (%d)", e,
                                 a->path, a->get_version(&v) == ncclSuccess ? v : 0);
-        *kind = NB_NCCL_SEND_RECV;
+        *kind = !strcmp(e, "mixed") ? NB_NCCL_MIXED : NB_NCCL_SEND_RECV;
         return NB_OK;
     }
     if (strcmp(e, "copy-engine"))
         return nb_set_error(NB_ERR_INVALID_ARG,
                             "NB_NCCL_EXCHANGE='%s': expected 'auto', 'broadcast', "
-                            "'send-recv' or 'copy-engine'", e);
+                            "'send-recv', 'mixed' or 'copy-engine'", e);
 #ifndef NB_NCCL_HAS_CE
     return nb_set_error(NB_ERR_UNSUPPORTED,
                         "NB_NCCL_EXCHANGE=copy-engine: this build's nccl.h (%d) has no "
@@ -142,14 +143,15 @@ nb_status nb_nccl_exchange_kind(const nb_nccl_api *a, nb_nccl_exchange dflt,
 
 nb_status nb_ckks_check_env(void)
 {
-    static const char *const kinds[] = {"auto", "broadcast", "send-recv", "copy-engine"};
+    static const char *const kinds[] = {"auto", "broadcast", "send-recv", "mixed",
+                                        "copy-engine"};
     const char *e = getenv("NB_NCCL_EXCHANGE"), *t = getenv("NB_NCCL_TUNER");
     int known = !e || !*e;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && !known; i++)
         known = !strcmp(e, kinds[i]);
     if (!known)
         return nb_set_error(NB_ERR_INVALID_ARG, "NB_NCCL_EXCHANGE='%s': expected 'auto', "
-                            "'broadcast', 'send-recv' or 'copy-engine'", e);
+                            "'broadcast', 'send-recv', 'mixed' or 'copy-engine'", e);
     if (t && *t && strcmp(t, "ll128") && strcmp(t, "off"))
         return nb_set_error(NB_ERR_INVALID_ARG, "NB_NCCL_TUNER='%s': expected 'll128' or 'off'",
                             t);

@@ -14,7 +14,9 @@
 typedef enum nb_nccl_exchange {
     NB_NCCL_BROADCAST = 0,   /* one group of G broadcasts, in place */
     NB_NCCL_COPY_ENGINE = 1, /* all-gathers on the copy engines, through a stage */
-    NB_NCCL_SEND_RECV = 2    /* one group of sends and receives between every pair */
+    NB_NCCL_SEND_RECV = 2,   /* one group of sends and receives between every pair */
+    NB_NCCL_MIXED = 3        /* modDown's exchanges as sends and receives, the rest as
+                              * broadcasts */
 } nb_nccl_exchange;
 
 #ifdef NB_HAVE_NCCL
@@ -73,13 +75,14 @@ const nb_nccl_api *nb_nccl_load(void);
 /* NB_OK, or NB_ERR_CUDA naming the call and NCCL's reason. */
 nb_status nb_nccl_check(const nb_nccl_api *api, ncclResult_t r, const char *what);
 
-/* The kind named by NB_NCCL_EXCHANGE: "broadcast", "copy-engine" or
- * "send-recv"; unset, empty or "auto": `dflt`, or broadcasts where dflt is
- * send-recv and api's library lacks ncclSend or ncclRecv. Anything else
- * NB_ERR_INVALID_ARG, copy-engine without the copy-engine collectives (this
- * build's nccl.h, or api's library: NCCL 2.28 or later) and a named
- * send-recv without ncclSend and ncclRecv NB_ERR_UNSUPPORTED, each with a
- * one-line message (*kind is then NB_NCCL_BROADCAST). */
+/* The kind named by NB_NCCL_EXCHANGE: "broadcast", "copy-engine",
+ * "send-recv" or "mixed"; unset, empty or "auto": `dflt`, or broadcasts
+ * where dflt needs sends and receives (send-recv, mixed) and api's library
+ * lacks ncclSend or ncclRecv. Anything else NB_ERR_INVALID_ARG, copy-engine
+ * without the copy-engine collectives (this build's nccl.h, or api's
+ * library: NCCL 2.28 or later) and a named send-recv or mixed without
+ * ncclSend and ncclRecv NB_ERR_UNSUPPORTED, each with a one-line message
+ * (*kind is then NB_NCCL_BROADCAST). */
 nb_status nb_nccl_exchange_kind(const nb_nccl_api *api, nb_nccl_exchange dflt,
                                 nb_nccl_exchange *kind);
 

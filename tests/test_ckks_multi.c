@@ -82,7 +82,8 @@ static void test_multi_calls_on_null_fail_cleanly(void **state)
 }
 
 /* The exchanges an object takes when NB_NCCL_EXCHANGE leaves the choice:
- * sends and receives on two devices, broadcasts on more, none on one. */
+ * sends and receives on two devices, on more modDown's as sends and receives
+ * and the others as broadcasts (mixed), none on one. */
 static void test_default_exchange_by_device_count(void **state)
 {
     (void)state;
@@ -90,7 +91,7 @@ static void test_default_exchange_by_device_count(void **state)
     assert_null(nb_ckks_exchange_default(1));
     assert_string_equal(nb_ckks_exchange_default(2), "send-recv");
     for (size_t g = 3; g <= 8; g++)
-        assert_string_equal(nb_ckks_exchange_default(g), "broadcast");
+        assert_string_equal(nb_ckks_exchange_default(g), "mixed");
 }
 
 /* Limbs of digit j at level l in [qa, qa + nq). */

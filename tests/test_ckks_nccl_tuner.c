@@ -216,6 +216,9 @@ static void test_exchange_setting_is_read_and_checked(void **state)
         k = (nb_nccl_exchange)7; /* the default send-recv, without ncclSend: broadcasts */
         assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_SEND_RECV, &k), NB_OK);
         assert_int_equal(k, NB_NCCL_BROADCAST);
+        k = (nb_nccl_exchange)7; /* and so for the mixed default */
+        assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_MIXED, &k), NB_OK);
+        assert_int_equal(k, NB_NCCL_BROADCAST);
     }
     const char *bad[] = {"Broadcast", "send_recv", "copy-engine "};
     for (size_t i = 0; i < 3; i++) {
@@ -227,6 +230,9 @@ static void test_exchange_setting_is_read_and_checked(void **state)
         assert_null(strchr(nb_last_error(), '\n'));
         assert_int_equal(k, NB_NCCL_BROADCAST);
     }
+    setenv("NB_NCCL_EXCHANGE", "mixed", 1);
+    assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_BROADCAST, &k), NB_ERR_UNSUPPORTED);
+    assert_non_null(strstr(nb_last_error(), "NB_NCCL_EXCHANGE=mixed"));
     setenv("NB_NCCL_EXCHANGE", "send-recv", 1);
     assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_BROADCAST, &k), NB_ERR_UNSUPPORTED);
     assert_non_null(strstr(nb_last_error(), "ncclSend"));
@@ -236,12 +242,17 @@ static void test_exchange_setting_is_read_and_checked(void **state)
     a.recv = fake_recv;
     assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_BROADCAST, &k), NB_OK);
     assert_int_equal(k, NB_NCCL_SEND_RECV);
+    setenv("NB_NCCL_EXCHANGE", "mixed", 1);
+    assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_SEND_RECV, &k), NB_OK);
+    assert_int_equal(k, NB_NCCL_MIXED);
     setenv("NB_NCCL_EXCHANGE", "broadcast", 1);
     assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_SEND_RECV, &k), NB_OK);
     assert_int_equal(k, NB_NCCL_BROADCAST);
     unsetenv("NB_NCCL_EXCHANGE"); /* the default, now that the library has both */
     assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_SEND_RECV, &k), NB_OK);
     assert_int_equal(k, NB_NCCL_SEND_RECV);
+    assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_MIXED, &k), NB_OK);
+    assert_int_equal(k, NB_NCCL_MIXED);
     assert_int_equal(nb_nccl_exchange_kind(&a, NB_NCCL_BROADCAST, &k), NB_OK);
     assert_int_equal(k, NB_NCCL_BROADCAST);
     setenv("NB_NCCL_EXCHANGE", "copy-engine", 1);
