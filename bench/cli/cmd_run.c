@@ -91,13 +91,6 @@ void nb_cli_progress(nb_cli_ctx *ctx, const nb_cli_run *run, const char *what, c
         fprintf(stderr, "[%zu] %s  %s\n", ctx->case_no, what, result ? result : "");
 }
 
-/* After each case: the progress line, and the report file rewritten with
- * every case so far (an interrupted or killed sweep keeps them). A rewrite
- * serialises only the cases new since the last (the JSON writer keeps each
- * case's text), and rewrites are spaced at least a second apart and so that
- * they take at most a fiftieth of the run's time; an interrupt still ends in
- * a full write, so only a killed run loses the cases since the last one. A
- * failed rewrite is left to the final write to report. */
 /* 1 when some case of r was timed (ok, failed its check, or interrupted
  * with samples): a report worth replacing an earlier file with. */
 static int report_timed(const nb_report *r)
@@ -111,6 +104,14 @@ static int report_timed(const nb_report *r)
     return 0;
 }
 
+/* After each case: the progress line, and the report file rewritten with
+ * every case so far (an interrupted or killed sweep keeps them). A rewrite
+ * serialises only the cases new since the last (the JSON writer keeps each
+ * case's text), and rewrites are spaced at least a second apart and so that
+ * they take at most a fiftieth of the run's time; an interrupt still ends in
+ * a full write, so only a killed run loses the cases since the last one. A
+ * failed rewrite is left to the final write to report. No rewrite before a
+ * case was timed: a run that times nothing leaves an earlier file alone. */
 static void progress_cb(void *c, const char *what, const char *result)
 {
     nb_cli_ctx *ctx = c;

@@ -107,9 +107,8 @@ static void command_help(const char *cmd)
     else if (!strcmp(cmd, "verify"))
         printf("usage: nttbench verify [--variant LIST] [--backend cpu|gpu|auto] [--logn LIST]\n"
                "                       [--limbs LIST] [--bits LIST] [--word 32,64] "
-               "[--direction LIST]\n                       [--seed N]"
-               "\n"
-               "                       [--filter REGEX]...\n\n"
+               "[--direction LIST]\n"
+               "                       [--seed N] [--filter REGEX]...\n\n"
                "Checks each variant against the GMP reference on fresh random inputs\n"
                "(defaults: every variant usable here, --logn 10,13,16 --limbs 1,3 --bits 36,62\n"
                "--direction forward,inverse). With two or more limbs, each check also\n"
