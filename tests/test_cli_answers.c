@@ -394,6 +394,21 @@ static void test_messages_name_the_real_fault(void **state)
     unsetenv("NB_NCCL_EXCHANGE");
 }
 
+/* Guards: --list estimated the time of a case whose buffer sets cannot fit
+ * the host's memory, which the run itself then refused. */
+static void test_list_marks_a_case_that_cannot_fit(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){"run", "--list", "--variant", "cpu-harvey", "--tier",
+                                            "cold", "--logn", "14", "--limbs", "64", "--sets",
+                                            "100000", NULL}),
+                     0);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "logQ=3840.0 per-launch  [will not fit: it needs 781.3 GiB"));
+    assert_non_null(strstr(out, "1 case (1 will not fit the host's memory), estimated 0.0s"));
+    free(out);
+}
+
 /* dir/NAME: dir/r1.json (test_compare_counts_each_run_once_...) with its
  * first case's key `key` set to the JSON value `value` (NULL: removed). */
 static void edit_first_case(const char *name, const char *key, json_t *value)
@@ -454,6 +469,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stage_only_run_refuses_ntt_options),
         cmocka_unit_test(test_compare_counts_each_run_once_and_names_other_machines),
         cmocka_unit_test(test_damaged_reports_and_unmatched_runs_say_why),
+        cmocka_unit_test(test_list_marks_a_case_that_cannot_fit),
         cmocka_unit_test(test_messages_name_the_real_fault),
     };
     return cli_rows_main(argc, argv, "nb-ans-", "cli_answers", tests,

@@ -155,6 +155,7 @@ typedef struct nb_cli_plan {
     FILE *list;              /* --list: one name per line here; NULL: count only */
     int stage;               /* the tier being planned is the stage tier */
     size_t cases, skipped;   /* kept (skipped rows included), of which skipped */
+    size_t unfit;            /* CPU cases whose buffers would not fit the host's memory */
     double lo_s, hi_s;       /* the timed runs: expected (--min-time and each sample's
                                 cost beside it), at --timeout */
     double outside_s;        /* outside the samples, estimated */

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "bench/cli/cli.h"
+#include "bench/timing/memfit.h"
+#include "bench/timing/plan.h"
 
 /* Rates of the work outside the samples, measured on the 2-core EPYC of
  * docs/cli.md ("Listing the cases"); an estimate, not a promise. */
@@ -93,6 +95,24 @@ static double sampling_s(const nb_cli_run *run, const nb_case_plan *c)
     return fmin(t->timeout_s, n * (sample + beside));
 }
 
+/* For a CPU case whose rotated buffer sets and flush scratch would not fit
+ * the host's available memory (the check the run makes before it allocates,
+ * on this plan's sets): "  [will not fit: ...]", else "". */
+static void unfit_note(const nb_cli_run *run, const nb_case_plan *c, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (c->skipped || c->variant->backend != NB_BACKEND_CPU || !(c->set_bytes >= 1))
+        return;
+    const double cache = cache_bytes(c);
+    nb_cache_plan pl;
+    if (nb_cache_plan_make(&pl, c->cache, NB_MODE_PER_LAUNCH, 1, (size_t)c->set_bytes,
+                           (size_t)cache, run->timing.rotate_sets,
+                           run->timing.rotate_factor) != NB_OK)
+        return;
+    if (nb_memory_fit("it", pl.allocated_bytes + (pl.flush ? 2.0 * cache : 0.0), 0) != NB_OK)
+        snprintf(buf, n, "  [will not fit: %s]", nb_last_error());
+}
+
 int nb_cli_plan_case(void *ctx, const nb_case_plan *c)
 {
     nb_cli_plan *p = ctx;
@@ -100,10 +120,14 @@ int nb_cli_plan_case(void *ctx, const nb_case_plan *c)
     if (!selected(run, c->name))
         return 0;
     p->cases++;
+    char unfit[300] = "";
     if (p->list)
-        fprintf(p->list, "%s%s\n", c->name, c->skipped ? "  [skipped]" : "");
-    if (c->skipped) {
-        p->skipped++;
+        unfit_note(run, c, unfit, sizeof unfit);
+    if (p->list)
+        fprintf(p->list, "%s%s%s\n", c->name, c->skipped ? "  [skipped]" : "", unfit);
+    if (c->skipped || unfit[0]) {
+        p->skipped += c->skipped;
+        p->unfit += unfit[0] != '\0';
         return 1;
     }
     const nb_bench_opts *t = &run->timing;
@@ -138,6 +162,8 @@ void nb_cli_plan_print_total(const nb_cli_plan *p, FILE *f)
     fprintf(f, "%zu case%s", p->cases, p->cases == 1 ? "" : "s");
     if (p->skipped)
         fprintf(f, " (%zu skipped)", p->skipped);
+    if (p->unfit)
+        fprintf(f, " (%zu will not fit the host's memory)", p->unfit);
     fprintf(f, ", estimated %s to %s: timed runs %s to %s (each after its warm-up from "
                "--min-time, on a GPU with each sample's events and flush beside it, to "
                "--timeout) and about %s outside the samples (buffer sets, cache flushes, "
