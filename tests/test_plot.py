@@ -100,6 +100,21 @@ def check_logq(mod):
         check(list(line.get_xdata()) == [x for x, _ in want], f"{gid}: x is log Q")
         check(all(close(y, t) for y, (_, t) in zip(line.get_ydata(), want)), f"{gid}: medians")
         check(line.get_linestyle() == ("--" if w == "32" else "-"), f"{gid}: style of the word size")
+    title = figs["time-logq-forward-warm-logn10"]._suptitle.get_text()
+    check("64-bit words solid, 32-bit words dashed" in title, f"title names both styles: {title!r}")
+    # one word size: the title names that one only; a span of 1.2 decades around one power of
+    # ten (0.4 to 6 ms, where matplotlib labels 10^3 alone) has labels between them too
+    one = {**doc, "cases": [dict(c, stats={"median": m}) for c, m in
+                            zip([c for c in doc["cases"] if c["params"]["word_bits"] == 64],
+                                (4e5, 1.5e6, 6e6))]}
+    fig = mod.figures([one])["time-logq-forward-warm-logn10"]
+    title = fig._suptitle.get_text()
+    check("64-bit words solid" in title and "32-bit" not in title, f"one word size: {title!r}")
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels(minor=False) + ax.get_yticklabels(minor=True)
+              if t.get_text() and ax.get_ylim()[0] <= t.get_position()[1] <= ax.get_ylim()[1]]
+    check(len(labels) >= 2, f"a y range of about a decade is labelled more than once: {labels}")
 
 
 def check_bounds(mod, data):
