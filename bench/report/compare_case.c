@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench/timing/rank_stats.h"
+#include "bench/timing/stats.h"
 #include "bench/report/compare.h"
 #include "bench/report/internal.h"
 
@@ -150,12 +151,6 @@ static nb_verdict judge(const nb_compare_test *t, const nb_compare_test *within,
     return noise_ok ? NB_VERDICT_SAME : NB_VERDICT_NOISY;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    const double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* The spread of a run's samples as a relative standard deviation, robust to
  * outliers: (log p90 - log p10) / (2 z_0.9), which is the standard deviation
  * of normal log times; 0 with fewer than 5 samples or on failure. A run that
@@ -163,17 +158,11 @@ static int cmp_double(const void *x, const void *y)
  * its median reproduces more closely. */
 static double sample_spread(const nb_rf_case *c)
 {
-    if (c->n_samples < 5)
+    nb_stats st;
+    if (c->n_samples < 5 || nb_stats_compute(c->samples_ns, c->n_samples, &st) != NB_OK ||
+        !(st.p10 > 0) || st.p90 < st.p10)
         return 0.0;
-    double *v = malloc(c->n_samples * sizeof *v);
-    if (!v)
-        return 0.0;
-    memcpy(v, c->samples_ns, c->n_samples * sizeof *v);
-    qsort(v, c->n_samples, sizeof *v, cmp_double);
-    const double last = (double)(c->n_samples - 1);
-    const double lo = v[(size_t)(0.1 * last + 0.5)], hi = v[(size_t)(0.9 * last + 0.5)];
-    free(v);
-    return lo > 0 && hi >= lo ? (log(hi) - log(lo)) / (2.0 * 1.2815515655446004) : 0.0;
+    return (log(st.p90) - log(st.p10)) / (2.0 * nb_normal_upper_quantile(0.1));
 }
 
 static int usable(const nb_rf_case *c) { return !strcmp(c->status, "ok") && c->has_stats; }
