@@ -7,6 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The kind NB_NCCL_EXCHANGE's value e names: -1 for unset, empty or "auto"
+ * (the rule's), -2 with the message set for a value that names none. */
+static int exchange_named(const char *e)
+{
+    static const struct {
+        const char *name;
+        nb_nccl_exchange kind;
+    } kinds[] = {{"broadcast", NB_NCCL_BROADCAST},
+                 {"send-recv", NB_NCCL_SEND_RECV},
+                 {"mixed", NB_NCCL_MIXED},
+                 {"copy-engine", NB_NCCL_COPY_ENGINE}};
+    if (!e || !*e || !strcmp(e, "auto"))
+        return -1;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (!strcmp(e, kinds[i].name))
+            return (int)kinds[i].kind;
+    nb_set_error(NB_ERR_INVALID_ARG, "NB_NCCL_EXCHANGE='%s': expected 'auto', 'broadcast', "
+                 "'send-recv', 'mixed' or 'copy-engine'", e);
+    return -2;
+}
+
 #ifdef NB_HAVE_NCCL
 #include <dlfcn.h>
 #include <pthread.h>
@@ -104,27 +125,25 @@ nb_status nb_nccl_exchange_kind(const nb_nccl_api *a, nb_nccl_exchange dflt,
 {
     *kind = NB_NCCL_BROADCAST;
     const char *e = getenv("NB_NCCL_EXCHANGE");
-    const int p2p = a->send && a->recv;
-    if (!e || !*e || !strcmp(e, "auto")) {
+    const int named = exchange_named(e), p2p = a->send && a->recv;
+    if (named == -2)
+        return NB_ERR_INVALID_ARG;
+    if (named == -1) {
         if (p2p || (dflt != NB_NCCL_SEND_RECV && dflt != NB_NCCL_MIXED))
             *kind = dflt;
         return NB_OK;
     }
-    if (!strcmp(e, "broadcast"))
+    if (named == NB_NCCL_BROADCAST)
         return NB_OK;
     int v = 0;
-    if (!strcmp(e, "send-recv") || !strcmp(e, "mixed")) {
+    if (named == NB_NCCL_SEND_RECV || named == NB_NCCL_MIXED) {
         if (!p2p)
             return nb_set_error(NB_ERR_UNSUPPORTED,
                                 "NB_NCCL_EXCHANGE=%s: %s has no ncclSend/ncclRecv (%d)", e,
                                 a->path, a->get_version(&v) == ncclSuccess ? v : 0);
-        *kind = !strcmp(e, "mixed") ? NB_NCCL_MIXED : NB_NCCL_SEND_RECV;
+        *kind = (nb_nccl_exchange)named;
         return NB_OK;
     }
-    if (strcmp(e, "copy-engine"))
-        return nb_set_error(NB_ERR_INVALID_ARG,
-                            "NB_NCCL_EXCHANGE='%s': expected 'auto', 'broadcast', "
-                            "'send-recv', 'mixed' or 'copy-engine'", e);
 #ifndef NB_NCCL_HAS_CE
     return nb_set_error(NB_ERR_UNSUPPORTED,
                         "NB_NCCL_EXCHANGE=copy-engine: this build's nccl.h (%d) has no "
@@ -143,17 +162,7 @@ nb_status nb_nccl_exchange_kind(const nb_nccl_api *a, nb_nccl_exchange dflt,
 
 nb_status nb_ckks_check_env(void)
 {
-    static const char *const kinds[] = {"auto", "broadcast", "send-recv", "mixed",
-                                        "copy-engine"};
-    const char *e = getenv("NB_NCCL_EXCHANGE"), *t = getenv("NB_NCCL_TUNER");
-    int known = !e || !*e;
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && !known; i++)
-        known = !strcmp(e, kinds[i]);
-    if (!known)
-        return nb_set_error(NB_ERR_INVALID_ARG, "NB_NCCL_EXCHANGE='%s': expected 'auto', "
-                            "'broadcast', 'send-recv', 'mixed' or 'copy-engine'", e);
-    if (t && *t && strcmp(t, "ll128") && strcmp(t, "off"))
-        return nb_set_error(NB_ERR_INVALID_ARG, "NB_NCCL_TUNER='%s': expected 'll128' or 'off'",
-                            t);
-    return NB_OK;
+    if (exchange_named(getenv("NB_NCCL_EXCHANGE")) == -2)
+        return NB_ERR_INVALID_ARG;
+    return nb_nccl_tuner_check_env();
 }

@@ -19,6 +19,11 @@ typedef enum nb_nccl_exchange {
                               * broadcasts */
 } nb_nccl_exchange;
 
+/* NB_NCCL_TUNER: unset, "" or "ll128" (the tuner), or "off" (NCCL's own
+ * choice); NB_ERR_INVALID_ARG with a one-line message for anything else.
+ * Needs no NCCL (ckks/nccl_tuner.c). */
+nb_status nb_nccl_tuner_check_env(void);
+
 #ifdef NB_HAVE_NCCL
 #include <nccl.h>
 
@@ -107,10 +112,6 @@ extern const nb_nccl_tuner_v4 ncclTunerPlugin_v4;
 
 /* How many communicators NCCL has started with this tuner so far. */
 unsigned long nb_nccl_tuner_inits(void);
-
-/* NB_NCCL_TUNER: unset, "" or "ll128" (the tuner), or "off" (NCCL's own
- * choice); NB_ERR_INVALID_ARG with a one-line message for anything else. */
-nb_status nb_nccl_tuner_check_env(void);
 
 /* Before NCCL's first communicator: points NCCL_TUNER_PLUGIN at the
  * library holding this tuner, unless NCCL_TUNER_PLUGIN is already set (the

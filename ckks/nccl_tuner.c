@@ -21,13 +21,14 @@
  * NCCL_TUNER_PLUGIN at libnttbench itself. */
 #include "ckks/nccl.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #ifdef NB_HAVE_NCCL
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 /* Indices of NCCL's cost table and collective types (its plugin ABI). */
 #define FUNC_BROADCAST 0
@@ -71,14 +72,6 @@ const nb_nccl_tuner_v4 ncclTunerPlugin_v4 = {"nttbench", tuner_init, tuner_coll_
 
 unsigned long nb_nccl_tuner_inits(void) { return atomic_load(&inits); }
 
-nb_status nb_nccl_tuner_check_env(void)
-{
-    const char *e = getenv("NB_NCCL_TUNER");
-    if (!e || !*e || !strcmp(e, "ll128") || !strcmp(e, "off"))
-        return NB_OK;
-    return nb_set_error(NB_ERR_INVALID_ARG, "NB_NCCL_TUNER='%s': expected 'll128' or 'off'", e);
-}
-
 int nb_nccl_tuner_arm(void)
 {
     const char *e = getenv("NB_NCCL_TUNER");
@@ -105,3 +98,11 @@ int nb_nccl_tuner_arm(void)
 
 const char *nb_nccl_tuner_armed(void) { return armed[0] ? armed : NULL; }
 #endif
+
+nb_status nb_nccl_tuner_check_env(void)
+{
+    const char *e = getenv("NB_NCCL_TUNER");
+    if (!e || !*e || !strcmp(e, "ll128") || !strcmp(e, "off"))
+        return NB_OK;
+    return nb_set_error(NB_ERR_INVALID_ARG, "NB_NCCL_TUNER='%s': expected 'll128' or 'off'", e);
+}
