@@ -205,7 +205,7 @@ static void test_failed_run_keeps_an_earlier_result(void **state)
     puts_file("earlier.json", "{\"an earlier\": \"result\"}\n");
     expect_error("a run that timed nothing, over an earlier result",
                  (const char *[]){"--format", "json", "--output", at("earlier.json"), "run",
-                                  QUICK, "--mode", "graph", NULL},
+                                  QUICK, "--mode", "graph", "--no-progress", NULL},
                  2, "was left as it was");
     char *kept = slurp("earlier.json");
     assert_string_equal(kept, "{\"an earlier\": \"result\"}\n");
