@@ -503,6 +503,7 @@ static void test_opts_defaults_follow_nvbench(void **state)
     assert_int_equal(o.cache, NB_CACHE_WARM);
     assert_int_equal(o.mode, NB_MODE_PER_LAUNCH);
     assert_int_equal(o.batch_samples, 1);
+    assert_int_equal(o.queue_ahead, 1);
     assert_true(o.l2_persist < 0);
     assert_int_equal(nb_bench_opts_check(&o), NB_OK);
 }
@@ -531,6 +532,10 @@ static void test_opts_check_names_the_flag(void **state)
     o.batch_samples = 0;
     assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
     assert_non_null(strstr(nb_last_error(), "--batch-samples"));
+    nb_bench_opts_default(&o);
+    o.queue_ahead = 2;
+    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
+    assert_non_null(strstr(nb_last_error(), "--queue-ahead"));
 }
 
 static void test_names_round_trip(void **state)

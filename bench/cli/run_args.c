@@ -26,6 +26,9 @@ const nb_cli_option nb_cli_timing_options[] = {
                          "                         one blocking kernel and read after one\n"
                          "                         synchronisation (1: one at a time; batches\n"
                          "                         shift warm medians, see docs/methodology.md)"},
+    {"queue-ahead", 1, "0|1    GPU, samples one at a time: queue the next sample, held by its\n"
+                       "                         own blocking kernel, while one runs (1), or only\n"
+                       "                         after it was read (0, the loop of 0.4.0)"},
     {NULL, 0, NULL},
 };
 
@@ -100,6 +103,8 @@ int nb_cli_timing_set(nb_bench_opts *t, const char *name, const char *v, nb_stat
         *st = nb_cli_parse_double(v, name, 1e-3, 600, &t->blocking_timeout_s);
     else if (!strcmp(name, "batch-samples"))
         *st = nb_cli_parse_size(v, name, 1, NB_BATCH_SAMPLES_MAX, &t->batch_samples);
+    else if (!strcmp(name, "queue-ahead"))
+        *st = nb_cli_parse_size(v, name, 0, 1, &t->queue_ahead);
     else
         return 0;
     return 1;

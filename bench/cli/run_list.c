@@ -23,7 +23,8 @@
 #define GPU_BPS 2.5e12        /* bytes a transform, or the L2 flush, moves per second */
 #define GPU_SAMPLE_MIN_S 4e-6 /* the shortest sample: one small transform */
 #define GPU_BATCHED_S 2e-6    /* a sample batched behind the blocking kernel: its events */
-#define GPU_UNBATCHED_S 3e-5  /* --batch-samples 1: its events read and a synchronisation */
+#define GPU_UNBATCHED_S 3e-5  /* one at a time, --queue-ahead 0: queued, then waited for */
+#define GPU_AHEAD_S 2.5e-5    /* one at a time, queued while the one before runs */
 #define GPU_L2_BYTES 50e6     /* the L2 assumed where no GPU is visible (H100's) */
 #define SCRATCH_BPS 1e9   /* the flush scratch allocated and filled, once per case */
 #define CASE_FIXED_S 0.02 /* tables, plans, three verifications, the report row */
@@ -88,7 +89,9 @@ static double sampling_s(const nb_cli_run *run, const nb_case_plan *c)
         return t->min_time_s;
     const double sample =
         fmax(GPU_SAMPLE_MIN_S, 2.0 * (c->set_bytes > 0 ? c->set_bytes : 0.0) / GPU_BPS);
-    double beside = t->batch_samples > 1 ? GPU_BATCHED_S : GPU_UNBATCHED_S;
+    double beside = t->batch_samples > 1 ? GPU_BATCHED_S
+                    : t->queue_ahead      ? GPU_AHEAD_S
+                                          : GPU_UNBATCHED_S;
     if (c->cache & NB_CACHE_EVICTED) /* the flush writes 2x the L2 */
         beside += 2.0 * cache_bytes(c) / GPU_BPS;
     const double n = fmax((double)t->min_samples, t->min_time_s / sample);

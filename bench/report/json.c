@@ -113,6 +113,7 @@ json_t *nb_opts_to_json(const nb_bench_opts *o)
     json_object_set_new(j, "l2_persist", o->l2_persist >= 0 ? json_real(o->l2_persist)
                                                             : json_null());
     json_object_set_new(j, "batch_samples", json_integer((json_int_t)o->batch_samples));
+    json_object_set_new(j, "queue_ahead", json_integer((json_int_t)o->queue_ahead));
     return j;
 }
 

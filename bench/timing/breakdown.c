@@ -88,7 +88,7 @@ static nb_status marked_pass(run_state *st, nb_step_marks *m, size_t set, double
                                                cudaGetErrorString(e));
     if (se != cudaSuccess)
         return nb_set_error(NB_ERR_CUDA, "breakdown pass: %s", cudaGetErrorString(se));
-    if (blocked && st->flags[1])
+    if (blocked && nb_run_blocker_timed_out(st))
         return nb_set_error(NB_ERR_TIMEOUT, "blocking kernel timed out during a marked launch");
     for (size_t i = 0; i < m->count; i++) {
         float ms = 0;

@@ -147,6 +147,8 @@ typedef struct run_state {
     nb_backend backend;
     size_t next_sample; /* schedule position: counts warm-up and discarded samples too */
     int use_blocker;
+    int ahead; /* GPU, one sample at a time behind the blocker: the next sample queued,
+                  held, while one runs (--queue-ahead; nb_run_open decides) */
     size_t ops_per_sample; /* GPU: stream operations one sample queues; 0 = unknown (batches of 1) */
     double est_sample_s;   /* wall time per sample of the last batch, queueing and reading
                               back included (0 before the first) */
@@ -158,11 +160,18 @@ typedef struct run_state {
     nb_buffer *gpu_scratch;
     double default_mhz;
 #ifdef NB_HAVE_CUDA
-    cudaEvent_t *ev;  /* 2 per sample of a batch: ev[2j] start, ev[2j + 1] stop */
-    size_t n_ev;
-    int *flags;      /* host-mapped: [0] release, [1] blocker timed out */
-    int *flags_dev;
-    unsigned long long *probe[2], *probe_dev[2];
+    /* One batch's device state each. slot[cur] is the batch being taken; with
+     * `ahead`, the other holds the next sample, queued behind its own blocking
+     * kernel (held = 1), while the current one runs. */
+    struct nb_gpu_slot {
+        cudaEvent_t *ev;         /* 2 per sample of a batch: ev[2j] start, ev[2j + 1] stop */
+        cudaEvent_t done;        /* after the batch's second probe */
+        int *flags, *flags_dev;  /* host-mapped: [0] release, [1] blocker timed out */
+        unsigned long long *probe[2], *probe_dev[2];
+    } slot[2];
+    size_t n_ev;     /* events of each slot */
+    int n_slots;     /* slots allocated: 2 with `ahead`, else 1 */
+    int cur, held;
     int sms;
     cudaGraphExec_t *execs;
     size_t n_execs;
@@ -196,6 +205,10 @@ nb_status nb_run_verify_set(run_state *st, size_t set, nb_step_marks *marks, cha
  * clock (NAN when unknown). Advances next_sample by k, counts the batch in
  * syncs and sets est_sample_s. */
 nb_status nb_run_take_samples(run_state *st, size_t k, double *total_s, double *mhz);
+/* The sample queued ahead, if one is held, run and dropped (a host
+ * synchronisation, counted in syncs): at a phase's end and before a back-off,
+ * so that nothing waits behind a blocker while the host does other work. */
+nb_status nb_run_drain(run_state *st);
 /* Samples the next batch should hold (nb_batch_size with the run's
  * --batch-samples, what one sample queues and the last batch's time per
  * sample); 1 on the CPU and without the blocking kernel. */
@@ -209,10 +222,12 @@ nb_status nb_run_l2_reset(run_state *st);   /* cold: no persisting lines, no win
 nb_status nb_run_l2_persist(run_state *st, nb_bench_result *res); /* --l2-persist */
 void nb_run_l2_restore(run_state *st);
 nb_status nb_run_capture_graphs(run_state *st);
-/* Holds the stream behind the blocking kernel until nb_run_release_blocker
- * (or the blocking timeout, which sets flags[1]). */
+/* Holds the stream behind the blocking kernel of slot 0 until
+ * nb_run_release_blocker (or the blocking timeout: nb_run_blocker_timed_out
+ * then says 1). For passes that queue one launch at a time. */
 nb_status nb_run_hold_stream(run_state *st);
 void nb_run_release_blocker(run_state *st);
+int nb_run_blocker_timed_out(const run_state *st);
 /* Counts, by capturing one sample's launches into a graph that is not run,
  * the stream operations one sample queues (ops_per_sample); leaves 0 (one
  * sample per batch) without the blocker, with --batch-samples 1, when the
@@ -222,6 +237,14 @@ nb_status nb_run_count_ops(run_state *st, int *captured);
 /* Samples first .. first + k - 1 as one batch (file comment of
  * sample_gpu.c); k <= batch_samples, and k = 1 without the blocker. */
 nb_status nb_run_gpu_batch(run_state *st, size_t first, size_t k, double *total_s, double *mhz);
+/* With st->ahead: sample `first` (= next_sample), released from where the
+ * previous call queued it (or queued now), and sample first + 1 queued and
+ * held before this one is read. */
+nb_status nb_run_gpu_take_ahead(run_state *st, size_t first, double *total_s, double *mhz);
+/* Lets a held sample run and waits for it; its result is dropped, its
+ * schedule position counted (next_sample). No-op when none is held. Before
+ * anything else uses the stream: a phase's end, a back-off, closing. */
+nb_status nb_run_gpu_drain(run_state *st);
 #endif
 
 #ifdef __cplusplus

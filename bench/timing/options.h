@@ -38,6 +38,8 @@ typedef struct nb_bench_opts {
     double blocking_timeout_s;     /* --blocking-timeout 10: blocking kernel gives up after */
     size_t batch_samples;          /* --batch-samples 1: most GPU samples queued behind one
                                       blocking kernel (1: one sample, one synchronisation) */
+    size_t queue_ahead;            /* --queue-ahead 1: with batches of one, the next GPU
+                                      sample queued (held) while one runs; 0: queued after */
     /* cache control (cache states other than warm) */
     size_t rotate_sets;            /* --sets K, 0 = automatic */
     double rotate_factor;          /* rotated bytes >= factor x cache when automatic (3) */

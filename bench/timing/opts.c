@@ -24,6 +24,7 @@ void nb_bench_opts_default(nb_bench_opts *o)
     o->throttle_recovery_s = 0.05;
     o->blocking_timeout_s = 10.0;
     o->batch_samples = 1; /* batches shift warm medians: docs/methodology.md */
+    o->queue_ahead = 1;
     o->rotate_sets = 0;
     o->rotate_factor = 3.0;
     o->l2_persist = -1.0;
@@ -64,6 +65,9 @@ nb_status nb_bench_opts_check(const nb_bench_opts *o)
     if (o->batch_samples < 1 || o->batch_samples > NB_BATCH_SAMPLES_MAX)
         return nb_set_error(NB_ERR_INVALID_ARG, "--batch-samples must be in [1, %d] (got %zu)",
                             NB_BATCH_SAMPLES_MAX, o->batch_samples);
+    if (o->queue_ahead > 1)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--queue-ahead must be 0 or 1 (got %zu)",
+                            o->queue_ahead);
     if (!(o->rotate_factor >= 1.0))
         return nb_set_error(NB_ERR_INVALID_ARG, "rotation factor must be >= 1");
     if (o->l2_persist >= 0.0 && o->l2_persist > 1.0)

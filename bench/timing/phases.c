@@ -95,7 +95,8 @@ nb_status nb_run_take_samples(run_state *st, size_t k, double *total_s, double *
     nb_status s;
 #ifdef NB_HAVE_CUDA
     if (st->backend == NB_BACKEND_GPU)
-        s = nb_run_gpu_batch(st, i, k, total_s, mhz);
+        s = st->ahead && k == 1 ? nb_run_gpu_take_ahead(st, i, total_s, mhz)
+                                : nb_run_gpu_batch(st, i, k, total_s, mhz);
     else
 #endif
         s = k == 1 ? cpu_sample(st, i, total_s, mhz)
@@ -104,6 +105,19 @@ nb_status nb_run_take_samples(run_state *st, size_t k, double *total_s, double *
     st->syncs++;
     st->est_sample_s = (nb_run_clock(st->o) - t0) / (double)k;
     return s;
+}
+
+nb_status nb_run_drain(run_state *st)
+{
+#ifdef NB_HAVE_CUDA
+    if (st->backend == NB_BACKEND_GPU && st->held) {
+        NB_TRY(nb_run_gpu_drain(st));
+        st->syncs++;
+    }
+#else
+    (void)st;
+#endif
+    return NB_OK;
 }
 
 size_t nb_run_batch_size(const run_state *st, size_t until_check)
@@ -221,8 +235,11 @@ nb_status nb_run_open(run_state *st, const nb_workload *w, void *stream,
     }
 #ifdef NB_HAVE_CUDA
     if (w->backend == NB_BACKEND_GPU) {
-        NB_TRY(nb_run_gpu_init(st));
         st->use_blocker = mode != NB_MODE_BATCH;
+        /* a workload's own eviction may wait on the host: never queued ahead */
+        st->ahead = st->use_blocker && o->queue_ahead && o->batch_samples == 1 &&
+                    !(st->plan.flush && w->ops->evict);
+        NB_TRY(nb_run_gpu_init(st));
     }
 #endif
     return NB_OK;
@@ -232,6 +249,7 @@ void nb_run_close(run_state *st, int setup_called)
 {
 #ifdef NB_HAVE_CUDA
     if (st->backend == NB_BACKEND_GPU) {
+        (void)nb_run_gpu_drain(st);
         if (st->stream)
             cudaStreamSynchronize((cudaStream_t)st->stream);
         nb_run_l2_restore(st);

@@ -123,21 +123,25 @@ static nb_status phase_warmup(run_state *st, nb_bench_result *res)
         if (nb_run_clock(o) - w0 > o->timeout_s || nb_bench_interrupted(o))
             break;
     }
+    NB_TRY(nb_run_drain(st));
     res->warmup_samples = warm;
     return NB_OK;
 }
 
-/* 1 if a batch of k samples at `mhz` is throttled: counted, logged now and
- * then, and followed by the back-off. */
-static int throttled(run_state *st, nb_bench_result *res, double mhz, size_t k)
+/* *yes = 1 if a batch of k samples at `mhz` is throttled: counted, logged
+ * now and then, and followed by the back-off. */
+static nb_status throttled(run_state *st, nb_bench_result *res, double mhz, size_t k, int *yes)
 {
     const nb_bench_opts *o = st->o;
     const double thr =
         st->default_mhz > 0 ? o->throttle_threshold_pct / 100.0 * st->default_mhz : 0.0;
-    if (!(thr > 0 && isfinite(mhz) && mhz < thr))
-        return 0;
+    *yes = thr > 0 && isfinite(mhz) && mhz < thr;
+    if (!*yes)
+        return NB_OK;
     const size_t before = res->throttled_samples;
     res->throttled_samples += k;
+    /* the sample queued ahead would span the back-off with its clock probes */
+    NB_TRY(nb_run_drain(st));
     if (before == 0 || before / 100 != res->throttled_samples / 100)
         nb_run_log(o,
                    "%s: SM clock %.0f MHz below %.0f%% of %.0f MHz: sample discarded "
@@ -145,7 +149,7 @@ static int throttled(run_state *st, nb_bench_result *res, double mhz, size_t k)
                    st->w->label, mhz, o->throttle_threshold_pct, st->default_mhz,
                    res->throttled_samples);
     sleep_s(o->throttle_recovery_s);
-    return 1;
+    return NB_OK;
 }
 
 /* Judges the host's interference over the CPU sampling phase and warns
@@ -186,7 +190,9 @@ static nb_status phase_sample(run_state *st, nb_bench_result *res)
     for (;;) {
         const size_t k = nb_run_batch_size(st, nb_stop_rule_until_check(&rule));
         NB_TRY(nb_run_take_samples(st, k, t, &mhz));
-        if (throttled(st, res, mhz, k)) {
+        int slow = 0;
+        NB_TRY(throttled(st, res, mhz, k, &slow));
+        if (slow) {
             if (nb_run_clock(o) - start >= o->timeout_s || nb_bench_interrupted(o))
                 break;
             continue;
@@ -205,6 +211,7 @@ static nb_status phase_sample(run_state *st, nb_bench_result *res)
             break;
         }
     }
+    NB_TRY(nb_run_drain(st));
     res->stop = why;
     res->wall_s = nb_run_clock(o) - start;
     res->sampling_syncs = st->syncs - syncs0;

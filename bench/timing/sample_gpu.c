@@ -7,7 +7,13 @@
  * stream until the host has queued all K samples) and the probes, outside the
  * events, give the batch's SM clock. K = 1 is one sample, one synchronisation.
  * Batch mode drops the blocker (the classic "events around the loop") and
- * takes one sample per batch. */
+ * takes one sample per batch.
+ * Queued ahead (--queue-ahead 1, samples one at a time): each sample is the
+ * same sequence, but sample i + 1's is queued, held by its own blocker, while
+ * sample i runs; the host releases it once it has seen sample i end:
+ *   ... stop_i  probe  | [flush L2]  probe  blocker  start_i+1 work_i+1 stop_i+1  probe
+ * so the host's queueing of one sample overlaps the device work of the one
+ * before, and a sample still starts after a blocker and a host round trip. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +33,43 @@
 
 #define PROBE_SLOTS 1024 /* %smid values kept (H100: < 144) */
 
+/* One slot's events and host-mapped flags and probes. */
+static nb_status slot_init(struct nb_gpu_slot *b, size_t n_ev)
+{
+    b->ev = calloc(n_ev, sizeof *b->ev);
+    if (!b->ev)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory for %zu events", n_ev);
+    for (size_t i = 0; i < n_ev; i++)
+        NB_CUDA_TRY(cudaEventCreate(&b->ev[i]));
+    NB_CUDA_TRY(cudaEventCreateWithFlags(&b->done, cudaEventDisableTiming));
+    NB_CUDA_TRY(cudaHostAlloc((void **)&b->flags, 2 * sizeof(int), cudaHostAllocMapped));
+    NB_CUDA_TRY(cudaHostGetDevicePointer((void **)&b->flags_dev, b->flags, 0));
+    for (int i = 0; i < 2; i++) {
+        NB_CUDA_TRY(cudaHostAlloc((void **)&b->probe[i],
+                                  2 * PROBE_SLOTS * sizeof(unsigned long long),
+                                  cudaHostAllocMapped));
+        NB_CUDA_TRY(cudaHostGetDevicePointer((void **)&b->probe_dev[i], b->probe[i], 0));
+    }
+    return NB_OK;
+}
+
+static void slot_free(struct nb_gpu_slot *b, size_t n_ev)
+{
+    if (b->ev)
+        for (size_t i = 0; i < n_ev; i++)
+            if (b->ev[i])
+                cudaEventDestroy(b->ev[i]);
+    free(b->ev);
+    if (b->done)
+        cudaEventDestroy(b->done);
+    if (b->flags)
+        cudaFreeHost(b->flags);
+    for (int i = 0; i < 2; i++)
+        if (b->probe[i])
+            cudaFreeHost(b->probe[i]);
+    memset(b, 0, sizeof *b);
+}
+
 nb_status nb_run_gpu_init(run_state *st)
 {
     int dev = 0, khz = 0;
@@ -36,20 +79,11 @@ nb_status nb_run_gpu_init(run_state *st)
         st->default_mhz = khz / 1000.0;
     else
         (void)cudaGetLastError();
-    const size_t n_ev = 2 * (st->o->batch_samples ? st->o->batch_samples : 1);
-    st->ev = calloc(n_ev, sizeof *st->ev);
-    if (!st->ev)
-        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory for %zu events", n_ev);
-    for (; st->n_ev < n_ev; st->n_ev++)
-        NB_CUDA_TRY(cudaEventCreate(&st->ev[st->n_ev]));
-    NB_CUDA_TRY(cudaHostAlloc((void **)&st->flags, 2 * sizeof(int), cudaHostAllocMapped));
-    NB_CUDA_TRY(cudaHostGetDevicePointer((void **)&st->flags_dev, st->flags, 0));
-    for (int i = 0; i < 2; i++) {
-        NB_CUDA_TRY(cudaHostAlloc((void **)&st->probe[i],
-                                  2 * PROBE_SLOTS * sizeof(unsigned long long),
-                                  cudaHostAllocMapped));
-        NB_CUDA_TRY(cudaHostGetDevicePointer((void **)&st->probe_dev[i], st->probe[i], 0));
-    }
+    st->n_ev = 2 * (st->o->batch_samples ? st->o->batch_samples : 1);
+    const int slots = st->ahead ? 2 : 1;
+    for (; st->n_slots < slots; st->n_slots++)
+        NB_TRY(slot_init(&st->slot[st->n_slots], st->n_ev));
+    st->cur = st->held = 0;
     return NB_OK;
 }
 
@@ -61,29 +95,23 @@ void nb_run_gpu_free(run_state *st)
     free(st->execs);
     st->execs = NULL;
     st->n_execs = 0;
-    for (size_t i = 0; i < st->n_ev; i++)
-        cudaEventDestroy(st->ev[i]);
-    free(st->ev);
-    st->ev = NULL;
-    st->n_ev = 0;
-    if (st->flags)
-        cudaFreeHost(st->flags);
+    /* a slot that failed half-way through slot_init is freed too */
     for (int i = 0; i < 2; i++)
-        if (st->probe[i])
-            cudaFreeHost(st->probe[i]);
-    st->flags = NULL;
-    st->probe[0] = st->probe[1] = NULL;
+        slot_free(&st->slot[i], st->n_ev);
+    st->n_slots = 0;
+    st->n_ev = 0;
+    st->held = 0;
 }
 
 /* Median over SMs of cycles / ns between the two probes, in MHz; NAN if no
  * SM has both readings. */
-static double probe_mhz(const run_state *st)
+static double probe_mhz(const struct nb_gpu_slot *b)
 {
     double r[PROBE_SLOTS];
     size_t n = 0;
     for (size_t s = 0; s < PROBE_SLOTS; s++) {
-        unsigned long long c0 = st->probe[0][2 * s], t0 = st->probe[0][2 * s + 1];
-        unsigned long long c1 = st->probe[1][2 * s], t1 = st->probe[1][2 * s + 1];
+        unsigned long long c0 = b->probe[0][2 * s], t0 = b->probe[0][2 * s + 1];
+        unsigned long long c1 = b->probe[1][2 * s], t1 = b->probe[1][2 * s + 1];
         if (!t0 || !t1 || t1 <= t0 || c1 <= c0)
             continue;
         r[n++] = (double)(c1 - c0) / (double)(t1 - t0) * 1e3;
@@ -206,21 +234,27 @@ nb_status nb_run_capture_graphs(run_state *st)
     return NB_OK;
 }
 
-nb_status nb_run_hold_stream(run_state *st)
+static nb_status hold(run_state *st, struct nb_gpu_slot *b)
 {
-    st->flags[0] = 0;
-    st->flags[1] = 0;
+    b->flags[0] = 0;
+    b->flags[1] = 0;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    return nb_gpu_blocker_launch(st->flags_dev,
+    return nb_gpu_blocker_launch(b->flags_dev,
                                  (unsigned long long)(st->o->blocking_timeout_s * 1e9),
                                  st->stream);
 }
 
 /* Lets a held stream go (host-mapped store the blocker polls). */
-void nb_run_release_blocker(run_state *st)
+static void release(struct nb_gpu_slot *b)
 {
-    __atomic_store_n(&st->flags[0], 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&b->flags[0], 1, __ATOMIC_SEQ_CST);
 }
+
+nb_status nb_run_hold_stream(run_state *st) { return hold(st, &st->slot[0]); }
+
+void nb_run_release_blocker(run_state *st) { release(&st->slot[0]); }
+
+int nb_run_blocker_timed_out(const run_state *st) { return st->slot[0].flags[1] != 0; }
 
 nb_status nb_run_count_ops(run_state *st, int *captured)
 {
@@ -283,39 +317,52 @@ static nb_status queue_sample(run_state *st, size_t i, cudaEvent_t start, cudaEv
     return NB_OK;
 }
 
-nb_status nb_run_gpu_batch(run_state *st, size_t first, size_t k, double *total_s, double *mhz)
+/* Queues a batch in slot b up to its last stop event: its first flush, the
+ * first probe, its blocker (holding the stream), then each sample with its
+ * own flush. On failure the blocker is let go and the stream drained. */
+static nb_status queue_head(run_state *st, struct nb_gpu_slot *b, size_t first, size_t k)
 {
     cudaStream_t s = (cudaStream_t)st->stream;
-    if (k < 1 || 2 * k > st->n_ev || (k > 1 && !st->use_blocker))
-        return nb_set_error(NB_ERR_INTERNAL, "timing '%s': a batch of %zu samples (%zu events%s)",
-                            st->w->label, k, st->n_ev, st->use_blocker ? "" : ", no blocker");
     if (st->plan.flush)
         NB_TRY(queue_flush(st));
-    memset(st->probe[0], 0, 2 * PROBE_SLOTS * sizeof(unsigned long long));
-    memset(st->probe[1], 0, 2 * PROBE_SLOTS * sizeof(unsigned long long));
-    NB_TRY(nb_gpu_probe_launch(st->probe_dev[0], st->sms, s));
-    const int blocked = st->use_blocker;
-    if (blocked)
-        NB_TRY(nb_run_hold_stream(st));
+    memset(b->probe[0], 0, 2 * PROBE_SLOTS * sizeof(unsigned long long));
+    memset(b->probe[1], 0, 2 * PROBE_SLOTS * sizeof(unsigned long long));
+    NB_TRY(nb_gpu_probe_launch(b->probe_dev[0], st->sms, s));
+    if (st->use_blocker)
+        NB_TRY(hold(st, b));
     nb_status ws = NB_OK;
     for (size_t j = 0; j < k && ws == NB_OK; j++) {
         if (j > 0 && st->plan.flush)
             ws = queue_flush(st);
         if (ws == NB_OK)
-            ws = queue_sample(st, first + j, st->ev[2 * j], st->ev[2 * j + 1]);
+            ws = queue_sample(st, first + j, b->ev[2 * j], b->ev[2 * j + 1]);
     }
-    if (blocked)
-        nb_run_release_blocker(st);
     if (ws != NB_OK) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", nb_last_error());
+        release(b);
         cudaStreamSynchronize(s);
         (void)cudaGetLastError();
         return nb_set_error(ws, "%s", msg);
     }
-    NB_TRY(nb_gpu_probe_launch(st->probe_dev[1], st->sms, s));
-    NB_CUDA_TRY(cudaStreamSynchronize(s));
-    if (blocked && st->flags[1])
+    return NB_OK;
+}
+
+/* The batch's second probe and, when the host waits on the batch alone
+ * (not the whole stream), its done event. */
+static nb_status queue_tail(run_state *st, struct nb_gpu_slot *b, int done)
+{
+    NB_TRY(nb_gpu_probe_launch(b->probe_dev[1], st->sms, st->stream));
+    if (done)
+        NB_CUDA_TRY(cudaEventRecord(b->done, (cudaStream_t)st->stream));
+    return NB_OK;
+}
+
+/* Reads a batch of k samples that has ended (its done event reached). */
+static nb_status read_batch(run_state *st, const struct nb_gpu_slot *b, size_t k,
+                            double *total_s, double *mhz)
+{
+    if (st->use_blocker && b->flags[1])
         return nb_set_error(NB_ERR_TIMEOUT,
                             "the blocking kernel timed out after %.3g s while '%s' was being "
                             "queued: the launch synchronizes, or queues more work than the "
@@ -324,10 +371,72 @@ nb_status nb_run_gpu_batch(run_state *st, size_t first, size_t k, double *total_
                             st->o->blocking_timeout_s, st->w->label);
     for (size_t j = 0; j < k; j++) {
         float ms = 0.0f;
-        NB_CUDA_TRY(cudaEventElapsedTime(&ms, st->ev[2 * j], st->ev[2 * j + 1]));
+        NB_CUDA_TRY(cudaEventElapsedTime(&ms, b->ev[2 * j], b->ev[2 * j + 1]));
         total_s[j] = (double)ms * 1e-3;
     }
-    *mhz = probe_mhz(st);
+    *mhz = probe_mhz(b);
+    return NB_OK;
+}
+
+nb_status nb_run_gpu_batch(run_state *st, size_t first, size_t k, double *total_s, double *mhz)
+{
+    if (k < 1 || 2 * k > st->n_ev || (k > 1 && !st->use_blocker) || st->held)
+        return nb_set_error(NB_ERR_INTERNAL,
+                            "timing '%s': a batch of %zu samples (%zu events%s%s)", st->w->label,
+                            k, st->n_ev, st->use_blocker ? "" : ", no blocker",
+                            st->held ? ", a sample held" : "");
+    struct nb_gpu_slot *b = &st->slot[0];
+    NB_TRY(queue_head(st, b, first, k));
+    if (st->use_blocker)
+        release(b);
+    NB_TRY(queue_tail(st, b, 0));
+    NB_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)st->stream));
+    return read_batch(st, b, k, total_s, mhz);
+}
+
+nb_status nb_run_gpu_take_ahead(run_state *st, size_t first, double *total_s, double *mhz)
+{
+    if (!st->ahead || st->n_slots < 2)
+        return nb_set_error(NB_ERR_INTERNAL, "timing '%s': no slot to queue ahead in",
+                            st->w->label);
+    struct nb_gpu_slot *now = &st->slot[st->cur], *next = &st->slot[1 - st->cur];
+    if (!st->held) {
+        NB_TRY(queue_head(st, now, first, 1));
+        NB_TRY(queue_tail(st, now, 1));
+    }
+    release(now);
+    st->held = 0;
+    nb_status s = queue_head(st, next, first + 1, 1);
+    if (s == NB_OK)
+        s = queue_tail(st, next, 1);
+    if (s != NB_OK) { /* what was queued of the next sample is let go */
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", nb_last_error());
+        release(next);
+        cudaStreamSynchronize((cudaStream_t)st->stream);
+        (void)cudaGetLastError();
+        return nb_set_error(s, "%s", msg);
+    }
+    st->held = 1;
+    st->cur = 1 - st->cur;
+    NB_CUDA_TRY(cudaEventSynchronize(now->done));
+    return read_batch(st, now, 1, total_s, mhz);
+}
+
+nb_status nb_run_gpu_drain(run_state *st)
+{
+    if (!st->held)
+        return NB_OK;
+    struct nb_gpu_slot *b = &st->slot[st->cur];
+    release(b);
+    st->held = 0;
+    st->next_sample++;
+    NB_CUDA_TRY(cudaEventSynchronize(b->done));
+    if (b->flags[1])
+        return nb_set_error(NB_ERR_TIMEOUT,
+                            "the blocking kernel timed out after %.3g s while '%s' waited to "
+                            "run: raise --blocking-timeout",
+                            st->o->blocking_timeout_s, st->w->label);
     return NB_OK;
 }
 #endif /* NB_HAVE_CUDA */

@@ -255,7 +255,7 @@ static nb_status traced_launch(run_state *st, nb_step_marks *m, trace_ctx *tc, i
     NB_TRY(ls);
     if (se != cudaSuccess)
         return nb_set_error(NB_ERR_CUDA, "kernel trace: %s", cudaGetErrorString(se));
-    *timed_out = blocked && st->flags[1];
+    *timed_out = blocked && nb_run_blocker_timed_out(st);
     return NB_OK;
 }
 
