@@ -28,7 +28,7 @@ const nb_cli_option nb_cli_timing_options[] = {
                          "                         shift warm medians, see docs/methodology.md)"},
     {"queue-ahead", 1, "0|1    GPU, samples one at a time: queue the next sample, held by its\n"
                        "                         own blocking kernel, while one runs (1), or only\n"
-                       "                         after it was read (0, the loop of 0.4.0)"},
+                       "                         after it was read (0, the loop of 0.4)"},
     {NULL, 0, NULL},
 };
 
