@@ -26,9 +26,9 @@ const nb_cli_option nb_cli_timing_options[] = {
                          "                         one blocking kernel and read after one\n"
                          "                         synchronisation (1: one at a time; batches\n"
                          "                         shift warm medians, see docs/methodology.md)"},
-    {"queue-ahead", 1, "0|1    GPU, samples one at a time: queue the next sample, held by its\n"
-                       "                         own blocking kernel, while one runs (1), or only\n"
-                       "                         after it was read (0, the loop of 0.4)"},
+    {"queue-ahead", 1, "0|1    GPU NTT cases, samples one at a time: queue the next sample,\n"
+                       "                         held by its own blocking kernel, while one runs\n"
+                       "                         (1), or only after it was read (0, the loop of 0.4)"},
     {NULL, 0, NULL},
 };
 

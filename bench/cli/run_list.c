@@ -82,16 +82,16 @@ static double outside_samples_s(const nb_cli_run *run, const nb_case_plan *c, in
  * cost beside the measured time (its events, a synchronisation when
  * unbatched, the L2 flush when the state evicts), at most --timeout. A CPU
  * case: --min-time (its flushes are counted outside the samples). */
-static double sampling_s(const nb_cli_run *run, const nb_case_plan *c)
+static double sampling_s(const nb_cli_run *run, const nb_case_plan *c, int stage)
 {
     const nb_bench_opts *t = &run->timing;
     if (c->variant->backend != NB_BACKEND_GPU)
         return t->min_time_s;
     const double sample =
         fmax(GPU_SAMPLE_MIN_S, 2.0 * (c->set_bytes > 0 ? c->set_bytes : 0.0) / GPU_BPS);
-    double beside = t->batch_samples > 1 ? GPU_BATCHED_S
-                    : t->queue_ahead      ? GPU_AHEAD_S
-                                          : GPU_UNBATCHED_S;
+    double beside = t->batch_samples > 1        ? GPU_BATCHED_S
+                    : t->queue_ahead && !stage ? GPU_AHEAD_S
+                                               : GPU_UNBATCHED_S;
     if (c->cache & NB_CACHE_EVICTED) /* the flush writes 2x the L2 */
         beside += 2.0 * cache_bytes(c) / GPU_BPS;
     const double n = fmax((double)t->min_samples, t->min_time_s / sample);
@@ -135,7 +135,7 @@ int nb_cli_plan_case(void *ctx, const nb_case_plan *c)
     }
     const nb_bench_opts *t = &run->timing;
     const double runs = (double)c->timed_runs;
-    p->lo_s += runs * (t->warmup_time_s + sampling_s(run, c));
+    p->lo_s += runs * (t->warmup_time_s + sampling_s(run, c, p->stage));
     p->hi_s += runs * (t->warmup_time_s + t->timeout_s);
     p->outside_s += outside_samples_s(run, c, p->stage);
     p->any_cpu |= c->variant->backend == NB_BACKEND_CPU;

@@ -236,9 +236,11 @@ nb_status nb_run_open(run_state *st, const nb_workload *w, void *stream,
 #ifdef NB_HAVE_CUDA
     if (w->backend == NB_BACKEND_GPU) {
         st->use_blocker = mode != NB_MODE_BATCH;
-        /* a workload's own eviction may wait on the host: never queued ahead */
+        /* a workload with an eviction of its own (the stage tier's, whose launch
+         * may span several GPUs and whose eviction may wait on the host) is
+         * sampled as before */
         st->ahead = st->use_blocker && o->queue_ahead && o->batch_samples == 1 &&
-                    !(st->plan.flush && w->ops->evict);
+                    !w->ops->evict;
         NB_TRY(nb_run_gpu_init(st));
     }
 #endif
