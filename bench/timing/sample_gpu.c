@@ -10,7 +10,8 @@
  * takes one sample per batch.
  * Queued ahead (--queue-ahead 1, samples one at a time): each sample is the
  * same sequence, but sample i + 1's is queued, held by its own blocker, while
- * sample i runs; the host releases it once it has seen sample i end:
+ * sample i runs; the host releases it once it has read sample i and wants
+ * another (the next call):
  *   ... stop_i  probe  | [flush L2]  probe  blocker  start_i+1 work_i+1 stop_i+1  probe
  * so the host's queueing of one sample overlaps the device work of the one
  * before, and a sample still starts after a blocker and a host round trip. */
