@@ -2,7 +2,8 @@
  * backend: a scripted workload on a fake clock (exact sample counts, warm-up,
  * batch mode, verification before and after, rotation order, timeout), the
  * marked breakdown (merged steps, shares, limb counts), the workload destroy
- * operation, and the clean no-device errors. */
+ * operation, the clean no-device errors, and the options' defaults and the
+ * checks that name the flag at fault. */
 #include <math.h>
 #include <string.h>
 
@@ -382,6 +383,55 @@ static void test_workload_destroy_calls_its_own_operation_once(void **state)
     free(f);
 }
 
+static void test_opts_defaults_follow_nvbench(void **state)
+{
+    (void)state;
+    nb_bench_opts o;
+    nb_bench_opts_default(&o);
+    assert_int_equal(o.min_samples, 10);
+    CLOSE(o.min_time_s, 0.5, 0);
+    CLOSE(o.max_noise_pct, 0.5, 0);
+    CLOSE(o.timeout_s, 15.0, 0);
+    CLOSE(o.throttle_threshold_pct, 75.0, 0);
+    CLOSE(o.throttle_recovery_s, 0.05, 0);
+    assert_int_equal(o.cache, NB_CACHE_WARM);
+    assert_int_equal(o.mode, NB_MODE_PER_LAUNCH);
+    assert_int_equal(o.batch_samples, 1);
+    assert_int_equal(o.queue_ahead, 1);
+    assert_true(o.l2_persist < 0);
+    assert_int_equal(nb_bench_opts_check(&o), NB_OK);
+}
+
+static void test_opts_check_names_the_flag(void **state)
+{
+    (void)state;
+    nb_bench_opts o;
+    nb_bench_opts_default(&o);
+    o.max_samples = 5;
+    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
+    assert_non_null(strstr(nb_last_error(), "--max-samples"));
+    nb_bench_opts_default(&o);
+    o.timeout_s = 0;
+    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
+    assert_non_null(strstr(nb_last_error(), "--timeout"));
+    nb_bench_opts_default(&o);
+    o.l2_persist = 0.5;
+    o.cache = NB_CACHE_COLD;
+    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
+    assert_non_null(strstr(nb_last_error(), "--l2-persist"));
+    nb_bench_opts_default(&o);
+    o.l2_persist = 1.5;
+    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
+    nb_bench_opts_default(&o);
+    o.batch_samples = 0;
+    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
+    assert_non_null(strstr(nb_last_error(), "--batch-samples"));
+    nb_bench_opts_default(&o);
+    o.queue_ahead = 2;
+    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
+    assert_non_null(strstr(nb_last_error(), "--queue-ahead"));
+}
+
 int main(void)
 {
     nb_test_seed_init();
@@ -397,6 +447,8 @@ int main(void)
         cmocka_unit_test(test_breakdown_merges_steps_and_counts_limbs),
         cmocka_unit_test(test_step_mark_null_is_noop),
         cmocka_unit_test(test_workload_destroy_calls_its_own_operation_once),
+        cmocka_unit_test(test_opts_defaults_follow_nvbench),
+        cmocka_unit_test(test_opts_check_names_the_flag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,8 @@
 /* Tests of the timing core's pure parts: statistics against hand-computed
  * values, the stopping rule driven by a fake clock (sample by sample and in
  * the batches the GPU sample loop takes), the batch sizing, the cache planner
- * (including the graph that replays too few rotated buffers), and option
- * defaults / checks / names. */
+ * (including the graph that replays too few rotated buffers), and the names
+ * of tiers and options. */
 #include <math.h>
 #include <string.h>
 
@@ -489,55 +489,6 @@ static void test_cache_bytes_cpu_is_positive(void **state)
 
 /* -------------------------------------------------------------- options */
 
-static void test_opts_defaults_follow_nvbench(void **state)
-{
-    (void)state;
-    nb_bench_opts o;
-    nb_bench_opts_default(&o);
-    assert_int_equal(o.min_samples, 10);
-    CLOSE(o.min_time_s, 0.5, 0);
-    CLOSE(o.max_noise_pct, 0.5, 0);
-    CLOSE(o.timeout_s, 15.0, 0);
-    CLOSE(o.throttle_threshold_pct, 75.0, 0);
-    CLOSE(o.throttle_recovery_s, 0.05, 0);
-    assert_int_equal(o.cache, NB_CACHE_WARM);
-    assert_int_equal(o.mode, NB_MODE_PER_LAUNCH);
-    assert_int_equal(o.batch_samples, 1);
-    assert_int_equal(o.queue_ahead, 1);
-    assert_true(o.l2_persist < 0);
-    assert_int_equal(nb_bench_opts_check(&o), NB_OK);
-}
-
-static void test_opts_check_names_the_flag(void **state)
-{
-    (void)state;
-    nb_bench_opts o;
-    nb_bench_opts_default(&o);
-    o.max_samples = 5;
-    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
-    assert_non_null(strstr(nb_last_error(), "--max-samples"));
-    nb_bench_opts_default(&o);
-    o.timeout_s = 0;
-    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
-    assert_non_null(strstr(nb_last_error(), "--timeout"));
-    nb_bench_opts_default(&o);
-    o.l2_persist = 0.5;
-    o.cache = NB_CACHE_COLD;
-    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
-    assert_non_null(strstr(nb_last_error(), "--l2-persist"));
-    nb_bench_opts_default(&o);
-    o.l2_persist = 1.5;
-    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
-    nb_bench_opts_default(&o);
-    o.batch_samples = 0;
-    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
-    assert_non_null(strstr(nb_last_error(), "--batch-samples"));
-    nb_bench_opts_default(&o);
-    o.queue_ahead = 2;
-    assert_int_equal(nb_bench_opts_check(&o), NB_ERR_INVALID_ARG);
-    assert_non_null(strstr(nb_last_error(), "--queue-ahead"));
-}
-
 static void test_names_round_trip(void **state)
 {
     (void)state;
@@ -597,8 +548,6 @@ int main(void)
         cmocka_unit_test(test_plan_check_catches_graph_replaying_few_buffers),
         cmocka_unit_test(test_plan_large_footprint_needs_one_set),
         cmocka_unit_test(test_cache_bytes_cpu_is_positive),
-        cmocka_unit_test(test_opts_defaults_follow_nvbench),
-        cmocka_unit_test(test_opts_check_names_the_flag),
         cmocka_unit_test(test_names_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
