@@ -318,6 +318,19 @@ static nb_status queue_sample(run_state *st, size_t i, cudaEvent_t start, cudaEv
     return NB_OK;
 }
 
+/* A batch whose queueing failed with `failed`: its blocker let go and the
+ * stream drained, so nothing stays held; returns `failed` with the first
+ * error's message. */
+static nb_status let_go(run_state *st, struct nb_gpu_slot *b, nb_status failed)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", nb_last_error());
+    release(b);
+    cudaStreamSynchronize((cudaStream_t)st->stream);
+    (void)cudaGetLastError();
+    return nb_set_error(failed, "%s", msg);
+}
+
 /* Queues a batch in slot b up to its last stop event: its first flush, the
  * first probe, its blocker (holding the stream), then each sample with its
  * own flush. On failure the blocker is let go and the stream drained. */
@@ -338,15 +351,7 @@ static nb_status queue_head(run_state *st, struct nb_gpu_slot *b, size_t first, 
         if (ws == NB_OK)
             ws = queue_sample(st, first + j, b->ev[2 * j], b->ev[2 * j + 1]);
     }
-    if (ws != NB_OK) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", nb_last_error());
-        release(b);
-        cudaStreamSynchronize(s);
-        (void)cudaGetLastError();
-        return nb_set_error(ws, "%s", msg);
-    }
-    return NB_OK;
+    return ws == NB_OK ? NB_OK : let_go(st, b, ws);
 }
 
 /* The batch's second probe and, when the host waits on the batch alone
@@ -410,14 +415,8 @@ nb_status nb_run_gpu_take_ahead(run_state *st, size_t first, double *total_s, do
     nb_status s = queue_head(st, next, first + 1, 1);
     if (s == NB_OK)
         s = queue_tail(st, next, 1);
-    if (s != NB_OK) { /* what was queued of the next sample is let go */
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", nb_last_error());
-        release(next);
-        cudaStreamSynchronize((cudaStream_t)st->stream);
-        (void)cudaGetLastError();
-        return nb_set_error(s, "%s", msg);
-    }
+    if (s != NB_OK)
+        return let_go(st, next, s);
     st->held = 1;
     st->cur = 1 - st->cur;
     NB_CUDA_TRY(cudaEventSynchronize(now->done));
