@@ -287,6 +287,13 @@ static void test_stage_sweep_runs_from_c_through_the_table(void **state)
     assert_int_equal(nb_report_case_count(rep), 2);
     assert_int_equal(nb_case_get_status(nb_report_case_at(rep, 0)), NB_CASE_OK);
     assert_int_equal(nb_case_get_status(nb_report_case_at(rep, 1)), NB_CASE_OK);
+    /* each case's wall time covers its build and breakdown passes, which
+     * run outside its sampling run: none of it counts as between cases */
+    nb_overhead ov;
+    nb_report_overhead(rep, &ov);
+    assert_int_equal(ov.cases, 2);
+    assert_true(ov.build_s > 0.0);
+    assert_true(ov.cases_s > ov.sampling_s + ov.verify_s + ov.setup_s);
     nb_report_destroy(rep);
 }
 

@@ -79,8 +79,9 @@ void nb_text_write_overhead(const nb_report *r, FILE *f, int md)
     line(f, md, 2, "buffer sets", o.setup_s, "inputs drawn and copied in, flush scratch");
     line(f, md, 2, "checks", o.verify_s, "before and after timing");
     line(f, md, 2, "warm-up", o.warmup_s, "");
-    line(f, md, 2, "building the cases", o.build_s, "plans, tables, the oracle's plan, the row");
+    line(f, md, 2, "building the cases", o.build_s,
+         "plans, tables, the oracle, a stage's breakdown, the row");
     if (isfinite(o.between_s))
         line(f, md, 0, "outside the timed cases", o.between_s,
-             "environment, case list, reports, cases not timed");
+             "environment, case list, reports, cases not timed, stage micro-runs");
 }

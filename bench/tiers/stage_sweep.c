@@ -9,6 +9,7 @@
 
 #include "bench/tiers/stage.h"
 #include "bench/tiers/tiers.h"
+#include "bench/timing/options.h"
 
 #define MAX_MODES 16 /* modes of one sweep (nb_sweep.n_modes) */
 
@@ -141,6 +142,7 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
                 continue;
             }
             stage_label(label, sizeof label, &cfg, p, NULL);
+            const double t0 = nb_now_s(); /* the case's wall time, its build included */
             nb_case *c = NULL;
             NB_TRY(nb_stage_run_case(&c, p, v, &cfg, mp, &to, o->passes, stream));
             nb_status s = nb_case_param_str(c, "mode", nb_mode_name(to.mode));
@@ -157,6 +159,7 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
                          nb_mode_name(to.mode));
             if (gpus <= 1) /* a profiler serialises kernels; the exchanges' must run together */
                 nb_tier_profile(r, v->backend, c, what);
+            nb_case_set_wall_time(c, nb_now_s() - t0);
             NB_TRY(nb_report_add_case(r->report, c));
             nb_tier_progress(r, what, res);
         }
