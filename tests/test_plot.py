@@ -169,6 +169,40 @@ def check_gpus(mod, data):
         "overlapped shares")
 
 
+def check_words(mod, data):
+    """The word-size figure: a 32-bit stage case beside its 64-bit twin (set X-w32 against X, the
+    same stage, log Q within 31 bits) as bars of the median split by the NTT and base-conversion
+    shares; a 32-bit case without a twin draws nothing."""
+    doc = mod.load(os.path.join(data, "stage-h100-small.json"))
+    base = [c for c in doc["cases"] if c["variant"] == "gpu-regs"]
+    c64 = json.loads(json.dumps(base[0]))
+    c64["params"].update(word_bits=64, log_q=1592.0)
+    c64["metrics"]["conv_share"] = 0.30
+    c32 = json.loads(json.dumps(c64))
+    c32["variant"] = "gpu-x32"
+    c32["params"].update(preset=c64["params"]["preset"] + "-w32", word_bits=32, log_q=1590.0)
+    c32["stats"]["median"] = 0.7 * c64["stats"]["median"]
+    c32["metrics"].update(ntt_share=0.6, conv_share=0.25)
+    lone = json.loads(json.dumps(c32))
+    lone["params"]["stage"] = "rescale"
+    doc["cases"] = [c64, c32, lone]
+    fig = mod.figures([doc])["stage-words"]
+    bars = {a.get_gid(): a.get_width() for a in artists(fig)
+            if (a.get_gid() or "").startswith("word|")}
+    stage = c64["params"]["stage"]
+    check(len(bars) == 6 and all(g.split("|")[1] == stage for g in bars),
+          f"two cases of three parts each: {bars}")
+    for c in (c64, c32):
+        m, total, bits = c["metrics"], c["stats"]["median"] / 1e3, c["params"]["word_bits"]
+        want = {"NTT": m["ntt_share"], "base conversion": m["conv_share"],
+                "the rest": 1 - m["ntt_share"] - m["conv_share"]}
+        for name, share in want.items():
+            gid = f"word|{stage}|{bits}|{name}"
+            check(gid in bars and close(bars[gid], total * share), f"{gid}: {bars.get(gid)}")
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    check(any("(0.70x)" in t for t in texts), f"the 32-bit over 64-bit ratio: {texts}")
+
+
 def main():
     plot_path, data = sys.argv[1], sys.argv[2]
     files = [os.path.join(data, f) for f in ("ntt-h100-small.json", "stage-h100-small.json",
@@ -240,6 +274,7 @@ def main():
     check_logq(mod)
     check_bounds(mod, data)
     check_gpus(mod, data)
+    check_words(mod, data)
     return finish(failures, "scripts/plot figures")
 
 
