@@ -415,6 +415,38 @@ static void test_pipes_and_stdin_are_read(void **state)
                  "compare reads at most one file from standard input ('-')");
 }
 
+/* Guards: standard input escaped both identity checks. `report - --output F
+ * < F` replaced F; `compare B - -- N N2 < B`, with N2 a copy of N, counted
+ * one run twice a side and narrowed the interval into a verdict. */
+static void test_stdin_and_copies_keep_their_identity(void **state)
+{
+    (void)state;
+    char *base = slurp("base.json");
+    put("mine.json", base, strlen(base));
+    put("copy.json", base, strlen(base));
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "timeout 20 %s report - --output %s/mine.json <%s/mine.json", exe,
+             dir, dir);
+    assert_int_equal(run_sh(cmd), 2);
+    expect_error_line("--output '");
+    expect_error_line("is also an input of report ('-')");
+    char *after = slurp("mine.json");
+    assert_string_equal(after, base);
+    free(after);
+    snprintf(cmd, sizeof cmd, "timeout 20 %s compare %s/mine.json - -- %s/base.json <%s/mine.json",
+             exe, dir, dir, dir);
+    assert_int_equal(run_sh(cmd), 2);
+    expect_error_line("are the same file on one side");
+    expect_error("a copy of a run beside it on one side",
+                 (const char *[]){"compare", at("mine.json"), "--", at("base.json"),
+                                  at("copy.json"), NULL},
+                 2, "hold the same run on one side (the same environment block and command line)");
+    /* the same run on both sides stays allowed (a run against itself) */
+    assert_int_equal(run_v((const char *[]){"compare", at("base.json"), at("copy.json"), NULL}),
+                     0);
+    free(base);
+}
+
 /* Guards: check and transform answered "cannot open '-'". */
 static void test_coefficients_from_stdin(void **state)
 {
@@ -540,6 +572,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_file_size_limit_is_one_line),
         cmocka_unit_test(test_compare_reads_a_fifo),
         cmocka_unit_test(test_pipes_and_stdin_are_read),
+        cmocka_unit_test(test_stdin_and_copies_keep_their_identity),
         cmocka_unit_test(test_coefficients_from_stdin),
         cmocka_unit_test(test_unreadable_inputs_name_the_cause),
         cmocka_unit_test(test_verify_stage_level_above_top_exits_2),

@@ -91,21 +91,48 @@ static nb_status load_all(const char *const *paths, size_t n, nb_result_file **f
 #define MAX_RUNS 64
 
 /* Bad usage when one side names a file twice (however written: the same
- * device and inode), which would count one run as several and narrow the
- * interval; a file on both sides (compared with itself) is allowed. */
+ * device and inode; '-' is whatever standard input is), which would count one
+ * run as several and narrow the interval; a file on both sides (compared with
+ * itself) is allowed. */
+static int stat_path(const char *path, struct stat *st)
+{
+    return strcmp(path, "-") ? stat(path, st) : fstat(0, st); /* '-': whatever stdin is */
+}
+
 static int same_file_twice(const char *const *paths, size_t from, size_t to)
 {
     struct stat a, b;
     for (size_t i = from; i < to; i++)
         for (size_t j = i + 1; j < to; j++)
-            if (strcmp(paths[i], "-") && strcmp(paths[j], "-") && stat(paths[i], &a) == 0 &&
-                stat(paths[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+            if (stat_path(paths[i], &a) == 0 && stat_path(paths[j], &b) == 0 &&
+                S_ISREG(a.st_mode) && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
                 char msg[700];
                 snprintf(msg, sizeof msg, "'%.250s' and '%.250s' are the same file on one side: "
                          "each run counts once, so repeated runs are separate files", paths[i],
                          paths[j]);
                 return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
             }
+    return -1;
+}
+
+/* Bad usage when two files of one side hold the same run (copies: the same
+ * environment block, which records when the run started and what it
+ * measured of the host, and the same command line). */
+static int same_run_twice(nb_result_file *const *files, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        for (size_t j = i + 1; j < to; j++) {
+            const json_t *a = nb_result_file_json(files[i]), *b = nb_result_file_json(files[j]);
+            const json_t *ea = nb_result_file_env(files[i]), *eb = nb_result_file_env(files[j]);
+            if (!ea || !eb || !json_equal(ea, eb) ||
+                !json_equal(json_object_get(a, "command_line"), json_object_get(b, "command_line")))
+                continue;
+            char msg[700];
+            snprintf(msg, sizeof msg, "'%.250s' and '%.250s' hold the same run on one side (the "
+                     "same environment block and command line): each run counts once",
+                     nb_result_file_path(files[i]), nb_result_file_path(files[j]));
+            return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
+        }
     return -1;
 }
 
@@ -213,6 +240,12 @@ static int compare_with(int argc, char **argv, nb_format fmt, const char *output
     nb_result_file *files[2 * MAX_RUNS] = {NULL};
     nb_comparison *c = NULL;
     nb_status s = load_all(paths, np, files);
+    if (s == NB_OK && ((rc = same_run_twice(files, 0, n_base)) >= 0 ||
+                       (rc = same_run_twice(files, n_base, np)) >= 0)) {
+        for (size_t i = 0; i < np; i++)
+            nb_result_file_destroy(files[i]);
+        return rc;
+    }
     if (s == NB_OK) {
         for (size_t i = 0; i < np; i++)
             nb_cli_warn_incomplete(files[i], quiet);

@@ -230,8 +230,9 @@ static int parse_globals(int argc, char **argv, char **rest, int *nrest, const c
 }
 
 /* The exit code when --output names a regular file that the command also
- * reads (an operand or an option's value, --name=value included): writing it
- * would replace an input; -1 otherwise. */
+ * reads (an operand or an option's value, --name=value included, '-' being
+ * whatever standard input is): writing it would replace an input; -1
+ * otherwise. */
 static int output_is_input(const char *output, int nrest, char **rest)
 {
     struct stat out, in;
@@ -240,7 +241,8 @@ static int output_is_input(const char *output, int nrest, char **rest)
     for (int i = 1; i < nrest; i++) {
         const char *a = rest[i], *eq = strchr(a, '=');
         const char *path = a[0] == '-' && a[1] == '-' && eq ? eq + 1 : a;
-        if (stat(path, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+        const int got = strcmp(path, "-") ? stat(path, &in) : fstat(0, &in); /* '-': stdin */
+        if (got == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
             char msg[700];
             snprintf(msg, sizeof msg, "--output '%.250s' is also an input of %s ('%.250s'): "
                      "writing it would replace that file; choose another --output", output,
