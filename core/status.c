@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static _Thread_local char last_error[512];
 
@@ -28,11 +29,16 @@ const char *nb_last_error(void) { return last_error; }
 
 void nb_clear_error(void) { last_error[0] = '\0'; }
 
+/* Formats into a copy first: an argument may be nb_last_error() itself (a
+ * message that wraps the one before), which vsnprintf must not read while
+ * writing the same buffer. */
 nb_status nb_set_error(nb_status s, const char *fmt, ...)
 {
+    char msg[sizeof last_error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    memcpy(last_error, msg, sizeof msg);
     return s;
 }

@@ -407,8 +407,52 @@ static void test_list_marks_a_case_that_cannot_fit(void **state)
     /* the bytes include the flush scratch, 2x this host's last-level cache */
     assert_non_null(strstr(out, "logQ=3840.0 per-launch  [will not fit: it needs 78"));
     assert_non_null(strstr(out, " GiB available]"));
-    assert_non_null(strstr(out, "1 case (1 will not fit the host's memory), estimated 0.0s"));
+    assert_non_null(strstr(out, "1 case (1 will not fit the memory), estimated 0.0s"));
     free(out);
+    /* the tables and staging the run checks first: 36 GiB here */
+    long long avail_kib = 0;
+    FILE *m = fopen("/proc/meminfo", "r");
+    char line[256];
+    while (m && fgets(line, sizeof line, m))
+        if (sscanf(line, "MemAvailable: %lld kB", &avail_kib) == 1)
+            break;
+    if (m)
+        fclose(m);
+    assert_int_equal(run_v((const char *[]){"run", "--list", "--variant", "cpu-harvey", "--tier",
+                                            "warm", "--logn", "17", "--limbs", "4096,1", NULL}),
+                     0);
+    out = slurp("out.txt");
+    if (avail_kib > 0 && avail_kib < 36LL << 20) {
+        assert_non_null(strstr(out, "L=4096 q60 w64 logQ=245760.0 per-launch  [will not fit: it "
+                                    "needs 36.0 GiB (38654705664 bytes) of host memory, "));
+        assert_non_null(strstr(out, "2 cases (1 will not fit the memory), estimated "));
+    }
+    assert_null(strstr(out, "L=1 q60 w64 logQ=60.0 per-launch  ["));
+    free(out);
+}
+
+/* Guards: --list showed a case whose primes do not exist as if it would run;
+ * the run then ended it as an error row under a garbled message. */
+static void test_list_marks_a_case_that_will_fail(void **state)
+{
+    (void)state;
+    const char *const args[] = {"run", "--variant", "cpu-harvey", "--tier", "warm", "--logn",
+                                "17", "--logq", "100", "--bits", "20", "--min-time", "0.01",
+                                "--timeout", "0.2", "--list", NULL};
+    assert_int_equal(run_v(args), 0);
+    char *out = slurp("out.txt");
+    const char *why = "log Q 100 with 20-bit primes at log N 17: only 1 prime q < 2^20 with "
+                      "q = 1 mod 2^18 is available (asked for 5)";
+    char want[300];
+    snprintf(want, sizeof want, "fwd logn=17 logQ~100 q20 w64 per-launch  [will fail: %s]\n",
+             why);
+    assert_non_null(strstr(out, want));
+    assert_non_null(strstr(out, "1 case (1 will fail), estimated 0.0s"));
+    free(out);
+    const char *run[16];
+    memcpy(run, args, sizeof run);
+    run[15] = NULL; /* the same line without --list */
+    expect_error("a case whose primes do not exist", run, 2, why);
 }
 
 /* dir/NAME: dir/r1.json (test_compare_counts_each_run_once_...) with its
@@ -472,6 +516,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_compare_counts_each_run_once_and_names_other_machines),
         cmocka_unit_test(test_damaged_reports_and_unmatched_runs_say_why),
         cmocka_unit_test(test_list_marks_a_case_that_cannot_fit),
+        cmocka_unit_test(test_list_marks_a_case_that_will_fail),
         cmocka_unit_test(test_messages_name_the_real_fault),
     };
     return cli_rows_main(argc, argv, "nb-ans-", "cli_answers", tests,

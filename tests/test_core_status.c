@@ -51,11 +51,29 @@ static void test_last_error_is_thread_local(void **state)
     assert_string_equal(nb_last_error(), "from the main thread");
 }
 
+/* Guards: a message that wrapped the last one (nb_last_error() as an
+ * argument) was formatted over itself and came out garbled. */
+static void test_a_message_may_wrap_the_last_one(void **state)
+{
+    (void)state;
+    nb_set_error(NB_ERR_INVALID_ARG, "only %d prime is available (asked for %d)", 1, 5);
+    assert_int_equal(nb_set_error(NB_ERR_INVALID_ARG, "log Q %u at log N %u: %s", 100u, 17u,
+                                  nb_last_error()),
+                     NB_ERR_INVALID_ARG);
+    assert_string_equal(nb_last_error(),
+                        "log Q 100 at log N 17: only 1 prime is available (asked for 5)");
+    nb_set_error(NB_ERR_IO, "%s%s", nb_last_error(), nb_last_error());
+    assert_string_equal(nb_last_error(), "log Q 100 at log N 17: only 1 prime is available "
+                                         "(asked for 5)log Q 100 at log N 17: only 1 prime is "
+                                         "available (asked for 5)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_names_are_distinct_and_messages_clear),
         cmocka_unit_test(test_last_error_is_thread_local),
+        cmocka_unit_test(test_a_message_may_wrap_the_last_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -155,7 +155,8 @@ typedef struct nb_cli_plan {
     FILE *list;              /* --list: one name per line here; NULL: count only */
     int stage;               /* the tier being planned is the stage tier */
     size_t cases, skipped;   /* kept (skipped rows included), of which skipped */
-    size_t unfit;            /* CPU cases whose buffers would not fit the host's memory */
+    size_t unfit;            /* cases that would not fit the host's or the GPU's memory */
+    size_t fails;            /* cases known to end as error rows before they are built */
     double lo_s, hi_s;       /* the timed runs: expected (--min-time and each sample's
                                 cost beside it), at --timeout */
     double outside_s;        /* outside the samples, estimated */

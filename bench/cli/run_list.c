@@ -98,13 +98,21 @@ static double sampling_s(const nb_cli_run *run, const nb_case_plan *c, int stage
     return fmin(t->timeout_s, n * (sample + beside));
 }
 
-/* For a CPU case whose rotated buffer sets and flush scratch would not fit
- * the host's available memory (the check the run makes before it allocates,
- * on this plan's sets): "  [will not fit: ...]", else "". */
+/* For a case whose tables, staging and first set (any backend), or, on the
+ * CPU, whose rotated buffer sets and flush scratch would not fit the
+ * available memory (the checks the run makes before it allocates, on this
+ * plan's sets): "  [will not fit: ...]", else "". */
 static void unfit_note(const nb_cli_run *run, const nb_case_plan *c, char *buf, size_t n)
 {
     buf[0] = '\0';
-    if (c->skipped || c->variant->backend != NB_BACKEND_CPU || !(c->set_bytes >= 1))
+    if (c->skipped || c->fails)
+        return;
+    if ((c->host_bytes > 0 || c->device_bytes > 0) &&
+        nb_memory_fit("it", c->host_bytes, c->device_bytes) != NB_OK) {
+        snprintf(buf, n, "  [will not fit: %s]", nb_last_error());
+        return;
+    }
+    if (c->variant->backend != NB_BACKEND_CPU || !(c->set_bytes >= 1))
         return;
     const double cache = cache_bytes(c);
     nb_cache_plan pl;
@@ -126,11 +134,14 @@ int nb_cli_plan_case(void *ctx, const nb_case_plan *c)
     char unfit[300] = "";
     if (p->list)
         unfit_note(run, c, unfit, sizeof unfit);
-    if (p->list)
+    if (p->list && c->fails)
+        fprintf(p->list, "%s  [will fail: %s]\n", c->name, c->fails);
+    else if (p->list)
         fprintf(p->list, "%s%s%s\n", c->name, c->skipped ? "  [skipped]" : "", unfit);
-    if (c->skipped || unfit[0]) {
+    if (c->skipped || unfit[0] || c->fails) {
         p->skipped += c->skipped;
         p->unfit += unfit[0] != '\0';
+        p->fails += c->fails != NULL;
         return 1;
     }
     const nb_bench_opts *t = &run->timing;
@@ -166,7 +177,9 @@ void nb_cli_plan_print_total(const nb_cli_plan *p, FILE *f)
     if (p->skipped)
         fprintf(f, " (%zu skipped)", p->skipped);
     if (p->unfit)
-        fprintf(f, " (%zu will not fit the host's memory)", p->unfit);
+        fprintf(f, " (%zu will not fit the memory)", p->unfit);
+    if (p->fails)
+        fprintf(f, " (%zu will fail)", p->fails);
     fprintf(f, ", estimated %s to %s: timed runs %s to %s (each after its warm-up from "
                "--min-time, on a GPU with each sample's events and flush beside it, to "
                "--timeout) and about %s outside the samples (buffer sets, cache flushes, "

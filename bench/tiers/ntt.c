@@ -137,16 +137,25 @@ static nb_status profile_target(const nb_tier_run *r, nb_workload *w, nb_case *c
  * a download buffer; plus D for 32-bit words) on the host, one data set (D)
  * on the variant's side, and the tables again on a GPU. Rotation sets are
  * checked by the core once the cache plan knows their number. */
-static nb_status fits(const ntt_case *k, const char *label)
+/* The host and device bytes a case needs before its buffer sets: tables,
+ * staging and one set (what `fits` checks and `run --list` reports). */
+static void case_bytes(const ntt_case *k, double *host, double *device)
 {
     const double w = 8.0 * (double)((size_t)1 << k->log_n) * (double)k->limbs;
     const double d = k->v->word_bits == 32 ? w / 2 : w;
     const double staging = k->v->word_bits == 32 ? 4 * w + d : 4 * w;
     const int gpu = k->v->backend == NB_BACKEND_GPU;
+    *host = gpu ? 4 * w + staging : 4 * w + staging + d;
+    *device = gpu ? 4 * w + d : 0;
+}
+
+static nb_status fits(const ntt_case *k, const char *label)
+{
+    double host, device;
+    case_bytes(k, &host, &device);
     char what[200];
     snprintf(what, sizeof what, "%s %s", k->v->name, label);
-    return nb_memory_fit(what, gpu ? 4 * w + staging : 4 * w + staging + d,
-                         gpu ? 4 * w + d : 0);
+    return nb_memory_fit(what, host, device);
 }
 
 /* Resolves the case's limb count (from its log Q target) and its log Q;
@@ -184,12 +193,19 @@ static nb_status one_case(const nb_tier_run *r, ntt_case *k)
         snprintf(label, sizeof label, "%s logn=%u L=%zu q%u w%u%s", k->inverse ? "inv" : "fwd",
                  k->log_n, k->limbs, k->bits, k->v->word_bits, lq);
     nb_case_name(what, sizeof what, warm, k->v->name, label, nb_mode_name(k->mode));
-    const nb_case_plan plan = {what, k->v, r->timing.cache,
-                               (double)((size_t)1 << k->log_n) * (double)k->limbs *
-                                   (k->v->word_bits == 32 ? 4.0 : 8.0),
-                               1, ls == NB_OK && skip_reason(k, why, sizeof why) != NULL};
+    char fail[300];
+    snprintf(fail, sizeof fail, "%s", ls == NB_OK ? "" : nb_last_error());
+    nb_case_plan plan = {what, k->v, r->timing.cache,
+                         (double)((size_t)1 << k->log_n) * (double)k->limbs *
+                             (k->v->word_bits == 32 ? 4.0 : 8.0),
+                         1, ls == NB_OK && skip_reason(k, why, sizeof why) != NULL, 0, 0,
+                         ls == NB_OK ? NULL : fail};
+    if (ls == NB_OK)
+        case_bytes(k, &plan.host_bytes, &plan.device_bytes);
     if (!nb_tier_select(r, &plan))
         return NB_OK;
+    if (ls != NB_OK) /* the selection may have set messages of its own */
+        nb_set_error(ls, "%s", fail);
     const double t0 = nb_now_s();
     nb_case *c = NULL;
     NB_TRY(nb_case_create(&c, warm ? "warm" : "cold", r->timing.cache, k->v->name,

@@ -55,7 +55,9 @@ static int select_case(const nb_tier_run *r, const nb_ntt_variant *v, const char
 {
     char name[256];
     nb_case_name(name, sizeof name, r->timing.cache == NB_CACHE_WARM, v->name, label, mode);
-    const nb_case_plan plan = {name, v, r->timing.cache, set_bytes, timed_runs, skipped};
+    const nb_case_plan plan = {.name = name, .variant = v, .cache = r->timing.cache,
+                               .set_bytes = set_bytes, .timed_runs = timed_runs,
+                               .skipped = skipped};
     return nb_tier_select(r, &plan);
 }
 

@@ -54,6 +54,10 @@ typedef struct nb_case_plan {
     size_t timed_runs;              /* sampling loops: 1, plus the stage tier's NTT
                                        micro-benchmarks (4) on the first case of a level */
     int skipped;                    /* 1: a skipped row (nothing built or timed) */
+    double host_bytes, device_bytes; /* what the case checks it can allocate before it
+                                        builds anything (nb_memory_fit; 0: not checked) */
+    const char *fails;              /* why the case will be an error row, when known before
+                                       it is built (e.g. primes that do not exist); else NULL */
 } nb_case_plan;
 
 /* Asked once per case, in sweep order, before the case is built: nonzero
