@@ -115,9 +115,17 @@ static void test_filter_patterns_are_bounded(void **state)
     expect_error("filter with a large repetition count",
                  (const char *[]){"run", "--list", "--filter", "(ab){100}", NULL}, 2,
                  "--filter '(ab){100}': a repetition count above 64");
+    expect_error("filter with nested repetitions",
+                 (const char *[]){"run", "--list", "--filter", "(((a{64}){64}){64}){64}", NULL},
+                 2, "--filter '(((a{64}){64}){64}){64}': repetitions nested too deep");
     assert_int_equal(run_v((const char *[]){"run", "--list", "--variant", "cpu-harvey", "--logn",
                                             "10", "--limbs", "1", "--filter", "^warm .*L=1 ",
                                             NULL}),
+                     0);
+    /* escaped parentheses and bracket expressions are single characters */
+    assert_int_equal(run_v((const char *[]){"run", "--list", "--variant", "cpu-harvey", "--logn",
+                                            "10", "--limbs", "1", "--filter",
+                                            "warm|\\(x{64}\\){64}|[(]{64}", NULL}),
                      0);
 }
 

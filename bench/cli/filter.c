@@ -13,9 +13,79 @@
 #define FILTER_MAX_QUANTIFIERS 16 /* *, +, ? and {..} of one pattern               */
 #define FILTER_MAX_REPEAT 64      /* the largest bound of an interval {m,n}        */
 
+#define FILTER_MAX_EXPANDED 4096 /* characters once every repetition is copied out */
+
+/* The repetition factor of the quantifier at p (0 if none) and its length:
+ * a bounded {m,n} copies its operand n times ({m} m, {m,} m + 1), and *, +
+ * and ? about twice. */
+static double quantifier(const char *p, size_t *len)
+{
+    *len = 1;
+    if (*p == '*' || *p == '+' || *p == '?')
+        return 2.0;
+    if (*p != '{')
+        return 0.0;
+    char *e;
+    const long m = strtol(p + 1, &e, 10);
+    long n = m;
+    if (*e == ',')
+        n = e[1] == '}' ? m + 1 : strtol(e + 1, &e, 10);
+    const char *close = strchr(p, '}');
+    *len = close ? (size_t)(close - p) + 1 : strlen(p);
+    return n > 1 ? (double)n : 1.0;
+}
+
+/* How large the pattern grows once each character is copied as often as the
+ * repetitions around it say (groups nested inside repeated groups multiply):
+ * regcomp's tree is about that size. */
+static double expanded_size(const char *p)
+{
+    const size_t n = strlen(p);
+    double w[FILTER_MAX_LEN + 1];
+    size_t open[FILTER_MAX_LEN], depth = 0, last_atom = 0;
+    int closed = 0; /* the last token closed a group */
+    for (size_t i = 0; i < n; i++)
+        w[i] = 1.0;
+    for (size_t i = 0; i < n;) {
+        size_t len;
+        const double f = quantifier(p + i, &len);
+        if (f > 0.0) {
+            if (closed) /* the group just closed, open[depth] its start */
+                for (size_t k = open[depth]; k < i; k++)
+                    w[k] *= f;
+            else
+                w[last_atom] *= f;
+            closed = 0;
+            i += len;
+            continue;
+        }
+        if (p[i] == '[') { /* a bracket expression is one atom; ']' first is a member */
+            size_t k = i + 1 + (p[i + 1] == '^');
+            k += p[k] == ']';
+            while (k < n && p[k] != ']')
+                k++;
+            last_atom = i;
+            closed = 0;
+            i = k < n ? k + 1 : n;
+            continue;
+        }
+        closed = p[i] == ')' && depth > 0;
+        if (p[i] == '(')
+            open[depth++] = i; /* depth <= n <= FILTER_MAX_LEN */
+        else if (closed)
+            depth--; /* its start stays in open[depth] for a quantifier right after */
+        last_atom = i;
+        i += p[i] == '\\' && p[i + 1] ? 2 : 1;
+    }
+    double total = 0.0;
+    for (size_t i = 0; i < n; i++)
+        total += w[i];
+    return total;
+}
+
 /* NULL if the pattern is within the limits that keep regcomp's work small
- * (its tree is copied once per quantifier, so stacked or large repetitions
- * grow it exponentially), else what is wrong. */
+ * (its tree is copied once per quantifier, so stacked, nested or large
+ * repetitions grow it exponentially), else what is wrong. */
 static const char *too_complex(const char *p)
 {
     if (strlen(p) > FILTER_MAX_LEN)
@@ -41,6 +111,9 @@ static const char *too_complex(const char *p)
         }
         prev_quantifier = q;
     }
+    if (expanded_size(p) > FILTER_MAX_EXPANDED)
+        return "repetitions nested too deep (such as '((a{64}){64}){64}': the pattern grows "
+               "past 4096 characters once its repetitions are copied out)";
     return NULL;
 }
 
