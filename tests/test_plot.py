@@ -221,6 +221,20 @@ def main():
             with open(os.path.join(out, fig + ".svg")) as f:
                 check("<svg" in f.read(2000), f"{fig}.svg is not an SVG")
         check(len(names) % 2 == 0, "every figure in both formats")
+        # three files with one name stem: every figure of each kept, none overwritten
+        same = []
+        for k in range(3):
+            sub = os.path.join(out, f"d{k}")
+            os.makedirs(sub)
+            same.append(os.path.join(sub, "run.json"))
+            with open(files[0]) as src, open(same[-1], "w") as dst:
+                dst.write(src.read())
+        three = os.path.join(out, "three")
+        check(mod.main(same + ["--out", three]) == 0, "plot of three files named alike failed")
+        one = len(os.listdir(os.path.join(out, "one"))) if mod.main(
+            [same[0], "--out", os.path.join(out, "one")]) == 0 else 0
+        check(one > 0 and len(os.listdir(three)) == 3 * one,
+              f"{len(os.listdir(three))} figure files from three files named alike, want 3 x {one}")
         bad = os.path.join(out, "bad.json")
         with open(bad, "w") as f:
             f.write('{"schema": "nttbench-verify"}')

@@ -5,6 +5,7 @@ Each case is a row (what, command, exit code, message) of TABLE, which scripts/r
 puts into docs/reliability.md.
 usage: test_plot_inputs.py SCRIPTS_PLOT DATA_DIR [TABLE]"""
 import copy
+import gzip
 import json
 import os
 import subprocess
@@ -120,6 +121,19 @@ def main():
             edit(doc)
             expect(script, what, [write(tmp, "kind.json", doc), "--out", out], 2, "error", needle,
                    hide=H)
+        # a gzip file whose deflate stream is damaged, and JSON nested past the parser's depth
+        packed = bytearray(gzip.compress(json.dumps(base).encode()))
+        packed[30:60] = bytes(b ^ 0xFF for b in packed[30:60])
+        bad_gz = os.path.join(tmp, "damaged.json.gz")
+        with open(bad_gz, "wb") as f:
+            f.write(packed)
+        expect(script, "damaged gzip file", [bad_gz, "--out", out], 2, "error",
+               "damaged.json.gz: cannot read JSON (", hide=H)
+        deep = os.path.join(tmp, "deep.json")
+        with open(deep, "w") as f:
+            f.write("[" * 100000 + "]" * 100000)
+        expect(script, "JSON nested 100000 deep", [deep, "--out", out], 2, "error",
+               "deep.json: cannot read JSON (nested too deeply)", hide=H)
         with open(os.path.join(data, "calibrate-h100.json")) as f:
             calib = json.load(f)
         calib["hot_cold_copy"][0].pop("hot_Bps")
