@@ -149,11 +149,42 @@ static void test_rewrites_end_as_one_write_with_everything(void **state)
     nb_report_destroy(once);
 }
 
+/* Guards: an argument that is not UTF-8 (a file name in Latin-1, a byte in a
+ * --filter) vanished from command_line, so the recorded command could not
+ * reproduce the run. */
+static void test_command_line_keeps_arguments_that_are_not_utf8(void **state)
+{
+    (void)state;
+    nb_env e;
+    memset(&e, 0, sizeof e);
+    nb_report *rep = new_report(&e);
+    char *argv[] = {"nttbench", "--output", "r\xe9sultat.json", "run", "--filter",
+                    "warm|\xff", "caf\xc3\xa9", "\xe2\x82"};
+    assert_int_equal(nb_report_set_argv(rep, 8, argv), NB_OK);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(nb_report_write(rep, NB_FORMAT_JSON, f), NB_OK);
+    fclose(f);
+    json_t *j = json_loads(buf, 0, NULL);
+    assert_non_null(j);
+    const json_t *a = json_object_get(j, "command_line");
+    assert_int_equal(json_array_size(a), 8);
+    assert_string_equal(json_string_value(json_array_get(a, 2)), "r\\xe9sultat.json");
+    assert_string_equal(json_string_value(json_array_get(a, 5)), "warm|\\xff");
+    assert_string_equal(json_string_value(json_array_get(a, 6)), "caf\xc3\xa9"); /* UTF-8 kept */
+    assert_string_equal(json_string_value(json_array_get(a, 7)), "\\xe2\\x82"); /* cut short */
+    json_decref(j);
+    free(buf);
+    nb_report_destroy(rep);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_written_text_is_the_whole_documents_dump),
         cmocka_unit_test(test_rewrites_end_as_one_write_with_everything),
+        cmocka_unit_test(test_command_line_keeps_arguments_that_are_not_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

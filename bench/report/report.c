@@ -297,15 +297,53 @@ void nb_report_destroy(nb_report *r)
     free(r);
 }
 
+/* An argument as a JSON string: as it is when it is UTF-8, else with each
+ * byte that is not part of a UTF-8 sequence written as the four characters
+ * \xNN (a JSON string holds text only; nothing is dropped). */
+static json_t *argument(const char *a)
+{
+    json_t *j = json_string(a);
+    if (j)
+        return j;
+    const size_t n = strlen(a);
+    char *out = malloc(4 * n + 1);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        const unsigned char c = (unsigned char)a[i];
+        size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        for (size_t k = 1; k < len; k++)
+            if (i + k >= n || ((unsigned char)a[i + k] >> 6) != 2)
+                len = 0;
+        if (len && (j = json_stringn(a + i, len)) != NULL) { /* a valid sequence */
+            json_decref(j);
+            memcpy(out + o, a + i, len);
+            o += len;
+            i += len;
+        } else {
+            o += (size_t)sprintf(out + o, "\\x%02x", c);
+            i++;
+        }
+    }
+    out[o] = '\0';
+    j = json_string(out);
+    free(out);
+    return j;
+}
+
 nb_status nb_report_set_argv(nb_report *r, int argc, char *const *argv)
 {
     if (!r)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_report_set_argv: NULL");
     json_decref(r->argv);
     r->argv = json_array();
-    for (int i = 0; i < argc; i++)
-        json_array_append_new(r->argv, json_string(argv[i] ? argv[i] : ""));
-    return NB_OK;
+    for (int i = 0; i < argc && r->argv; i++) {
+        json_t *a = argument(argv[i] ? argv[i] : "");
+        if (!a || json_array_append_new(r->argv, a) != 0)
+            return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory for the command line");
+    }
+    return r->argv ? NB_OK : nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
 }
 
 void nb_report_set_env(nb_report *r, const nb_env *e)
