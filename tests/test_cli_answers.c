@@ -402,6 +402,32 @@ static void test_messages_name_the_real_fault(void **state)
     unsetenv("NB_NCCL_EXCHANGE");
 }
 
+/* Guards: --stage kept a repeated name (run listed modup three times, verify
+ * checked it twice), run skipped an empty item that verify refused, and an
+ * unknown name did not say which option it came from. */
+static void test_stage_lists_count_each_name_once(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){"run", "--list", "--tier", "stage", "--preset",
+                                            "test-tiny", "--variant", "cpu-harvey", "--stage",
+                                            "modup,modup,rescale,modup", NULL}),
+                     0);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "cold cpu-harvey modup test-tiny l=3 per-launch\n"
+                                "cold cpu-harvey rescale floor test-tiny l=3 per-launch\n"
+                                "2 cases, estimated "));
+    free(out);
+    expect_error("an empty item in --stage",
+                 (const char *[]){"run", "--tier", "stage", "--stage", "modup,,rescale", NULL}, 2,
+                 "--stage 'modup,,rescale': empty list item");
+    expect_error("an unknown stage",
+                 (const char *[]){"run", "--tier", "stage", "--stage", "modupp", NULL}, 2,
+                 "--stage 'modupp': modup, moddown, keyswitch or rescale");
+    expect_error("an unknown stage to verify",
+                 (const char *[]){"verify", "--stage", "modup,modupp", NULL}, 2,
+                 "--stage 'modupp': modup, moddown, keyswitch or rescale");
+}
+
 /* Guards: --list estimated the time of a case whose buffer sets cannot fit
  * the host's memory, which the run itself then refused. */
 static void test_list_marks_a_case_that_cannot_fit(void **state)
@@ -445,8 +471,9 @@ static void test_list_marks_a_case_that_will_fail(void **state)
 {
     (void)state;
     const char *const args[] = {"run", "--variant", "cpu-harvey", "--tier", "warm", "--logn",
-                                "17", "--logq", "100", "--bits", "20", "--min-time", "0.01",
+                                "17", "--logq", "100", "--bits", "20", "--no-progress",
                                 "--timeout", "0.2", "--list", NULL};
+    const size_t n_args = sizeof args / sizeof args[0];
     assert_int_equal(run_v(args), 0);
     char *out = slurp("out.txt");
     const char *why = "log Q 100 with 20-bit primes at log N 17: only 1 prime q < 2^20 with "
@@ -457,9 +484,9 @@ static void test_list_marks_a_case_that_will_fail(void **state)
     assert_non_null(strstr(out, want));
     assert_non_null(strstr(out, "1 case (1 will fail), estimated 0.0s"));
     free(out);
-    const char *run[16];
+    const char *run[sizeof args / sizeof args[0]];
     memcpy(run, args, sizeof run);
-    run[15] = NULL; /* the same line without --list */
+    run[n_args - 2] = NULL; /* the same line without --list */
     expect_error("a case whose primes do not exist", run, 2, why);
 }
 
@@ -523,6 +550,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stage_only_run_refuses_ntt_options),
         cmocka_unit_test(test_compare_counts_each_run_once_and_names_other_machines),
         cmocka_unit_test(test_damaged_reports_and_unmatched_runs_say_why),
+        cmocka_unit_test(test_stage_lists_count_each_name_once),
         cmocka_unit_test(test_list_marks_a_case_that_cannot_fit),
         cmocka_unit_test(test_list_marks_a_case_that_will_fail),
         cmocka_unit_test(test_messages_name_the_real_fault),

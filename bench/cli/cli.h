@@ -268,6 +268,10 @@ unsigned nb_cli_stage_words(const nb_cli_run *run);
 void nb_cli_stage_list_text(FILE *f, int md);
 json_t *nb_cli_stage_list_json(void);
 void nb_cli_stage_free(nb_cli_run *run);
+/* --stage LIST (`run` and `verify`): names of modup, moddown, keyswitch and
+ * rescale, each kept once in the order first given; an empty item or an
+ * unknown name is bad usage naming --stage. */
+nb_status nb_cli_parse_stages(const char *list, nb_ckks_stage out[4], size_t *n);
 
 /* ------------------------------------------------------------- commands */
 

@@ -128,23 +128,13 @@ static int kept(const stage_args *a, const nb_ntt_variant *v, const char *preset
 
 static nb_status set_stages(stage_args *a, const char *v)
 {
-    char *store, *words[8];
-    size_t n;
-    NB_TRY(nb_cli_parse_words(v, "stage", &store, words, 8, &n));
-    nb_status s = NB_OK;
+    nb_ckks_stage st[4];
+    size_t n = 0;
+    NB_TRY(nb_cli_parse_stages(v, st, &n));
     a->n_stages = 0;
-    for (size_t i = 0; i < n && s == NB_OK; i++) {
-        int k = 0;
-        while (k < 4 && strcmp(words[i], stage_names[k]))
-            k++;
-        if (k == 4)
-            s = nb_set_error(NB_ERR_INVALID_ARG,
-                             "--stage '%s': modup, moddown, keyswitch or rescale", words[i]);
-        else
-            a->stages[a->n_stages++ % 4] = k;
-    }
-    free(store);
-    return s;
+    for (size_t i = 0; i < n; i++)
+        a->stages[a->n_stages++] = (int)st[i];
+    return NB_OK;
 }
 
 static nb_status set_arg(stage_args *a, const char *name, const char *v)

@@ -126,6 +126,26 @@ const nb_stage_tier_opts *nb_cli_stage_opts(nb_cli_run *run)
     return c ? &c->o : NULL;
 }
 
+nb_status nb_cli_parse_stages(const char *list, nb_ckks_stage out[4], size_t *n)
+{
+    char *store = NULL, *words[NB_CLI_MAX_LIST];
+    size_t k = 0;
+    *n = 0;
+    NB_TRY(nb_cli_parse_names(list, "stage", &store, words, NB_CLI_MAX_LIST, &k));
+    nb_status s = NB_OK;
+    for (size_t i = 0; i < k && s == NB_OK; i++) {
+        nb_ckks_stage one;
+        if (nb_stage_parse(words[i], &one) != NB_OK || i >= 4) /* past 4: not a new name */
+            s = nb_set_error(NB_ERR_INVALID_ARG,
+                             "--stage '%s': modup, moddown, keyswitch or rescale", words[i]);
+        else
+            out[i] = one;
+    }
+    free(store);
+    *n = s == NB_OK ? k : 0; /* four names at most once the repeats are gone */
+    return s;
+}
+
 nb_status nb_cli_stage_set(nb_cli_run *run, const char *name, const char *v)
 {
     stage_cli *c = opts_of(run);
@@ -135,7 +155,7 @@ nb_status nb_cli_stage_set(nb_cli_run *run, const char *name, const char *v)
     if (!c->first_option)
         c->first_option = name;
     if (!strcmp(name, "stage"))
-        return nb_stage_parse_list(v, o->stages, 4, &o->n_stages);
+        return nb_cli_parse_stages(v, o->stages, &o->n_stages);
     if (!strcmp(name, "preset")) {
         free(c->preset_storage);
         c->preset_storage = NULL;
