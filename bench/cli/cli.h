@@ -134,6 +134,7 @@ typedef struct nb_cli_run {
     nb_cli_filter filter;           /* --filter: the cases kept (all when none) */
     int list;                       /* --list / --dry-run: print the cases, run nothing */
     const char *calibration;        /* --calibration FILE (NULL: the default ceilings) */
+    nb_ceilings calibrated;         /* what FILE sets, read once when parsed ('-' too) */
     int profile;                    /* --profile: an ncu pass after each GPU NTT case */
     double profile_timeout_s;       /* --profile-timeout (60) */
     const char *profile_case;       /* internal: the one case a profiler pass's target runs */

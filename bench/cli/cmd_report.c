@@ -407,6 +407,9 @@ int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output, int 
     if (!file)
         return nb_cli_fail(NB_ERR_INVALID_ARG, "report needs one result file: nttbench report "
                                                "RESULTS.json [--calibration FILE] [--format md]");
+    if (calibration && !strcmp(calibration, "-") && !strcmp(file, "-"))
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "report reads one file from standard input "
+                                               "('-'): the results or the calibration");
     if (calibration) {
         nb_ceilings_default(&calib, 0, 0, 0);
         if (nb_ceilings_load(&calib, calibration) != NB_OK)

@@ -412,7 +412,7 @@ static nb_status set_ceilings(nb_cli_ctx *ctx, const nb_cli_run *run)
     nb_ceilings c;
     nb_ceilings_default(&c, e->gpu_copy_Bps, e->sm_count, e->default_sm_mhz);
     if (run->calibration) {
-        NB_TRY(nb_ceilings_load(&c, run->calibration));
+        nb_ceilings_overlay(&c, &run->calibrated);
         if (c.calibration_gpu[0] && strcmp(c.calibration_gpu, e->gpu_name) && !ctx->quiet)
             fprintf(stderr, "nttbench: warning: --calibration %s was measured on %s, this run "
                             "is on %s: its ceilings may not hold here\n",

@@ -254,11 +254,10 @@ static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v
     }
     if (!strcmp(name, "filter"))
         return nb_cli_filter_add(&run->filter, v);
-    if (!strcmp(name, "calibration")) { /* read now: a bad file is a usage error */
-        nb_ceilings probe;
-        nb_ceilings_default(&probe, 0, 0, 0);
+    if (!strcmp(name, "calibration")) { /* read now, once: a bad file is a usage error */
+        nb_ceilings_default(&run->calibrated, 0, 0, 0);
         run->calibration = v;
-        return nb_ceilings_load(&probe, v);
+        return nb_ceilings_load(&run->calibrated, v);
     }
     if (!strcmp(name, "list") || !strcmp(name, "dry-run")) {
         run->list = 1;

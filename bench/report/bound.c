@@ -128,14 +128,16 @@ static int take(const json_t *o, const char *key, double *v)
 
 nb_status nb_ceilings_load(nb_ceilings *c, const char *path)
 {
+    const int std_in = !strcmp(path, "-");
     struct stat st;
-    if (stat(path, &st) != 0)
+    if (!std_in && stat(path, &st) != 0)
         return nb_set_error(NB_ERR_IO, "%s: cannot read a calibration: %s", path,
                             strerror(errno));
-    if (S_ISDIR(st.st_mode))
+    if (!std_in && S_ISDIR(st.st_mode))
         return nb_set_error(NB_ERR_IO, "%s: is a directory, not a calibration file", path);
     json_error_t err;
-    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    json_t *j = std_in ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &err)
+                       : json_load_file(path, JSON_REJECT_DUPLICATES, &err);
     if (!j && err.line < 1)
         return nb_set_error(NB_ERR_IO, "%s: cannot read a calibration: %s", path, err.text);
     if (!j)
@@ -185,6 +187,28 @@ nb_status nb_ceilings_load(nb_ceilings *c, const char *path)
     }
     json_decref(j);
     return s;
+}
+
+void nb_ceilings_overlay(nb_ceilings *dst, const nb_ceilings *src)
+{
+    if (src->copy_source == NB_CEILING_CALIBRATION) {
+        dst->copy_Bps = src->copy_Bps;
+        dst->copy_source = src->copy_source;
+    }
+    if (src->butterfly_source == NB_CEILING_CALIBRATION) { /* a file may give one word size */
+        if (src->butterflies_per_s > 0)
+            dst->butterflies_per_s = src->butterflies_per_s;
+        if (src->butterflies32_per_s > 0)
+            dst->butterflies32_per_s = src->butterflies32_per_s;
+        dst->butterfly_source = src->butterfly_source;
+    }
+    if (src->launch_source == NB_CEILING_CALIBRATION) {
+        dst->launch_ns = src->launch_ns;
+        dst->boundary_ns = src->boundary_ns;
+        dst->launch_source = src->launch_source;
+    }
+    memcpy(dst->calibration, src->calibration, sizeof dst->calibration);
+    memcpy(dst->calibration_gpu, src->calibration_gpu, sizeof dst->calibration_gpu);
 }
 
 void nb_bound_text(const nb_bound *b, char *buf, size_t n)

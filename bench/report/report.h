@@ -127,6 +127,12 @@ void nb_ceilings_default(nb_ceilings *c, double copy_Bps, int sm_count, double s
  * NB_ERR_INVALID_ARG (another schema, a CPU calibration, a value not a
  * positive number), with a message naming the file. */
 nb_status nb_ceilings_load(nb_ceilings *c, const char *path);
+/* path "-" reads standard input (to its end). */
+
+/* Sets in *dst what src took from a calibration (each ceiling whose source
+ * is NB_CEILING_CALIBRATION and, for the butterflies, each word size's
+ * positive value; the file and GPU names); the rest of *dst is kept. */
+void nb_ceilings_overlay(nb_ceilings *dst, const nb_ceilings *src);
 
 typedef enum nb_format {
     NB_FORMAT_TABLE = 0, /* aligned text for a terminal */
