@@ -30,6 +30,7 @@
 #define CASE_FIXED_S 0.02 /* tables, plans, three verifications, the report row */
 #define STAGE_FIXED_S 0.1 /* a stage case's parameters, pipelines and breakdown pass */
 #define ENV_PROBE_S 0.7   /* the environment block (copy bandwidth), once per run */
+#define MICRO_COLD_RUNS 2 /* a stage level's NTT micro-benchmarks in the cold state */
 
 /* 1 when the command line selects the case: the one a profiler pass's
  * target names, else --filter's. */
@@ -70,9 +71,13 @@ static double outside_samples_s(const nb_cli_run *run, const nb_case_plan *c, in
     const int device_drawn = !stage && c->variant->backend == NB_BACKEND_GPU;
     double s = (stage ? STAGE_FIXED_S : CASE_FIXED_S) +
                (device_drawn ? c->set_bytes : sets * c->set_bytes) / SETUP_BPS;
-    if ((c->cache & NB_CACHE_EVICTED) && c->variant->backend == NB_BACKEND_CPU) {
+    /* CPU flushes: the case's own in an evicted state, and those of its level's
+     * cold NTT micro-benchmarks (forward and inverse) whatever its state */
+    const double flushed_runs = ((c->cache & NB_CACHE_EVICTED) ? 1.0 : 0.0) +
+                                (stage && c->timed_runs > 1 ? (double)MICRO_COLD_RUNS : 0.0);
+    if (flushed_runs > 0 && c->variant->backend == NB_BACKEND_CPU) {
         const double flushes = (double)(run->timing.warmup_samples + run->timing.min_samples);
-        s += 2.0 * cache / SCRATCH_BPS + flushes * 2.0 * cache / FLUSH_BPS;
+        s += flushed_runs * (2.0 * cache / SCRATCH_BPS + flushes * 2.0 * cache / FLUSH_BPS);
     }
     return s;
 }
@@ -81,12 +86,13 @@ static double outside_samples_s(const nb_cli_run *run, const nb_case_plan *c, in
  * enough samples for --min-time (at least --min-samples), each with its own
  * cost beside the measured time (its events, a synchronisation when
  * unbatched, the L2 flush when the state evicts), at most --timeout. A CPU
- * case: --min-time (its flushes are counted outside the samples). */
+ * case: --min-time, at most --timeout (its flushes are counted outside the
+ * samples). */
 static double sampling_s(const nb_cli_run *run, const nb_case_plan *c, int stage)
 {
     const nb_bench_opts *t = &run->timing;
     if (c->variant->backend != NB_BACKEND_GPU)
-        return t->min_time_s;
+        return fmin(t->timeout_s, t->min_time_s);
     const double sample =
         fmax(GPU_SAMPLE_MIN_S, 2.0 * (c->set_bytes > 0 ? c->set_bytes : 0.0) / GPU_BPS);
     double beside = t->batch_samples > 1        ? GPU_BATCHED_S
