@@ -370,6 +370,40 @@ static void test_word_pairs_match_the_gpu_count(void **state)
     nb_report_destroy(rep);
 }
 
+/* Guards: compare --match word never paired a stage case with its twin (the
+ * sets X and X-w32 differ in name and chain), and its message named only the
+ * NTT tiers' criteria. */
+static void test_compare_match_word_pairs_stage_twins(void **state)
+{
+    (void)state;
+    nb_report *rep = NULL;
+    assert_int_equal(nb_report_create(&rep, "run"), NB_OK);
+    add_stage_case(rep, "ckks16-l30-d3", 64, 1, 400);
+    add_stage_case(rep, "ckks16-l30-d3-w32", 32, 1, 300);
+    add_stage_case(rep, "ckks16-l30-d3-w32", 32, 2, 270); /* no 64-bit case on 2 GPUs */
+    char path[256];
+    snprintf(path, sizeof path, "%s/stw.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(nb_report_write(rep, NB_FORMAT_JSON, f), NB_OK);
+    fclose(f);
+    nb_report_destroy(rep);
+    nb_result_file *rf;
+    assert_int_equal(nb_result_file_load(&rf, path), NB_OK);
+    nb_compare_opts o;
+    nb_compare_opts_default(&o);
+    o.match = NB_MATCH_WORD;
+    nb_comparison *c = NULL;
+    assert_int_equal(nb_compare(rf, rf, &o, &c), NB_OK);
+    assert_int_equal(c->n_rows, 1);
+    assert_string_equal(c->rows[0].base->variant, "gpu-w64");
+    assert_string_equal(c->rows[0].new_->variant, "gpu-w32");
+    assert_true(fabs(c->rows[0].time.ratio - 0.75) < 0.01);
+    assert_int_equal(c->n_unmatched_new, 2); /* the 64-bit case, and the 2-GPU one */
+    nb_comparison_destroy(c);
+    nb_result_file_destroy(rf);
+}
+
 int main(int argc, char **argv)
 {
     nb_test_seed_init();
@@ -390,6 +424,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_transform_32bit_matches_reference),
         cmocka_unit_test(test_compare_match_word_pairs_nearest_log_q),
         cmocka_unit_test(test_word_pairs_match_the_gpu_count),
+        cmocka_unit_test(test_compare_match_word_pairs_stage_twins),
         cmocka_unit_test(test_old_file_reads_as_64_bit),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -319,7 +319,7 @@ nb_status nb_compare_runs(const nb_result_file *const *base, size_t n_base,
         s = nb_set_error(NB_ERR_INVALID_ARG,
                          o.match == NB_MATCH_WORD
                              ? "no 32-bit case of %s matches a 64-bit case of %s (same tier, "
-                               "direction, log N, log Q within a prime)%s"
+                               "direction or stage, log N, log Q within a prime)%s"
                          : o.keep ? "no case of %s that the filter keeps matches a case of %s%s"
                                   : "no case of %s matches a case of %s%s",
                          nb_result_file_path(c->new_), nb_result_file_path(c->base), why);

@@ -136,8 +136,9 @@ static void write_header(const nb_comparison *c, FILE *f, int md)
                            : "not judged (verdict 'contended'; --strict judges it)");
     if (c->opts.match == NB_MATCH_WORD)
         fprintf(f, "Matched by word size: each 32-bit case of new against the 64-bit case of "
-                   "base of the same tier, direction and log N whose log Q is nearest (within "
-                   "one prime); variant and case read new / base.\n\n");
+                   "base of the same tier, direction or stage (a set X-w32 against X or X-w64) "
+                   "and log N whose log Q is nearest (within one prime); variant and case read "
+                   "new / base.\n\n");
 }
 
 static void write_lists(const nb_comparison *c, FILE *f, int md)

@@ -58,6 +58,21 @@ static const char *const not_in_key[] = {"seed", "word_bits", "log_q", NULL};
 static const char *const not_in_word_key[] = {"seed",   "word_bits", "log_q", "log_q_target",
                                               "limbs",  "prime_bits", "primes", "psi", NULL};
 
+/* A stage case's parameters as a word key keeps them: the set's name without
+ * its word-size suffix (X-w32 and X-w64 are X's twins), and not what the
+ * word size makes of the chain (levels, prime sizes, digits' limbs). */
+static void stage_word_key(json_t *params)
+{
+    static const char *const chain[] = {"levels", "level", "alpha", "digits", "q0_bits",
+                                        "q_bits", "p_bits", NULL};
+    for (size_t i = 0; chain[i]; i++)
+        json_object_del(params, chain[i]);
+    const char *preset = json_string_value(json_object_get(params, "preset"));
+    const size_t n = preset ? strlen(preset) : 0;
+    if (n > 4 && (!strcmp(preset + n - 4, "-w32") || !strcmp(preset + n - 4, "-w64")))
+        json_object_set_new(params, "preset", json_stringn(preset, n - 4));
+}
+
 /* Canonical matching key (malloc'd): everything that defines the case but
  * the parameters in `drop`, and the variant unless with_variant is 0. */
 static char *case_key(const json_t *c, const char *const *drop, int with_variant)
@@ -81,6 +96,8 @@ static char *case_key(const json_t *c, const char *const *drop, int with_variant
     json_t *params = json_deep_copy(json_object_get(c, "params"));
     for (size_t i = 0; json_is_object(params) && drop[i]; i++)
         json_object_del(params, drop[i]);
+    if (!with_variant && !strcmp(str_or(c, "tier", ""), "stage") && json_is_object(params))
+        stage_word_key(params);
     json_object_set_new(k, "params", params ? params : json_object());
     char *s = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(k);
