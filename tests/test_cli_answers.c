@@ -402,6 +402,24 @@ static void test_messages_name_the_real_fault(void **state)
     unsetenv("NB_NCCL_EXCHANGE");
 }
 
+/* Guards: options that shape what no case of the run does were silently
+ * ignored (--tier warm --cold flush, --sets on a warm run, --batch in the
+ * per-launch mode), and --filter '' (an empty shell variable) kept every case. */
+static void test_options_that_shape_nothing_are_refused(void **state)
+{
+    (void)state;
+    expect_error("--cold on a warm run", (const char *[]){"run", "--tier", "warm", "--cold",
+                                                          "flush", NULL},
+                 2, "--cold flush shapes the cold cache state, which this run does not time");
+    expect_error("--sets on a warm run", (const char *[]){"run", "--tier", "ntt", "--cache",
+                                                          "warm", "--sets", "40", NULL},
+                 2, "--sets 40 shapes the cold cache state, which this run does not time");
+    expect_error("--batch in the per-launch mode", (const char *[]){"run", "--batch", "5", NULL},
+                 2, "--batch 5 counts the launches of a sample in the batch and graph modes");
+    expect_error("an empty --filter", (const char *[]){"run", "--list", "--filter", "", NULL}, 2,
+                 "--filter '': an empty pattern keeps every case");
+}
+
 /* Guards: --stage kept a repeated name (run listed modup three times, verify
  * checked it twice), run skipped an empty item that verify refused, and an
  * unknown name did not say which option it came from. */
@@ -551,6 +569,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_compare_counts_each_run_once_and_names_other_machines),
         cmocka_unit_test(test_damaged_reports_and_unmatched_runs_say_why),
         cmocka_unit_test(test_stage_lists_count_each_name_once),
+        cmocka_unit_test(test_options_that_shape_nothing_are_refused),
         cmocka_unit_test(test_list_marks_a_case_that_cannot_fit),
         cmocka_unit_test(test_list_marks_a_case_that_will_fail),
         cmocka_unit_test(test_messages_name_the_real_fault),

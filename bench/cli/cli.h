@@ -127,6 +127,7 @@ typedef struct nb_cli_run {
     int given_logn, given_limbs;    /* the user chose them (else defaults per backend) */
     int given_bits, given_word;     /* --bits, --word given (else defaults per word size) */
     int given_direction;            /* --direction given */
+    const char *given_cold, *given_sets, *given_batch; /* their values, when given */
     unsigned words;                 /* --word: NB_CLI_WORD(64) | NB_CLI_WORD(32) (default 64) */
     unsigned long long log_q[NB_CLI_MAX_LIST]; /* --logq targets (replace --limbs) */
     size_t n_log_q;

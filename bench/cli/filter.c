@@ -122,6 +122,9 @@ nb_status nb_cli_filter_add(nb_cli_filter *f, const char *pattern)
     if (f->n == NB_CLI_MAX_FILTERS)
         return nb_set_error(NB_ERR_INVALID_ARG, "--filter: at most %d of them",
                             NB_CLI_MAX_FILTERS);
+    if (!*pattern)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--filter '': an empty pattern keeps every case "
+                                                "(leave --filter out to keep them all)");
     const char *why_not = too_complex(pattern);
     if (why_not)
         return nb_set_error(NB_ERR_INVALID_ARG, "--filter '%.200s': %s", pattern, why_not);

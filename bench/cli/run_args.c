@@ -240,12 +240,18 @@ static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v
     }
     if (!strcmp(name, "mode"))
         return parse_modes(run, v);
-    if (!strcmp(name, "batch"))
+    if (!strcmp(name, "batch")) {
+        run->given_batch = v;
         return nb_cli_parse_size(v, name, 1, 100000, &run->timing.batch);
-    if (!strcmp(name, "cold"))
+    }
+    if (!strcmp(name, "cold")) {
+        run->given_cold = v;
         return nb_cold_parse(v, &run->timing.cache);
-    if (!strcmp(name, "sets"))
+    }
+    if (!strcmp(name, "sets")) {
+        run->given_sets = v;
         return nb_cli_parse_size(v, name, 1, (size_t)1 << 22, &run->timing.rotate_sets);
+    }
     if (!strcmp(name, "l2-persist"))
         return nb_cli_parse_double(v, name, 0, 1, &run->timing.l2_persist);
     if (!strcmp(name, "seed")) {
@@ -357,6 +363,29 @@ static nb_status check_cache_used(const nb_cli_run *run)
                         tiers, given);
 }
 
+/* An option that shapes what no case of the run does, which would be
+ * ignored: --cold or --sets without a cold cache state, --batch without the
+ * batch or graph mode. */
+static nb_status check_state_options_used(const nb_cli_run *run)
+{
+    unsigned states = 0;
+    for (size_t i = 0; i < run->n_tiers; i++)
+        states |= nb_cli_tier_states(run, &run->tiers[i]);
+    const char *cold = run->given_cold ? "cold" : run->given_sets ? "sets" : NULL;
+    if (cold && !(states & NB_CLI_STATE(NB_CACHE_COLD)))
+        return nb_set_error(NB_ERR_INVALID_ARG, "--%s %s shapes the cold cache state, which this "
+                            "run does not time (add --tier cold, or leave --%s out)", cold,
+                            run->given_cold ? run->given_cold : run->given_sets, cold);
+    int batched = 0;
+    for (size_t i = 0; i < run->n_modes; i++)
+        batched |= run->modes[i] != NB_MODE_PER_LAUNCH;
+    if (run->given_batch && !batched)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--batch %s counts the launches of a sample in "
+                            "the batch and graph modes, which this run does not time (add --mode "
+                            "batch or graph, or leave --batch out)", run->given_batch);
+    return NB_OK;
+}
+
 int nb_cli_run_parse(int argc, char **argv, nb_cli_run *run)
 {
     memset(run, 0, sizeof *run);
@@ -400,7 +429,7 @@ int nb_cli_run_parse(int argc, char **argv, nb_cli_run *run)
                                 "(--tier warm, or --cache warm)"),
                    NB_EXIT_USAGE;
     if (check_cache_used(run) != NB_OK || nb_cli_stage_check(run) != NB_OK ||
-        check_ntt_options_used(run) != NB_OK)
+        check_ntt_options_used(run) != NB_OK || check_state_options_used(run) != NB_OK)
         return NB_EXIT_USAGE;
     /* per-tier option checks happen when the tier runs (it knows its flags) */
     nb_bench_opts probe = run->timing;
