@@ -257,6 +257,10 @@ static void test_cli_bad_input_exits_2_with_one_line(void **state)
         "{\"schema\": \"nttbench-report\", \"schema_version\": 1, \"cases\": [{\"tier\": \"warm\","
         " \"variant\": \"v\", \"label\": \"l\", \"status\": \"ok\", \"samples_ns\": [1, \"x\"]}]}",
         "[1, 2, 3]",
+        /* a recorded sample count that is not a count (read as a huge one before) */
+        "{\"schema\": \"nttbench-report\", \"schema_version\": 1, \"cases\": [{\"tier\": \"warm\","
+        " \"variant\": \"v\", \"label\": \"l\", \"status\": \"ok\", \"stats\": {\"median\": 2e4,"
+        " \"samples\": -1}, \"samples_ns\": [2e4]}]}",
     };
     spec s = {50, 20000.0, 0.01, 1.0, 1980, 1, 1, 0, 0};
     write_file("good.json", &s, 1, 1980);

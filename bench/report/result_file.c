@@ -289,7 +289,10 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
     out->median_ns = out->has_stats ? num_or_nan(json_object_get(st, "median")) : NAN;
     out->noise_pct = out->has_stats ? num_or_nan(json_object_get(st, "noise_pct")) : NAN;
     const json_t *ns = json_object_get(st, "samples");
-    out->n_recorded_samples = json_is_integer(ns) ? (size_t)json_integer_value(ns) : 0;
+    if (ns && (!json_is_integer(ns) || json_integer_value(ns) < 0))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'stats.samples' is not a count "
+                            "(a whole number, 0 or more)", p, idx);
+    out->n_recorded_samples = ns ? (size_t)json_integer_value(ns) : 0;
     const json_t *stop = json_object_get(c, "stopping");
     out->noise_target_met = json_is_true(json_object_get(stop, "noise_target_met"));
     out->stop_reason = str_or(stop, "reason", "");
