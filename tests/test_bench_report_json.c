@@ -161,11 +161,7 @@ static void test_command_line_keeps_arguments_that_are_not_utf8(void **state)
     char *argv[] = {"nttbench", "--output", "r\xe9sultat.json", "run", "--filter",
                     "warm|\xff", "caf\xc3\xa9", "\xe2\x82"};
     assert_int_equal(nb_report_set_argv(rep, 8, argv), NB_OK);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_int_equal(nb_report_write(rep, NB_FORMAT_JSON, f), NB_OK);
-    fclose(f);
+    char *buf = nb_test_report_text(rep, NB_FORMAT_JSON);
     json_t *j = json_loads(buf, 0, NULL);
     assert_non_null(j);
     const json_t *a = json_object_get(j, "command_line");
