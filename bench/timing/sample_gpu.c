@@ -323,12 +323,10 @@ static nb_status queue_sample(run_state *st, size_t i, cudaEvent_t start, cudaEv
  * error's message. */
 static nb_status let_go(run_state *st, struct nb_gpu_slot *b, nb_status failed)
 {
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s", nb_last_error());
-    release(b);
+    release(b); /* neither this nor the drain sets a message: the first one stays */
     cudaStreamSynchronize((cudaStream_t)st->stream);
     (void)cudaGetLastError();
-    return nb_set_error(failed, "%s", msg);
+    return failed;
 }
 
 /* Queues a batch in slot b up to its last stop event: its first flush, the
