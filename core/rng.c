@@ -54,3 +54,16 @@ void nb_rng_fill_limbs(nb_rng *r, uint64_t *dst, size_t n, const uint64_t *q, si
             dst[l * n] = 1;
     }
 }
+
+void nb_rng_fill_limbs_at(uint64_t key, uint64_t first, uint64_t *dst, size_t n,
+                          const uint64_t *q, size_t limbs)
+{
+#pragma omp parallel for schedule(static) if (limbs > 1 && limbs * n >= 65536)
+    for (size_t l = 0; l < limbs; l++) {
+        uint64_t *p = dst + l * n;
+        for (size_t i = 0; i < n; i++)
+            p[i] = nb_rng_residue_at(key, first + l * n + i, q[l]);
+        if (n && p[0] == 0)
+            p[0] = 1;
+    }
+}

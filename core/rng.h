@@ -36,6 +36,16 @@ void nb_rng_fill_residues(nb_rng *r, uint64_t *dst, size_t n, uint64_t q);
  * benchmarks and checks, never an all-zero limb. */
 void nb_rng_fill_limbs(nb_rng *r, uint64_t *dst, size_t n, const uint64_t *q, size_t limbs);
 
+/* One buffer set of the counter-based draw (nb_rng_residue_at below), limbs
+ * in parallel: dst[l n + i] = nb_rng_residue_at(key, first + l n + i, q[l])
+ * for l < limbs, i < n, the first value of a limb never 0 (a drawn 0 becomes
+ * 1). `first` is the set's first word in its buffer's numbering, sets laid
+ * out one after another (set s of `limbs` limbs: s limbs n), so the values
+ * are nb_gpu_fill_residues' for that set, word for word, and a set's input
+ * does not depend on how many sets there are. */
+void nb_rng_fill_limbs_at(uint64_t key, uint64_t first, uint64_t *dst, size_t n,
+                          const uint64_t *q, size_t limbs);
+
 #ifdef __cplusplus
 }
 #endif

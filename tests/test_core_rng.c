@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <setjmp.h>
@@ -229,6 +230,41 @@ static void test_residue_at_small_bound_passes_chi_square(void **state)
         fail_msg("chi-square %.2f over %d values", chi2, BOUND);
 }
 
+/* nb_rng_fill_limbs_at: value i of limb l of set s is nb_rng_residue_at at
+ * word s limbs n + l n + i of the limb's prime, but a limb's first value,
+ * which is never 0 (with q = 2 about half the limbs draw a 0 there; it
+ * becomes 1). Limbs of 2^17 values run in parallel; each set is drawn
+ * alone, so set 1 does not depend on set 0 having been drawn. */
+static void test_fill_limbs_at_is_residue_at_by_word(void **state)
+{
+    (void)state;
+    enum { LIMBS = 40, N = 1 << 17 };
+    uint64_t q[LIMBS];
+    for (size_t l = 0; l < LIMBS; l++)
+        q[l] = l % 2 ? 2 : (1ull << 61) - 1 - 2 * l;
+    uint64_t *a = malloc((size_t)LIMBS * N * sizeof *a);
+    assert_non_null(a);
+    const uint64_t key = 0x0123456789ABCDEFull;
+    size_t made_one = 0;
+    for (uint64_t set = 1; set < 3; set++) {
+        memset(a, 0xFF, (size_t)LIMBS * N * sizeof *a); /* poison */
+        nb_rng_fill_limbs_at(key, set * LIMBS * N, a, N, q, LIMBS);
+        for (size_t l = 0; l < LIMBS; l++)
+            for (size_t i = 0; i < N; i++) {
+                uint64_t want = nb_rng_residue_at(key, set * LIMBS * N + l * N + i, q[l]);
+                if (i == 0 && want == 0) {
+                    want = 1;
+                    made_one++;
+                }
+                if (a[l * N + i] != want)
+                    fail_msg("set %" PRIu64 " limb %zu index %zu: %" PRIu64 ", want %" PRIu64,
+                             set, l, i, a[l * N + i], want);
+            }
+    }
+    assert_true(made_one > 0); /* the rule was exercised */
+    free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_residue_at_is_the_top_of_x_times_q),
         cmocka_unit_test(test_mix_is_the_output_step_of_the_stream),
         cmocka_unit_test(test_residue_at_small_bound_passes_chi_square),
+        cmocka_unit_test(test_fill_limbs_at_is_residue_at_by_word),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,5 +83,6 @@ void nb_text_write_overhead(const nb_report *r, FILE *f, int md)
          "plans, tables, the oracle, a stage's breakdown, the row");
     if (isfinite(o.between_s))
         line(f, md, 0, "outside the timed cases", o.between_s,
-             "environment, case list, reports, cases not timed, stage micro-runs");
+             "environment, case list, reports, cases not timed, stage micro-runs, "
+             "shared pipelines freed");
 }

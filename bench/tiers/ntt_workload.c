@@ -71,15 +71,7 @@ static void gen_input(const ntt_ctx *c, size_t set, uint64_t *a)
         nb_rng_fill_limbs(&rng, a, c->n, c->primes, c->limbs);
         return;
     }
-    const uint64_t key = sets_key(c), base = (uint64_t)set * set_words(c);
-#pragma omp parallel for schedule(static) if (c->limbs > 1 && set_words(c) >= 65536)
-    for (size_t l = 0; l < c->limbs; l++) {
-        uint64_t *p = a + l * c->n;
-        for (size_t i = 0; i < c->n; i++)
-            p[i] = nb_rng_residue_at(key, base + l * c->n + i, c->primes[l]);
-        if (p[0] == 0)
-            p[0] = 1;
-    }
+    nb_rng_fill_limbs_at(sets_key(c), (uint64_t)set * set_words(c), a, c->n, c->primes, c->limbs);
 }
 
 static size_t set_bytes(const ntt_ctx *c) { return set_words(c) * c->word_bytes; }

@@ -10,6 +10,7 @@
 #include "bench/tiers/ntt.h"
 #include "bench/tiers/stage.h"
 #include "bench/tiers/stage_multi.h"
+#include "bench/tiers/stage_pool.h"
 #include "bench/tiers/tiers.h"
 
 /* ---- micro-benchmarks ---- */
@@ -246,6 +247,14 @@ nb_status nb_stage_run_case(nb_case **out, const nb_ckks_params *params,
                             const nb_stage_micro *micro, const nb_bench_opts *o,
                             size_t passes, void *stream)
 {
+    return nb_stage_run_case_pooled(out, params, variant, cfg, micro, o, passes, NULL, stream);
+}
+
+nb_status nb_stage_run_case_pooled(nb_case **out, const nb_ckks_params *params,
+                                   const nb_ntt_variant *variant, const nb_stage_config *cfg,
+                                   const nb_stage_micro *micro, const nb_bench_opts *o,
+                                   size_t passes, nb_stage_pool *pool, void *stream)
+{
     if (out)
         *out = NULL;
     if (!out || !params || !variant || !cfg || !o)
@@ -257,7 +266,8 @@ nb_status nb_stage_run_case(nb_case **out, const nb_ckks_params *params,
     NB_TRY(nb_case_create(&cs, "stage", o->cache, variant->name, variant->backend, label));
     nb_status s = add_params(cs, params, cfg, level, variant->word_bits);
     nb_workload *w = NULL;
-    if (s == NB_OK && (s = nb_stage_workload_create(&w, params, variant, cfg, stream)) != NB_OK) {
+    if (s == NB_OK &&
+        (s = nb_stage_workload_create_pooled(&w, params, variant, cfg, pool, stream)) != NB_OK) {
         nb_case_set_status(cs, s == NB_ERR_UNSUPPORTED ? NB_CASE_SKIPPED : NB_CASE_ERROR,
                            nb_last_error());
         *out = cs;

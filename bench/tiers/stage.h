@@ -54,9 +54,11 @@ void nb_stage_case_label(char *buf, size_t n, const nb_ckks_params *params,
  * the work is identical). Shared by the sets: the nb_ckks scratch (the
  * pipelines' working buffers, like a library's memory pool). Footprint and
  * bytes per launch count input + key + output, each once.
+ * Inputs and keys are counter-based draws (nb_rng_fill_limbs_at) from keys
+ * derived from cfg->seed: set s's values do not depend on the set count.
  * verify(): the set's output against the CPU pipeline with cpu-harvey (which
  * test_ckks_pipeline checks bit-exact against the GMP reference), computed on
- * the host from the set's seed. */
+ * the host once per set checked and kept until the workload is destroyed. */
 /* Freed by nb_workload_destroy. */
 nb_status nb_stage_workload_create(nb_workload **out, const nb_ckks_params *params,
                                    const nb_ntt_variant *variant, const nb_stage_config *cfg,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench/tiers/stage.h"
+#include "bench/tiers/stage_pool.h"
 #include "bench/tiers/tiers.h"
 #include "bench/timing/options.h"
 
@@ -94,10 +95,11 @@ static void stage_label(char *label, size_t n, const nb_stage_config *cfg,
 }
 
 /* Every stage x mode of one variant at one level, as selected; the NTT
- * micro-benchmarks first, when a case of the level is kept. */
+ * micro-benchmarks first, when a case of the level is kept. One-GPU and CPU
+ * cases borrow their pipelines from pool. */
 static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
                            const nb_ckks_params *p, const nb_ntt_variant *v, size_t level,
-                           size_t gpus)
+                           size_t gpus, nb_stage_pool *pool)
 {
     void *stream = v->backend == NB_BACKEND_GPU ? r->stream : NULL;
     nb_stage_micro micro;
@@ -146,7 +148,7 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
             stage_label(label, sizeof label, &cfg, p, NULL);
             const double t0 = nb_now_s(); /* the case's wall time, its build included */
             nb_case *c = NULL;
-            NB_TRY(nb_stage_run_case(&c, p, v, &cfg, mp, &to, o->passes, stream));
+            NB_TRY(nb_stage_run_case_pooled(&c, p, v, &cfg, mp, &to, o->passes, pool, stream));
             nb_status s = nb_case_param_str(c, "mode", nb_mode_name(to.mode));
             char seed[24]; /* the derived 64-bit seed exactly, as in the NTT tier */
             snprintf(seed, sizeof seed, "%" PRIu64, cfg.seed);
@@ -196,23 +198,29 @@ static nb_status run_params(const nb_tier_run *r, const nb_stage_tier_opts *o,
     const size_t top = p->max_level;
     const size_t nl = o->n_levels ? o->n_levels : 1;
     NB_TRY(check_levels(o, p));
-    for (size_t vi = 0; vi < r->sweep.n_variants; vi++) {
+    nb_stage_pool pool = {0};
+    nb_status s = NB_OK;
+    for (size_t vi = 0; vi < r->sweep.n_variants && s == NB_OK; vi++) {
         const nb_ntt_variant *v = r->sweep.variants[vi];
         char why[200], label[160];
         if (!variant_fits(v, p, why, sizeof why)) {
             snprintf(label, sizeof label, "stage %s", p->name);
             if (select_case(r, v, label, NULL, 0.0, 0, 1))
-                NB_TRY(add_skipped(r, v, label, why));
+                s = add_skipped(r, v, label, why);
             continue;
         }
         /* GPU counts: the CPU backend and a count of 1 run the one-GPU pipeline */
         const size_t ng = v->backend == NB_BACKEND_GPU && o->n_gpus ? o->n_gpus : 1;
-        for (size_t gi = 0; gi < ng; gi++)
-            for (size_t li = 0; li < nl; li++)
-                NB_TRY(run_level(r, o, p, v, o->n_levels ? o->levels[li] : top,
-                                 v->backend == NB_BACKEND_GPU && o->n_gpus ? o->gpus[gi] : 1));
+        for (size_t gi = 0; gi < ng && s == NB_OK; gi++) {
+            const size_t gpus = v->backend == NB_BACKEND_GPU && o->n_gpus ? o->gpus[gi] : 1;
+            if (gpus > 1) /* the one-GPU pipeline's memory is not held beside G devices' */
+                nb_stage_pool_free(&pool);
+            for (size_t li = 0; li < nl && s == NB_OK; li++)
+                s = run_level(r, o, p, v, o->n_levels ? o->levels[li] : top, gpus, &pool);
+        }
     }
-    return NB_OK;
+    nb_stage_pool_free(&pool);
+    return s;
 }
 
 static nb_status run_custom(const nb_tier_run *r, const nb_stage_tier_opts *o)

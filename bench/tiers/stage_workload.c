@@ -1,6 +1,13 @@
 /* The stage workload: CKKS stages for the shared timing core (setup with
  * rotated buffer sets, launch / launch_marked through the ckks/ pipelines,
- * verification against the CPU pipeline), and the stage names. */
+ * verification against the CPU pipeline), and the stage names. A set's
+ * input and key are counter-based draws (nb_rng_residue_at) from keys
+ * derived from the case's seed, so any set can be drawn alone: on one GPU
+ * every set by one kernel per buffer, elsewhere set by set on the host
+ * (limbs in parallel), and on the host again for a check. The CPU
+ * pipeline's output for the sets checked (set 0 and the last one used) is
+ * kept across the case's passes (timed, kernel list, breakdown): a set's
+ * input does not depend on how many sets a pass has. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +16,8 @@
 #include "bench/tiers/ntt.h"
 #include "bench/tiers/stage.h"
 #include "bench/tiers/stage_multi.h"
+#include "bench/tiers/stage_pool.h"
+#include "bench/timing/internal.h"
 #include "core/device.h"
 #include "core/rng.h"
 
@@ -63,15 +72,20 @@ typedef struct stage_ctx {
     nb_stage_config cfg;
     nb_ckks *ck;
     nb_stage_multi *mx;                    /* several GPUs (cfg.gpus > 1): ck is NULL */
+    nb_stage_pool *pool;                   /* ck and ref are the pool's: the caller's or own */
+    nb_stage_pool own;
     size_t level, L1, E, digits;
     size_t in_limbs, out_limbs, key_limbs; /* per set */
     size_t wb;                             /* bytes per word of the variant: 8 or 4 */
     uint64_t *in_primes, *out_primes;      /* per limb of input / output */
+    uint64_t *key_primes;                  /* per limb of the key (key switch) */
+    uint64_t in_seed, key_seed;            /* the counter-based draws' keys */
     size_t fwd, inv;
-    /* per-case buffers (setup .. teardown) */
+    /* per-pass buffers (setup .. teardown) */
     size_t sets;
     nb_buffer *in, *out, *key;
-    /* verification (host) */
+    nb_buffer *in_q, *key_q;               /* one GPU: the primes the draws read */
+    /* verification (host; kept until the workload is destroyed) */
     nb_ckks *ref;
     uint64_t *h_in, *h_key, *h_got;        /* 64-bit words (the oracle's) */
     void *h_words;                         /* 32-bit variants: inputs narrowed */
@@ -79,27 +93,17 @@ typedef struct stage_ctx {
     size_t exp_set[2];
 } stage_ctx;
 
-/* Uniform residues of each limb's prime; the first coefficient of a limb is
- * never zero, so no limb is all zero. */
-static void fill(uint64_t *a, size_t n, const uint64_t *primes, size_t limbs, nb_rng *rng)
-{
-    for (size_t l = 0; l < limbs; l++) {
-        nb_rng_fill_residues(rng, a + l * n, n, primes[l]);
-        if (a[l * n] == 0)
-            a[l * n] = 1;
-    }
-}
-
+/* Set `set`'s input (and with key non-NULL its key) as 64-bit words: uniform
+ * residues of each limb's prime, the first coefficient of a limb never
+ * zero, so no limb is all zero; what the one-GPU setup draws on the device. */
 static void set_inputs(const stage_ctx *c, size_t set, uint64_t *in, uint64_t *key)
 {
-    nb_rng st;
-    nb_rng_seed(&st, c->cfg.seed ^ ((uint64_t)(set + 1) * 0xD1B54A32D192ED03ull));
-    fill(in, c->p->n, c->in_primes, c->in_limbs, &st);
-    if (key) {
-        const size_t per = c->p->q_count + c->p->alpha;
-        for (size_t poly = 0; poly < c->key_limbs / per; poly++)
-            fill(key + poly * per * c->p->n, c->p->n, c->p->primes, per, &st);
-    }
+    const size_t n = c->p->n;
+    nb_rng_fill_limbs_at(c->in_seed, (uint64_t)set * c->in_limbs * n, in, n, c->in_primes,
+                         c->in_limbs);
+    if (key)
+        nb_rng_fill_limbs_at(c->key_seed, (uint64_t)set * c->key_limbs * n, key, n,
+                             c->key_primes, c->key_limbs);
 }
 
 typedef struct {
@@ -160,24 +164,51 @@ static const void *narrow(const stage_ctx *c, const uint64_t *h, size_t limbs)
     return c->h_words;
 }
 
+/* Frees one pass's buffers; the host copies and the CPU pipeline's outputs
+ * stay for the next pass (ws_destroy frees them). */
 static void ws_teardown(void *ctx)
 {
     stage_ctx *c = ctx;
     nb_buffer_destroy(c->in);
     nb_buffer_destroy(c->out);
     nb_buffer_destroy(c->key);
-    c->in = c->out = c->key = NULL;
-    free(c->h_in);
-    free(c->h_key);
-    free(c->h_got);
-    free(c->h_words);
-    c->h_words = NULL;
-    free(c->h_exp[0]);
-    free(c->h_exp[1]);
+    nb_buffer_destroy(c->in_q);
+    nb_buffer_destroy(c->key_q);
+    c->in = c->out = c->key = c->in_q = c->key_q = NULL;
     nb_stage_multi_teardown(c->mx);
-    c->h_in = c->h_key = c->h_got = c->h_exp[0] = c->h_exp[1] = NULL;
     c->sets = 0;
 }
+
+/* The host copies, allocated by the first pass. */
+static nb_status host_buffers(stage_ctx *c)
+{
+    const size_t n = c->p->n;
+    if (!c->h_in)
+        c->h_in = malloc(c->in_limbs * n * sizeof(uint64_t));
+    if (!c->h_got)
+        c->h_got = malloc(c->out_limbs * n * sizeof(uint64_t));
+    if (c->key_limbs && !c->h_key)
+        c->h_key = malloc(c->key_limbs * n * sizeof(uint64_t));
+    const size_t most = c->in_limbs > c->key_limbs ? c->in_limbs : c->key_limbs;
+    if (c->wb == 4 && !c->h_words)
+        c->h_words = malloc(most * n * sizeof(uint32_t));
+    if (!c->h_in || !c->h_got || (c->key_limbs && !c->h_key) || (c->wb == 4 && !c->h_words))
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "stage workload: out of host memory");
+    return NB_OK;
+}
+
+#ifdef NB_HAVE_CUDA
+/* Every set of b (`limbs` limbs each, primes q) drawn on the device. */
+static nb_status draw_on_device(const stage_ctx *c, nb_buffer *b, nb_buffer **q_dev,
+                                const uint64_t *q, size_t limbs, uint64_t seed, void *stream)
+{
+    NB_TRY(nb_buffer_create(q_dev, NB_BACKEND_GPU, limbs * sizeof *q));
+    NB_TRY(nb_buffer_upload(*q_dev, 0, q, limbs * sizeof *q, stream));
+    return nb_gpu_fill_residues(nb_buffer_ptr(b), (unsigned)(8 * c->wb), 0,
+                                (uint64_t)c->sets * limbs * c->p->n, c->p->log_n, limbs,
+                                nb_buffer_ptr(*q_dev), seed, stream);
+}
+#endif
 
 static nb_status ws_setup(void *ctx, size_t sets, void *stream)
 {
@@ -187,14 +218,7 @@ static nb_status ws_setup(void *ctx, size_t sets, void *stream)
         return nb_set_error(NB_ERR_INVALID_ARG, "stage workload: zero buffer sets");
     const size_t n = c->p->n;
     const nb_backend be = c->v->backend;
-    c->exp_set[0] = c->exp_set[1] = SIZE_MAX;
-    c->h_in = malloc(c->in_limbs * n * sizeof(uint64_t));
-    c->h_got = malloc(c->out_limbs * n * sizeof(uint64_t));
-    c->h_key = c->key_limbs ? malloc(c->key_limbs * n * sizeof(uint64_t)) : NULL;
-    const size_t most = c->in_limbs > c->key_limbs ? c->in_limbs : c->key_limbs;
-    c->h_words = c->wb == 4 ? malloc(most * n * sizeof(uint32_t)) : NULL;
-    if (!c->h_in || !c->h_got || (c->key_limbs && !c->h_key) || (c->wb == 4 && !c->h_words))
-        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "stage workload: out of host memory");
+    NB_TRY(host_buffers(c));
     if (c->mx) {
         NB_TRY(nb_stage_multi_setup(c->mx, sets));
         for (size_t s = 0; s < sets; s++) {
@@ -213,13 +237,22 @@ static nb_status ws_setup(void *ctx, size_t sets, void *stream)
     if (c->key_limbs)
         NB_TRY(nb_buffer_create(&c->key, be, sets * c->key_limbs * n * c->wb));
     NB_TRY(nb_buffer_fill(c->out, 0xA5, stream));
+    c->sets = sets;
+#ifdef NB_HAVE_CUDA
+    if (be == NB_BACKEND_GPU) {
+        NB_TRY(draw_on_device(c, c->in, &c->in_q, c->in_primes, c->in_limbs, c->in_seed, stream));
+        if (c->key_limbs)
+            NB_TRY(draw_on_device(c, c->key, &c->key_q, c->key_primes, c->key_limbs, c->key_seed,
+                                  stream));
+        return NB_OK;
+    }
+#endif
     for (size_t s = 0; s < sets; s++) {
         set_inputs(c, s, c->h_in, c->h_key);
         NB_TRY(upload_set(c, c->in, s, c->in_limbs, c->h_in, stream));
         if (c->key_limbs)
             NB_TRY(upload_set(c, c->key, s, c->key_limbs, c->h_key, stream));
     }
-    c->sets = sets;
     return NB_OK;
 }
 
@@ -268,12 +301,8 @@ static nb_status expected_for(stage_ctx *c, size_t set, const uint64_t **exp)
             *exp = c->h_exp[k];
             return NB_OK;
         }
-    if (!c->ref) {
-        const nb_ntt_variant *cpu = nb_ntt_variant_find("cpu-harvey");
-        if (!cpu)
-            return nb_set_error(NB_ERR_INTERNAL, "stage verify: cpu-harvey is not registered");
-        NB_TRY(nb_ckks_create(&c->ref, c->p, cpu, NULL));
-    }
+    if (!c->ref)
+        NB_TRY(nb_stage_pool_reference(c->pool, c->p, &c->ref));
     /* a free slot, else the one not holding set 0 (verified first and last) */
     int k = c->exp_set[0] == SIZE_MAX ? 0 : c->exp_set[1] == SIZE_MAX ? 1 : c->exp_set[0] == 0;
     if (!c->h_exp[k]) {
@@ -358,17 +387,31 @@ static void ws_destroy(void *ctx)
 {
     stage_ctx *c = ctx;
     ws_teardown(c);
-    nb_ckks_destroy(c->ck);
+    free(c->h_in);
+    free(c->h_key);
+    free(c->h_got);
+    free(c->h_words);
+    free(c->h_exp[0]);
+    free(c->h_exp[1]);
+    nb_stage_pool_free(&c->own);
     nb_stage_multi_destroy(c->mx);
-    nb_ckks_destroy(c->ref);
     free(c->in_primes);
     free(c->out_primes);
+    free(c->key_primes);
     free(c);
 }
 
 nb_status nb_stage_workload_create(nb_workload **out, const nb_ckks_params *params,
                                    const nb_ntt_variant *variant, const nb_stage_config *cfg,
                                    void *stream)
+{
+    return nb_stage_workload_create_pooled(out, params, variant, cfg, NULL, stream);
+}
+
+nb_status nb_stage_workload_create_pooled(nb_workload **out, const nb_ckks_params *params,
+                                          const nb_ntt_variant *variant,
+                                          const nb_stage_config *cfg, nb_stage_pool *pool,
+                                          void *stream)
 {
     if (out)
         *out = NULL;
@@ -384,6 +427,8 @@ nb_status nb_stage_workload_create(nb_workload **out, const nb_ckks_params *para
     stage_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "stage workload: out of host memory");
+    c->w.ctx = c; /* first, so that nb_workload_destroy frees a half-built one */
+    c->w.ops = &stage_ops;
     c->p = params;
     c->v = variant;
     c->cfg = *cfg;
@@ -400,7 +445,6 @@ nb_status nb_stage_workload_create(nb_workload **out, const nb_ckks_params *para
         nb_workload_destroy(&c->w);
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "stage workload: out of host memory");
     }
-    c->w.ctx = c;
     switch (cfg->stage) {
     case NB_CKKS_STAGE_MODUP:
         c->in_limbs = c->L1;
@@ -424,15 +468,28 @@ nb_status nb_stage_workload_create(nb_workload **out, const nb_ckks_params *para
         memcpy(c->in_primes, params->q, c->L1 * sizeof(uint64_t));
         break;
     }
+    if (c->key_limbs) { /* polynomials over all of Q and P, one after another */
+        const size_t per = params->q_count + params->alpha;
+        c->key_primes = malloc(c->key_limbs * sizeof(uint64_t));
+        if (!c->key_primes) {
+            nb_workload_destroy(&c->w);
+            return nb_set_error(NB_ERR_OUT_OF_MEMORY, "stage workload: out of host memory");
+        }
+        for (size_t i = 0; i < c->key_limbs; i++)
+            c->key_primes[i] = params->primes[i % per];
+    }
+    c->in_seed = nb_rng_mix(cfg->seed ^ 0xD1B54A32D192ED03ull);
+    c->key_seed = nb_rng_mix(cfg->seed ^ 0xA0761D6478BD642Full);
     nb_ckks_ntt_counts(params, cfg->stage, level, &c->fwd, &c->inv);
     snprintf(c->label, sizeof c->label, "%s %s logn=%u L=%zu l=%zu dnum=%zu %s%s",
              nb_stage_name(cfg->stage), params->name, params->log_n, params->max_level, level,
              params->dnum, variant->name, cfg->gpus > 1 ? " (several GPUs)" : "");
     c->w.label = c->label;
     c->w.backend = variant->backend;
-    c->w.ops = &stage_ops;
-    nb_status s = cfg->gpus > 1 ? nb_stage_multi_create(&c->mx, params, variant, &c->cfg, cfg->gpus)
-                                : nb_ckks_create(&c->ck, params, variant, stream);
+    c->pool = pool ? pool : &c->own;
+    nb_status s = cfg->gpus > 1
+                      ? nb_stage_multi_create(&c->mx, params, variant, &c->cfg, cfg->gpus)
+                      : nb_stage_pool_pipeline(c->pool, params, variant, stream, &c->ck);
     if (s != NB_OK) {
         nb_workload_destroy(&c->w);
         return s;
