@@ -180,6 +180,28 @@ static void test_compare_run_lists_are_checked(void **state)
                  2, "compare takes one '--' (between the base runs and the new ones)");
 }
 
+/* Guards: a command option's value spelled like a global option was taken as
+ * that option (`--filter -V` printed the version and exited 0). */
+static void test_option_value_spelled_like_a_global_option(void **state)
+{
+    (void)state;
+    expect_error("--filter value spelled like -V",
+                 (const char *[]){"run", "--variant", "cpu-harvey", "--logn", "10", "--limbs",
+                                  "1", "--list", "--filter", "-V", NULL},
+                 2, "--filter keeps none of the cases (nttbench run --list without --filter "
+                    "shows their names)");
+    expect_error("--preset value spelled like -h",
+                 (const char *[]){"verify", "--stage", "modup", "--preset", "-h", NULL}, 2,
+                 "--preset: no CKKS preset named '-h' (see 'nttbench list')");
+    /* a flag that takes no value leaves the next word global */
+    assert_int_equal(run_v((const char *[]){"run", "--variant", "cpu-harvey", "--list", "-V",
+                                            NULL}),
+                     0);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "plug-in ABI"));
+    free(out);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -190,6 +212,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_report_names_contended_cases),
         cmocka_unit_test(test_result_file_cases_that_do_not_match),
         cmocka_unit_test(test_compare_run_lists_are_checked),
+        cmocka_unit_test(test_option_value_spelled_like_a_global_option),
     };
     return cli_rows_main(argc, argv, "nb-use-", "cli_usage", tests,
                          sizeof tests / sizeof tests[0], make_quick_base);

@@ -204,6 +204,14 @@ static int given_before(int end, char **argv, const nb_cli_option *const *tables
     return 0;
 }
 
+int nb_cli_takes_value(const nb_cli_option *const *tables, const char *a)
+{
+    const char *eq;
+    int known;
+    const nb_cli_option *o = lookup(tables, a, &eq, &known);
+    return o && o->takes_value && !eq;
+}
+
 int nb_cli_next_option(int argc, char **argv, int *i, const nb_cli_option *const *tables,
                        const char **name, const char **value)
 {

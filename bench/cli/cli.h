@@ -73,6 +73,17 @@ int nb_cli_next_option(int argc, char **argv, int *i, const nb_cli_option *const
 /* Prints an option table as help. */
 void nb_cli_print_options(FILE *f, const nb_cli_option *table);
 
+/* The option tables each command's parser reads (NULL-terminated; verify
+ * --stage reads nb_cli_verify_stage_tables). */
+extern const nb_cli_option *const nb_cli_run_tables[], *const nb_cli_verify_tables[],
+    *const nb_cli_verify_stage_tables[], *const nb_cli_calibrate_tables[],
+    *const nb_cli_transform_tables[], *const nb_cli_check_tables[],
+    *const nb_cli_compare_tables[], *const nb_cli_report_tables[], *const nb_cli_primes_tables[];
+
+/* 1 when argument a is "--name" without "=VALUE" and names an option of
+ * `tables` that takes a value (so the next argument is that value), else 0. */
+int nb_cli_takes_value(const nb_cli_option *const *tables, const char *a);
+
 /* ------------------------------------------------------------- selection */
 
 #define NB_CLI_MAX_FILTERS 16

@@ -27,6 +27,8 @@ static const nb_cli_option compare_options[] = {
     {NULL, 0, NULL},
 };
 
+const nb_cli_option *const nb_cli_compare_tables[] = {compare_options, NULL};
+
 void nb_cmd_compare_help(FILE *f)
 {
     fprintf(f, "usage: nttbench compare BASE.json NEW.json [options]\n"
@@ -173,7 +175,7 @@ static int compare_with(int argc, char **argv, nb_format fmt, const char *output
     const char *paths[2 * MAX_RUNS];
     size_t np = 0, n_base = 0;
     int split = 0, stdin_uses = 0;
-    const nb_cli_option *const tables[] = {compare_options, NULL};
+    const nb_cli_option *const *tables = nb_cli_compare_tables;
     for (int i = 0; i < argc;) {
         const char *n, *v;
         int r = nb_cli_next_option(argc, argv, &i, tables, &n, &v);

@@ -113,6 +113,8 @@ static const nb_cli_option transform_options[] = {
     {NULL, 0, NULL},
 };
 
+const nb_cli_option *const nb_cli_transform_tables[] = {transform_options, NULL};
+
 static nb_status parse_u64_list(const char *s, const char *flag, uint64_t *out, size_t max,
                                 size_t *n)
 {
@@ -137,7 +139,7 @@ typedef struct transform_args {
 static nb_status parse_transform(int argc, char **argv, transform_args *a)
 {
     memset(a, 0, sizeof *a);
-    const nb_cli_option *const tables[] = {transform_options, NULL};
+    const nb_cli_option *const *tables = nb_cli_transform_tables;
     for (int i = 0; i < argc;) {
         const char *n, *v;
         int r = nb_cli_next_option(argc, argv, &i, tables, &n, &v);
@@ -286,6 +288,8 @@ static const nb_cli_option check_options[] = {
     {NULL, 0, NULL},
 };
 
+const nb_cli_option *const nb_cli_check_tables[] = {check_options, NULL};
+
 /* The text check printed into memory, copied into the --output file. */
 typedef struct mem_text {
     const char *data;
@@ -367,7 +371,7 @@ int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output)
     const char *exp_p = NULL, *act_p = NULL, *ef = NULL, *af = NULL;
     size_t log_n = 0, max_report = 10;
     int have_logn = 0;
-    const nb_cli_option *const tables[] = {check_options, NULL};
+    const nb_cli_option *const *tables = nb_cli_check_tables;
     for (int i = 0; i < argc;) {
         const char *n, *v;
         int r = nb_cli_next_option(argc, argv, &i, tables, &n, &v);

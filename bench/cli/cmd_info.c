@@ -133,6 +133,8 @@ static const nb_cli_option calib_options[] = {
     {NULL, 0, NULL},
 };
 
+const nb_cli_option *const nb_cli_calibrate_tables[] = {calib_options, nb_cli_timing_options, NULL};
+
 typedef struct calib_writer {
     const nb_calibration *c;
     const nb_env *e;
@@ -152,7 +154,7 @@ int nb_cmd_calibrate(int argc, char **argv, nb_format fmt, const char *output, i
     o.min_time_s = 0.1;
     o.timeout_s = 5.0;
     int backend = -1;
-    const nb_cli_option *const tables[] = {calib_options, nb_cli_timing_options, NULL};
+    const nb_cli_option *const *tables = nb_cli_calibrate_tables;
     for (int i = 0; i < argc;) {
         const char *n, *v;
         int r = nb_cli_next_option(argc, argv, &i, tables, &n, &v);

@@ -22,6 +22,8 @@ static const nb_cli_option primes_options[] = {
     {NULL, 0, NULL},
 };
 
+const nb_cli_option *const nb_cli_primes_tables[] = {primes_options, NULL};
+
 void nb_cmd_primes_help(FILE *f)
 {
     fprintf(f, "usage: nttbench primes [--logn N] [--bits B] [--count K] [--word W] "
@@ -102,7 +104,7 @@ int nb_cmd_primes(int argc, char **argv, nb_format fmt, const char *output, int 
 {
     size_t log_n = 16, bits = 0, count = 8;
     unsigned word_bits = 64;
-    const nb_cli_option *const tables[] = {primes_options, NULL};
+    const nb_cli_option *const *tables = nb_cli_primes_tables;
     for (int i = 0; i < argc;) {
         const char *n, *v;
         int r = nb_cli_next_option(argc, argv, &i, tables, &n, &v);

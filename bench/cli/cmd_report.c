@@ -380,11 +380,14 @@ static nb_status some_case_timed(const nb_result_file *rf, const char *path)
                         "to report", path, n, n == 1 ? "" : "s", statuses.s);
 }
 
+static const nb_cli_option report_options[] = {
+    {"calibration", 1, "FILE   ceilings from nttbench calibrate"}, {NULL, 0, NULL}};
+
+const nb_cli_option *const nb_cli_report_tables[] = {report_options, NULL};
+
 int nb_cmd_report(int argc, char **argv, nb_format fmt, const char *output, int quiet)
 {
-    static const nb_cli_option report_options[] = {
-        {"calibration", 1, "FILE   ceilings from nttbench calibrate"}, {NULL, 0, NULL}};
-    const nb_cli_option *const tables[] = {report_options, NULL};
+    const nb_cli_option *const *tables = nb_cli_report_tables;
     nb_ceilings calib;
     const char *file = NULL, *calibration = NULL;
     for (int i = 0; i < argc;) {

@@ -27,6 +27,8 @@ static const nb_cli_option verify_options[] = {
     {NULL, 0, NULL},
 };
 
+const nb_cli_option *const nb_cli_verify_tables[] = {verify_options, NULL};
+
 typedef struct check_row {
     const nb_ntt_variant *v;
     int inverse;
@@ -319,7 +321,7 @@ static nb_status parse_verify(int argc, char **argv, verify_args *a)
     a->nlimbs = 2;
     a->nbits = 2;
     a->seed = (uint64_t)time(NULL) * 0x2545F4914F6CDD1Dull;
-    const nb_cli_option *const tables[] = {verify_options, NULL};
+    const nb_cli_option *const *tables = nb_cli_verify_tables;
     for (int i = 0; i < argc;) {
         const char *n, *v;
         int r = nb_cli_next_option(argc, argv, &i, tables, &n, &v);

@@ -23,6 +23,8 @@ static const nb_cli_option stage_options[] = {
     {NULL, 0, NULL},
 };
 
+const nb_cli_option *const nb_cli_verify_stage_tables[] = {stage_options, NULL};
+
 static const char *const stage_names[4] = {"modup", "moddown", "keyswitch", "rescale"};
 typedef struct stage_out {
     const nb_stage_check_row *rows;
@@ -313,7 +315,7 @@ int nb_cmd_verify_stage(int argc, char **argv, nb_format fmt, const char *output
 {
     stage_args a = {.stages = {0, 1, 2, 3}, .n_stages = 4, .backend = -1,
                     .seed = (uint64_t)time(NULL) * 0x2545F4914F6CDD1Dull};
-    const nb_cli_option *const tables[] = {stage_options, NULL};
+    const nb_cli_option *const *tables = nb_cli_verify_stage_tables;
     nb_status st = NB_OK;
     for (int i = 0; i < argc && st == NB_OK;) {
         const char *n, *v;

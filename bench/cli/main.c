@@ -1,6 +1,6 @@
 /* nttbench: the command-line entry point. Global options (--plugin, --format,
- * --output, --quiet, --help, --version / -V) may appear anywhere; the first other
- * word is the command. Exit codes: 0 ok, 1 verification failed, 2 bad usage,
+ * --output, --quiet, --help, --version / -V) may appear anywhere but as the
+ * value of a command's option; the first other word is the command. Exit codes: 0 ok, 1 verification failed, 2 bad usage,
  * 3 environment error; every failure prints one line "nttbench: error: ...". */
 #include <limits.h>
 #include <signal.h>
@@ -168,8 +168,35 @@ static int twice(const char *option, const char *first, const char *second)
     return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
 }
 
+/* 1 when argument a of command cmd is one of its options that takes a value
+ * given as the next argument ("--filter -V": the value is "-V"). */
+static int command_value_option(const char *cmd, const char *a)
+{
+    static const struct {
+        const char *cmd;
+        const nb_cli_option *const *tables[2];
+    } commands[] = {
+        {"run", {nb_cli_run_tables, NULL}},
+        {"verify", {nb_cli_verify_tables, nb_cli_verify_stage_tables}},
+        {"calibrate", {nb_cli_calibrate_tables, NULL}},
+        {"transform", {nb_cli_transform_tables, NULL}},
+        {"check", {nb_cli_check_tables, NULL}},
+        {"compare", {nb_cli_compare_tables, NULL}},
+        {"report", {nb_cli_report_tables, NULL}},
+        {"primes", {nb_cli_primes_tables, NULL}},
+    };
+    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++)
+        if (!strcmp(cmd, commands[c].cmd))
+            for (int t = 0; t < 2 && commands[c].tables[t]; t++)
+                if (nb_cli_takes_value(commands[c].tables[t], a))
+                    return 1;
+    return 0;
+}
+
 /* Parses the global options out of argv; the other words go to rest[]
- * (command first). Returns -1 to go on, else the exit code. */
+ * (command first). A command's option that takes a value keeps the next
+ * argument as that value, whatever it is spelled like. Returns -1 to go on,
+ * else the exit code. */
 static int parse_globals(int argc, char **argv, char **rest, int *nrest, const char **plugins,
                          int *nplug, nb_format *fmt, const char **output, int *flags)
 {
@@ -178,6 +205,11 @@ static int parse_globals(int argc, char **argv, char **rest, int *nrest, const c
         const char *a = argv[i];
         const char *val = NULL;
         size_t klen = 0;
+        if (*nrest > 0 && i + 1 < argc && command_value_option(rest[0], a)) {
+            rest[(*nrest)++] = argv[i++];
+            rest[(*nrest)++] = argv[i];
+            continue;
+        }
         static const char *const with_value[] = {"--plugin", "--format", "--output"};
         int matched = -1;
         for (int k = 0; k < 3; k++) {

@@ -77,6 +77,9 @@ static const nb_cli_option target_options[] = {
     {NULL, 0, NULL},
 };
 
+const nb_cli_option *const nb_cli_run_tables[] = {run_options, nb_cli_timing_options,
+                                                  nb_cli_stage_options, target_options, NULL};
+
 /* Sets one timing option; 1 if `name` is one. */
 int nb_cli_timing_set(nb_bench_opts *t, const char *name, const char *v, nb_status *st)
 {
@@ -294,8 +297,7 @@ int nb_cli_run_target_args(int argc, char **argv, char **out, int max)
 {
     static const char *const dropped[] = {"profile", "profile-timeout", "filter", "seed",
                                           "list", "dry-run", "progress", "no-progress", NULL};
-    const nb_cli_option *const tables[] = {run_options, nb_cli_timing_options,
-                                           nb_cli_stage_options, target_options, NULL};
+    const nb_cli_option *const *tables = nb_cli_run_tables;
     int n = 0;
     for (int i = 0; i < argc;) {
         const int from = i;
@@ -403,8 +405,7 @@ int nb_cli_run_parse(int argc, char **argv, nb_cli_run *run)
     run->progress = -1;
     run->profile_timeout_s = 60;
     run->seed = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull;
-    const nb_cli_option *const tables[] = {run_options, nb_cli_timing_options,
-                                           nb_cli_stage_options, target_options, NULL};
+    const nb_cli_option *const *tables = nb_cli_run_tables;
     for (int i = 0; i < argc;) {
         const char *name, *value;
         int r = nb_cli_next_option(argc, argv, &i, tables, &name, &value);
