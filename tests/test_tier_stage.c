@@ -41,7 +41,14 @@ static void test_stage_names_parse(void **state)
     assert_int_equal(nb_stage_parse_list("modup,bogus", s, 8, &n), NB_ERR_INVALID_ARG);
     assert_non_null(strstr(nb_last_error(), "bogus"));
     assert_int_equal(nb_stage_parse_list("", s, 8, &n), NB_ERR_INVALID_ARG);
-    assert_int_equal(nb_stage_parse_list("modup,modup", s, 1, &n), NB_ERR_INVALID_ARG);
+    assert_int_equal(nb_stage_parse_list("modup,moddown", s, 1, &n), NB_ERR_INVALID_ARG);
+    /* a repeat is kept once, in first-seen order; an empty item is refused */
+    assert_int_equal(nb_stage_parse_list("rescale,modup,rescale", s, 8, &n), NB_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(s[0], NB_CKKS_STAGE_RESCALE);
+    assert_int_equal(s[1], NB_CKKS_STAGE_MODUP);
+    assert_int_equal(nb_stage_parse_list("modup,,rescale", s, 8, &n), NB_ERR_INVALID_ARG);
+    assert_int_equal(nb_stage_parse_list("modup,", s, 8, &n), NB_ERR_INVALID_ARG);
 }
 
 static double metric(json_t *c, const char *key)

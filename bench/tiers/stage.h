@@ -22,7 +22,9 @@ extern "C" {
 /* "modup" / "moddown" / "keyswitch" / "rescale". */
 const char *nb_stage_name(nb_ckks_stage s);
 nb_status nb_stage_parse(const char *s, nb_ckks_stage *out);
-/* Comma-separated list ("modup,keyswitch"); at most `max` entries. */
+/* Comma-separated list ("modup,keyswitch") in its order, a repeated name
+ * kept once; at most `max` entries. NB_ERR_INVALID_ARG for an empty list or
+ * item or an unknown name. */
 nb_status nb_stage_parse_list(const char *csv, nb_ckks_stage *out, size_t max, size_t *count);
 
 /* One stage case. */

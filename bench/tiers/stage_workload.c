@@ -50,12 +50,21 @@ nb_status nb_stage_parse_list(const char *csv, nb_ckks_stage *out, size_t max, s
     if (strlen(csv) >= sizeof buf)
         return nb_set_error(NB_ERR_INVALID_ARG, "stage list too long");
     strcpy(buf, csv);
+    const size_t len = strlen(buf);
+    if (len && (buf[0] == ',' || buf[len - 1] == ',' || strstr(buf, ",,")))
+        return nb_set_error(NB_ERR_INVALID_ARG, "stage list '%s': empty item", csv);
     char *save = NULL;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        nb_ckks_stage st;
+        NB_TRY(nb_stage_parse(tok, &st));
+        int seen = 0;
+        for (size_t i = 0; i < *count; i++)
+            seen |= out[i] == st;
+        if (seen)
+            continue;
         if (*count == max)
             return nb_set_error(NB_ERR_INVALID_ARG, "more than %zu stages in '%s'", max, csv);
-        NB_TRY(nb_stage_parse(tok, &out[*count]));
-        (*count)++;
+        out[(*count)++] = st;
     }
     if (*count == 0)
         return nb_set_error(NB_ERR_INVALID_ARG, "empty stage list");
