@@ -5,8 +5,11 @@
  *                          of first.. (a plug-in that ignores `first`);
  *   broken-writes-outside  transforms the range, then also rewrites the limb
  *                          just after it when there is one in the buffer
- *                          (a plug-in that ignores `count`).
- * Both delegate the arithmetic to the built-in cpu-harvey variant. */
+ *                          (a plug-in that ignores `count`);
+ * and one wrong on every call, whose run fails its check before timing:
+ *   broken-first-value     transforms, then flips the lowest bit of the
+ *                          range's first value.
+ * All delegate the arithmetic to the built-in cpu-harvey variant. */
 #include <stdlib.h>
 
 #include "ntt/variant.h"
@@ -82,6 +85,24 @@ static nb_status inv_writes_outside(void *plan, void *words, size_t first, size_
     return NB_OK;
 }
 
+static nb_status fwd_first_value(void *plan, void *words, size_t first, size_t count,
+                                 void *stream)
+{
+    wrap_plan *p = plan;
+    NB_TRY(p->base->forward(p->plan, words, first, count, stream));
+    ((uint64_t *)words)[0] ^= 1;
+    return NB_OK;
+}
+
+static nb_status inv_first_value(void *plan, void *words, size_t first, size_t count,
+                                 void *stream)
+{
+    wrap_plan *p = plan;
+    NB_TRY(p->base->inverse(p->plan, words, first, count, stream));
+    ((uint64_t *)words)[0] ^= 1;
+    return NB_OK;
+}
+
 static const nb_ntt_variant ignores_first = {
     .name = "broken-ignores-first",
     .description = "test plug-in: uses limbs 0.. whatever `first` says",
@@ -110,10 +131,25 @@ static const nb_ntt_variant writes_outside = {
     .inverse = inv_writes_outside,
 };
 
+static const nb_ntt_variant first_value = {
+    .name = "broken-first-value",
+    .description = "test plug-in: the first value of the range is off in its lowest bit",
+    .backend = NB_BACKEND_CPU,
+    .min_log_n = 1,
+    .max_log_n = 17,
+    .word_bits = 64,
+    .max_prime_bits = 62,
+    .plan_create = plan_create,
+    .plan_destroy = plan_destroy,
+    .forward = fwd_first_value,
+    .inverse = inv_first_value,
+};
+
 NB_PLUGIN_ABI_EXPORT;
 
 __attribute__((visibility("default"))) nb_status nb_plugin_init(void)
 {
     NB_TRY(nb_ntt_variant_register(&ignores_first));
-    return nb_ntt_variant_register(&writes_outside);
+    NB_TRY(nb_ntt_variant_register(&writes_outside));
+    return nb_ntt_variant_register(&first_value);
 }

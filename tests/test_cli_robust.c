@@ -486,6 +486,30 @@ static void test_verify_stage_fails_broken_variant(void **state)
                  "no CKKS preset named 'nope'");
 }
 
+/* Guards: a run whose only case failed its check before timing (no sample)
+ * replaced an earlier result at --output with that failure. */
+static void test_run_failing_its_check_keeps_an_earlier_result(void **state)
+{
+    (void)state;
+    FILE *f = fopen(at("earlier.json"), "w");
+    assert_non_null(f);
+    fputs("{\"an earlier\": \"result\"}\n", f);
+    fclose(f);
+    static char plug[300];
+    snprintf(plug, sizeof plug, "--plugin=%s", broken_plugin);
+    assert_int_equal(run_v((const char *[]){plug, "--format", "json", "--output",
+                                            at("earlier.json"), "run", "--variant",
+                                            "broken-first-value", "--tier", "warm", "--logn",
+                                            "10", "--limbs", "1", "--min-time", "0.01",
+                                            "--timeout", "0.1", "--no-progress", NULL}),
+                     1);
+    char *e = slurp("err.txt"), *kept = slurp("earlier.json");
+    assert_non_null(strstr(e, "left as it was"));
+    assert_string_equal(kept, "{\"an earlier\": \"result\"}\n");
+    free(e);
+    free(kept);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -526,6 +550,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_verify_subranges_pass_correct_variant),
         cmocka_unit_test(test_verify_stage_passes_cpu_variant),
         cmocka_unit_test(test_verify_stage_fails_broken_variant),
+        cmocka_unit_test(test_run_failing_its_check_keeps_an_earlier_result),
         cmocka_unit_test(test_case_larger_than_memory_exits_2_at_once),
         cmocka_unit_test(test_impossible_level_exits_2),
         cmocka_unit_test(test_word_size_usage_errors_exit_2),

@@ -91,14 +91,17 @@ void nb_cli_progress(nb_cli_ctx *ctx, const nb_cli_run *run, const char *what, c
         fprintf(stderr, "[%zu] %s  %s\n", ctx->case_no, what, result ? result : "");
 }
 
-/* 1 when some case of r was timed (ok, failed its check, or interrupted
- * with samples): a report worth replacing an earlier file with. */
+/* 1 when some case of r was timed (ok, or failed its check after timing or
+ * interrupted, with samples): a report worth replacing an earlier file with. */
 static int report_timed(const nb_report *r)
 {
     const size_t n = r ? nb_report_case_count(r) : 0;
     for (size_t i = 0; i < n; i++) {
-        const nb_case_status cs = nb_case_get_status(nb_report_case_at(r, i));
-        if (cs == NB_CASE_OK || cs == NB_CASE_VERIFY_FAILED || cs == NB_CASE_INTERRUPTED)
+        const nb_case *c = nb_report_case_at(r, i);
+        const nb_case_status cs = nb_case_get_status(c);
+        /* a case that failed its check before timing holds no samples */
+        if (cs == NB_CASE_OK || ((cs == NB_CASE_VERIFY_FAILED || cs == NB_CASE_INTERRUPTED) &&
+                                 nb_case_sample_count(c) > 0))
             return 1;
     }
     return 0;
@@ -387,8 +390,10 @@ static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *o
         return fail_kept(NB_ERR_INVALID_ARG,
                          impossible == 1 ? why : "cases cannot run here (see the report)", kept);
     if (fails) {
-        fprintf(stderr, "nttbench: error: %zu case(s) failed verification (see the report)\n",
-                fails);
+        char msg[100];
+        snprintf(msg, sizeof msg, "%zu case(s) failed verification%s", fails,
+                 kept[0] ? "" : " (see the report)");
+        fail_kept(NB_ERR_VERIFY, msg, kept);
         return NB_EXIT_VERIFY;
     }
     if (errors) {

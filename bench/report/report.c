@@ -150,6 +150,11 @@ void nb_case_set_status(nb_case *c, nb_case_status s, const char *message)
 
 nb_case_status nb_case_get_status(const nb_case *c) { return c ? c->status : NB_CASE_ERROR; }
 
+size_t nb_case_sample_count(const nb_case *c)
+{
+    return c && c->has_result ? c->result.n_samples : 0;
+}
+
 void nb_case_set_cause(nb_case *c, nb_status cause)
 {
     if (c)

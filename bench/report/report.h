@@ -204,6 +204,9 @@ nb_status nb_case_set_trace(nb_case *c, const nb_trace *t, const char *why);
 /* A profiler pass of the case's call (copied). */
 void nb_case_set_profile(nb_case *c, const nb_profile *p);
 nb_case_status nb_case_get_status(const nb_case *c);
+/* The samples the case's result holds: 0 when it was not timed (a case that
+ * failed its check before timing, an error, a skipped case). */
+size_t nb_case_sample_count(const nb_case *c);
 /* The nb_status behind an error case (NB_ERR_INVALID_ARG: the parameters cannot
  * run here, e.g. they do not fit in memory); NB_OK when not set. */
 void nb_case_set_cause(nb_case *c, nb_status cause);
