@@ -304,8 +304,10 @@ static nb_status write_report(void *ctx, FILE *f)
     fprintf(f, r->md ? "## Methods\n\n" : "Methods\n\n");
     fprintf(f, "We timed the %s tier%s of %s with nttbench %s (commit %s) on %s%s, on %s. "
                "Sizes: %s. Timer: %s. Cache state: %s. Stopping rule: %s. Samples per case: "
-               "%.0f..%.0f. SM clocks: %s. Every timed case was checked bit-exact against the "
-               "GMP reference before and after timing (%zu of %zu passed). We report the "
+               "%.0f..%.0f. SM clocks: %s. Every timed case was checked bit-exact before and "
+               "after timing against nttbench's CPU oracle (the cpu-harvey NTT, and for CKKS "
+               "stages the CPU pipeline over it, which its test suite checks bit-exact against "
+               "a GMP reference) (%zu of %zu passed). We report the "
                "median with its distribution-free 95 %% confidence interval.\n\n",
             tiers, strchr(s.tiers.s, ',') ? "s" : "", variants,
             jstr(env, "nttbench_version", "?"), jstr(env, "git_commit", "unknown"), dev, host,
@@ -349,7 +351,8 @@ static nb_status write_report(void *ctx, FILE *f)
     char ver[96];
     snprintf(ver, sizeof ver, "%zu of %zu timed cases passed before and after timing",
              s.verified, s.timed);
-    item(f, r->md, s.timed > 0 && s.verified == s.timed, "verification against GMP", ver);
+    item(f, r->md, s.timed > 0 && s.verified == s.timed,
+         "verification against the CPU oracle (GMP-checked)", ver);
     char build[768];
     build_text(env, build, sizeof build);
     item(f, r->md, json_is_object(nb_json_path(env, "build")), "compiler and build options",
