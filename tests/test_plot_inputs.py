@@ -86,6 +86,10 @@ def main():
             expect(script, what, [write(tmp, "median.json", doc), "--out", out], 2, "error",
                    f"case 0: 'stats.median' {value!r} is not a time in (0, 1e15] ns", hide=H)
         doc = copy.deepcopy(base)
+        doc["cases"][0]["stats"]["median"] *= 1.5  # its samples say otherwise
+        expect(script, "median that is not its samples' median", [write(tmp, "edit.json", doc),
+               "--out", out], 2, "error", "case 0: 'stats.median'", hide=H)
+        doc = copy.deepcopy(base)
         doc["cases"][0]["samples_ns"][1] = float("nan")
         expect(script, "NaN sample", [write(tmp, "nan.json", doc), "--out", out], 2, "error",
                "case 0: sample 1 is not a time in (0, 1e15] ns", hide=H)
