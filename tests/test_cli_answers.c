@@ -506,6 +506,15 @@ static void test_list_marks_a_case_that_will_fail(void **state)
     memcpy(run, args, sizeof run);
     run[n_args - 2] = NULL; /* the same line without --list */
     expect_error("a case whose primes do not exist", run, 2, why);
+    /* the same with the limbs given rather than a log Q */
+    assert_int_equal(run_v((const char *[]){"run", "--variant", "cpu-harvey", "--tier", "warm",
+                                            "--logn", "16", "--limbs", "10", "--bits", "20",
+                                            "--list", NULL}),
+                     0);
+    out = slurp("out.txt");
+    assert_non_null(strstr(out, "fwd logn=16 L=10 q20 w64 per-launch  [will fail: only 1 prime "
+                                "q < 2^20 with q = 1 mod 2^17 is available (asked for 10)]\n"));
+    free(out);
 }
 
 /* dir/NAME: dir/r1.json (test_compare_counts_each_run_once_...) with its

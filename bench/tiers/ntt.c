@@ -23,6 +23,7 @@ typedef struct ntt_case {
     nb_mode mode;
     unsigned log_q_target; /* --logq: the modulus asked for (0: limbs given) */
     double log_q;          /* log2 of the product of the case's primes (NAN unknown) */
+    char no_primes[200];   /* limbs given: why their primes do not exist ("" when they do) */
 } ntt_case;
 
 /* Why the variant cannot run the case (NULL when it can). */
@@ -159,8 +160,8 @@ static nb_status fits(const ntt_case *k, const char *label)
 }
 
 /* Resolves the case's limb count (from its log Q target) and its log Q;
- * NB_OK with log_q NAN when the primes cannot be made (the workload then
- * reports why). */
+ * with the limbs given, NB_OK with log_q NAN and no_primes set when their
+ * primes cannot be made (the workload then fails the same way). */
 static nb_status resolve_limbs(ntt_case *k)
 {
     k->log_q = NAN;
@@ -174,6 +175,8 @@ static nb_status resolve_limbs(ntt_case *k)
     uint64_t *q = malloc(k->limbs * sizeof *q);
     if (q && nb_primes_generate(k->log_n, k->bits, k->limbs, NULL, 0, q) == NB_OK)
         k->log_q = nb_log_q(q, k->limbs);
+    else if (q) /* the case's build will fail the same way: --list says so */
+        snprintf(k->no_primes, sizeof k->no_primes, "%s", nb_last_error());
     free(q);
     return NB_OK;
 }
@@ -199,7 +202,7 @@ static nb_status one_case(const nb_tier_run *r, ntt_case *k)
                          (double)((size_t)1 << k->log_n) * (double)k->limbs *
                              (k->v->word_bits == 32 ? 4.0 : 8.0),
                          1, ls == NB_OK && skip_reason(k, why, sizeof why) != NULL, 0, 0,
-                         ls == NB_OK ? NULL : fail};
+                         ls != NB_OK ? fail : k->no_primes[0] ? k->no_primes : NULL};
     if (ls == NB_OK)
         case_bytes(k, &plan.host_bytes, &plan.device_bytes);
     if (!nb_tier_select(r, &plan))
@@ -288,7 +291,8 @@ nb_status nb_tier_ntt_run(const nb_tier_run *r)
                         for (size_t m = 0; m < sw->n_modes && go_on(r, s); m++) {
                             ntt_case k = {v, dir, sw->log_n[a],
                                           sw->n_log_q ? 0 : sw->limbs[b], bits[c],
-                                          sw->modes[m], sw->n_log_q ? sw->log_q[b] : 0, NAN};
+                                          sw->modes[m], sw->n_log_q ? sw->log_q[b] : 0, NAN,
+                                          ""};
                             s = one_case(r, &k);
                         }
                     }
