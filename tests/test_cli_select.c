@@ -183,6 +183,31 @@ static void test_list_estimate_counts_work_outside_the_samples(void **state)
 
 /* --filter keeps the names any pattern matches: the listed names are those
  * of the unfiltered list that match, and the run reports those only. */
+/* Guards: --list of a GPU variant on a machine without a usable GPU exited 3
+ * and listed nothing (a sweep could not be previewed on a login node). With
+ * a GPU here the cases are listed plainly, which the other tests check. */
+static void test_list_previews_gpu_cases_without_a_gpu(void **state)
+{
+    (void)state;
+    if (nb_gpu_require() == NB_OK)
+        return;
+    char why[400];
+    snprintf(why, sizeof why, "%s", nb_last_error());
+    assert_int_equal(run("run --variant gpu-fast,cpu-harvey --tier warm --logn 10 --limbs 1 "
+                         "--list"),
+                     0);
+    char *out = slurp("out.txt"), want[600];
+    snprintf(want, sizeof want, "warm gpu-fast fwd logn=10 L=1 q60 w64 logQ=60.0 per-launch  "
+                                "[will fail: %s]\n", why);
+    assert_non_null(strstr(out, want));
+    assert_non_null(strstr(out, "warm cpu-harvey fwd logn=10 L=1 q60 w64 logQ=60.0 "
+                                "per-launch\n"));
+    assert_non_null(strstr(out, "2 cases (1 will fail), estimated "));
+    free(out);
+    /* the run itself still needs the GPU */
+    assert_int_equal(run("run --variant gpu-fast --tier warm --logn 10 --limbs 1"), 3);
+}
+
 static void test_filter_keeps_the_matching_cases(void **state)
 {
     (void)state;
@@ -300,6 +325,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_dry_run_is_list),
         cmocka_unit_test(test_logq_targets_of_one_limb_count_are_one_case),
         cmocka_unit_test(test_list_estimate_counts_work_outside_the_samples),
+        cmocka_unit_test(test_list_previews_gpu_cases_without_a_gpu),
         cmocka_unit_test(test_filter_keeps_the_matching_cases),
         cmocka_unit_test(test_filter_selects_stage_cases),
         cmocka_unit_test(test_verify_filter_keeps_the_matching_checks),

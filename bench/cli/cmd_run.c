@@ -241,6 +241,14 @@ static nb_status plan_cases(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_varia
     size_t limbs[NB_CLI_MAX_LIST];
     nb_tier_run tr = tier_run(run, ctx, vars, nv, logn, bits, log_q, limbs);
     nb_cli_plan plan = {.run = run, .list = list};
+    char no_gpu[400];
+    int gpu = 0;
+    for (size_t i = 0; i < nv; i++)
+        gpu |= vars[i]->backend == NB_BACKEND_GPU;
+    if (list && gpu && nb_gpu_require() != NB_OK) { /* a preview on a machine without one */
+        snprintf(no_gpu, sizeof no_gpu, "%.380s", nb_last_error());
+        plan.no_gpu = no_gpu;
+    }
     tr.plan_only = 1;
     tr.select = nb_cli_plan_case;
     tr.select_ctx = &plan;
@@ -291,7 +299,7 @@ static int resolve_run(nb_cli_run *run, const nb_ntt_variant **vars, size_t *nv,
 {
     /* --backend gpu without a usable device is an environment error, whatever is registered */
     nb_status s;
-    if (run->backend == NB_CLI_GPU && (s = nb_gpu_require()) != NB_OK) {
+    if (run->backend == NB_CLI_GPU && !run->list && (s = nb_gpu_require()) != NB_OK) {
         char msg[600];
         snprintf(msg, sizeof msg, "%s (--backend gpu)", nb_last_error());
         return nb_cli_fail(NB_ERR_NO_DEVICE, msg);
@@ -305,7 +313,7 @@ static int resolve_run(nb_cli_run *run, const nb_ntt_variant **vars, size_t *nv,
         *need_gpu |= vars[i]->backend == NB_BACKEND_GPU;
         any_cpu |= vars[i]->backend == NB_BACKEND_CPU;
     }
-    if (*need_gpu && nb_gpu_require() != NB_OK)
+    if (*need_gpu && !run->list && nb_gpu_require() != NB_OK) /* --list previews them */
         return nb_cli_fail_no_gpu(vars, *nv);
     if (!run->given_logn) {
         run->logn[0] = 16;

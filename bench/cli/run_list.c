@@ -137,17 +137,20 @@ int nb_cli_plan_case(void *ctx, const nb_case_plan *c)
     if (!selected(run, c->name))
         return 0;
     p->cases++;
+    const char *fails = c->fails                                                     ? c->fails
+                        : c->variant->backend == NB_BACKEND_GPU && !c->skipped ? p->no_gpu
+                                                                               : NULL;
     char unfit[300] = "";
-    if (p->list)
+    if (p->list && !fails)
         unfit_note(run, c, unfit, sizeof unfit);
-    if (p->list && c->fails)
-        fprintf(p->list, "%s  [will fail: %s]\n", c->name, c->fails);
+    if (p->list && fails)
+        fprintf(p->list, "%s  [will fail: %s]\n", c->name, fails);
     else if (p->list)
         fprintf(p->list, "%s%s%s\n", c->name, c->skipped ? "  [skipped]" : "", unfit);
-    if (c->skipped || unfit[0] || c->fails) {
+    if (c->skipped || unfit[0] || fails) {
         p->skipped += c->skipped;
         p->unfit += unfit[0] != '\0';
-        p->fails += c->fails != NULL;
+        p->fails += fails != NULL;
         return 1;
     }
     const nb_bench_opts *t = &run->timing;
