@@ -342,10 +342,9 @@ static int run_main(int argc, char **argv, char **rest, const char **plugins)
             usage(stdout);
             return 0;
         }
-        rc = nb_cli_fail(NB_ERR_INVALID_ARG, "no command given");
-        fprintf(stderr, "usage: nttbench [global options] COMMAND [options] "
-                        "(nttbench --help lists the commands)\n");
-        return rc;
+        return nb_cli_fail(NB_ERR_INVALID_ARG,
+                           "no command given (usage: nttbench [global options] COMMAND "
+                           "[options]; nttbench --help lists the commands)");
     }
     const char *cmd = rest[0];
     if (help || !strcmp(cmd, "help")) {
