@@ -394,6 +394,11 @@ static void test_messages_name_the_real_fault(void **state)
                                   "--direction", "forward", "--logn", "10", "--primes", "12289",
                                   "--in", at("three.txt"), "--out", at("t.txt"), NULL},
                  2, "transform writes its coefficients to --out FILE");
+    expect_error("the global --format given to transform",
+                 (const char *[]){"--format", "json", "transform", "--variant", "reference",
+                                  "--direction", "forward", "--logn", "10", "--primes", "12289",
+                                  "--in", at("three.txt"), "--out", at("t.txt"), NULL},
+                 2, "the global --format has no use there");
     setenv("NB_NCCL_EXCHANGE", "sendrecv", 1);
     expect_error("a misspelt NB_NCCL_EXCHANGE",
                  (const char *[]){"run", "--tier", "stage", "--preset", "test-tiny", "--list",

@@ -66,7 +66,7 @@ static int load_plugin(const char *path)
 
 /* Dispatches the command word; rest[0] is the command, the rest its options. */
 static int dispatch(int nrest, char **rest, int argc, char **argv, nb_format fmt,
-                    const char *output, int quiet)
+                    int format_given, const char *output, int quiet)
 {
     const char *cmd = rest[0];
     int sub_argc = nrest - 1;
@@ -84,6 +84,10 @@ static int dispatch(int nrest, char **rest, int argc, char **argv, nb_format fmt
     if (!strcmp(cmd, "transform") && output) /* it would be silently unused */
         return nb_cli_fail(NB_ERR_INVALID_ARG, "transform writes its coefficients to --out "
                                                "FILE; the global --output has no use there");
+    if (!strcmp(cmd, "transform") && format_given)
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "transform writes coefficient files "
+                                               "(--out-format raw, text or auto); the global "
+                                               "--format has no use there");
     if (!strcmp(cmd, "transform"))
         return nb_cmd_transform(sub_argc, sub);
     if (!strcmp(cmd, "check"))
@@ -195,8 +199,9 @@ static int command_value_option(const char *cmd, const char *a)
 
 /* Parses the global options out of argv; the other words go to rest[]
  * (command first). A command's option that takes a value keeps the next
- * argument as that value, whatever it is spelled like. Returns -1 to go on,
- * else the exit code. */
+ * argument as that value, whatever it is spelled like. *flags: 1 --quiet,
+ * 2 --help, 4 --version, 8 --format given. Returns -1 to go on, else the
+ * exit code. */
 static int parse_globals(int argc, char **argv, char **rest, int *nrest, const char **plugins,
                          int *nplug, nb_format *fmt, const char **output, int *flags)
 {
@@ -238,6 +243,7 @@ static int parse_globals(int argc, char **argv, char **rest, int *nrest, const c
                 if (format_given)
                     return twice("--format", format_given, val);
                 format_given = val;
+                *flags |= 8;
                 if (nb_format_parse(val, fmt) != NB_OK)
                     return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
             } else {
@@ -368,7 +374,7 @@ static int run_main(int argc, char **argv, char **rest, const char **plugins)
     for (int i = 0; i < nplug && !rc; i++)
         rc = load_plugin(plugins[i]);
     if (!rc)
-        rc = dispatch(nrest, rest, argc, argv, fmt, output, quiet);
+        rc = dispatch(nrest, rest, argc, argv, fmt, flags & 8, output, quiet);
     nb_output_claim_release(claim);
     return rc;
 }
