@@ -67,6 +67,10 @@ if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
     [ -f "$tmp/plot/roofline-bounds.png" ] || fail "installed nttbench-plot drew no roofline-bounds"
 fi
 [ -n "$(find "$stage" -path '*/share/doc/nttbench/docs/api.md')" ] || fail "docs not installed"
+for f in "$src"/docs/examples/*.c "$src"/docs/figures/*.png; do  # every one the docs name
+    f=${f#"$src"/}
+    [ -n "$(find "$stage" -path "*/share/doc/nttbench/$f")" ] || fail "$f not installed"
+done
 
 # ---- the installed headers, alone ----
 inc=$(pkg-config --variable=includedir nttbench)/nttbench
