@@ -119,7 +119,9 @@ void nb_ckks_digit_range(const nb_ckks_params *p, size_t level, size_t digit, si
                          size_t *count);
 /* Limbs of a key-switch key: dnum * 2 * (L+1+alpha). */
 size_t nb_ckks_key_limbs(const nb_ckks_params *p);
-/* Primes of B_l in layout order (q_0..q_l, p_0..p_(alpha-1)) into out[l+1+alpha]. */
+/* Primes of B_l in layout order (q_0..q_l, p_0..p_(alpha-1)) into out[l+1+alpha].
+ * Domain: level <= p->max_level; outside it (or with p or out NULL) nothing
+ * is written. */
 void nb_ckks_basis_ext(const nb_ckks_params *p, size_t level, uint64_t *out);
 
 /* ------------------------------------------------------------------------ */
@@ -356,6 +358,8 @@ typedef enum nb_ckks_stage {
     NB_CKKS_STAGE_KEYSWITCH = 2,
     NB_CKKS_STAGE_RESCALE = 3
 } nb_ckks_stage;
+/* Domain: level <= p->max_level, and for rescale level >= p->rescale_primes;
+ * outside it, or for an unknown stage, both counts are 0. */
 void nb_ckks_ntt_counts(const nb_ckks_params *p, nb_ckks_stage stage, size_t level,
                         size_t *forward_limbs, size_t *inverse_limbs);
 

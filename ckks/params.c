@@ -303,6 +303,8 @@ size_t nb_ckks_key_limbs(const nb_ckks_params *p)
 
 void nb_ckks_basis_ext(const nb_ckks_params *p, size_t level, uint64_t *out)
 {
+    if (!p || !out || level > p->max_level)
+        return;
     for (size_t i = 0; i <= level; i++)
         out[i] = p->q[i];
     for (size_t k = 0; k < p->alpha; k++)
@@ -553,8 +555,10 @@ void nb_ckks_ntt_counts(const nb_ckks_params *p, nb_ckks_stage stage, size_t lev
                         size_t *forward_limbs, size_t *inverse_limbs)
 {
     size_t f = 0, i = 0;
-    const size_t ext = level + 1 + p->alpha;
-    switch (stage) {
+    const size_t ext = p ? level + 1 + p->alpha : 0;
+    const int in_domain = p && level <= p->max_level &&
+                          (stage != NB_CKKS_STAGE_RESCALE || level >= p->rescale_primes);
+    switch (in_domain ? stage : (nb_ckks_stage)-1) {
     case NB_CKKS_STAGE_MODUP:
     case NB_CKKS_STAGE_KEYSWITCH: {
         size_t digits = nb_ckks_digits(p, level);

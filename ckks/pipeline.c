@@ -336,6 +336,21 @@ static nb_status check_ptrs(const char *op, const void *a, const void *b, const 
     return NB_OK;
 }
 
+/* NB_ERR_INVALID_ARG when the `out_limbs` limbs an operation writes at out
+ * share a byte with the `in_limbs` limbs at in (another input or output):
+ * the header's "outputs never alias inputs", for any overlap, not only an
+ * equal pointer. */
+static nb_status disjoint(const nb_ckks *c, const char *op, const void *out, size_t out_limbs,
+                          const void *in, size_t in_limbs)
+{
+    const size_t limb = c->p->n * (c->word_bits / 8);
+    const char *x = out, *y = in;
+    if (x < y + in_limbs * limb && y < x + out_limbs * limb)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: an output overlaps an input or another "
+                            "output", op);
+    return NB_OK;
+}
+
 /* ---- pipelines ---- */
 
 /* Forward NTT of the modUp output `out` of the digit [first, first + count)
@@ -450,6 +465,7 @@ nb_status nb_ckks_modup(nb_ckks *c, size_t level, size_t digit, void *out, const
 {
     NB_TRY(check_level(c, level, 0, "modUp"));
     NB_TRY(check_ptrs("modUp", out, in, out, in));
+    NB_TRY(disjoint(c, "modUp", out, level + 1 + c->p->alpha, in, level + 1));
     if (digit >= nb_ckks_digits(c->p, level))
         return nb_set_error(NB_ERR_INVALID_ARG, "modUp: digit %zu outside [0, %zu) at level %zu",
                             digit, nb_ckks_digits(c->p, level), level);
@@ -461,6 +477,8 @@ nb_status nb_ckks_modup_all(nb_ckks *c, size_t level, void *out, const void *in,
 {
     NB_TRY(check_level(c, level, 0, "modUp"));
     NB_TRY(check_ptrs("modUp", out, in, out, in));
+    NB_TRY(disjoint(c, "modUp", out, nb_ckks_digits(c->p, level) * (level + 1 + c->p->alpha), in,
+                    level + 1));
     return modup_all(c, level, out, in, 0, hook, stream);
 }
 
@@ -545,8 +563,7 @@ nb_status nb_ckks_moddown(nb_ckks *c, size_t level, void *out, const void *in,
 {
     NB_TRY(check_level(c, level, 0, "modDown"));
     NB_TRY(check_ptrs("modDown", out, in, out, in));
-    if ((const void *)out == in)
-        return nb_set_error(NB_ERR_INVALID_ARG, "modDown: output aliases input");
+    NB_TRY(disjoint(c, "modDown", out, level + 1, in, level + 1 + c->p->alpha));
     return moddown(c, level, out, in, hook, stream);
 }
 
@@ -556,6 +573,13 @@ nb_status nb_ckks_inner_product(nb_ckks *c, size_t level, void *acc0, void *acc1
 {
     NB_TRY(check_level(c, level, 0, "inner product"));
     NB_TRY(check_ptrs("inner product", acc0, acc1, ext, key));
+    const size_t E = level + 1 + c->p->alpha, digits = nb_ckks_digits(c->p, level);
+    const size_t keys = nb_ckks_key_limbs(c->p);
+    NB_TRY(disjoint(c, "inner product", acc0, E, acc1, E));
+    for (int a = 0; a < 2; a++) {
+        NB_TRY(disjoint(c, "inner product", a ? acc1 : acc0, E, ext, digits * E));
+        NB_TRY(disjoint(c, "inner product", a ? acc1 : acc0, E, key, keys));
+    }
     NB_TRY(inner_product(c, level, acc0, acc1, at(c, acc1, level + 1), ext, NULL, key, stream));
     return mark(hook, "inner-product", 0, 0, 0);
 }
@@ -565,8 +589,12 @@ nb_status nb_ckks_keyswitch(nb_ckks *c, size_t level, void *out0, void *out1, co
 {
     NB_TRY(check_level(c, level, 0, "key switch"));
     NB_TRY(check_ptrs("key switch", out0, out1, in, key));
-    if (out0 == out1 || (const void *)out0 == in || (const void *)out1 == in)
-        return nb_set_error(NB_ERR_INVALID_ARG, "key switch: outputs alias each other or the input");
+    const size_t L1 = level + 1, keys = nb_ckks_key_limbs(c->p);
+    NB_TRY(disjoint(c, "key switch", out0, L1, out1, L1));
+    for (int o = 0; o < 2; o++) {
+        NB_TRY(disjoint(c, "key switch", o ? out1 : out0, L1, in, L1));
+        NB_TRY(disjoint(c, "key switch", o ? out1 : out0, L1, key, keys));
+    }
     NB_TRY(modup_all(c, level, c->s_ext, in, 1, hook, stream));
     /* acc1's P limbs right after acc0's (both inside the two accumulators'
      * scratch), so that one NTT call serves both P parts */
@@ -585,9 +613,8 @@ nb_status nb_ckks_rescale(nb_ckks *c, size_t level, nb_ckks_rounding rounding, v
     NB_TRY(check_ptrs("rescale", out, in, out, in));
     if (rounding != NB_CKKS_RESCALE_FLOOR && rounding != NB_CKKS_RESCALE_ROUND)
         return nb_set_error(NB_ERR_INVALID_ARG, "rescale: unknown rounding mode %d", (int)rounding);
-    if ((const void *)out == in)
-        return nb_set_error(NB_ERR_INVALID_ARG, "rescale: output aliases input");
     const size_t Q = c->p->q_count, keep = level + 1 - g;
+    NB_TRY(disjoint(c, "rescale", out, keep, in, level + 1));
     NB_TRY(inverse_into(c, c->s_p, at(c, in, keep), keep, g, 0, hook, stream));
     NB_TRY(rescale_bring(c, level, rounding == NB_CKKS_RESCALE_ROUND, c->s_t, c->s_p, stream));
     NB_TRY(mark(hook, "conv", 0, 0, 0));

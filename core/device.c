@@ -2,6 +2,7 @@
  * memory only when built without CUDA). */
 #include "core/device.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,6 +158,8 @@ nb_status nb_buffer_create(nb_buffer **out, nb_backend where, size_t bytes)
     *out = NULL;
     if (bytes == 0)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_buffer_create: zero bytes");
+    if (bytes > SIZE_MAX - 63) /* rounded up to whole 64-byte lines below */
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes", bytes);
     if (where != NB_BACKEND_CPU && where != NB_BACKEND_GPU)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_buffer_create: unknown backend %d", (int)where);
     nb_buffer *b = calloc(1, sizeof *b);
@@ -295,6 +298,8 @@ nb_status nb_buffer_copy(nb_buffer *dst, size_t dst_off, const nb_buffer *src, s
 
 nb_status nb_mem_copy(nb_backend where, void *dst, const void *src, size_t bytes, void *stream)
 {
+    if (bytes && (!dst || !src))
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_mem_copy: NULL pointer");
     if (where == NB_BACKEND_CPU) {
         memcpy(dst, src, bytes);
         return NB_OK;

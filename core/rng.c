@@ -50,7 +50,7 @@ void nb_rng_fill_limbs(nb_rng *r, uint64_t *dst, size_t n, const uint64_t *q, si
 {
     for (size_t l = 0; l < limbs; l++) {
         nb_rng_fill_residues(r, dst + l * n, n, q[l]);
-        if (n && dst[l * n] == 0)
+        if (n && dst[l * n] == 0 && q[l] > 1)
             dst[l * n] = 1;
     }
 }
@@ -63,7 +63,7 @@ void nb_rng_fill_limbs_at(uint64_t key, uint64_t first, uint64_t *dst, size_t n,
         uint64_t *p = dst + l * n;
         for (size_t i = 0; i < n; i++)
             p[i] = nb_rng_residue_at(key, first + l * n + i, q[l]);
-        if (n && p[0] == 0)
+        if (n && p[0] == 0 && q[l] > 1)
             p[0] = 1;
     }
 }

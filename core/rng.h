@@ -32,14 +32,14 @@ void nb_rng_fill_residues(nb_rng *r, uint64_t *dst, size_t n, uint64_t q);
 
 /* A batch of `limbs` polynomials of n residues (limb l at dst + l*n), limb l
  * uniform in [0, q[l]) as nb_rng_fill_residues draws it, limb after limb,
- * its first value never 0 (a drawn 0 becomes 1): the inputs of the
- * benchmarks and checks, never an all-zero limb. */
+ * its first value never 0 for q[l] > 1 (a drawn 0 becomes 1): the inputs of
+ * the benchmarks and checks, never an all-zero limb. */
 void nb_rng_fill_limbs(nb_rng *r, uint64_t *dst, size_t n, const uint64_t *q, size_t limbs);
 
 /* One buffer set of the counter-based draw (nb_rng_residue_at below), limbs
  * in parallel: dst[l n + i] = nb_rng_residue_at(key, first + l n + i, q[l])
- * for l < limbs, i < n, the first value of a limb never 0 (a drawn 0 becomes
- * 1). `first` is the set's first word in its buffer's numbering, sets laid
+ * for l < limbs, i < n, the first value of a limb never 0 for q[l] > 1 (a
+ * drawn 0 becomes 1). `first` is the set's first word in its buffer's numbering, sets laid
  * out one after another (set s of `limbs` limbs: s limbs n), so the values
  * are nb_gpu_fill_residues' for that set, word for word, and a set's input
  * does not depend on how many sets there are. */

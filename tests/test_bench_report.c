@@ -483,6 +483,24 @@ static nb_status failing_writer(void *ctx, FILE *f)
     return nb_set_error(NB_ERR_IO, "simulated failure");
 }
 
+/* Guards: a NULL case or key was "out of memory"; a NULL list segfaulted; a
+ * breakdown of more steps than a case holds was copied and read past. */
+static void test_case_setters_reject_bad_arguments(void **state)
+{
+    (void)state;
+    assert_int_equal(nb_case_param_int(NULL, "k", 1), NB_ERR_INVALID_ARG);
+    nb_case *c = NULL;
+    assert_int_equal(nb_case_create(&c, "warm", NB_CACHE_WARM, "v", NB_BACKEND_CPU, "x"), NB_OK);
+    assert_int_equal(nb_case_param_str(c, NULL, "v"), NB_ERR_INVALID_ARG);
+    assert_int_equal(nb_case_param_u64_list(c, "l", NULL, 3), NB_ERR_INVALID_ARG);
+    assert_int_equal(nb_case_param_real(c, "big", 1e308, 9), NB_OK); /* kept, not infinity */
+    nb_breakdown bd;
+    memset(&bd, 0, sizeof bd);
+    bd.n_steps = NB_MAX_STEPS + 1;
+    assert_int_equal(nb_case_set_breakdown(c, &bd), NB_ERR_INVALID_ARG);
+    nb_case_destroy(c);
+}
+
 static void test_atomic_file_write(void **state)
 {
     (void)state;
@@ -527,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_overhead_sums_the_timed_cases),
         cmocka_unit_test(test_overhead_absent_without_timed_cases),
         cmocka_unit_test(test_overhead_written_in_each_format),
+        cmocka_unit_test(test_case_setters_reject_bad_arguments),
         cmocka_unit_test(test_atomic_file_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -306,6 +306,16 @@ static void test_pipelines_reject_bad_arguments(void **state)
     assert_int_equal(nb_ckks_keyswitch(f.c, L, a, c2, b, NULL, NULL, NULL), NB_ERR_INVALID_ARG);
     assert_int_equal(nb_ckks_keyswitch(NULL, L, a, c2, b, key, NULL, NULL), NB_ERR_INVALID_ARG);
     assert_true(strlen(nb_last_error()) > 0);
+    /* outputs that overlap an input or each other without being equal
+     * pointers (they returned NB_OK with a wrong result) */
+    assert_int_equal(nb_ckks_moddown(f.c, L, a + p->n, a, NULL, NULL), NB_ERR_INVALID_ARG);
+    assert_non_null(strstr(nb_last_error(), "overlaps"));
+    assert_int_equal(nb_ckks_modup(f.c, L, 0, a, a + L * p->n, NULL, NULL), NB_ERR_INVALID_ARG);
+    assert_int_equal(nb_ckks_rescale(f.c, L, NB_CKKS_RESCALE_FLOOR, a + 1, a, NULL, NULL),
+                     NB_ERR_INVALID_ARG);
+    assert_int_equal(nb_ckks_keyswitch(f.c, L, a, a + p->n, b, key, NULL, NULL),
+                     NB_ERR_INVALID_ARG);
+    assert_int_equal(nb_ckks_inner_product(f.c, L, a, a, b, key, NULL, NULL), NB_ERR_INVALID_ARG);
     nb_ckks *c = (nb_ckks *)0x1;
     assert_int_equal(nb_ckks_create(&c, p, NULL, NULL), NB_ERR_INVALID_ARG);
     assert_null(c);

@@ -13,6 +13,9 @@ static void test_host_buffers_reject_bad_arguments(void **state)
     EXPECT_STATUS(nb_buffer_create(NULL, NB_BACKEND_CPU, 64), NB_ERR_INVALID_ARG);
     EXPECT_STATUS(nb_buffer_create(&b, NB_BACKEND_CPU, 0), NB_ERR_INVALID_ARG);
     assert_null(b);
+    /* rounded up to 64-byte lines, this size wrapped to 0 and made a 1-byte block */
+    EXPECT_STATUS(nb_buffer_create(&b, NB_BACKEND_CPU, SIZE_MAX - 1), NB_ERR_OUT_OF_MEMORY);
+    assert_null(b);
     EXPECT_STATUS(nb_buffer_create(&b, NB_BACKEND_CPU, 100), NB_OK);
     assert_int_equal(nb_buffer_bytes(b), 100);
     assert_int_equal((uintptr_t)nb_buffer_ptr(b) % 64, 0);

@@ -128,6 +128,8 @@ static int take(const json_t *o, const char *key, double *v)
 
 nb_status nb_ceilings_load(nb_ceilings *c, const char *path)
 {
+    if (!c || !path)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ceilings_load: NULL argument");
     const int std_in = !strcmp(path, "-");
     struct stat st;
     if (!std_in && stat(path, &st) != 0)

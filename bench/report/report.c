@@ -74,8 +74,16 @@ static param *new_param(nb_case *c, const char *key)
     return p;
 }
 
+/* NB_ERR_INVALID_ARG for a NULL case or key (what new_param cannot tell
+ * from running out of memory). */
+static nb_status param_args(const nb_case *c, const char *key)
+{
+    return c && key ? NB_OK : nb_set_error(NB_ERR_INVALID_ARG, "case parameter: NULL case or key");
+}
+
 nb_status nb_case_param_int(nb_case *c, const char *key, long long value)
 {
+    NB_TRY(param_args(c, key));
     param *p = new_param(c, key);
     if (!p)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case parameter: out of memory");
@@ -86,6 +94,7 @@ nb_status nb_case_param_int(nb_case *c, const char *key, long long value)
 
 nb_status nb_case_param_str(nb_case *c, const char *key, const char *value)
 {
+    NB_TRY(param_args(c, key));
     param *p = new_param(c, key);
     if (!p || !(p->s = strdup(value ? value : "")))
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case parameter: out of memory");
@@ -95,6 +104,9 @@ nb_status nb_case_param_str(nb_case *c, const char *key, const char *value)
 
 nb_status nb_case_param_u64_list(nb_case *c, const char *key, const uint64_t *v, size_t n)
 {
+    NB_TRY(param_args(c, key));
+    if (n && !v)
+        return nb_set_error(NB_ERR_INVALID_ARG, "case parameter '%s': NULL list of %zu", key, n);
     param *p = new_param(c, key);
     if (!p)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case parameter: out of memory");
@@ -111,6 +123,7 @@ nb_status nb_case_param_u64_list(nb_case *c, const char *key, const uint64_t *v,
 
 nb_status nb_case_param_real(nb_case *c, const char *key, double value, int decimals)
 {
+    NB_TRY(param_args(c, key));
     if (decimals < 0 || decimals > 9)
         return nb_set_error(NB_ERR_INVALID_ARG, "case parameter '%s': %d decimals", key, decimals);
     param *p = new_param(c, key);
@@ -119,7 +132,8 @@ nb_status nb_case_param_real(nb_case *c, const char *key, double value, int deci
     const double scale = pow(10.0, decimals);
     p->type = P_REAL;
     p->i = decimals;
-    p->r = isfinite(value) ? round(value * scale) / scale : value;
+    /* a value too large to scale has no digits below the decimals asked for */
+    p->r = isfinite(value * scale) ? round(value * scale) / scale : value;
     return NB_OK;
 }
 
@@ -238,6 +252,9 @@ nb_status nb_case_set_breakdown(nb_case *c, const nb_breakdown *b)
 {
     if (!c || !b)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_case_set_breakdown: NULL");
+    if (b->n_steps > NB_MAX_STEPS)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_case_set_breakdown: %zu steps (at most %d)",
+                            (size_t)b->n_steps, NB_MAX_STEPS);
     if (!c->bd)
         c->bd = malloc(sizeof *c->bd);
     if (!c->bd)
@@ -339,8 +356,8 @@ static json_t *argument(const char *a)
 
 nb_status nb_report_set_argv(nb_report *r, int argc, char *const *argv)
 {
-    if (!r)
-        return nb_set_error(NB_ERR_INVALID_ARG, "nb_report_set_argv: NULL");
+    if (!r || argc < 0 || (argc > 0 && !argv))
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_report_set_argv: NULL report or arguments");
     json_decref(r->argv);
     r->argv = json_array();
     for (int i = 0; i < argc && r->argv; i++) {
@@ -412,6 +429,8 @@ const char *nb_format_name(nb_format f)
 
 nb_status nb_format_parse(const char *s, nb_format *out)
 {
+    if (!out)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_format_parse: NULL result");
     for (int i = 0; s && i < 4; i++)
         if (strcmp(s, format_names[i]) == 0) {
             *out = (nb_format)i;

@@ -241,6 +241,8 @@ static nb_status ntt_prepare(void *ctx, size_t set, void *stream)
 static nb_status ntt_launch(void *ctx, size_t set, void *stream)
 {
     ntt_ctx *c = ctx;
+    if (set >= c->sets)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: set %zu of %zu", c->label, set, c->sets);
     void *p = (char *)nb_buffer_ptr(c->data) + set * set_bytes(c);
     return c->inverse ? nb_ntt_inverse(c->ntt, p, 0, c->limbs, stream)
                       : nb_ntt_forward(c->ntt, p, 0, c->limbs, stream);
@@ -249,6 +251,8 @@ static nb_status ntt_launch(void *ctx, size_t set, void *stream)
 static nb_status ntt_verify(void *ctx, size_t set, void *stream)
 {
     ntt_ctx *c = ctx;
+    if (set >= c->sets)
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: set %zu of %zu", c->label, set, c->sets);
     const size_t words = set_words(c);
     void *dst = c->host_w ? c->host_w : (void *)c->host_b;
     NB_TRY(nb_buffer_download(c->data, set * set_bytes(c), dst, set_bytes(c), stream));

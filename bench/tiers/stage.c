@@ -53,7 +53,15 @@ nb_status nb_stage_micro_measure(nb_stage_micro *m, const nb_ckks_params *params
     memset(m, 0, sizeof *m);
     m->log_n = params->log_n;
     m->limbs = level + 1;
-    const unsigned bits = params->spec.q_bits;
+    /* primes of the size of the level's scaling primes (on 32-bit words
+     * spec.q_bits is the size of a rescale's pair, not of one prime) */
+    unsigned bits = 0;
+    for (size_t i = level ? 1 : 0; i <= level; i++) {
+        unsigned b = 0;
+        for (uint64_t q = params->q[i]; q; q >>= 1)
+            b++;
+        bits = b > bits ? b : bits;
+    }
     /* the cold micro-benchmarks use o's cold state (or the default cold one) */
     const nb_cache_state cold = o->cache != NB_CACHE_WARM ? o->cache : NB_CACHE_COLD;
     m->warm_fwd_s =

@@ -245,6 +245,11 @@ nb_status nb_tier_stage_run(const nb_tier_run *r)
     nb_stage_tier_opts defaults;
     nb_stage_tier_opts_default(&defaults);
     const nb_stage_tier_opts *o = r->tier_opts ? r->tier_opts : &defaults;
+    if (o->n_stages > 4 || (o->n_presets && !o->presets) || (o->n_levels && !o->levels) ||
+        (o->n_gpus && !o->gpus))
+        return nb_set_error(NB_ERR_INVALID_ARG, "stage tier: %zu stages (at most 4), or a "
+                            "NULL list of presets, levels or GPU counts with entries",
+                            o->n_stages);
     if (r->sweep.n_modes == 0 || r->sweep.n_modes > MAX_MODES)
         return nb_set_error(NB_ERR_INVALID_ARG, "stage tier: %zu modes (1 to %d)",
                             r->sweep.n_modes, MAX_MODES);

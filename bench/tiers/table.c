@@ -42,6 +42,24 @@ nb_status nb_tier_run_one(const nb_tier *tier, const nb_tier_run *r)
     if (r->plan_only && !r->select)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_tier_run_one: plan only without a select");
     NB_TRY(nb_bench_opts_check(&r->timing));
+    const nb_sweep *sw = &r->sweep;
+    const struct {
+        const void *list;
+        size_t n;
+        const char *what;
+    } lists[] = {
+        {sw->variants, sw->n_variants, "variants"},
+        {sw->log_n, sw->n_log_n, "log_n"},
+        {sw->limbs, sw->n_limbs, "limbs"},
+        {sw->prime_bits, sw->n_prime_bits, "prime_bits"},
+        {sw->modes, sw->n_modes, "modes"},
+        {sw->prime_bits_32, sw->n_prime_bits_32, "prime_bits_32"},
+        {sw->log_q, sw->n_log_q, "log_q"},
+    };
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+        if (lists[i].n && !lists[i].list)
+            return nb_set_error(NB_ERR_INVALID_ARG, "tier '%s': sweep.%s is NULL with %zu entries",
+                                tier->name, lists[i].what, lists[i].n);
     if (!(tier->cache_states & STATE(r->timing.cache)))
         return nb_set_error(NB_ERR_INVALID_ARG, "tier '%s' cannot run with a %s cache",
                             tier->name, nb_cache_state_name(r->timing.cache));

@@ -77,7 +77,7 @@ __global__ void fill_residues_kernel(W *dst, uint64_t first, uint64_t last, uint
          g += (uint64_t)gridDim.x * blockDim.x) {
         const uint64_t w = g % words, l = w >> log_n;
         uint64_t v = nb_rng_residue_at(key, g, q[l]);
-        if (v == 0 && (w & ((1ull << log_n) - 1)) == 0)
+        if (v == 0 && (w & ((1ull << log_n) - 1)) == 0 && q[l] > 1)
             v = 1;
         dst[g] = (W)v;
     }

@@ -69,7 +69,8 @@ nb_status nb_gpu_flush_launch(void *buf, size_t bytes, void *stream);
 /* Words [first, first + count) of buffer sets laid out set after set, each
  * `limbs` limbs of 2^log_n words of word_bits (32 or 64): word g of limb l,
  * index i (g mod (L 2^log_n) = l 2^log_n + i) is nb_rng_residue_at(key, g,
- * q[l]), or 1 where that is 0 and i = 0. q: `limbs` primes in device memory. */
+ * q[l]), or 1 where that is 0, i = 0 and q[l] > 1. q: `limbs` primes in device
+ * memory. */
 nb_status nb_gpu_fill_residues(void *dst, unsigned word_bits, uint64_t first, uint64_t count,
                                unsigned log_n, size_t limbs, const uint64_t *q, uint64_t key,
                                void *stream);

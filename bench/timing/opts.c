@@ -68,8 +68,8 @@ nb_status nb_bench_opts_check(const nb_bench_opts *o)
     if (o->queue_ahead > 1)
         return nb_set_error(NB_ERR_INVALID_ARG, "--queue-ahead must be 0 or 1 (got %zu)",
                             o->queue_ahead);
-    if (!(o->rotate_factor >= 1.0))
-        return nb_set_error(NB_ERR_INVALID_ARG, "rotation factor must be >= 1");
+    if (!(o->rotate_factor >= 1.0 && o->rotate_factor <= 1e6)) /* sets are a size_t count */
+        return nb_set_error(NB_ERR_INVALID_ARG, "rotation factor must be in [1, 1e6]");
     if (o->l2_persist >= 0.0 && o->l2_persist > 1.0)
         return nb_set_error(NB_ERR_INVALID_ARG, "--l2-persist must be a fraction in [0, 1]");
     if (o->l2_persist >= 0.0 && o->cache != NB_CACHE_WARM)
@@ -110,6 +110,8 @@ const char *nb_cold_name(nb_cold_method c)
 
 nb_status nb_mode_parse(const char *s, nb_mode *out)
 {
+    if (!out)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_mode_parse: NULL result");
     for (int i = 0; s && i < 3; i++)
         if (strcmp(s, mode_names[i]) == 0) {
             *out = (nb_mode)i;
@@ -125,6 +127,8 @@ nb_status nb_cold_parse(const char *s, nb_cold_method *out)
         const char *name;
         nb_cold_method c;
     } names[] = {{"flush", NB_COLD_FLUSH}, {"rotate", NB_COLD_ROTATE}, {"both", NB_COLD_BOTH}};
+    if (!out)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_cold_parse: NULL result");
     for (size_t i = 0; s && i < 3; i++)
         if (strcmp(s, names[i].name) == 0) {
             *out = names[i].c;

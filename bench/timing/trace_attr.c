@@ -116,6 +116,8 @@ static void sums_from(const nb_trace_activity *a, size_t n, const span *u, size_
 
 nb_status nb_trace_sums_of(const nb_trace_activity *acts, size_t n, nb_trace_sums *out)
 {
+    if (!out || (n && !acts))
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_trace_sums_of: NULL argument");
     memset(out, 0, sizeof *out);
     if (n == 0)
         return NB_OK;
