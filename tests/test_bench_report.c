@@ -501,6 +501,32 @@ static void test_case_setters_reject_bad_arguments(void **state)
     nb_case_destroy(c);
 }
 
+/* Guards: a label that is not UTF-8 was dropped from the JSON (the case had
+ * no "label"), a key with commas shifted the CSV header's columns, and a '|'
+ * or a newline in a label broke the markdown row. */
+static void test_writers_keep_any_text(void **state)
+{
+    (void)state;
+    nb_report *r = NULL;
+    nb_case *c = NULL;
+    assert_int_equal(nb_report_create(&r, "run"), NB_OK);
+    assert_int_equal(nb_case_create(&c, "warm", NB_CACHE_WARM, "v", NB_BACKEND_CPU,
+                                    "a\xff" "b|c\nd"),
+                     NB_OK);
+    assert_int_equal(nb_case_param_int(c, "k,e\"y", 1), NB_OK);
+    assert_int_equal(nb_report_add_case(r, c), NB_OK);
+    char *json = nb_test_report_text(r, NB_FORMAT_JSON);
+    assert_non_null(strstr(json, "\"label\": \"a\\\\xffb|c\\\\x0ad\""));
+    free(json);
+    char *csv = nb_test_report_text(r, NB_FORMAT_CSV);
+    assert_non_null(strstr(csv, ",\"k,e\"\"y\","));
+    free(csv);
+    char *md = nb_test_report_text(r, NB_FORMAT_MD);
+    assert_non_null(strstr(md, "a\\xffb\\|c\\x0ad"));
+    free(md);
+    nb_report_destroy(r);
+}
+
 static void test_atomic_file_write(void **state)
 {
     (void)state;
@@ -546,6 +572,7 @@ int main(void)
         cmocka_unit_test(test_overhead_absent_without_timed_cases),
         cmocka_unit_test(test_overhead_written_in_each_format),
         cmocka_unit_test(test_case_setters_reject_bad_arguments),
+        cmocka_unit_test(test_writers_keep_any_text),
         cmocka_unit_test(test_atomic_file_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

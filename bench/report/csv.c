@@ -182,12 +182,16 @@ nb_status nb_report_write_csv(const nb_report *r, FILE *f)
         return st;
     }
     fputs("tier,variant,backend,label", f);
-    for (size_t k = 0; k < np; k++)
-        fprintf(f, ",%s", pkeys[k]);
+    for (size_t k = 0; k < np; k++) { /* keys are the caller's: quoted like any field */
+        fputc(',', f);
+        nb_csv_write_field(f, pkeys[k]);
+    }
     for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
         fprintf(f, ",%s", fixed[k]);
-    for (size_t k = 0; k < nm; k++)
-        fprintf(f, ",%s", mkeys[k]);
+    for (size_t k = 0; k < nm; k++) {
+        fputc(',', f);
+        nb_csv_write_field(f, mkeys[k]);
+    }
     fputs(",message\n", f);
     for (size_t i = 0; i < r->n; i++) {
         const nb_case *c = r->cases[i];

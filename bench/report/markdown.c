@@ -6,6 +6,18 @@
 
 #include "bench/report/internal.h"
 
+/* One cell: a '|' would end it early, so it is written escaped. */
+static void md_cell(FILE *f, const char *s)
+{
+    fputc(' ', f);
+    for (; *s; s++) {
+        if (*s == '|')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputs(" |", f);
+}
+
 nb_status nb_report_write_markdown(const nb_report *r, FILE *f)
 {
     char(*cells)[NB_TEXT_COLS][200] = NULL;
@@ -21,7 +33,7 @@ nb_status nb_report_write_markdown(const nb_report *r, FILE *f)
     for (size_t i = 0; i < r->n; i++) {
         fputs("|", f);
         for (int k = 0; k < NB_TEXT_COLS; k++)
-            fprintf(f, " %s |", cells[i][k]);
+            md_cell(f, cells[i][k]);
         fputc('\n', f);
     }
     free(cells);

@@ -24,6 +24,45 @@ const char *nb_case_status_name(nb_case_status s)
 
 /* ------------------------------------------------------------------ cases */
 
+/* src into dst[n] as one line of UTF-8 text: each byte that is not part of a
+ * UTF-8 sequence, and each control character (a newline would break a row of
+ * every format), written as the four characters \xNN, and the text cut, if
+ * it must be, at a whole sequence; so every writer (JSON holds text only)
+ * keeps it. */
+static void text_copy(char *dst, size_t n, const char *src)
+{
+    size_t o = 0;
+    for (size_t i = 0; src[i] && o + 1 < n;) {
+        const unsigned char c = (unsigned char)src[i];
+        size_t len = c < 0x20 || c == 0x7f ? 0
+                     : c < 0x80            ? 1
+                     : (c >> 5) == 6       ? 2
+                     : (c >> 4) == 14      ? 3
+                     : (c >> 3) == 30      ? 4
+                                           : 0;
+        for (size_t k = 1; k < len; k++)
+            if (((unsigned char)src[i + k] >> 6) != 2) /* a NUL ends the check too */
+                len = 0;
+        if (len) {
+            json_t *valid = json_stringn(src + i, len); /* overlong forms, surrogates */
+            if (!valid)
+                len = 0;
+            json_decref(valid);
+        }
+        if (len ? o + len >= n : o + 4 >= n)
+            break;
+        if (len) {
+            memcpy(dst + o, src + i, len);
+            o += len;
+            i += len;
+        } else {
+            o += (size_t)snprintf(dst + o, n - o, "\\x%02x", c);
+            i++;
+        }
+    }
+    dst[o] = '\0';
+}
+
 nb_status nb_case_create(nb_case **out, const char *tier, nb_cache_state cache,
                          const char *variant, nb_backend backend, const char *label)
 {
@@ -32,11 +71,11 @@ nb_status nb_case_create(nb_case **out, const char *tier, nb_cache_state cache,
     nb_case *c = calloc(1, sizeof *c);
     if (!c)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
-    snprintf(c->tier, sizeof c->tier, "%s", tier ? tier : "");
+    text_copy(c->tier, sizeof c->tier, tier ? tier : "");
     c->cache = cache;
     c->backend = backend;
-    snprintf(c->variant, sizeof c->variant, "%s", variant ? variant : "");
-    snprintf(c->label, sizeof c->label, "%s", label ? label : "");
+    text_copy(c->variant, sizeof c->variant, variant ? variant : "");
+    text_copy(c->label, sizeof c->label, label ? label : "");
     c->wall_s = NAN;
     *out = c;
     return NB_OK;
@@ -70,7 +109,7 @@ static param *new_param(nb_case *c, const char *key)
     c->params = p;
     p = &c->params[c->n_params++];
     memset(p, 0, sizeof *p);
-    snprintf(p->key, sizeof p->key, "%s", key);
+    text_copy(p->key, sizeof p->key, key);
     return p;
 }
 
@@ -96,8 +135,10 @@ nb_status nb_case_param_str(nb_case *c, const char *key, const char *value)
 {
     NB_TRY(param_args(c, key));
     param *p = new_param(c, key);
-    if (!p || !(p->s = strdup(value ? value : "")))
+    const char *v = value ? value : "";
+    if (!p || !(p->s = malloc(4 * strlen(v) + 1)))
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case parameter: out of memory");
+    text_copy(p->s, 4 * strlen(v) + 1, v);
     p->type = P_STR;
     return NB_OK;
 }
@@ -145,7 +186,7 @@ nb_status nb_case_metric(nb_case *c, const char *key, double value)
     if (!m)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case metric: out of memory");
     c->metrics = m;
-    snprintf(m[c->n_metrics].key, sizeof m[c->n_metrics].key, "%s", key);
+    text_copy(m[c->n_metrics].key, sizeof m[c->n_metrics].key, key);
     m[c->n_metrics].v = value;
     c->n_metrics++;
     return NB_OK;
@@ -159,7 +200,7 @@ void nb_case_set_status(nb_case *c, nb_case_status s, const char *message)
     c->status = s == NB_CASE_OK && c->has_result && c->result.stop == NB_STOP_INTERRUPTED
                     ? NB_CASE_INTERRUPTED
                     : s;
-    snprintf(c->message, sizeof c->message, "%s", message ? message : "");
+    text_copy(c->message, sizeof c->message, message ? message : "");
 }
 
 nb_case_status nb_case_get_status(const nb_case *c) { return c ? c->status : NB_CASE_ERROR; }
@@ -319,38 +360,16 @@ void nb_report_destroy(nb_report *r)
     free(r);
 }
 
-/* An argument as a JSON string: as it is when it is UTF-8, else with each
- * byte that is not part of a UTF-8 sequence written as the four characters
- * \xNN (a JSON string holds text only; nothing is dropped). */
+/* An argument as a JSON string, in text_copy's form (nothing is dropped). */
 static json_t *argument(const char *a)
 {
-    json_t *j = json_string(a);
-    if (j)
-        return j;
-    const size_t n = strlen(a);
-    char *out = malloc(4 * n + 1);
-    if (!out)
+    const size_t n = 4 * strlen(a) + 1;
+    char *t = malloc(n);
+    if (!t)
         return NULL;
-    size_t o = 0;
-    for (size_t i = 0; i < n;) {
-        const unsigned char c = (unsigned char)a[i];
-        size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-        for (size_t k = 1; k < len; k++)
-            if (i + k >= n || ((unsigned char)a[i + k] >> 6) != 2)
-                len = 0;
-        if (len && (j = json_stringn(a + i, len)) != NULL) { /* a valid sequence */
-            json_decref(j);
-            memcpy(out + o, a + i, len);
-            o += len;
-            i += len;
-        } else {
-            o += (size_t)sprintf(out + o, "\\x%02x", c);
-            i++;
-        }
-    }
-    out[o] = '\0';
-    j = json_string(out);
-    free(out);
+    text_copy(t, n, a);
+    json_t *j = json_string(t);
+    free(t);
     return j;
 }
 
