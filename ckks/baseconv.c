@@ -50,6 +50,9 @@ nb_status nb_baseconv_plan_create(nb_baseconv_plan **out, nb_backend backend, un
         *out = NULL;
     if (!out || !from || !to)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_baseconv_plan_create: NULL argument");
+    if (backend != NB_BACKEND_CPU && backend != NB_BACKEND_GPU)
+        return nb_set_error(NB_ERR_INVALID_ARG, "base conversion: unknown backend %d",
+                            (int)backend);
     if (log_n < NB_MIN_LOG_N || log_n > NB_MAX_LOG_N)
         return nb_set_error(NB_ERR_INVALID_ARG, "base conversion: log_n=%u outside [%u, %u]",
                             log_n, NB_MIN_LOG_N, NB_MAX_LOG_N);

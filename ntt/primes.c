@@ -5,6 +5,8 @@
 
 uint64_t nb_pow_mod(uint64_t a, uint64_t e, uint64_t q)
 {
+    if (q == 0)
+        return 0;
     uint64_t r = 1 % q;
     a %= q;
     while (e) {

@@ -19,7 +19,8 @@ extern "C" {
 /* 1 if n is prime (deterministic Miller-Rabin, exact for all 64-bit n). */
 int nb_is_prime(uint64_t n);
 
-/* a^e mod q, and a^-1 mod q for prime q and a != 0 mod q. Host arithmetic. */
+/* a^e mod q, and a^-1 mod q for prime q and a != 0 mod q. Host arithmetic.
+ * Domain q >= 1 (q = 0, which has no residues, returns 0). */
 uint64_t nb_pow_mod(uint64_t a, uint64_t e, uint64_t q);
 uint64_t nb_inv_mod(uint64_t a, uint64_t q);
 

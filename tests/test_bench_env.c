@@ -24,6 +24,7 @@ static void test_env_writers(void **state)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(nb_env_write(&e, (nb_format)9, f), NB_ERR_INVALID_ARG);
     assert_int_equal(nb_env_write(&e, NB_FORMAT_JSON, f), NB_OK);
     fclose(f);
     json_error_t err;

@@ -41,6 +41,10 @@ static void test_proc_stat_missing_or_short_lines_are_unknown(void **state)
     assert_int_equal(total, 100);
     assert_int_equal(steal, -1);
     assert_int_equal(running, -1);
+    /* fields whose sum overflows a long long: malformed, not a negative total */
+    nb_parse_proc_stat("cpu  9223372036854775807 9223372036854775807 1 1 1 1 1 1\n", &total,
+                       &steal, &running);
+    assert_int_equal(total, -1);
 }
 
 /* A quiet second of sampling on 2 CPUs with the case's 2 threads. */

@@ -218,6 +218,10 @@ static void test_bad_stage_configs_are_rejected(void **state)
     nb_stage_config cfg = {NB_CKKS_STAGE_RESCALE, 0, NB_CKKS_RESCALE_FLOOR, 1, 0, 0, 0};
     assert_int_equal(nb_stage_workload_create(&w, p, v, &cfg, NULL), NB_ERR_INVALID_ARG);
     assert_null(w);
+    cfg.level = p->max_level;
+    cfg.rounding = (nb_ckks_rounding)9; /* refused at once, not after the case's build */
+    assert_int_equal(nb_stage_workload_create(&w, p, v, &cfg, NULL), NB_ERR_INVALID_ARG);
+    cfg.rounding = NB_CKKS_RESCALE_FLOOR;
     cfg.stage = NB_CKKS_STAGE_MODUP;
     cfg.level = p->max_level + 1;
     assert_int_equal(nb_stage_workload_create(&w, p, v, &cfg, NULL), NB_ERR_INVALID_ARG);

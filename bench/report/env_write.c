@@ -140,6 +140,8 @@ nb_status nb_env_write(const nb_env *e, nb_format fmt, FILE *f)
 {
     if (!e || !f)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_env_write: NULL argument");
+    if ((unsigned)fmt > NB_FORMAT_JSON)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_env_write: unknown format %d", (int)fmt);
     if (fmt == NB_FORMAT_JSON) { /* a document of its own: its schema, then the block */
         json_t *j = json_pack("{s:s, s:i}", "schema", "nttbench-env", "schema_version", 1);
         json_t *block = nb_env_to_json(e);

@@ -144,6 +144,9 @@ static nb_status simple_create(nb_workload **out, nb_backend backend, size_t byt
     if (!out)
         return nb_set_error(NB_ERR_INVALID_ARG, "NULL argument");
     *out = NULL;
+    if (backend != NB_BACKEND_CPU && backend != NB_BACKEND_GPU)
+        return nb_set_error(NB_ERR_INVALID_ARG, "calibration workload: unknown backend %d",
+                            (int)backend);
     if (backend == NB_BACKEND_GPU)
         NB_TRY(nb_gpu_require());
     if (kind == SIMPLE_COPY && (bytes < 16 || bytes % 16))

@@ -428,6 +428,10 @@ nb_status nb_stage_workload_create_pooled(nb_workload **out, const nb_ckks_param
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_stage_workload_create: NULL argument");
     if ((unsigned)cfg->stage > 3)
         return nb_set_error(NB_ERR_INVALID_ARG, "unknown stage %d", (int)cfg->stage);
+    if (cfg->stage == NB_CKKS_STAGE_RESCALE && cfg->rounding != NB_CKKS_RESCALE_FLOOR &&
+        cfg->rounding != NB_CKKS_RESCALE_ROUND)
+        return nb_set_error(NB_ERR_INVALID_ARG, "rescale: unknown rounding mode %d",
+                            (int)cfg->rounding);
     const size_t level = cfg->level == SIZE_MAX ? params->max_level : cfg->level;
     const size_t lowest = cfg->stage == NB_CKKS_STAGE_RESCALE ? params->rescale_primes : 0;
     if (level > params->max_level || level < lowest)

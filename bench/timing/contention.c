@@ -8,6 +8,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <limits.h>
+
 #include "bench/timing/internal.h"
 
 void nb_parse_proc_stat(const char *text, long long *total_ticks, long long *steal_ticks,
@@ -31,8 +33,13 @@ void nb_parse_proc_stat(const char *text, long long *total_ticks, long long *ste
             }
             /* user nice system idle iowait irq softirq steal [guest guest_nice]:
              * guest time is already inside user and nice */
-            for (int i = 0; i < n && i < 8; i++)
+            for (int i = 0; i < n && i < 8; i++) {
+                if (f[i] > LLONG_MAX - sum) { /* not a count this machine could reach */
+                    n = 0;
+                    break;
+                }
                 sum += f[i];
+            }
             if (n >= 4)
                 *total_ticks = sum;
             if (n >= 8)

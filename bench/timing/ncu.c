@@ -215,6 +215,9 @@ nb_status nb_ncu_run(char *const argv[], double timeout_s, const volatile sig_at
 {
     char *text = NULL;
     int status = 0;
+    if (!argv || !argv[0] || !out || !(timeout_s > 0))
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ncu_run: NULL argument or a timeout that "
+                            "is not a positive number of seconds");
     NB_TRY(run_capture(argv, timeout_s, interrupt, &text, &status));
     char why[300];
     nb_status s = NB_OK;
