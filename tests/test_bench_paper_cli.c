@@ -128,7 +128,8 @@ static void test_report_is_filled_in_from_the_file(void **state)
     assert_non_null(strstr(out, want));
     static const char *const words[] = {"## Methods", "CUDA events", "blocking kernel",
                                         "SM clock", "noise target met", "## Reporting checklist",
-                                        "- [x] **verification against the CPU oracle (GMP-checked)**",
+                                        "- [x] **verification against the CPU oracle "
+                                        "(GMP-checked)**",
                                         "checked bit-exact before and after timing against "
                                         "nttbench's CPU oracle", "nttbench run"};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)

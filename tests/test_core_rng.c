@@ -233,8 +233,9 @@ static void test_residue_at_small_bound_passes_chi_square(void **state)
 /* nb_rng_fill_limbs_at: value i of limb l of set s is nb_rng_residue_at at
  * word s limbs n + l n + i of the limb's prime, but a limb's first value,
  * which is never 0 for q > 1 (with q = 2 about half the limbs draw a 0
- * there; it becomes 1) and stays 0, the only residue, for q = 1. Limbs of 2^17 values run in parallel; each set is drawn
- * alone, so set 1 does not depend on set 0 having been drawn. */
+ * there; it becomes 1) and stays 0, the only residue, for q = 1. Limbs of
+ * 2^17 values run in parallel; each set is drawn alone, so set 1 does not
+ * depend on set 0 having been drawn. */
 static void test_fill_limbs_at_is_residue_at_by_word(void **state)
 {
     (void)state;

@@ -1,7 +1,8 @@
 /* nttbench: the command-line entry point. Global options (--plugin, --format,
  * --output, --quiet, --help, --version / -V) may appear anywhere but as the
- * value of a command's option; the first other word is the command. Exit codes: 0 ok, 1 verification failed, 2 bad usage,
- * 3 environment error; every failure prints one line "nttbench: error: ...". */
+ * value of a command's option; the first other word is the command. Exit
+ * codes: 0 ok, 1 verification failed, 2 bad usage, 3 environment error;
+ * every failure prints one line "nttbench: error: ...". */
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>

@@ -137,9 +137,9 @@ int nb_cli_plan_case(void *ctx, const nb_case_plan *c)
     if (!selected(run, c->name))
         return 0;
     p->cases++;
-    const char *fails = c->fails                                                     ? c->fails
-                        : c->variant->backend == NB_BACKEND_GPU && !c->skipped ? p->no_gpu
-                                                                               : NULL;
+    const char *fails = c->fails;
+    if (!fails && c->variant->backend == NB_BACKEND_GPU && !c->skipped)
+        fails = p->no_gpu; /* NULL where a GPU is usable */
     char unfit[300] = "";
     if (p->list && !fails)
         unfit_note(run, c, unfit, sizeof unfit);
