@@ -1,46 +1,17 @@
 /* The CKKS stage pipelines (modUp, inner product, modDown, key switch,
  * rescale), written once for both backends: each step is either an NTT
  * through the variant interface or a kernel dispatched to cpu_kernels.c or
- * gpu_kernels.cu. The nb_ckks object owns the NTT, the constants (a device
- * copy for GPU variants) and every scratch buffer, so a pipeline call
- * allocates nothing and (GPU) never synchronizes. */
+ * gpu_kernels.cu. The nb_ckks object (ckks/pipeline.h, built by
+ * pipeline_create.c) owns the NTT, the constants (a device copy for GPU
+ * variants) and every scratch buffer, so a pipeline call allocates nothing
+ * and (GPU) never synchronizes. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ckks/consts.h"
+#include "ckks/pipeline.h"
 #include "core/device.h"
 #include "ntt/arith.h"
-
-struct nb_ckks {
-    const nb_ckks_params *p;
-    const nb_ckks_consts *k;
-    nb_backend backend;
-    nb_ntt *ntt;            /* over q_0..q_L, p_0..p_(alpha-1) */
-    nb_ntt *ntt_pp, *ntt_qq; /* p_0..p_(alpha-1) twice, q_0..q_L twice: the key
-                                switch's two modDowns as one call per NTT step */
-    nb_ntt *ntt_ext;        /* top level, digit after digit: the primes each digit's
-                               modUp extends to (the key switch's packed layout);
-                               NULL with many digits (create_extra_plans) */
-    nb_buffer *dconsts;     /* GPU: device copy of the constants blob */
-    const uint64_t *base;   /* the blob in the backend's memory */
-    unsigned word_bits;     /* the variant's: 64 or 32 */
-    size_t limb_bytes;      /* N words */
-    nb_buffer *scratch;
-    void *s_coeff;          /* L+1 limbs: the digits in coefficient form (modUp) */
-    void *s_ext;            /* dnum * (L+1+alpha) limbs: modUp outputs (key switch) */
-    void *s_acc0, *s_acc1;  /* L+1+alpha limbs each: inner-product outputs */
-    void *s_p;              /* max(alpha, 2) limbs: P part in coefficient form (modDown),
-                               the dropped limbs (rescale) */
-    void *s_t;              /* 2(L+1) limbs: converted limbs (modDown, rescale; key
-                               switch: both polynomials) */
-};
-
-/* p advanced by `limbs` limbs of N words. */
-static void *at(const nb_ckks *c, const void *p, size_t limbs)
-{
-    return (char *)(uintptr_t)p + limbs * c->limb_bytes;
-}
 
 static nb_status mark(const nb_ckks_hook *h, const char *step, int is_ntt, size_t limbs,
                       int inverse)
@@ -163,159 +134,6 @@ static nb_status inner_product(const nb_ckks *c, size_t level, void *acc0, void 
 #endif
 }
 
-/* ---- creation ---- */
-
-/* *out = an NTT over the primes idx[0..count) of `ntt`, with the same roots
- * (so that data in NTT form under `ntt` transforms back identically). */
-static nb_status create_over(nb_ntt **out, const nb_ntt *ntt, const size_t *idx, size_t count,
-                             const nb_ntt_variant *variant, void *stream)
-{
-    const nb_ntt_tables *t = nb_ntt_get_tables(ntt);
-    uint64_t *qp = malloc(2 * count * sizeof *qp);
-    if (!qp)
-        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_create: out of host memory");
-    uint64_t *psi = qp + count;
-    for (size_t i = 0; i < count; i++) {
-        qp[i] = t->q[idx[i]];
-        psi[i] = t->psi[idx[i]];
-    }
-    nb_status s = nb_ntt_create(out, variant, t->log_n, qp, psi, count, stream);
-    free(qp);
-    return s;
-}
-
-/* The extra plans: P primes twice, Q primes twice, and the top level's
- * packed modUp targets (ntt_ext), the latter only while they are at most
- * NB_CKKS_EXT_PLAN_MAX_FACTOR times the main plan's primes. */
-static nb_status create_extra_plans(nb_ckks *c, const nb_ntt_variant *variant, void *stream)
-{
-    const nb_ckks_params *p = c->p;
-    const size_t Q = p->q_count, A = p->alpha, E = Q + A, digits = nb_ckks_digits(p, Q - 1);
-    size_t *idx = malloc((digits + 2) * E * sizeof *idx), k = 0;
-    if (!idx)
-        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_create: out of host memory");
-    for (size_t i = 0; i < 2 * A; i++)
-        idx[i] = Q + i % A;
-    nb_status s = create_over(&c->ntt_pp, c->ntt, idx, 2 * A, variant, stream);
-    for (size_t i = 0; i < 2 * Q; i++)
-        idx[i] = i % Q;
-    if (s == NB_OK)
-        s = create_over(&c->ntt_qq, c->ntt, idx, 2 * Q, variant, stream);
-    for (size_t j = 0; j < digits; j++) {
-        size_t first, count;
-        nb_ckks_digit_range(p, Q - 1, j, &first, &count);
-        for (size_t i = 0; i < E; i++)
-            if (i < first || i >= first + count)
-                idx[k++] = i;
-    }
-    if (s == NB_OK && k <= NB_CKKS_EXT_PLAN_MAX_FACTOR * E)
-        s = create_over(&c->ntt_ext, c->ntt, idx, k, variant, stream);
-    free(idx);
-    return s;
-}
-
-void nb_ckks_destroy(nb_ckks *c)
-{
-    if (!c)
-        return;
-    nb_ntt_destroy(c->ntt);
-    nb_ntt_destroy(c->ntt_pp);
-    nb_ntt_destroy(c->ntt_qq);
-    nb_ntt_destroy(c->ntt_ext);
-    nb_buffer_destroy(c->dconsts);
-    nb_buffer_destroy(c->scratch);
-    free(c);
-}
-
-/* Bits of the set's largest prime. */
-static unsigned max_bits(const nb_ckks_params *p)
-{
-    uint64_t m = 0;
-    for (size_t i = 0; i < p->q_count + p->alpha; i++)
-        if (p->primes[i] > m)
-            m = p->primes[i];
-    unsigned b = 0;
-    while (b < 64 && (m >> b))
-        b++;
-    return b;
-}
-
-nb_status nb_ckks_check_words(const nb_ckks_params *params, const nb_ntt_variant *variant)
-{
-    if (variant->word_bits == 32)
-        for (size_t i = 0; i < params->q_count + params->alpha; i++)
-            if (params->primes[i] >> NB_MAX_PRIME_BITS_32)
-                return nb_set_error(NB_ERR_UNSUPPORTED,
-                                    "variant '%s' works on 32-bit words and set '%s' has "
-                                    "primes of up to %u bits; a 32-bit variant needs every "
-                                    "prime below 2^31 (e.g. ckks16-l30-d3-w32)",
-                                    variant->name, params->name, max_bits(params));
-    return NB_OK;
-}
-
-nb_status nb_ckks_create(nb_ckks **out, const nb_ckks_params *params,
-                         const nb_ntt_variant *variant, void *stream)
-{
-    if (out)
-        *out = NULL;
-    if (!out || !params || !variant)
-        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ckks_create: NULL argument");
-    NB_TRY(nb_ckks_check_words(params, variant));
-    nb_ckks *c = calloc(1, sizeof *c);
-    if (!c)
-        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_create: out of host memory");
-    c->p = params;
-    c->k = params->consts;
-    c->backend = variant->backend;
-    c->word_bits = variant->word_bits;
-    c->limb_bytes = params->n * (variant->word_bits / 8);
-    const size_t Q = params->q_count, A = params->alpha;
-    nb_status s = nb_ntt_create(&c->ntt, variant, params->log_n, params->primes, NULL, Q + A,
-                                stream);
-    if (s == NB_OK)
-        s = create_extra_plans(c, variant, stream);
-    if (s == NB_OK && c->backend == NB_BACKEND_GPU) {
-        s = nb_buffer_create(&c->dconsts, NB_BACKEND_GPU, c->k->words * sizeof(uint64_t));
-        if (s == NB_OK)
-            s = nb_buffer_upload(c->dconsts, 0, c->k->blob, c->k->words * sizeof(uint64_t),
-                                 stream);
-        c->base = nb_buffer_ptr(c->dconsts);
-#ifdef NB_HAVE_CUDA
-        if (s == NB_OK) /* modUp sources: alpha primes; modDown: alpha primes */
-            s = nb_gpu_conv_reserve(A);
-#endif
-    } else {
-        c->base = c->k->blob;
-    }
-    const size_t pa = A > 2 ? A : 2; /* s_p: modDown's P limbs, rescale's dropped ones */
-    const size_t limbs = Q + params->dnum * (Q + A) + 2 * (Q + A) + pa + 2 * Q;
-    if (s == NB_OK)
-        s = nb_buffer_create(&c->scratch, c->backend, limbs * c->limb_bytes);
-    if (s != NB_OK) {
-        nb_ckks_destroy(c);
-        return s;
-    }
-    void *w = nb_buffer_ptr(c->scratch);
-    c->s_coeff = w;
-    w = at(c, w, Q);
-    c->s_ext = w;
-    w = at(c, w, params->dnum * (Q + A));
-    c->s_acc0 = w;
-    w = at(c, w, Q + A);
-    c->s_acc1 = w;
-    w = at(c, w, Q + A);
-    c->s_p = w;
-    w = at(c, w, pa);
-    c->s_t = w;
-    *out = c;
-    return NB_OK;
-}
-
-const nb_ckks_params *nb_ckks_get_params(const nb_ckks *c) { return c ? c->p : NULL; }
-nb_backend nb_ckks_backend(const nb_ckks *c) { return c ? c->backend : NB_BACKEND_CPU; }
-nb_ntt *nb_ckks_get_ntt(nb_ckks *c) { return c ? c->ntt : NULL; }
-size_t nb_ckks_word_bytes(const nb_ckks *c) { return c ? c->word_bits / 8 : 0; }
-
 /* ---- argument checks ---- */
 
 static nb_status check_level(const nb_ckks *c, size_t level, size_t min_level, const char *op)
@@ -368,10 +186,11 @@ static nb_status forward_outside_digit(nb_ckks *c, size_t level, void *out, size
     if (first > 0)
         NB_TRY(nb_ntt_forward(c->ntt, out, 0, first, stream));
     if (L1 == Q) /* q_after..q_L and p_0.. are consecutive primes of the plan */
-        return nb_ntt_forward(c->ntt, at(c, out, after - skip), after, Q + A - after, stream);
+        return nb_ntt_forward(c->ntt, nb_ckks_at(c, out, after - skip), after, Q + A - after,
+                              stream);
     if (after < L1)
-        NB_TRY(nb_ntt_forward(c->ntt, at(c, out, after - skip), after, L1 - after, stream));
-    return nb_ntt_forward(c->ntt, at(c, out, L1 - skip), Q, A, stream);
+        NB_TRY(nb_ntt_forward(c->ntt, nb_ckks_at(c, out, after - skip), after, L1 - after, stream));
+    return nb_ntt_forward(c->ntt, nb_ckks_at(c, out, L1 - skip), Q, A, stream);
 }
 
 /* dst = iNTT of limbs [first, first + count) of src (under the main plan):
@@ -401,8 +220,8 @@ static nb_status modup_digit(nb_ckks *c, size_t level, size_t digit, void *out, 
     const size_t L1 = level + 1, A = p->alpha;
     size_t first, count;
     nb_ckks_digit_range(p, level, digit, &first, &count);
-    NB_TRY(copy_limbs(c, at(c, out, first), at(c, in, first), count, stream));
-    NB_TRY(inverse_into(c, c->s_coeff, at(c, in, first), first, count, 1, hook, stream));
+    NB_TRY(copy_limbs(c, nb_ckks_at(c, out, first), nb_ckks_at(c, in, first), count, stream));
+    NB_TRY(inverse_into(c, c->s_coeff, nb_ckks_at(c, in, first), first, count, 1, hook, stream));
     const nb_conv_desc *d = &c->k->modup[level * p->dnum + digit];
     nb_conv_view v = nb_conv_view_at(d, c->base, d->n_to);
     const nb_polys io = one(c, out, c->s_coeff, NULL);
@@ -431,18 +250,19 @@ static nb_status modup_all(nb_ckks *c, size_t level, void *out, const void *in, 
         for (size_t j = 0; j < digits; j++) {
             size_t first, count;
             nb_ckks_digit_range(p, level, j, &first, &count);
-            NB_TRY(copy_limbs(c, at(c, out, j * E + first), at(c, in, first), count, stream));
+            NB_TRY(copy_limbs(c, nb_ckks_at(c, out, j * E + first), nb_ckks_at(c, in, first),
+                              count, stream));
         }
     NB_TRY(inverse_into(c, c->s_coeff, in, 0, L1, !packed, hook, stream));
     for (size_t j = 0; j < digits; j++) {
         size_t first, count;
         nb_ckks_digit_range(p, level, j, &first, &count);
-        void *o = at(c, out, j * (packed ? L1 : E));
+        void *o = nb_ckks_at(c, out, j * (packed ? L1 : E));
         const nb_conv_desc *d = &c->k->modup[level * p->dnum + j];
         nb_conv_view v = nb_conv_view_at(d, c->base, d->n_to);
         if (packed)
             v.out_limb = c->base + c->k->identity;
-        const nb_polys io = one(c, o, at(c, c->s_coeff, first), NULL);
+        const nb_polys io = one(c, o, nb_ckks_at(c, c->s_coeff, first), NULL);
         NB_TRY(conv(c, &v, &io, stream));
         NB_TRY(mark(hook, "conv", 0, 0, 0));
         if (one_call)
@@ -510,7 +330,7 @@ static nb_status moddown(nb_ckks *c, size_t level, void *out, const void *in,
 {
     const size_t L1 = level + 1, Q = c->p->q_count, A = c->p->alpha;
     void *pl = c->s_p;
-    NB_TRY(inverse_into(c, pl, at(c, in, L1), Q, A, 0, hook, stream));
+    NB_TRY(inverse_into(c, pl, nb_ckks_at(c, in, L1), Q, A, 0, hook, stream));
     nb_conv_view v = nb_conv_view_at(&c->k->moddown, c->base, (uint32_t)L1);
     const nb_polys ci = one(c, c->s_t, pl, NULL);
     NB_TRY(conv(c, &v, &ci, stream));
@@ -529,11 +349,11 @@ static nb_status moddown_pair(nb_ckks *c, size_t level, void *out0, void *out1, 
                               const void *acc1_q, const nb_ckks_hook *hook, void *stream)
 {
     const size_t L1 = level + 1, Q = c->p->q_count, A = c->p->alpha;
-    void *pl = at(c, acc0, L1), *t0 = c->s_t, *t1 = at(c, c->s_t, Q);
+    void *pl = nb_ckks_at(c, acc0, L1), *t0 = c->s_t, *t1 = nb_ckks_at(c, c->s_t, Q);
     NB_TRY(nb_ntt_inverse(c->ntt_pp, pl, 0, 2 * A, stream));
     NB_TRY(mark(hook, "intt", 1, 2 * A, 1));
     nb_conv_view v = nb_conv_view_at(&c->k->moddown, c->base, (uint32_t)L1);
-    const nb_polys ci = two(c, t0, t1, pl, at(c, pl, A), NULL, NULL);
+    const nb_polys ci = two(c, t0, t1, pl, nb_ckks_at(c, pl, A), NULL, NULL);
     NB_TRY(conv(c, &v, &ci, stream));
     NB_TRY(mark(hook, "conv", 0, 0, 0));
     nb_limb_consts k = {c->base + c->k->prime_q, c->base + c->k->p_inv,
@@ -580,7 +400,8 @@ nb_status nb_ckks_inner_product(nb_ckks *c, size_t level, void *acc0, void *acc1
         NB_TRY(disjoint(c, "inner product", a ? acc1 : acc0, E, ext, digits * E));
         NB_TRY(disjoint(c, "inner product", a ? acc1 : acc0, E, key, keys));
     }
-    NB_TRY(inner_product(c, level, acc0, acc1, at(c, acc1, level + 1), ext, NULL, key, stream));
+    NB_TRY(inner_product(c, level, acc0, acc1, nb_ckks_at(c, acc1, level + 1), ext, NULL, key,
+                         stream));
     return mark(hook, "inner-product", 0, 0, 0);
 }
 
@@ -599,7 +420,7 @@ nb_status nb_ckks_keyswitch(nb_ckks *c, size_t level, void *out0, void *out1, co
     /* acc1's P limbs right after acc0's (both inside the two accumulators'
      * scratch), so that one NTT call serves both P parts */
     const size_t E = level + 1 + c->p->alpha;
-    void *acc1_q = at(c, c->s_acc1, c->p->alpha), *acc1_p = at(c, c->s_acc0, E);
+    void *acc1_q = nb_ckks_at(c, c->s_acc1, c->p->alpha), *acc1_p = nb_ckks_at(c, c->s_acc0, E);
     NB_TRY(inner_product(c, level, c->s_acc0, acc1_q, acc1_p, c->s_ext, in, key, stream));
     NB_TRY(mark(hook, "inner-product", 0, 0, 0));
     return moddown_pair(c, level, out0, out1, c->s_acc0, acc1_q, hook, stream);
@@ -615,7 +436,7 @@ nb_status nb_ckks_rescale(nb_ckks *c, size_t level, nb_ckks_rounding rounding, v
         return nb_set_error(NB_ERR_INVALID_ARG, "rescale: unknown rounding mode %d", (int)rounding);
     const size_t Q = c->p->q_count, keep = level + 1 - g;
     NB_TRY(disjoint(c, "rescale", out, keep, in, level + 1));
-    NB_TRY(inverse_into(c, c->s_p, at(c, in, keep), keep, g, 0, hook, stream));
+    NB_TRY(inverse_into(c, c->s_p, nb_ckks_at(c, in, keep), keep, g, 0, hook, stream));
     NB_TRY(rescale_bring(c, level, rounding == NB_CKKS_RESCALE_ROUND, c->s_t, c->s_p, stream));
     NB_TRY(mark(hook, "conv", 0, 0, 0));
     nb_limb_consts k = {c->base + c->k->prime_q, c->base + c->k->ql_inv + level * Q,
