@@ -85,22 +85,26 @@ static nb_status inv_writes_outside(void *plan, void *words, size_t first, size_
     return NB_OK;
 }
 
+/* The transform's status; on success the range's first value is off by one. */
+static nb_status flip_first(nb_status transformed, void *words)
+{
+    if (transformed == NB_OK)
+        ((uint64_t *)words)[0] ^= 1;
+    return transformed;
+}
+
 static nb_status fwd_first_value(void *plan, void *words, size_t first, size_t count,
                                  void *stream)
 {
     wrap_plan *p = plan;
-    NB_TRY(p->base->forward(p->plan, words, first, count, stream));
-    ((uint64_t *)words)[0] ^= 1;
-    return NB_OK;
+    return flip_first(p->base->forward(p->plan, words, first, count, stream), words);
 }
 
 static nb_status inv_first_value(void *plan, void *words, size_t first, size_t count,
                                  void *stream)
 {
     wrap_plan *p = plan;
-    NB_TRY(p->base->inverse(p->plan, words, first, count, stream));
-    ((uint64_t *)words)[0] ^= 1;
-    return NB_OK;
+    return flip_first(p->base->inverse(p->plan, words, first, count, stream), words);
 }
 
 static const nb_ntt_variant ignores_first = {
