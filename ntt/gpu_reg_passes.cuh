@@ -1,5 +1,5 @@
 /* The register-resident GPU NTT machinery shared by gpu-regs (gpu_regs.cu)
- * and gpu-fast (gpu_fast.cu): each thread holds 2^R coefficients of a
+ * and gpu-fast (gpu_fast.cuh): each thread holds 2^R coefficients of a
  * 2^K-point transform in registers and runs the butterfly stages of one pass
  * on them (Harvey/Shoup, the arithmetic of ntt/arith.h); passes exchange
  * through shared memory. Here: the compile-time shape of a phase (Phase), the

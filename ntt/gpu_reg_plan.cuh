@@ -1,5 +1,5 @@
 /* The host side of the register-resident GPU NTT that gpu-regs (gpu_regs.cu)
- * and gpu-fast (gpu_fast.cu) share: the plan (twiddle tables in the layouts
+ * and gpu-fast (gpu_fast.cuh) share: the plan (twiddle tables in the layouts
  * the phase kernels of ntt/gpu_reg_passes.cuh read, the per-limb constants,
  * which limbs have a prime below the word's lazy bound), its creation and
  * release, and the chunked launch of a phase kernel with or without
