@@ -4,7 +4,8 @@
   scripts/results_tables.py targets RESULTS.json   per-target table of the fastest
       GPU NTT against the open peers' figures (peer / 1.3), and the monotonicity check
   scripts/results_tables.py stage STAGE.json       stage tier: median, NTT share and
-      the per-NTT warm / cold / in-stage comparison of every case
+      the per-NTT warm / cold / in-stage comparison of every case (with a column for the
+      set when the run has several; "-" where a step has no NTT time of its own)
   scripts/results_tables.py gpus STAGE.json        stage tier on several GPUs (--gpus):
       median per GPU count, its ratio to one GPU, and the communication figures (the
       exchanges' time, the waiting, the bytes moved and the most on one device pair)
@@ -75,17 +76,20 @@ def targets(path):
 
 
 def stage(path):
-    print("| variant | stage | median µs [95 % CI] | NTT limbs fwd+inv | NTT share | "
-          "fwd ns/limb: in-stage / warm / cold | inv ns/limb: in-stage / warm / cold | steps / stage |")
-    print("|---|---|---:|---:|---:|---|---|---:|")
-    for c in load(path)["cases"]:
-        if c.get("status") != "ok":
-            continue
+    """One row per ok stage case; a column for the set when the run has several."""
+    cases = [c for c in load(path)["cases"] if c.get("status") == "ok"]
+    sets = len({c["params"]["preset"] for c in cases}) > 1
+    print("| variant | " + ("set | " if sets else "") + "stage | median µs [95 % CI] | NTT limbs "
+          "fwd+inv | NTT share | fwd ns/limb: in-stage / warm / cold | inv ns/limb: in-stage / "
+          "warm / cold | steps / stage |")
+    print("|---|" + ("---|" if sets else "") + "---|---:|---:|---:|---|---|---:|")
+    for c in cases:
         m, s = c.get("metrics", {}), c["stats"]
-        def trio(d):
-            return " / ".join("%.0f" % m.get(k, float("nan")) for k in
+        def trio(d):  # a figure the report has not (null: a fused step) prints as "-"
+            return " / ".join("-" if m.get(k) is None else "%.0f" % m[k] for k in
                               (f"in_stage_{d}_ns_per_limb", f"warm_{d}_ns_per_limb", f"cold_{d}_ns_per_limb"))
-        print(f"| {c['variant']} | {c['params']['stage']} | {s['median'] / 1e3:.1f} "
+        print(f"| {c['variant']} | " + (f"{c['params']['preset']} | " if sets else "") +
+              f"{c['params']['stage']} | {s['median'] / 1e3:.1f} "
               f"[{s['median_ci95_lo'] / 1e3:.1f}, {s['median_ci95_hi'] / 1e3:.1f}] | "
               f"{m.get('ntt_fwd_limbs', 0):.0f}+{m.get('ntt_inv_limbs', 0):.0f} | "
               f"{100 * m.get('ntt_share', 0):.0f} % | {trio('fwd')} | {trio('inv')} | "
