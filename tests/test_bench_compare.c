@@ -6,7 +6,8 @@
  * unchanged cycles is a clock change (per-sample and recorded clocks), files
  * without samples give "insufficient data"; the CLI exits 0 on a file
  * compared with itself, 1 on a copy 1.25x slower under --threshold 5, 2 with
- * one line on malformed, wrong-schema, compressed and unmatched input.
+ * one line on malformed, wrong-schema, compressed and unmatched input; --ignore
+ * pairs cases that differ in a named parameter or the variant.
  * argv[1] = the nttbench executable. */
 #include <math.h>
 #include <stdlib.h>
@@ -357,6 +358,83 @@ static void test_nccl_settings_are_an_environment_difference(void **state)
     assert_true(nccl);
 }
 
+/* Sets params.NAME = value (a string) in every case of dir/FILE, or the
+ * variant when name is NULL. */
+static void edit_cases(const char *file, const char *name, const char *value)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    json_t *doc = json_load_file(path, 0, NULL);
+    assert_non_null(doc);
+    json_t *c;
+    size_t i;
+    json_array_foreach(json_object_get(doc, "cases"), i, c) {
+        if (name)
+            json_object_set_new(json_object_get(c, "params"), name, json_string(value));
+        else
+            json_object_set_new(c, "variant", json_string(value));
+    }
+    assert_int_equal(json_dump_file(doc, path, JSON_COMPACT), 0);
+    json_decref(doc);
+}
+
+/* --ignore pairs cases that differ only in the named parameters or in the
+ * variant, says so in the output, and refuses a name no case has; without
+ * it the refusal of "nothing matches" names the differing parameter. */
+static void test_ignore_pairs_cases_differing_in_a_parameter(void **state)
+{
+    (void)state;
+    spec s = {200, 20000.0, 0.01, 1.0, 1980, 1, 1, 0, 0};
+    write_file("ig-base.json", &s, 1, 1980);
+    write_file("ig-new.json", &s, 1, 1980);
+    edit_cases("ig-new.json", "exchange", "send-recv");
+    char args[1024];
+    snprintf(args, sizeof args, "compare %s/ig-base.json %s/ig-new.json", dir, dir);
+    assert_int_equal(run(args), 2);
+    assert_one_error_line();
+    char *e = slurp("err.txt");
+    assert_non_null(strstr(e, "params.exchange - -> send-recv"));
+    assert_non_null(strstr(e, "--ignore"));
+    free(e);
+    snprintf(args, sizeof args, "compare %s/ig-base.json %s/ig-new.json --ignore exchange", dir,
+             dir);
+    assert_int_equal(run(args), 0);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "Matched without: exchange"));
+    assert_non_null(strstr(out, "1 matched"));
+    free(out);
+    snprintf(args, sizeof args, "--format json compare %s/ig-base.json %s/ig-new.json "
+             "--ignore exchange,exchange", dir, dir);
+    assert_int_equal(run(args), 0);
+    json_t *j = load_json("out.txt");
+    json_t *ign = json_object_get(json_object_get(j, "method"), "ignored");
+    assert_int_equal(json_array_size(ign), 1);
+    assert_string_equal(json_string_value(json_array_get(ign, 0)), "exchange");
+    assert_int_equal(json_array_size(json_object_get(j, "cases")), 1);
+    json_decref(j);
+    snprintf(args, sizeof args, "compare %s/ig-base.json %s/ig-new.json --ignore exchang", dir,
+             dir);
+    assert_int_equal(run(args), 2);
+    assert_one_error_line();
+    e = slurp("err.txt");
+    assert_non_null(strstr(e, "'exchang'"));
+    free(e);
+    snprintf(args, sizeof args, "compare %s/ig-base.json %s/ig-new.json --ignore ,", dir, dir);
+    assert_int_equal(run(args), 2);
+    assert_one_error_line();
+    edit_cases("ig-new.json", NULL, "other");
+    snprintf(args, sizeof args, "compare %s/ig-base.json %s/ig-new.json --ignore exchange", dir,
+             dir);
+    assert_int_equal(run(args), 2);
+    snprintf(args, sizeof args, "compare %s/ig-base.json %s/ig-new.json --ignore "
+             "exchange --ignore variant", dir, dir);
+    assert_int_equal(run(args), 0);
+    out = slurp("out.txt");
+    assert_non_null(strstr(out, "other / synthetic"));
+    assert_non_null(strstr(out, "Matched without: exchange, variant"));
+    free(out);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -375,6 +453,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cli_exit_codes),
         cmocka_unit_test(test_nccl_settings_are_an_environment_difference),
         cmocka_unit_test(test_cli_bad_input_exits_2_with_one_line),
+        cmocka_unit_test(test_ignore_pairs_cases_differing_in_a_parameter),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cli_scratch_remove();

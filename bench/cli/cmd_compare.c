@@ -1,6 +1,7 @@
 /* `nttbench compare BASE.json NEW.json` or `compare BASE1.json BASE2.json ...
  * -- NEW1.json NEW2.json ...` (repeated runs of each side) [--threshold PCT]
- * [--alpha A] [--run-noise PCT] [--strict]: the comparison of run reports
+ * [--alpha A] [--run-noise PCT] [--strict] [--match same|word] [--filter REGEX]
+ * [--ignore F,...]: the comparison of run reports
  * (bench/report/compare.h) as a table, markdown, CSV or JSON. Exit 0 when no
  * case is slower beyond the threshold, 1 when one is (a contended case only
  * with --strict), 2 on bad input (unreadable or malformed file, wrong schema,
@@ -24,6 +25,8 @@ static const nb_cli_option compare_options[] = {
                  "                         direction and log N, log Q nearest within a prime"},
     {"filter", 1, "REGEX  compare only the cases whose name (as `run --list` prints it)\n"
                   "                         matches; repeatable: any"},
+    {"ignore", 1, "F,...  match the cases without these parameters (e.g. exchange, gpus)\n"
+                  "                         or without the variant ('variant'); repeatable"},
     {NULL, 0, NULL},
 };
 
@@ -34,7 +37,8 @@ void nb_cmd_compare_help(FILE *f)
     fprintf(f, "usage: nttbench compare BASE.json NEW.json [options]\n"
                "       nttbench compare BASE1.json BASE2.json ... -- NEW1.json NEW2.json ...\n"
                "options: [--threshold PCT] [--alpha A] [--min-samples N] [--run-noise PCT]\n"
-               "         [--strict] [--match same|word] [--filter REGEX] [--format table|md|csv|json]\n\n"
+               "         [--strict] [--match same|word] [--filter REGEX] [--ignore F,...]\n"
+               "         [--format table|md|csv|json]\n\n"
                "Matches the cases of run reports (tier, variant, cache state, mode,\n"
                "parameters) and prints per case both medians, the ratio new/base with its 95%%\n"
                "interval, what the interval covers, its p-value, the same on the cycles\n"
@@ -44,7 +48,10 @@ void nb_cmd_compare_help(FILE *f)
                "of --run-noise; with repeated runs of a side (files before and after '--')\n"
                "it comes from the spread of the runs' medians. A case with a contended run\n"
                "is not judged unless --strict. Environment differences and unmatched cases\n"
-               "are listed. One file may be '-' (standard input).\n"
+               "are listed. One file may be '-' (standard input). --ignore pairs cases that\n"
+               "differ only in the fields it names: two settings of one run against each\n"
+               "other (--ignore exchange), one GPU count against another (--ignore gpus),\n"
+               "one variant against another (--ignore variant).\n"
                "Exit 0: nothing slower beyond the threshold; 1: a case is slower (never\n"
                "with --match word; a contended one only with --strict); 2: bad input,\n"
                "nothing matches, or a file twice on one side; 3: the output cannot be\n"
@@ -91,6 +98,70 @@ static nb_status load_all(const char *const *paths, size_t n, nb_result_file **f
 }
 
 #define MAX_RUNS 64
+#define MAX_IGNORED 16
+
+/* The fields of compare --ignore: names[0..n) (owned), NULL-terminated. */
+typedef struct ignore_list {
+    char *names[MAX_IGNORED + 1];
+    size_t n;
+    int variant; /* 'variant' was named */
+} ignore_list;
+
+static void ignore_free(ignore_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->names[i]);
+    l->n = 0;
+}
+
+/* Adds the comma-separated fields of one --ignore value (duplicates once). */
+static nb_status ignore_add(ignore_list *l, const char *v)
+{
+    const char *p = v;
+    do {
+        const size_t len = strcspn(p, ",");
+        if (len == 0 || len > 64)
+            return nb_set_error(NB_ERR_INVALID_ARG, "--ignore '%s': a comma-separated list of "
+                                "parameter names (or 'variant'), none empty", v);
+        int seen = 0;
+        for (size_t i = 0; i < l->n; i++)
+            seen |= strlen(l->names[i]) == len && !strncmp(l->names[i], p, len);
+        if (!seen && l->n == MAX_IGNORED)
+            return nb_set_error(NB_ERR_INVALID_ARG, "--ignore: at most %d fields",
+                                MAX_IGNORED);
+        if (!seen && !(l->names[l->n++] = strndup(p, len)))
+            return nb_set_error(NB_ERR_OUT_OF_MEMORY, "--ignore: out of memory");
+        p += len;
+    } while (*p++ == ',');
+    return NB_OK;
+}
+
+/* Applies the list to every loaded file; a name that is neither 'variant'
+ * nor a parameter of any of their cases is refused (a typo would otherwise
+ * change nothing). The list passed on to the keys leaves 'variant' out. */
+static nb_status ignore_apply(ignore_list *l, nb_result_file *const *files, size_t n)
+{
+    const char *params[MAX_IGNORED + 1];
+    size_t np = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (!strcmp(l->names[i], "variant")) {
+            l->variant = 1;
+            continue;
+        }
+        int found = 0;
+        for (size_t f = 0; f < n && !found; f++)
+            found = nb_result_file_has_param(files[f], l->names[i]);
+        if (!found)
+            return nb_set_error(NB_ERR_INVALID_ARG, "--ignore '%s': no case of the files has a "
+                                "parameter '%s' (nor is it 'variant')", l->names[i],
+                                l->names[i]);
+        params[np++] = l->names[i];
+    }
+    params[np] = NULL;
+    for (size_t f = 0; f < n; f++)
+        NB_TRY(nb_result_file_ignore(files[f], params, l->variant));
+    return NB_OK;
+}
 
 /* Bad usage when one side names a file twice (however written: the same
  * device and inode; '-' is whatever standard input is), which would count one
@@ -168,7 +239,7 @@ static void warn_other_machine(const nb_result_file *base, const nb_result_file 
 
 /* `compare`; its --filter patterns are compiled into *filter (the caller's). */
 static int compare_with(int argc, char **argv, nb_format fmt, const char *output, int quiet,
-                        nb_cli_filter *filter)
+                        nb_cli_filter *filter, ignore_list *ignore)
 {
     nb_compare_opts o;
     nb_compare_opts_default(&o);
@@ -213,6 +284,8 @@ static int compare_with(int argc, char **argv, nb_format fmt, const char *output
             st = nb_set_error(NB_ERR_INVALID_ARG, "--match '%s': same or word", v);
         else if (!strcmp(n, "filter"))
             st = nb_cli_filter_add(filter, v);
+        else if (!strcmp(n, "ignore"))
+            st = ignore_add(ignore, v);
         if (st != NB_OK)
             return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
     }
@@ -248,6 +321,10 @@ static int compare_with(int argc, char **argv, nb_format fmt, const char *output
             nb_result_file_destroy(files[i]);
         return rc;
     }
+    if (s == NB_OK && ignore->n) {
+        s = ignore_apply(ignore, files, np);
+        o.ignored = (const char *const *)ignore->names;
+    }
     if (s == NB_OK) {
         for (size_t i = 0; i < np; i++)
             nb_cli_warn_incomplete(files[i], quiet);
@@ -272,7 +349,9 @@ static int compare_with(int argc, char **argv, nb_format fmt, const char *output
 int nb_cmd_compare(int argc, char **argv, nb_format fmt, const char *output, int quiet)
 {
     nb_cli_filter filter = {.n = 0};
-    int rc = compare_with(argc, argv, fmt, output, quiet, &filter);
+    ignore_list ignore = {.n = 0};
+    int rc = compare_with(argc, argv, fmt, output, quiet, &filter, &ignore);
     nb_cli_filter_free(&filter);
+    ignore_free(&ignore);
     return rc;
 }

@@ -3,6 +3,7 @@
  * The per-case tests and verdicts are in compare_case.c, the writers in
  * compare_write.c. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,27 +218,62 @@ static void key_fields_differ(const json_t *a, const json_t *b, const char *pref
     }
 }
 
+/* The fields whose values differ between the keys of x and y (x as base when
+ * x_is_base) into diff, as key_fields_differ; the number of them. */
+static size_t keys_differ(const nb_rf_case *x, const nb_rf_case *y, int x_is_base, char *diff,
+                          size_t n)
+{
+    diff[0] = '\0';
+    json_t *kx = json_loads(x->key, 0, NULL), *ky = json_loads(y->key, 0, NULL);
+    if (kx && ky)
+        key_fields_differ(x_is_base ? kx : ky, x_is_base ? ky : kx, "", diff, n);
+    json_decref(kx);
+    json_decref(ky);
+    size_t count = diff[0] != '\0';
+    for (const char *p = diff; (p = strstr(p, ", ")); p += 2)
+        count++;
+    return count;
+}
+
+/* The hint after a difference: --ignore pairs the cases when every field
+ * that differs is a parameter. */
+static const char *ignore_hint(const char *diff)
+{
+    for (const char *p = diff; *p; p = strstr(p, ", ") ? strstr(p, ", ") + 2 : "")
+        if (strncmp(p, "params.", 7))
+            return "";
+    return "; --ignore with those parameters pairs them";
+}
+
 /* bench/report/internal.h */
 void nb_compare_why_unmatched(const nb_rf_case *x, const nb_result_file *other, int x_is_base,
                               char *buf, size_t cap)
 {
     buf[0] = '\0';
+    const char *side = x_is_base ? "new" : "base";
+    char diff[300], best[300] = "";
+    size_t best_n = SIZE_MAX;
+    const nb_rf_case *near = NULL;
     for (size_t i = 0, n = nb_result_file_case_count(other); i < n; i++) {
         const nb_rf_case *y = nb_result_file_case(other, i);
-        if (strcmp(x->tier, y->tier) || strcmp(x->variant, y->variant) ||
-            strcmp(x->label, y->label))
+        if (strcmp(x->tier, y->tier) || strcmp(x->variant, y->variant))
             continue;
-        json_t *kx = json_loads(x->key, 0, NULL), *ky = json_loads(y->key, 0, NULL);
-        char diff[300] = "";
-        if (kx && ky)
-            key_fields_differ(x_is_base ? kx : ky, x_is_base ? ky : kx, "", diff, sizeof diff);
-        json_decref(kx);
-        json_decref(ky);
-        if (diff[0])
-            snprintf(buf, cap, " (the case of %s with this label differs: %s)",
-                     x_is_base ? "new" : "base", diff);
-        return;
+        const size_t d = keys_differ(x, y, x_is_base, diff, sizeof diff);
+        if (!strcmp(x->label, y->label)) { /* the first case with this label */
+            if (diff[0])
+                snprintf(buf, cap, " (the case of %s with this label differs: %s%s)", side, diff,
+                         ignore_hint(diff));
+            return;
+        }
+        if (d && d < best_n) {
+            best_n = d;
+            near = y;
+            snprintf(best, sizeof best, "%s", diff);
+        }
     }
+    if (near && best_n <= 3) /* no case with this label: the nearest, if near */
+        snprintf(buf, cap, " (the nearest case of %s, %.80s, differs: %s%s)", side, near->label,
+                 best, ignore_hint(best));
 }
 
 /* Each row's case in every file of each side: [0] the first file's. */

@@ -61,6 +61,10 @@ typedef struct nb_compare_opts {
                            * default; 0: none (the interval is within-run only unless a
                            * side has repeated runs) */
     int strict;           /* 1: judge contended cases like the others (0) */
+    /* The fields the files' keys were told to leave out (nb_result_file_ignore:
+     * parameter names, "variant"), named in the output; NULL-terminated, or
+     * NULL when none. Matching reads the keys, not this list. */
+    const char *const *ignored;
     /* Optional: the cases that take part (NULL: all). A case of either file
      * it answers 0 for is neither matched nor listed as unmatched. */
     int (*keep)(void *ctx, const nb_rf_case *c);

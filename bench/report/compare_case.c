@@ -50,6 +50,7 @@ void nb_compare_opts_default(nb_compare_opts *o)
     o->strict = 0;
     o->keep = NULL;
     o->keep_ctx = NULL;
+    o->ignored = NULL;
 }
 
 /* The within-run test of samples a (base) and b (new); its verdict is set by

@@ -139,6 +139,12 @@ static void write_header(const nb_comparison *c, FILE *f, int md)
                    "base of the same tier, direction or stage (a set X-w32 against X or X-w64) "
                    "and log N whose log Q is nearest (within one prime); variant and case read "
                    "new / base.\n\n");
+    if (c->opts.ignored && c->opts.ignored[0]) {
+        fputs("Matched without:", f);
+        for (size_t i = 0; c->opts.ignored[i]; i++)
+            fprintf(f, "%s %s", i ? "," : "", c->opts.ignored[i]);
+        fputs(" (--ignore); where the pair differs, variant and case read new / base.\n\n", f);
+    }
 }
 
 static void write_lists(const nb_comparison *c, FILE *f, int md)
@@ -343,6 +349,10 @@ static json_t *comparison_json(const nb_comparison *c)
         "default_run_noise_gpu_pct", NB_RUN_NOISE_GPU_PCT, "default_run_noise_cpu_pct",
         NB_RUN_NOISE_CPU_PCT, "run_noise_prior_df", NB_RUN_NOISE_PRIOR_DF, "strict",
         c->opts.strict);
+    json_t *ignored = json_array();
+    for (size_t i = 0; c->opts.ignored && c->opts.ignored[i]; i++)
+        json_array_append_new(ignored, json_string(c->opts.ignored[i]));
+    json_object_set_new(method, "ignored", ignored);
     return json_pack("{s:s, s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "schema",
                      "nttbench-compare", "schema_version", 3, "base",
                      nb_result_file_path(c->base), "new", nb_result_file_path(c->new_),

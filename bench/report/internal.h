@@ -159,8 +159,10 @@ void nb_json_text(const json_t *v, char *buf, size_t n);
 
 /* For an unmatched case x of one side of a comparison: " (the case of new
  * with this label differs: params.x 1 -> 2)" when the other side's first
- * file has a case of the same tier, variant and label (the first such),
- * else "" (compare.c). */
+ * file has a case of the same tier, variant and label (the first such), else
+ * " (the nearest case of new, LABEL, differs: ...)" for the case of the same
+ * tier and variant that differs in the fewest fields, up to three, else "";
+ * when only parameters differ, a hint that --ignore pairs them (compare.c). */
 struct nb_rf_case;
 struct nb_result_file;
 void nb_compare_why_unmatched(const struct nb_rf_case *x, const struct nb_result_file *other,

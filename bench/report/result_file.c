@@ -74,8 +74,10 @@ static void stage_word_key(json_t *params)
 }
 
 /* Canonical matching key (malloc'd): everything that defines the case but
- * the parameters in `drop`, and the variant unless with_variant is 0. */
-static char *case_key(const json_t *c, const char *const *drop, int with_variant)
+ * the parameters in `drop` and in `also` (NULL: none), and the variant unless
+ * with_variant is 0. */
+static char *case_key(const json_t *c, const char *const *drop, const char *const *also,
+                      int with_variant)
 {
     const json_t *cache = json_object_get(c, "cache");
     json_t *k = json_object();
@@ -96,6 +98,8 @@ static char *case_key(const json_t *c, const char *const *drop, int with_variant
     json_t *params = json_deep_copy(json_object_get(c, "params"));
     for (size_t i = 0; json_is_object(params) && drop[i]; i++)
         json_object_del(params, drop[i]);
+    for (size_t i = 0; json_is_object(params) && also && also[i]; i++)
+        json_object_del(params, also[i]);
     if (!with_variant && !strcmp(str_or(c, "tier", ""), "stage") && json_is_object(params))
         stage_word_key(params);
     json_object_set_new(k, "params", params ? params : json_object());
@@ -338,8 +342,8 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
     }
     NB_TRY(stored_samples(c, out, p, idx));
     NB_TRY(median_agrees(out, p, idx));
-    out->key = case_key(c, not_in_key, 1);
-    out->word_key = case_key(c, not_in_word_key, 0);
+    out->key = case_key(c, not_in_key, NULL, 1);
+    out->word_key = case_key(c, not_in_word_key, NULL, 0);
     const json_t *pb = json_object_get(params, "prime_bits");
     out->prime_bits = json_is_integer(pb) ? (unsigned)json_integer_value(pb) : 0;
     if (!out->key || !out->word_key)
@@ -504,6 +508,35 @@ void nb_result_file_destroy(nb_result_file *f)
     json_decref(f->root);
     free(f->path);
     free(f);
+}
+
+nb_status nb_result_file_ignore(nb_result_file *f, const char *const *params, int variant)
+{
+    if (!f)
+        return nb_set_error(NB_ERR_INVALID_ARG, "result file: NULL argument");
+    for (size_t i = 0; i < f->n; i++) {
+        nb_rf_case *c = &f->cases[i];
+        char *key = case_key(c->json, not_in_key, params, !variant);
+        char *word_key = case_key(c->json, not_in_word_key, params, 0);
+        if (!key || !word_key) {
+            free(key);
+            free(word_key);
+            return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of memory", f->path);
+        }
+        free((void *)c->key);
+        free((void *)c->word_key);
+        c->key = key;
+        c->word_key = word_key;
+    }
+    return NB_OK;
+}
+
+int nb_result_file_has_param(const nb_result_file *f, const char *name)
+{
+    for (size_t i = 0; f && name && i < f->n; i++)
+        if (json_object_get(json_object_get(f->cases[i].json, "params"), name))
+            return 1;
+    return 0;
 }
 
 const char *nb_result_file_path(const nb_result_file *f) { return f ? f->path : ""; }

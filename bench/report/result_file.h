@@ -73,6 +73,14 @@ typedef struct nb_result_file nb_result_file;
 nb_status nb_result_file_load(nb_result_file **out, const char *path);
 void nb_result_file_destroy(nb_result_file *f);
 
+/* From now on, matches the cases of f without the parameters named in
+ * `params` (NULL-terminated, or NULL; on top of those a key always leaves
+ * out) and, when `variant` is 1, without the variant: their key and word_key
+ * are recomputed (compare --ignore). The cases' other fields are unchanged. */
+nb_status nb_result_file_ignore(nb_result_file *f, const char *const *params, int variant);
+/* 1 when a case of f has the parameter `name` (params.NAME), else 0. */
+int nb_result_file_has_param(const nb_result_file *f, const char *name);
+
 const char *nb_result_file_path(const nb_result_file *f);
 size_t nb_result_file_case_count(const nb_result_file *f);
 const nb_rf_case *nb_result_file_case(const nb_result_file *f, size_t i);
