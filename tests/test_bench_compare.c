@@ -358,22 +358,27 @@ static void test_nccl_settings_are_an_environment_difference(void **state)
     assert_true(nccl);
 }
 
-/* Sets params.NAME = value (a string) in every case of dir/FILE, or the
- * variant when name is NULL. */
-static void edit_cases(const char *file, const char *name, const char *value)
+/* Sets, in case `idx` of dir/FILE (every case when idx < 0), params.NAME to
+ * the JSON value `value` (e.g. "7", "\"send-recv\""), or the field NAME
+ * itself when name starts with '.' (".variant", ".tier"). */
+static void edit_cases(const char *file, int idx, const char *name, const char *value)
 {
     char path[256];
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    json_t *doc = json_load_file(path, 0, NULL);
+    json_t *doc = json_load_file(path, 0, NULL), *v = json_loads(value, JSON_DECODE_ANY, NULL);
     assert_non_null(doc);
+    assert_non_null(v);
     json_t *c;
     size_t i;
     json_array_foreach(json_object_get(doc, "cases"), i, c) {
-        if (name)
-            json_object_set_new(json_object_get(c, "params"), name, json_string(value));
+        if (idx >= 0 && (size_t)idx != i)
+            continue;
+        if (name[0] == '.')
+            json_object_set(c, name + 1, v);
         else
-            json_object_set_new(c, "variant", json_string(value));
+            json_object_set(json_object_get(c, "params"), name, v);
     }
+    json_decref(v);
     assert_int_equal(json_dump_file(doc, path, JSON_COMPACT), 0);
     json_decref(doc);
 }
@@ -387,14 +392,14 @@ static void test_ignore_pairs_cases_differing_in_a_parameter(void **state)
     spec s = {200, 20000.0, 0.01, 1.0, 1980, 1, 1, 0, 0};
     write_file("ig-base.json", &s, 1, 1980);
     write_file("ig-new.json", &s, 1, 1980);
-    edit_cases("ig-new.json", "exchange", "send-recv");
+    edit_cases("ig-new.json", -1, "exchange", "\"send-recv\"");
     char args[1024];
     snprintf(args, sizeof args, "compare %s/ig-base.json %s/ig-new.json", dir, dir);
     assert_int_equal(run(args), 2);
     assert_one_error_line();
     char *e = slurp("err.txt");
     assert_non_null(strstr(e, "params.exchange - -> send-recv"));
-    assert_non_null(strstr(e, "--ignore"));
+    assert_non_null(strstr(e, "--ignore with those fields pairs them"));
     free(e);
     snprintf(args, sizeof args, "compare %s/ig-base.json %s/ig-new.json --ignore exchange", dir,
              dir);
@@ -422,7 +427,7 @@ static void test_ignore_pairs_cases_differing_in_a_parameter(void **state)
     snprintf(args, sizeof args, "compare %s/ig-base.json %s/ig-new.json --ignore ,", dir, dir);
     assert_int_equal(run(args), 2);
     assert_one_error_line();
-    edit_cases("ig-new.json", NULL, "other");
+    edit_cases("ig-new.json", -1, ".variant", "\"other\"");
     snprintf(args, sizeof args, "compare %s/ig-base.json %s/ig-new.json --ignore exchange", dir,
              dir);
     assert_int_equal(run(args), 2);
@@ -433,6 +438,50 @@ static void test_ignore_pairs_cases_differing_in_a_parameter(void **state)
     assert_non_null(strstr(out, "other / synthetic"));
     assert_non_null(strstr(out, "Matched without: exchange, variant"));
     free(out);
+}
+
+/* --ignore refuses what would pair by position or change nothing: a file
+ * whose cases come to match alike, a field no key holds; --ignore variant
+ * leaves a stage case's level in its key; a "nothing matches" error names a
+ * variant that differs, with the hint. */
+static void test_ignore_refuses_ambiguous_or_idle_fields(void **state)
+{
+    (void)state;
+    spec s[2] = {{200, 20000.0, 0.01, 1.0, 1980, 1, 1, 0, 0},
+                 {200, 20000.0, 0.01, 1.0, 1980, 1, 1, 0, 0}};
+    write_file("amb.json", s, 2, 1980); /* two cases: log N 10 and 11 */
+    char args[1024];
+    snprintf(args, sizeof args, "compare %s/amb.json %s/amb.json --ignore log_n", dir, dir);
+    assert_int_equal(run(args), 2);
+    assert_one_error_line();
+    char *e = slurp("err.txt");
+    assert_non_null(strstr(e, "pair by their order in the file"));
+    free(e);
+    snprintf(args, sizeof args, "compare %s/amb.json %s/amb.json --ignore log_n --filter "
+             "'logn=10'", dir, dir); /* the filter keeps one of the two: nothing ambiguous */
+    edit_cases("amb.json", 0, ".label", "\"case logn=10\"");
+    assert_int_equal(run(args), 0);
+    snprintf(args, sizeof args, "compare %s/amb.json %s/amb.json --ignore seed", dir, dir);
+    assert_int_equal(run(args), 2);
+    assert_one_error_line();
+    write_file("lv-base.json", s, 1, 1980);
+    edit_cases("lv-base.json", -1, ".tier", "\"stage\"");
+    edit_cases("lv-base.json", -1, "level", "7");
+    write_file("lv-new.json", s, 1, 1980);
+    edit_cases("lv-new.json", -1, ".tier", "\"stage\"");
+    edit_cases("lv-new.json", -1, "level", "3");
+    edit_cases("lv-new.json", -1, ".variant", "\"other\"");
+    snprintf(args, sizeof args, "compare %s/lv-base.json %s/lv-new.json --ignore variant", dir,
+             dir);
+    assert_int_equal(run(args), 2); /* level 7 against level 3: not the same case */
+    edit_cases("lv-new.json", -1, "level", "7");
+    assert_int_equal(run(args), 0);
+    snprintf(args, sizeof args, "compare %s/lv-base.json %s/lv-new.json", dir, dir);
+    assert_int_equal(run(args), 2);
+    assert_one_error_line();
+    e = slurp("err.txt");
+    assert_non_null(strstr(e, "variant synthetic -> other; --ignore with those fields"));
+    free(e);
 }
 
 int main(int argc, char **argv)
@@ -454,6 +503,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_nccl_settings_are_an_environment_difference),
         cmocka_unit_test(test_cli_bad_input_exits_2_with_one_line),
         cmocka_unit_test(test_ignore_pairs_cases_differing_in_a_parameter),
+        cmocka_unit_test(test_ignore_refuses_ambiguous_or_idle_fields),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cli_scratch_remove();

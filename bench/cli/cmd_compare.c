@@ -49,9 +49,9 @@ void nb_cmd_compare_help(FILE *f)
                "it comes from the spread of the runs' medians. A case with a contended run\n"
                "is not judged unless --strict. Environment differences and unmatched cases\n"
                "are listed. One file may be '-' (standard input). --ignore pairs cases that\n"
-               "differ only in the fields it names: two settings of one run against each\n"
-               "other (--ignore exchange), one GPU count against another (--ignore gpus),\n"
-               "one variant against another (--ignore variant).\n"
+               "differ only in the fields it names, each setting a run of its own: two\n"
+               "exchange settings (--ignore exchange), two GPU counts (--ignore gpus), two\n"
+               "variants (--ignore variant).\n"
                "Exit 0: nothing slower beyond the threshold; 1: a case is slower (never\n"
                "with --match word; a contended one only with --strict); 2: bad input,\n"
                "nothing matches, or a file twice on one side; 3: the output cannot be\n"
@@ -122,7 +122,8 @@ static nb_status ignore_add(ignore_list *l, const char *v)
         const size_t len = strcspn(p, ",");
         if (len == 0 || len > 64)
             return nb_set_error(NB_ERR_INVALID_ARG, "--ignore '%s': a comma-separated list of "
-                                "parameter names (or 'variant'), none empty", v);
+                                "parameter names (or 'variant'), each of 1 to 64 characters",
+                                v);
         int seen = 0;
         for (size_t i = 0; i < l->n; i++)
             seen |= strlen(l->names[i]) == len && !strncmp(l->names[i], p, len);
@@ -136,10 +137,66 @@ static nb_status ignore_add(ignore_list *l, const char *v)
     return NB_OK;
 }
 
-/* Applies the list to every loaded file; a name that is neither 'variant'
- * nor a parameter of any of their cases is refused (a typo would otherwise
- * change nothing). The list passed on to the keys leaves 'variant' out. */
-static nb_status ignore_apply(ignore_list *l, nb_result_file *const *files, size_t n)
+/* One case of a file with its key before --ignore (strdup'd) and after. */
+typedef struct rekeyed {
+    char *before;
+    const char *after;
+    const nb_rf_case *c;
+} rekeyed;
+
+static int by_key_after(const void *a, const void *b)
+{
+    return strcmp(((const rekeyed *)a)->after, ((const rekeyed *)b)->after);
+}
+
+/* Re-keys f without the fields (nb_result_file_ignore) and refuses it when two
+ * cases that --filter keeps come to share a key (word: a word key, compare
+ * --match word) they did not share before: the settings of an ignored
+ * parameter held in one file would pair by their order in it. */
+static nb_status rekey_file(nb_result_file *f, const char *const *params, int variant, int word,
+                            nb_cli_filter *filter)
+{
+    const size_t n = nb_result_file_case_count(f);
+    rekeyed *r = calloc(n ? n : 1, sizeof *r);
+    nb_status st = r ? NB_OK : nb_set_error(NB_ERR_OUT_OF_MEMORY, "--ignore: out of memory");
+    for (size_t i = 0; st == NB_OK && i < n; i++) {
+        const nb_rf_case *c = nb_result_file_case(f, i);
+        r[i].c = c;
+        if (!(r[i].before = strdup(word ? c->word_key : c->key)))
+            st = nb_set_error(NB_ERR_OUT_OF_MEMORY, "--ignore: out of memory");
+    }
+    if (st == NB_OK)
+        st = nb_result_file_ignore(f, params, variant);
+    size_t m = 0; /* the kept cases, sorted by their new key */
+    for (size_t i = 0; st == NB_OK && i < n; i++)
+        if (!filter->n || keep_case(filter, r[i].c)) {
+            r[i].after = word ? r[i].c->word_key : r[i].c->key;
+            rekeyed t = r[m];
+            r[m++] = r[i];
+            r[i] = t;
+        }
+    if (st == NB_OK)
+        qsort(r, m, sizeof *r, by_key_after);
+    for (size_t i = 1; st == NB_OK && i < m; i++)
+        if (!strcmp(r[i - 1].after, r[i].after) && strcmp(r[i - 1].before, r[i].before))
+            st = nb_set_error(NB_ERR_INVALID_ARG, "--ignore: %s holds cases that then match "
+                              "alike ('%.100s' %s and '%.100s' %s): they would pair by their "
+                              "order in the file; give each setting a file of its own",
+                              nb_result_file_path(f), r[i - 1].c->label, r[i - 1].c->variant,
+                              r[i].c->label, r[i].c->variant);
+    for (size_t i = 0; r && i < n; i++)
+        free(r[i].before);
+    free(r);
+    return st;
+}
+
+/* Applies the list to every loaded file (word: compare --match word); a
+ * name that is neither 'variant' nor a parameter of any of their cases, or
+ * one that no match ever reads (the seed, word_bits, log_q), is refused (it
+ * would change nothing); so are files that the list makes ambiguous
+ * (rekey_file). The list passed on to the keys leaves 'variant' out. */
+static nb_status ignore_apply(ignore_list *l, nb_result_file *const *files, size_t n, int word,
+                              nb_cli_filter *filter)
 {
     const char *params[MAX_IGNORED + 1];
     size_t np = 0;
@@ -148,6 +205,9 @@ static nb_status ignore_apply(ignore_list *l, nb_result_file *const *files, size
             l->variant = 1;
             continue;
         }
+        if (nb_result_file_key_leaves_out(l->names[i]))
+            return nb_set_error(NB_ERR_INVALID_ARG, "--ignore '%s': cases are always matched "
+                                "without it", l->names[i]);
         int found = 0;
         for (size_t f = 0; f < n && !found; f++)
             found = nb_result_file_has_param(files[f], l->names[i]);
@@ -159,7 +219,7 @@ static nb_status ignore_apply(ignore_list *l, nb_result_file *const *files, size
     }
     params[np] = NULL;
     for (size_t f = 0; f < n; f++)
-        NB_TRY(nb_result_file_ignore(files[f], params, l->variant));
+        NB_TRY(rekey_file(files[f], params, l->variant, word, filter));
     return NB_OK;
 }
 
@@ -322,7 +382,7 @@ static int compare_with(int argc, char **argv, nb_format fmt, const char *output
         return rc;
     }
     if (s == NB_OK && ignore->n) {
-        s = ignore_apply(ignore, files, np);
+        s = ignore_apply(ignore, files, np, o.match == NB_MATCH_WORD, filter);
         o.ignored = (const char *const *)ignore->names;
     }
     if (s == NB_OK) {

@@ -187,25 +187,28 @@ static size_t rank_of(const nb_result_file *f, const nb_rf_case *c)
 }
 
 /* Appends to buf the fields (dotted, "params.x") whose values differ
- * between the key objects a and b, "name base -> new" each. */
-static void key_fields_differ(const json_t *a, const json_t *b, const char *prefix, char *buf,
-                              size_t n)
+ * between the key objects a and b, "name base -> new" each (as many as fit);
+ * the number of such fields, all of them counted. */
+static size_t key_fields_differ(const json_t *a, const json_t *b, const char *prefix, char *buf,
+                                size_t n)
 {
     const char *k;
     json_t *va;
+    size_t count = 0;
     json_object_foreach((json_t *)a, k, va) {
         const json_t *vb = json_object_get(b, k);
         char path[96];
         snprintf(path, sizeof path, "%s%s", prefix, k);
         if (json_is_object(va) && json_is_object(vb)) {
             snprintf(path, sizeof path, "%s%s.", prefix, k);
-            key_fields_differ(va, vb, path, buf, n);
+            count += key_fields_differ(va, vb, path, buf, n);
         } else if (!vb || !json_equal(va, (json_t *)vb)) {
             char x[48], y[48];
             nb_json_text(va, x, sizeof x);
             nb_json_text(vb, y, sizeof y);
             size_t u = strlen(buf);
             snprintf(buf + u, n - u, "%s%s %s -> %s", u ? ", " : "", path, x, y);
+            count++;
         }
     }
     json_object_foreach((json_t *)b, k, va) {
@@ -214,64 +217,74 @@ static void key_fields_differ(const json_t *a, const json_t *b, const char *pref
             char y[48];
             nb_json_text(va, y, sizeof y);
             snprintf(buf + u, n - u, "%s%s%s - -> %s", u ? ", " : "", prefix, k, y);
+            count++;
         }
     }
+    return count;
 }
 
 /* The fields whose values differ between the keys of x and y (x as base when
- * x_is_base) into diff, as key_fields_differ; the number of them. */
+ * x_is_base) into diff, as key_fields_differ; the number of them (SIZE_MAX
+ * when a key does not parse). */
 static size_t keys_differ(const nb_rf_case *x, const nb_rf_case *y, int x_is_base, char *diff,
                           size_t n)
 {
     diff[0] = '\0';
     json_t *kx = json_loads(x->key, 0, NULL), *ky = json_loads(y->key, 0, NULL);
+    size_t count = SIZE_MAX;
     if (kx && ky)
-        key_fields_differ(x_is_base ? kx : ky, x_is_base ? ky : kx, "", diff, n);
+        count = key_fields_differ(x_is_base ? kx : ky, x_is_base ? ky : kx, "", diff, n);
     json_decref(kx);
     json_decref(ky);
-    size_t count = diff[0] != '\0';
-    for (const char *p = diff; (p = strstr(p, ", ")); p += 2)
-        count++;
     return count;
 }
 
 /* The hint after a difference: --ignore pairs the cases when every field
- * that differs is a parameter. */
+ * that differs is a parameter or the variant. */
 static const char *ignore_hint(const char *diff)
 {
     for (const char *p = diff; *p; p = strstr(p, ", ") ? strstr(p, ", ") + 2 : "")
-        if (strncmp(p, "params.", 7))
+        if (strncmp(p, "params.", 7) && strncmp(p, "variant ", 8))
             return "";
-    return "; --ignore with those parameters pairs them";
+    return "; --ignore with those fields pairs them";
 }
 
 /* bench/report/internal.h */
 void nb_compare_why_unmatched(const nb_rf_case *x, const nb_result_file *other, int x_is_base,
-                              char *buf, size_t cap)
+                              const nb_compare_opts *o, int nearest, char *buf, size_t cap)
 {
     buf[0] = '\0';
     const char *side = x_is_base ? "new" : "base";
-    char diff[300], best[300] = "";
-    size_t best_n = SIZE_MAX;
+    char diff[300];
+    for (size_t i = 0, n = nb_result_file_case_count(other); i < n; i++) {
+        const nb_rf_case *y = nb_result_file_case(other, i);
+        if (strcmp(x->tier, y->tier) || strcmp(x->variant, y->variant) ||
+            strcmp(x->label, y->label))
+            continue;
+        if (keys_differ(x, y, x_is_base, diff, sizeof diff) && diff[0])
+            snprintf(buf, cap, " (the case of %s with this label differs: %s%s)", side, diff,
+                     ignore_hint(diff));
+        return; /* the first case with this label */
+    }
+    if (!nearest)
+        return;
+    /* none with this label: the case of the same tier that --filter keeps and
+     * that differs in the fewest fields, if at most three */
+    char best[300] = "";
+    size_t best_n = 4;
     const nb_rf_case *near = NULL;
     for (size_t i = 0, n = nb_result_file_case_count(other); i < n; i++) {
         const nb_rf_case *y = nb_result_file_case(other, i);
-        if (strcmp(x->tier, y->tier) || strcmp(x->variant, y->variant))
+        if (strcmp(x->tier, y->tier) || (o && o->keep && !o->keep(o->keep_ctx, y)))
             continue;
         const size_t d = keys_differ(x, y, x_is_base, diff, sizeof diff);
-        if (!strcmp(x->label, y->label)) { /* the first case with this label */
-            if (diff[0])
-                snprintf(buf, cap, " (the case of %s with this label differs: %s%s)", side, diff,
-                         ignore_hint(diff));
-            return;
-        }
         if (d && d < best_n) {
             best_n = d;
             near = y;
             snprintf(best, sizeof best, "%s", diff);
         }
     }
-    if (near && best_n <= 3) /* no case with this label: the nearest, if near */
+    if (near)
         snprintf(buf, cap, " (the nearest case of %s, %.80s, differs: %s%s)", side, near->label,
                  best, ignore_hint(best));
 }
@@ -351,7 +364,7 @@ nb_status nb_compare_runs(const nb_result_file *const *base, size_t n_base,
     if (s == NB_OK && c->n_rows == 0) {
         char why[400] = ""; /* what the first case of new differs by from base's like it */
         if (o.match != NB_MATCH_WORD && c->n_unmatched_new)
-            nb_compare_why_unmatched(c->unmatched_new[0], c->base, 0, why, sizeof why);
+            nb_compare_why_unmatched(c->unmatched_new[0], c->base, 0, &o, 1, why, sizeof why);
         s = nb_set_error(NB_ERR_INVALID_ARG,
                          o.match == NB_MATCH_WORD
                              ? "no 32-bit case of %s matches a 64-bit case of %s (same tier, "

@@ -159,14 +159,18 @@ void nb_json_text(const json_t *v, char *buf, size_t n);
 
 /* For an unmatched case x of one side of a comparison: " (the case of new
  * with this label differs: params.x 1 -> 2)" when the other side's first
- * file has a case of the same tier, variant and label (the first such), else
- * " (the nearest case of new, LABEL, differs: ...)" for the case of the same
- * tier and variant that differs in the fewest fields, up to three, else "";
- * when only parameters differ, a hint that --ignore pairs them (compare.c). */
+ * file has a case of the same tier, variant and label (the first such); else,
+ * with `nearest`, " (the nearest case of new, LABEL, differs: ...)" for the
+ * case of the same tier that o's filter keeps and that differs in the fewest
+ * fields, up to three (one pass that parses every such key: for the error of
+ * a comparison, not for each unmatched case); else "". When only parameters
+ * or the variant differ, a hint that --ignore pairs them (compare.c). */
 struct nb_rf_case;
 struct nb_result_file;
+struct nb_compare_opts;
 void nb_compare_why_unmatched(const struct nb_rf_case *x, const struct nb_result_file *other,
-                              int x_is_base, char *buf, size_t cap);
+                              int x_is_base, const struct nb_compare_opts *o, int nearest,
+                              char *buf, size_t cap);
 /* compare_case.c: the tests and verdict of one matched row whose base, new_,
  * base_run and new_run are set; n_base_files / n_new_files: the runs of each
  * side (for the note when a run lacks the case). Errors: allocation failure,

@@ -73,11 +73,15 @@ static void stage_word_key(json_t *params)
         json_object_set_new(params, "preset", json_stringn(preset, n - 4));
 }
 
-/* Canonical matching key (malloc'd): everything that defines the case but
- * the parameters in `drop` and in `also` (NULL: none), and the variant unless
- * with_variant is 0. */
+/* The two forms of a key: the same case (the variant in it), or the word key
+ * (no variant, a stage case's set and chain as stage_word_key leaves them). */
+enum key_form { KEY_CASE, KEY_WORD };
+
+/* Canonical matching key (malloc'd) of form `form`: everything that defines
+ * the case but the parameters in `drop` and in `also` (NULL: none), and the
+ * variant when with_variant is 0. */
 static char *case_key(const json_t *c, const char *const *drop, const char *const *also,
-                      int with_variant)
+                      enum key_form form, int with_variant)
 {
     const json_t *cache = json_object_get(c, "cache");
     json_t *k = json_object();
@@ -100,7 +104,7 @@ static char *case_key(const json_t *c, const char *const *drop, const char *cons
         json_object_del(params, drop[i]);
     for (size_t i = 0; json_is_object(params) && also && also[i]; i++)
         json_object_del(params, also[i]);
-    if (!with_variant && !strcmp(str_or(c, "tier", ""), "stage") && json_is_object(params))
+    if (form == KEY_WORD && !strcmp(str_or(c, "tier", ""), "stage") && json_is_object(params))
         stage_word_key(params);
     json_object_set_new(k, "params", params ? params : json_object());
     char *s = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
@@ -342,8 +346,8 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
     }
     NB_TRY(stored_samples(c, out, p, idx));
     NB_TRY(median_agrees(out, p, idx));
-    out->key = case_key(c, not_in_key, NULL, 1);
-    out->word_key = case_key(c, not_in_word_key, NULL, 0);
+    out->key = case_key(c, not_in_key, NULL, KEY_CASE, 1);
+    out->word_key = case_key(c, not_in_word_key, NULL, KEY_WORD, 0);
     const json_t *pb = json_object_get(params, "prime_bits");
     out->prime_bits = json_is_integer(pb) ? (unsigned)json_integer_value(pb) : 0;
     if (!out->key || !out->word_key)
@@ -516,8 +520,8 @@ nb_status nb_result_file_ignore(nb_result_file *f, const char *const *params, in
         return nb_set_error(NB_ERR_INVALID_ARG, "result file: NULL argument");
     for (size_t i = 0; i < f->n; i++) {
         nb_rf_case *c = &f->cases[i];
-        char *key = case_key(c->json, not_in_key, params, !variant);
-        char *word_key = case_key(c->json, not_in_word_key, params, 0);
+        char *key = case_key(c->json, not_in_key, params, KEY_CASE, !variant);
+        char *word_key = case_key(c->json, not_in_word_key, params, KEY_WORD, 0);
         if (!key || !word_key) {
             free(key);
             free(word_key);
@@ -529,6 +533,14 @@ nb_status nb_result_file_ignore(nb_result_file *f, const char *const *params, in
         c->word_key = word_key;
     }
     return NB_OK;
+}
+
+int nb_result_file_key_leaves_out(const char *name)
+{
+    for (size_t i = 0; name && not_in_key[i]; i++)
+        if (!strcmp(name, not_in_key[i]))
+            return 1;
+    return 0;
 }
 
 int nb_result_file_has_param(const nb_result_file *f, const char *name)

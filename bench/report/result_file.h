@@ -75,9 +75,13 @@ void nb_result_file_destroy(nb_result_file *f);
 
 /* From now on, matches the cases of f without the parameters named in
  * `params` (NULL-terminated, or NULL; on top of those a key always leaves
- * out) and, when `variant` is 1, without the variant: their key and word_key
- * are recomputed (compare --ignore). The cases' other fields are unchanged. */
+ * out) and, when `variant` is 1, the key without the variant (the word key
+ * never has it): key and word_key are recomputed, nothing else of a stage
+ * case's key changes (compare --ignore). Other fields are unchanged; two
+ * cases of f may then share a key. */
 nb_status nb_result_file_ignore(nb_result_file *f, const char *const *params, int variant);
+/* 1 when no key ever holds the parameter `name` (the seed, word_bits, log_q). */
+int nb_result_file_key_leaves_out(const char *name);
 /* 1 when a case of f has the parameter `name` (params.NAME), else 0. */
 int nb_result_file_has_param(const nb_result_file *f, const char *name);
 
