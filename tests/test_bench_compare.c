@@ -401,10 +401,24 @@ static void test_ignore_pairs_cases_differing_in_a_parameter(void **state)
     assert_non_null(strstr(e, "params.exchange - -> send-recv"));
     assert_non_null(strstr(e, "--ignore with those fields pairs them"));
     free(e);
+    spec two[2] = {s, s}; /* one case the same, one apart: listed with its nearest */
+    write_file("ig-two-base.json", two, 2, 1980);
+    write_file("ig-two-new.json", two, 2, 1980);
+    edit_cases("ig-two-new.json", 1, "exchange", "\"send-recv\"");
+    edit_cases("ig-two-new.json", 1, ".label", "\"case exchange=send-recv\"");
+    snprintf(args, sizeof args, "compare %s/ig-two-base.json %s/ig-two-new.json", dir, dir);
+    assert_int_equal(run(args), 0);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "1 matched"));
+    if (!strstr(out, "(the nearest case of base, case, differs: params.exchange - -> "
+                     "send-recv; --ignore with those fields pairs them)"))
+        fail_msg("no hint for the case apart in:\n%s",
+                 strstr(out, "only in") ? strstr(out, "only in") : out);
+    free(out);
     snprintf(args, sizeof args, "compare %s/ig-base.json %s/ig-new.json --ignore exchange", dir,
              dir);
     assert_int_equal(run(args), 0);
-    char *out = slurp("out.txt");
+    out = slurp("out.txt");
     assert_non_null(strstr(out, "Matched without: exchange"));
     assert_non_null(strstr(out, "1 matched"));
     free(out);

@@ -250,31 +250,32 @@ static const char *ignore_hint(const char *diff)
 }
 
 /* bench/report/internal.h */
-void nb_compare_why_unmatched(const nb_rf_case *x, const nb_result_file *other, int x_is_base,
+void nb_compare_why_unmatched(const nb_rf_case *x, const nb_result_file *other,
+                              const nb_rf_case *const *spare, size_t n_spare, int x_is_base,
                               const nb_compare_opts *o, int nearest, char *buf, size_t cap)
 {
     buf[0] = '\0';
     const char *side = x_is_base ? "new" : "base";
     char diff[300];
-    for (size_t i = 0, n = nb_result_file_case_count(other); i < n; i++) {
-        const nb_rf_case *y = nb_result_file_case(other, i);
+    /* an unmatched case of the other side with this label: --ignore may pair them */
+    for (size_t i = 0; i < n_spare; i++) {
+        const nb_rf_case *y = spare[i];
         if (strcmp(x->tier, y->tier) || strcmp(x->variant, y->variant) ||
             strcmp(x->label, y->label))
             continue;
-        if (keys_differ(x, y, x_is_base, diff, sizeof diff) && diff[0])
+        if (keys_differ(x, y, x_is_base, diff, sizeof diff) && diff[0]) {
             snprintf(buf, cap, " (the case of %s with this label differs: %s%s)", side, diff,
                      ignore_hint(diff));
-        return; /* the first case with this label */
+            return;
+        }
     }
-    if (!nearest)
-        return;
-    /* none with this label: the case of the same tier that --filter keeps and
-     * that differs in the fewest fields, if at most three */
+    /* else the unmatched one of the same tier that --filter keeps and that
+     * differs in the fewest fields, if at most three */
     char best[300] = "";
     size_t best_n = 4;
     const nb_rf_case *near = NULL;
-    for (size_t i = 0, n = nb_result_file_case_count(other); i < n; i++) {
-        const nb_rf_case *y = nb_result_file_case(other, i);
+    for (size_t i = 0; nearest && i < n_spare; i++) {
+        const nb_rf_case *y = spare[i];
         if (strcmp(x->tier, y->tier) || (o && o->keep && !o->keep(o->keep_ctx, y)))
             continue;
         const size_t d = keys_differ(x, y, x_is_base, diff, sizeof diff);
@@ -284,9 +285,22 @@ void nb_compare_why_unmatched(const nb_rf_case *x, const nb_result_file *other, 
             snprintf(best, sizeof best, "%s", diff);
         }
     }
-    if (near)
+    if (near) {
         snprintf(buf, cap, " (the nearest case of %s, %.80s, differs: %s%s)", side, near->label,
                  best, ignore_hint(best));
+        return;
+    }
+    /* else the first case of the other side with this label, matched or not
+     * (then --ignore would pair it twice: no hint) */
+    for (size_t i = 0, n = nb_result_file_case_count(other); i < n; i++) {
+        const nb_rf_case *y = nb_result_file_case(other, i);
+        if (strcmp(x->tier, y->tier) || strcmp(x->variant, y->variant) ||
+            strcmp(x->label, y->label))
+            continue;
+        if (keys_differ(x, y, x_is_base, diff, sizeof diff) && diff[0])
+            snprintf(buf, cap, " (the case of %s with this label differs: %s)", side, diff);
+        return;
+    }
 }
 
 /* Each row's case in every file of each side: [0] the first file's. */
@@ -364,7 +378,9 @@ nb_status nb_compare_runs(const nb_result_file *const *base, size_t n_base,
     if (s == NB_OK && c->n_rows == 0) {
         char why[400] = ""; /* what the first case of new differs by from base's like it */
         if (o.match != NB_MATCH_WORD && c->n_unmatched_new)
-            nb_compare_why_unmatched(c->unmatched_new[0], c->base, 0, &o, 1, why, sizeof why);
+            nb_compare_why_unmatched(c->unmatched_new[0], c->base,
+                                     (const nb_rf_case *const *)c->unmatched_base,
+                                     c->n_unmatched_base, 0, &o, 1, why, sizeof why);
         s = nb_set_error(NB_ERR_INVALID_ARG,
                          o.match == NB_MATCH_WORD
                              ? "no 32-bit case of %s matches a 64-bit case of %s (same tier, "

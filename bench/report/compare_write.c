@@ -168,8 +168,10 @@ static void write_lists(const nb_comparison *c, FILE *f, int md)
                 counts[k], md ? "\n" : "");
         for (size_t i = 0; i < counts[k]; i++) {
             char why[400];
-            nb_compare_why_unmatched(lists[k][i], k ? c->base : c->new_, k == 0, &c->opts, 0,
-                                     why, sizeof why);
+            /* the nearest case, when the list is short enough to search for each */
+            nb_compare_why_unmatched(lists[k][i], k ? c->base : c->new_, lists[1 - k],
+                                     counts[1 - k], k == 0, &c->opts, counts[k] <= 16, why,
+                                     sizeof why);
             fprintf(f, "%s%s %s %s%s\n", bullet, lists[k][i]->tier, lists[k][i]->variant,
                     lists[k][i]->label, why);
         }

@@ -157,18 +157,22 @@ void nb_text_write_traces(const nb_report *r, FILE *f, int md);
  * as is, "-" for NULL, anything else as compact JSON. */
 void nb_json_text(const json_t *v, char *buf, size_t n);
 
-/* For an unmatched case x of one side of a comparison: " (the case of new
- * with this label differs: params.x 1 -> 2)" when the other side's first
- * file has a case of the same tier, variant and label (the first such); else,
- * with `nearest`, " (the nearest case of new, LABEL, differs: ...)" for the
- * case of the same tier that o's filter keeps and that differs in the fewest
- * fields, up to three (one pass that parses every such key: for the error of
- * a comparison, not for each unmatched case); else "". When only parameters
- * or the variant differ, a hint that --ignore pairs them (compare.c). */
+/* For an unmatched case x of one side of a comparison, why, from the other
+ * side's first file `other` and its unmatched cases spare[0..n_spare):
+ * " (the case of new with this label differs: params.x 1 -> 2; --ignore with
+ * those fields pairs them)" for a spare case of the same tier, variant and
+ * label; else, with `nearest`, " (the nearest case of new, LABEL, differs:
+ * ...)" for the spare case of the same tier that o's filter keeps and that
+ * differs in the fewest fields, up to three (each key parsed: for the error of
+ * a comparison and short lists); else the first case of `other` with the same
+ * tier, variant and label, matched or not, without the hint; else "". The
+ * hint comes only when every field that differs is a parameter or the
+ * variant (compare.c). */
 struct nb_rf_case;
 struct nb_result_file;
 struct nb_compare_opts;
 void nb_compare_why_unmatched(const struct nb_rf_case *x, const struct nb_result_file *other,
+                              const struct nb_rf_case *const *spare, size_t n_spare,
                               int x_is_base, const struct nb_compare_opts *o, int nearest,
                               char *buf, size_t cap);
 /* compare_case.c: the tests and verdict of one matched row whose base, new_,
