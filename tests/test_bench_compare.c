@@ -498,6 +498,40 @@ static void test_ignore_refuses_ambiguous_or_idle_fields(void **state)
     free(e);
 }
 
+/* A case that passed its check in base and fails it (or errs) in new is a
+ * regression (exit 1) whatever its time, and says so; the other way round,
+ * or skipped in new, is not. */
+static void test_case_broken_in_new_is_a_regression(void **state)
+{
+    (void)state;
+    spec s = {200, 20000.0, 0.01, 1.0, 1980, 1, 1, 0, 0};
+    write_file("ok.json", &s, 1, 1980);
+    s.no_samples = 1;
+    write_file("bad.json", &s, 1, 1980);
+    edit_cases("bad.json", -1, ".status", "\"verify-failed\"");
+    edit_cases("bad.json", -1, ".stats", "null");
+    char args[1024];
+    snprintf(args, sizeof args, "compare %s/ok.json %s/bad.json", dir, dir);
+    assert_int_equal(run(args), 1);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "status ok / verify-failed"));
+    assert_non_null(strstr(out, "1 case that ran in base failed its check or erred in new"));
+    free(out);
+    snprintf(args, sizeof args, "--format json compare %s/ok.json %s/bad.json", dir, dir);
+    assert_int_equal(run(args), 1);
+    json_t *j = load_json("out.txt"), *sum = json_object_get(j, "summary");
+    assert_true(json_is_true(json_object_get(sum, "regression")));
+    assert_int_equal(json_integer_value(json_object_get(sum, "broken_in_new")), 1);
+    json_decref(j);
+    snprintf(args, sizeof args, "compare %s/bad.json %s/ok.json", dir, dir);
+    assert_int_equal(run(args), 0); /* fixed in new */
+    edit_cases("bad.json", -1, ".status", "\"skipped\"");
+    snprintf(args, sizeof args, "compare %s/ok.json %s/bad.json", dir, dir);
+    assert_int_equal(run(args), 0); /* not run in new: no evidence of a regression */
+    edit_cases("bad.json", -1, ".status", "\"error\"");
+    assert_int_equal(run(args), 1);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -518,6 +552,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cli_bad_input_exits_2_with_one_line),
         cmocka_unit_test(test_ignore_pairs_cases_differing_in_a_parameter),
         cmocka_unit_test(test_ignore_refuses_ambiguous_or_idle_fields),
+        cmocka_unit_test(test_case_broken_in_new_is_a_regression),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cli_scratch_remove();

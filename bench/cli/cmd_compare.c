@@ -4,8 +4,9 @@
  * [--ignore F,...]: the comparison of run reports
  * (bench/report/compare.h) as a table, markdown, CSV or JSON. Exit 0 when no
  * case is slower beyond the threshold, 1 when one is (a contended case only
- * with --strict), 2 on bad input (unreadable or malformed file, wrong schema,
- * nothing matches), 3 when the output cannot be written. */
+ * with --strict) or one that ran in BASE failed its check or erred in NEW, 2 on
+ * bad input (unreadable or malformed file, wrong schema, nothing matches), 3
+ * when the output cannot be written. */
 #include <string.h>
 #include <sys/stat.h>
 
@@ -52,8 +53,9 @@ void nb_cmd_compare_help(FILE *f)
                "differ only in the fields it names, each setting a run of its own: two\n"
                "exchange settings (--ignore exchange), two GPU counts (--ignore gpus), two\n"
                "variants (--ignore variant).\n"
-               "Exit 0: nothing slower beyond the threshold; 1: a case is slower (never\n"
-               "with --match word; a contended one only with --strict); 2: bad input,\n"
+               "Exit 0: nothing slower beyond the threshold; 1: a case is slower, or one\n"
+               "that ran in BASE failed its check or erred in NEW (never with --match\n"
+               "word; a contended one only with --strict); 2: bad input,\n"
                "nothing matches, or a file twice on one side; 3: the output cannot be\n"
                "written. Runs of different machines are judged with a warning.\n\n");
     nb_cli_print_options(f, compare_options);

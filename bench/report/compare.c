@@ -420,7 +420,19 @@ void nb_comparison_destroy(nb_comparison *c)
     free(c);
 }
 
+size_t nb_comparison_broken(const nb_comparison *c)
+{
+    size_t n = 0;
+    for (size_t i = 0; c && i < c->n_rows; i++) {
+        const nb_compare_row *r = &c->rows[i];
+        n += !strcmp(r->base->status, "ok") &&
+             (!strcmp(r->new_->status, "verify-failed") || !strcmp(r->new_->status, "error"));
+    }
+    return n;
+}
+
 int nb_comparison_regressed(const nb_comparison *c)
 {
-    return c && c->opts.match != NB_MATCH_WORD && c->counts[NB_VERDICT_SLOWER] > 0;
+    return c && c->opts.match != NB_MATCH_WORD &&
+           (c->counts[NB_VERDICT_SLOWER] > 0 || nb_comparison_broken(c) > 0);
 }

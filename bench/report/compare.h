@@ -153,9 +153,14 @@ nb_status nb_compare_runs(const nb_result_file *const *base, size_t n_base,
                           const nb_compare_opts *opts, nb_comparison **out);
 void nb_comparison_destroy(nb_comparison *c);
 
-/* 1 when some case is slower beyond the threshold (the CLI's exit code 1);
- * a contended case is never one (unless strict, when it was judged);
- * always 0 under NB_MATCH_WORD (a word-size comparison is no regression). */
+/* The matched cases that ran in base's first run (status ok) and failed their
+ * check or erred in new's (status verify-failed or error): wrong or broken
+ * now, whatever their time. */
+size_t nb_comparison_broken(const nb_comparison *c);
+/* 1 when some case is slower beyond the threshold, or broken
+ * (nb_comparison_broken): the CLI's exit code 1; a contended case is never
+ * slower (unless strict, when it was judged); always 0 under NB_MATCH_WORD (a
+ * word-size comparison is no regression). */
 int nb_comparison_regressed(const nb_comparison *c);
 
 /* Writes the comparison: fmt "table", "md", "csv" or "json". */

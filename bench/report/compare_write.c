@@ -180,6 +180,12 @@ static void write_lists(const nb_comparison *c, FILE *f, int md)
     for (int v = 0; v < NB_VERDICT_COUNT; v++)
         fprintf(f, "%s%zu %s", v ? ", " : "", c->counts[v], nb_verdict_name((nb_verdict)v));
     fputc('\n', f);
+    const size_t broken = nb_comparison_broken(c);
+    if (broken)
+        fprintf(f, "%zu case%s that ran in base failed %s check or erred in new (status "
+                   "verify-failed or error)%s\n",
+                broken, broken == 1 ? "" : "s", broken == 1 ? "its" : "their",
+                c->opts.match == NB_MATCH_WORD ? "" : ": a regression (exit 1)");
 }
 
 static nb_status write_text(const nb_comparison *c, FILE *f, int md)
@@ -331,6 +337,8 @@ static json_t *comparison_json(const nb_comparison *c)
         json_object_set_new(counts, nb_verdict_name((nb_verdict)v),
                             json_integer((json_int_t)c->counts[v]));
     json_object_set_new(counts, "regression", json_boolean(nb_comparison_regressed(c)));
+    json_object_set_new(counts, "broken_in_new",
+                        json_integer((json_int_t)nb_comparison_broken(c)));
     json_t *bf = json_array(), *nf = json_array();
     for (size_t i = 0; i < c->n_base_files; i++)
         json_array_append_new(bf, json_string(nb_result_file_path(c->base_files[i])));
