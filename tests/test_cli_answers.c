@@ -562,8 +562,7 @@ static void test_damaged_reports_and_unmatched_runs_say_why(void **state)
     json_decref(j);
     expect_error("runs whose cases differ in one parameter",
                  (const char *[]){"compare", at("r1.json"), at("target.json"), NULL}, 2,
-                 "differs: params.log_q_target - -> 60; --ignore with those fields pairs "
-                 "them)");
+                 "differs: params.log_q_target - -> 60; try --ignore log_q_target)");
 }
 
 int main(int argc, char **argv)

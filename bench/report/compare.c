@@ -106,6 +106,56 @@ static size_t word_partner(const nb_comparison *c, const nb_rf_case *b)
     return best;
 }
 
+/* A case's key without what only a case that produced a result records (its
+ * mode, launches per sample and cache state; malloc'd, NULL when the key does
+ * not parse): a case that failed before timing has none of them, and pairs
+ * with its counterpart by this key. */
+static char *result_free_key(const nb_rf_case *x)
+{
+    json_t *k = json_loads(x->key, 0, NULL);
+    static const char *const drop[] = {"mode", "K", "cache", "flush", "rotate", NULL};
+    for (size_t i = 0; k && drop[i]; i++)
+        json_object_del(k, drop[i]);
+    char *s = k ? json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_decref(k);
+    return s;
+}
+
+static int ok_status(const nb_rf_case *x) { return !strcmp(x->status, "ok"); }
+
+/* 1 when x and y have the same result-free key (result_free_key). */
+static int same_but_result(const nb_rf_case *x, const nb_rf_case *y)
+{
+    char *a = result_free_key(x), *b = a ? result_free_key(y) : NULL;
+    const int same = a && b && !strcmp(a, b);
+    free(a);
+    free(b);
+    return same;
+}
+
+/* Pairs the unmatched cases of which one side did not run (status not ok)
+ * with the other side's unmatched case of the same result-free key (the
+ * first), removing both from the unmatched lists. */
+static void match_unrun(nb_comparison *c)
+{
+    for (size_t j = 0; j < c->n_unmatched_new; j++) {
+        const nb_rf_case *b = c->unmatched_new[j];
+        for (size_t i = 0; i < c->n_unmatched_base; i++) {
+            const nb_rf_case *a = c->unmatched_base[i];
+            if ((ok_status(a) && ok_status(b)) || !same_but_result(a, b))
+                continue;
+            c->rows[c->n_rows].base = a;
+            c->rows[c->n_rows++].new_ = b;
+            memmove(&c->unmatched_base[i], &c->unmatched_base[i + 1],
+                    (--c->n_unmatched_base - i) * sizeof *c->unmatched_base);
+            memmove(&c->unmatched_new[j], &c->unmatched_new[j + 1],
+                    (--c->n_unmatched_new - j) * sizeof *c->unmatched_new);
+            j--;
+            break;
+        }
+    }
+}
+
 static nb_status match(nb_comparison *c)
 {
     size_t na = nb_result_file_case_count(c->base), nn = nb_result_file_case_count(c->new_);
@@ -159,6 +209,8 @@ static nb_status match(nb_comparison *c)
         if (!used[j])
             c->unmatched_new[c->n_unmatched_new++] = nb_result_file_case(c->new_, j);
     free(used);
+    if (c->opts.match == NB_MATCH_SAME)
+        match_unrun(c);
     return NB_OK;
 }
 
@@ -239,14 +291,25 @@ static size_t keys_differ(const nb_rf_case *x, const nb_rf_case *y, int x_is_bas
     return count;
 }
 
-/* The hint after a difference: --ignore pairs the cases when every field
- * that differs is a parameter or the variant. */
-static const char *ignore_hint(const char *diff)
+/* The hint after a difference `diff` (key_fields_differ's text) into hint:
+ * "; try --ignore F,..." naming the fields when every one that differs is a
+ * parameter or the variant, else "". A suggestion: --ignore refuses a file it
+ * would make ambiguous. */
+static void ignore_hint(const char *diff, char *hint, size_t n)
 {
-    for (const char *p = diff; *p; p = strstr(p, ", ") ? strstr(p, ", ") + 2 : "")
-        if (strncmp(p, "params.", 7) && strncmp(p, "variant ", 8))
-            return "";
-    return "; --ignore with those fields pairs them";
+    char names[200] = "";
+    hint[0] = '\0';
+    for (const char *p = diff; *p; p = strstr(p, ", ") ? strstr(p, ", ") + 2 : "") {
+        const char *name = !strncmp(p, "params.", 7)    ? p + 7
+                           : !strncmp(p, "variant ", 8) ? p
+                                                        : NULL;
+        if (!name)
+            return;
+        const size_t len = strcspn(name, " "), u = strlen(names);
+        snprintf(names + u, sizeof names - u, "%s%.*s", u ? "," : "", (int)len, name);
+    }
+    if (names[0])
+        snprintf(hint, n, "; try --ignore %s", names);
 }
 
 /* bench/report/internal.h */
@@ -256,16 +319,18 @@ void nb_compare_why_unmatched(const nb_rf_case *x, const nb_result_file *other,
 {
     buf[0] = '\0';
     const char *side = x_is_base ? "new" : "base";
-    char diff[300];
-    /* an unmatched case of the other side with this label: --ignore may pair them */
-    for (size_t i = 0; i < n_spare; i++) {
+    const int same = !o || o->match == NB_MATCH_SAME; /* hints: matching the same cases */
+    char diff[300], hint[240] = "";
+    /* an unmatched case of the other side with this label */
+    for (size_t i = 0; same && i < n_spare; i++) {
         const nb_rf_case *y = spare[i];
         if (strcmp(x->tier, y->tier) || strcmp(x->variant, y->variant) ||
             strcmp(x->label, y->label))
             continue;
         if (keys_differ(x, y, x_is_base, diff, sizeof diff) && diff[0]) {
+            ignore_hint(diff, hint, sizeof hint);
             snprintf(buf, cap, " (the case of %s with this label differs: %s%s)", side, diff,
-                     ignore_hint(diff));
+                     hint);
             return;
         }
     }
@@ -274,7 +339,7 @@ void nb_compare_why_unmatched(const nb_rf_case *x, const nb_result_file *other,
     char best[300] = "";
     size_t best_n = 4;
     const nb_rf_case *near = NULL;
-    for (size_t i = 0; nearest && i < n_spare; i++) {
+    for (size_t i = 0; same && nearest && i < n_spare; i++) {
         const nb_rf_case *y = spare[i];
         if (strcmp(x->tier, y->tier) || (o && o->keep && !o->keep(o->keep_ctx, y)))
             continue;
@@ -286,16 +351,17 @@ void nb_compare_why_unmatched(const nb_rf_case *x, const nb_result_file *other,
         }
     }
     if (near) {
+        ignore_hint(best, hint, sizeof hint);
         snprintf(buf, cap, " (the nearest case of %s, %.80s, differs: %s%s)", side, near->label,
-                 best, ignore_hint(best));
+                 best, hint);
         return;
     }
-    /* else the first case of the other side with this label, matched or not
-     * (then --ignore would pair it twice: no hint) */
+    /* else the first case of the other side with this label that --filter
+     * keeps, matched or not (then --ignore would pair it twice: no hint) */
     for (size_t i = 0, n = nb_result_file_case_count(other); i < n; i++) {
         const nb_rf_case *y = nb_result_file_case(other, i);
         if (strcmp(x->tier, y->tier) || strcmp(x->variant, y->variant) ||
-            strcmp(x->label, y->label))
+            strcmp(x->label, y->label) || (o && o->keep && !o->keep(o->keep_ctx, y)))
             continue;
         if (keys_differ(x, y, x_is_base, diff, sizeof diff) && diff[0])
             snprintf(buf, cap, " (the case of %s with this label differs: %s)", side, diff);
@@ -323,6 +389,12 @@ static nb_status gather_runs(nb_comparison *c)
             out[k][(*nr[k])++] = firsts[k];
             for (size_t f = 1; f < nf[k]; f++) {
                 const nb_rf_case *x = kth_with_key(files[k][f], firsts[k]->key, rank);
+                for (size_t i = 0, n = nb_result_file_case_count(files[k][f]); !x && i < n;
+                     i++) { /* a case of this run that did not run, by its result-free key */
+                    const nb_rf_case *y = nb_result_file_case(files[k][f], i);
+                    if (!ok_status(y) && same_but_result(firsts[k], y))
+                        x = y;
+                }
                 if (x)
                     out[k][(*nr[k])++] = x;
             }
@@ -425,8 +497,11 @@ size_t nb_comparison_broken(const nb_comparison *c)
     size_t n = 0;
     for (size_t i = 0; c && i < c->n_rows; i++) {
         const nb_compare_row *r = &c->rows[i];
-        n += !strcmp(r->base->status, "ok") &&
-             (!strcmp(r->new_->status, "verify-failed") || !strcmp(r->new_->status, "error"));
+        int broken = 0;
+        for (size_t k = 0; k < r->n_new_run; k++)
+            broken |= !strcmp(r->new_run[k]->status, "verify-failed") ||
+                      !strcmp(r->new_run[k]->status, "error");
+        n += ok_status(r->base) && broken;
     }
     return n;
 }

@@ -182,9 +182,9 @@ static void write_lists(const nb_comparison *c, FILE *f, int md)
     fputc('\n', f);
     const size_t broken = nb_comparison_broken(c);
     if (broken)
-        fprintf(f, "%zu case%s that ran in base failed %s check or erred in new (status "
+        fprintf(f, "%s%zu case%s that ran in base failed %s check or erred in new (status "
                    "verify-failed or error)%s\n",
-                broken, broken == 1 ? "" : "s", broken == 1 ? "its" : "their",
+                md ? "\n" : "", broken, broken == 1 ? "" : "s", broken == 1 ? "its" : "their",
                 c->opts.match == NB_MATCH_WORD ? "" : ": a regression (exit 1)");
 }
 
