@@ -123,37 +123,48 @@ static char *result_free_key(const nb_rf_case *x)
 
 static int ok_status(const nb_rf_case *x) { return !strcmp(x->status, "ok"); }
 
-/* 1 when x and y have the same result-free key (result_free_key). */
-static int same_but_result(const nb_rf_case *x, const nb_rf_case *y)
-{
-    char *a = result_free_key(x), *b = a ? result_free_key(y) : NULL;
-    const int same = a && b && !strcmp(a, b);
-    free(a);
-    free(b);
-    return same;
-}
-
 /* Pairs the unmatched cases of which one side did not run (status not ok)
  * with the other side's unmatched case of the same result-free key (the
- * first), removing both from the unmatched lists. */
-static void match_unrun(nb_comparison *c)
+ * first), removing both from the unmatched lists; each key computed once. */
+static nb_status match_unrun(nb_comparison *c)
 {
-    for (size_t j = 0; j < c->n_unmatched_new; j++) {
+    const size_t nb = c->n_unmatched_base;
+    char **bk = calloc(nb ? nb : 1, sizeof *bk);
+    nb_status st = bk ? NB_OK : nb_set_error(NB_ERR_OUT_OF_MEMORY, "compare: out of memory");
+    for (size_t i = 0; st == NB_OK && i < nb; i++)
+        if (!(bk[i] = result_free_key(c->unmatched_base[i])))
+            st = nb_set_error(NB_ERR_OUT_OF_MEMORY, "compare: out of memory");
+    for (size_t j = 0; st == NB_OK && j < c->n_unmatched_new; j++) {
         const nb_rf_case *b = c->unmatched_new[j];
+        char *key = NULL;
         for (size_t i = 0; i < c->n_unmatched_base; i++) {
             const nb_rf_case *a = c->unmatched_base[i];
-            if ((ok_status(a) && ok_status(b)) || !same_but_result(a, b))
+            if (ok_status(a) && ok_status(b))
+                continue;
+            if (!key && !(key = result_free_key(b))) {
+                st = nb_set_error(NB_ERR_OUT_OF_MEMORY, "compare: out of memory");
+                break;
+            }
+            if (strcmp(key, bk[i]))
                 continue;
             c->rows[c->n_rows].base = a;
             c->rows[c->n_rows++].new_ = b;
+            free(bk[i]);
+            const size_t left = --c->n_unmatched_base - i;
             memmove(&c->unmatched_base[i], &c->unmatched_base[i + 1],
-                    (--c->n_unmatched_base - i) * sizeof *c->unmatched_base);
+                    left * sizeof *c->unmatched_base);
+            memmove(&bk[i], &bk[i + 1], left * sizeof *bk);
             memmove(&c->unmatched_new[j], &c->unmatched_new[j + 1],
                     (--c->n_unmatched_new - j) * sizeof *c->unmatched_new);
             j--;
             break;
         }
+        free(key);
     }
+    for (size_t i = 0; bk && i < c->n_unmatched_base; i++)
+        free(bk[i]);
+    free(bk);
+    return st;
 }
 
 static nb_status match(nb_comparison *c)
@@ -209,9 +220,7 @@ static nb_status match(nb_comparison *c)
         if (!used[j])
             c->unmatched_new[c->n_unmatched_new++] = nb_result_file_case(c->new_, j);
     free(used);
-    if (c->opts.match == NB_MATCH_SAME)
-        match_unrun(c);
-    return NB_OK;
+    return c->opts.match == NB_MATCH_SAME ? match_unrun(c) : NB_OK;
 }
 
 /* The k-th case with `key` in f (k counted from 0), or NULL. */
@@ -387,17 +396,23 @@ static nb_status gather_runs(nb_comparison *c)
         for (int k = 0; k < 2; k++) {
             const size_t rank = rank_of(files[k][0], firsts[k]);
             out[k][(*nr[k])++] = firsts[k];
+            char *first_key = NULL; /* firsts[k]'s result-free key, when first needed */
             for (size_t f = 1; f < nf[k]; f++) {
                 const nb_rf_case *x = kth_with_key(files[k][f], firsts[k]->key, rank);
                 for (size_t i = 0, n = nb_result_file_case_count(files[k][f]); !x && i < n;
                      i++) { /* a case of this run that did not run, by its result-free key */
                     const nb_rf_case *y = nb_result_file_case(files[k][f], i);
-                    if (!ok_status(y) && same_but_result(firsts[k], y))
+                    if (ok_status(y) || (!first_key && !(first_key = result_free_key(firsts[k]))))
+                        continue;
+                    char *yk = result_free_key(y);
+                    if (yk && !strcmp(yk, first_key))
                         x = y;
+                    free(yk);
                 }
                 if (x)
                     out[k][(*nr[k])++] = x;
             }
+            free(first_key);
         }
     }
     return NB_OK;
