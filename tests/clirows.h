@@ -26,6 +26,9 @@ static const char *table_mask_before;
 /* When set, a recorded message is cut after this text and "<...>" follows
  * (the rest depends on the machine's free memory). */
 static const char *table_mask_after;
+/* When set ("NAME=value", the variable the test set), a recorded command is
+ * shown run with that assignment before it. */
+static const char *table_env;
 /* When nonzero, the child runs under this address-space limit (bytes). */
 static unsigned long long child_as_limit;
 
@@ -114,7 +117,8 @@ static void expect_error(const char *what, const char *const *args, int code, co
         fail_msg("%s: exit %d (want %d), stderr:\n%s(want one error line containing '%s')", what,
                  rc, code, e, needle);
     char cmd[1024];
-    show_args(cmd, sizeof cmd, args);
+    size_t k = table_env ? (size_t)snprintf(cmd, sizeof cmd, "%s nttbench ", table_env) : 0;
+    show_args(cmd + k, sizeof cmd - k, args);
     e[strlen(e) - 1] = '\0';
     const char *msg = e + 17, *keep = table_mask_before ? strstr(msg, table_mask_before) : NULL;
     char *cut = table_mask_after ? strstr(e, table_mask_after) : NULL;

@@ -400,10 +400,12 @@ static void test_messages_name_the_real_fault(void **state)
                                   "--in", at("three.txt"), "--out", at("t.txt"), NULL},
                  2, "the global --format has no use there");
     setenv("NB_NCCL_EXCHANGE", "sendrecv", 1);
+    table_env = "NB_NCCL_EXCHANGE=sendrecv";
     expect_error("a misspelt NB_NCCL_EXCHANGE",
                  (const char *[]){"run", "--tier", "stage", "--preset", "test-tiny", "--list",
                                   NULL},
                  2, "NB_NCCL_EXCHANGE='sendrecv': expected 'auto', 'broadcast', 'send-recv'");
+    table_env = NULL;
     unsetenv("NB_NCCL_EXCHANGE");
 }
 

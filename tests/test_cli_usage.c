@@ -4,7 +4,8 @@
  * `--direction both` (refused by a message that offered it), a zero-padded
  * coefficient, the count of primes ("1 primes"), a plug-in error naming an
  * internal code, a report silent about contended cases, and result files
- * whose cases lack params or samples, or do not match. Each guard fails on
+ * whose cases lack params or samples, or do not match, and a malformed
+ * NB_HOST_LLC_BYTES. Each guard fails on
  * the code before its fix; rejected inputs are rows of the bad-input table
  * (clirows.h). argv: NTTBENCH TABLE-FILE. */
 #include <errno.h>
@@ -202,6 +203,57 @@ static void test_option_value_spelled_like_a_global_option(void **state)
     free(out);
 }
 
+/* NB_HOST_LLC_BYTES replaces the detected host LLC: the environment block names
+ * it as the source and a cold CPU case plans its flush and rotation past it; a
+ * malformed or out-of-range value is refused before anything runs. */
+static void test_host_llc_from_the_environment(void **state)
+{
+    (void)state;
+    const char *was = getenv("NB_HOST_LLC_BYTES");
+    char *keep = was ? strdup(was) : NULL;
+    setenv("NB_HOST_LLC_BYTES", "3M", 1);
+    assert_int_equal(run_v((const char *[]){"env", NULL}), 0);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "3.0 MiB (NB_HOST_LLC_BYTES)"));
+    free(out);
+    assert_int_equal(run_v((const char *[]){"run", "--tier", "cold", "--variant", "cpu-harvey",
+                                            "--logn", "10", "--limbs", "1", "--min-time",
+                                            "0.002", "--timeout", "1", "--no-progress",
+                                            "--format", "json", "--output", at("llc.json"),
+                                            NULL}),
+                     0);
+    json_t *r = json_load_file(at("llc.json"), 0, NULL);
+    assert_non_null(r);
+    json_t *c = json_array_get(json_object_get(r, "cases"), 0);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(c, "cache"),
+                                                        "cache_bytes")),
+                     3 << 20);
+    json_t *host = json_object_get(json_object_get(r, "environment"), "host");
+    assert_string_equal(json_string_value(json_object_get(host, "llc_source")),
+                        "NB_HOST_LLC_BYTES");
+    json_decref(r);
+    const char *bad[][2] = {{"8Q", "an NB_HOST_LLC_BYTES with an unknown suffix"},
+                            {"100", "an NB_HOST_LLC_BYTES below 1 MiB"},
+                            {"2048G", "an NB_HOST_LLC_BYTES above 1 TiB"},
+                            {"-4M", "a negative NB_HOST_LLC_BYTES"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "NB_HOST_LLC_BYTES='%s': expected the host's last-level cache",
+                 bad[i][0]);
+        char assign[64];
+        snprintf(assign, sizeof assign, "NB_HOST_LLC_BYTES=%s", bad[i][0]);
+        setenv("NB_HOST_LLC_BYTES", bad[i][0], 1);
+        table_env = assign;
+        expect_error(bad[i][1], (const char *[]){"run", "--list", NULL}, 2, msg);
+        table_env = NULL;
+    }
+    if (keep)
+        setenv("NB_HOST_LLC_BYTES", keep, 1);
+    else
+        unsetenv("NB_HOST_LLC_BYTES");
+    free(keep);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -213,6 +265,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_result_file_cases_that_do_not_match),
         cmocka_unit_test(test_compare_run_lists_are_checked),
         cmocka_unit_test(test_option_value_spelled_like_a_global_option),
+        cmocka_unit_test(test_host_llc_from_the_environment),
     };
     return cli_rows_main(argc, argv, "nb-use-", "cli_usage", tests,
                          sizeof tests / sizeof tests[0], make_quick_base);

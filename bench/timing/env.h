@@ -10,9 +10,16 @@ extern "C" {
 #endif
 
 /* Cache (bytes) a cold cache state must defeat: the device's L2 for GPU (from
- * cudaDevAttrL2CacheSize), the last-level cache a core sees for CPU (sysfs,
- * then sysconf, else 32 MiB assumed and said so). */
+ * cudaDevAttrL2CacheSize), the last-level cache a core sees for CPU
+ * (NB_HOST_LLC_BYTES when set, then sysfs, then sysconf, else 32 MiB assumed
+ * and said so). NB_ERR_INVALID_ARG when NB_HOST_LLC_BYTES is malformed. */
 nb_status nb_cache_bytes(nb_backend backend, size_t *bytes);
+
+/* NB_HOST_LLC_BYTES, the host LLC size that replaces the detected one: a byte
+ * count with an optional K, M or G suffix (powers of 1024), 1 MiB to 1 TiB.
+ * *bytes = 0 when it is unset or empty; NB_ERR_INVALID_ARG with a message
+ * naming the value when it is anything else. */
+nb_status nb_host_llc_env(size_t *bytes);
 
 
 typedef struct nb_env {
@@ -20,7 +27,7 @@ typedef struct nb_env {
     char host_cpu[128], host_os[128];
     int host_cores, omp_threads;
     size_t host_llc_bytes, host_mem_bytes;
-    char host_llc_source[32];  /* "sysfs", "sysconf" or "assumed" */
+    char host_llc_source[32];  /* "NB_HOST_LLC_BYTES", "sysfs", "sysconf" or "assumed" */
     char omp_wait_policy[16], omp_proc_bind[16]; /* as the OpenMP runtime read them; "" unset */
     double host_copy_Bps;      /* nb_host_copy_bandwidth (0 = not measured) */
     char nccl_settings[512];   /* NCCL_* and NB_NCCL_* variables but NCCL_NVLS_ENABLE, "A=x B=y"

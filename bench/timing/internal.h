@@ -24,7 +24,8 @@ extern "C" {
  * terminated, for free(); NULL when it cannot be read. */
 char *nb_read_text_file(const char *path);
 
-/* Last-level cache seen by cpu0; *source = "sysfs" | "sysconf" | "assumed". */
+/* Last-level cache seen by cpu0, or NB_HOST_LLC_BYTES's size when that is set
+ * and valid; *source = "NB_HOST_LLC_BYTES" | "sysfs" | "sysconf" | "assumed". */
 size_t nb_host_llc_bytes(const char **source);
 
 /* Evicts the host caches: every OpenMP thread reads and writes its share of

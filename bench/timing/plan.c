@@ -2,6 +2,8 @@
  * buffer sets to rotate through, whether to flush, which set each launch
  * uses, and a check, by simulating that exact schedule, that no launch can
  * find its data still in the cache. Also the cache sizes it plans against. */
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,9 +232,43 @@ static size_t llc_sysfs(void)
     return best;
 }
 
+nb_status nb_host_llc_env(size_t *bytes)
+{
+    const char *e = getenv("NB_HOST_LLC_BYTES");
+    *bytes = 0;
+    if (!e || !*e)
+        return NB_OK;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(e, &end, 10);
+    int shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    if (shift)
+        end++;
+    if (end == e || !isdigit((unsigned char)e[0]) || *end || errno ||
+        v > ((1ull << 40) >> shift) || (v << shift) < (1ull << 20))
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "NB_HOST_LLC_BYTES='%s': expected the host's last-level cache "
+                            "size in bytes, with an optional K, M or G suffix, from 1M to 1024G",
+                            e);
+    *bytes = (size_t)(v << shift);
+    return NB_OK;
+}
+
 size_t nb_host_llc_bytes(const char **source)
 {
-    size_t b = llc_sysfs();
+    size_t b = 0;
+    if (nb_host_llc_env(&b) == NB_OK && b) {
+        if (source)
+            *source = "NB_HOST_LLC_BYTES";
+        return b;
+    }
+    b = llc_sysfs();
     if (b) {
         if (source)
             *source = "sysfs";
@@ -258,6 +294,7 @@ nb_status nb_cache_bytes(nb_backend backend, size_t *bytes)
     if (!bytes)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_cache_bytes: NULL argument");
     if (backend == NB_BACKEND_CPU) {
+        NB_TRY(nb_host_llc_env(bytes));
         *bytes = nb_host_llc_bytes(NULL);
         return NB_OK;
     }
