@@ -192,6 +192,44 @@ static void test_report_says_what_bounds_each_gpu_case(void **state)
     assert_int_equal(run(args), 2);
 }
 
+/* Guards: a case that failed its check before timing was left out of the
+ * count, so the report read "1 of 1 passed" with a ticked verification box
+ * for a run that exited 1; and a host LLC set by NB_HOST_LLC_BYTES read as
+ * the host's own. */
+static void test_report_names_failed_checks_and_a_set_llc(void **state)
+{
+    (void)state;
+    char path[256];
+    snprintf(path, sizeof path, "%s/ntt-cpu-logn.json", data_dir);
+    json_t *r = json_load_file(path, 0, NULL);
+    assert_non_null(r);
+    json_t *cases = json_object_get(r, "cases"), *bad = json_deep_copy(json_array_get(cases, 0));
+    json_object_set_new(bad, "status", json_string("verify-failed"));
+    json_object_set_new(bad, "stats", json_null());
+    json_object_set_new(bad, "samples_ns", json_array());
+    json_object_set_new(bad, "sample_sm_clock_mhz", json_array());
+    json_object_set_new(json_object_get(bad, "verification"), "before", json_string("fail"));
+    json_object_set_new(json_object_get(bad, "verification"), "after", json_string("not-run"));
+    json_array_append_new(cases, bad);
+    json_t *host = json_object_get(json_object_get(r, "environment"), "host");
+    json_object_set_new(host, "llc_source", json_string("NB_HOST_LLC_BYTES"));
+    snprintf(path, sizeof path, "%s/failed.json", dir);
+    assert_int_equal(json_dump_file(r, path, 0), 0);
+    json_decref(r);
+    char args[512];
+    snprintf(args, sizeof args, "report %s", path);
+    assert_int_equal(run(args), 0);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "Not timed: 1 case failed its check against the oracle, so its "
+                                "result is wrong"));
+    assert_non_null(strstr(out, "[ ] verification against the CPU oracle (GMP-checked): 16 of "
+                                "16 timed cases passed before and after timing; 1 case failed "
+                                "its check and was not timed"));
+    assert_non_null(strstr(out, "32 MiB last-level cache as NB_HOST_LLC_BYTES set it, not the "
+                                "one the host reports"));
+    free(out);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -208,6 +246,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_primes_text_and_errors),
         cmocka_unit_test(test_report_is_filled_in_from_the_file),
         cmocka_unit_test(test_report_says_what_bounds_each_gpu_case),
+        cmocka_unit_test(test_report_names_failed_checks_and_a_set_llc),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cli_scratch_remove();

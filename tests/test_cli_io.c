@@ -167,7 +167,8 @@ static void test_check_honours_output(void **state)
 }
 
 /* Guards: `compare A B --output A` replaced the run report A with the
- * comparison (and `report`, `check` likewise their inputs). */
+ * comparison (and `report`, `check` likewise their inputs, and any command
+ * the plug-in it loads); `--plugin ''` was a load failure (exit 3). */
 static void test_output_that_is_an_input_is_refused(void **state)
 {
     (void)state;
@@ -195,6 +196,16 @@ static void test_output_that_is_an_input_is_refused(void **state)
     assert_string_equal(before, after);
     free(before);
     free(after);
+    /* a plug-in is an input too: checked before it is loaded */
+    puts_file("p.so", "a shared object\n");
+    expect_error("--output naming the plug-in",
+                 (const char *[]){"--plugin", at("p.so"), "--output", at("p.so"), "list", NULL},
+                 2, "is the plug-in");
+    after = slurp("p.so");
+    assert_string_equal(after, "a shared object\n");
+    free(after);
+    expect_error("an empty --plugin", (const char *[]){"--plugin", "", "list", NULL}, 2,
+                 "--plugin needs a file name");
 }
 
 /* Guards: a run that timed nothing (every case skipped, exit 2) replaced an

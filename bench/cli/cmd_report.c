@@ -82,6 +82,7 @@ typedef struct summary {
     strset levels, dnum;
     range samples, noise, flush_mib, sets, clock, lps;
     size_t cases, timed, converged, stable, capped, timeouts, throttled, verified, blocked;
+    size_t check_failed, errored; /* cases that failed their check, or erred, untimed */
     size_t noise_met, reservoir, contended;
 } summary;
 
@@ -100,6 +101,8 @@ static void summarise_case(summary *s, const nb_rf_case *c)
     add_int(&s->stages, json_object_get(p, "stage"));
     add_int(&s->levels, json_object_get(p, "level"));
     add_int(&s->dnum, json_object_get(p, "dnum"));
+    s->check_failed += !strcmp(c->status, "verify-failed");
+    s->errored += !strcmp(c->status, "error");
     if (!c->has_stats)
         return;
     s->timed++;
@@ -171,10 +174,14 @@ static void device_text(const json_t *env, char *buf, size_t n)
                  jstr(env, "gpu.ecc", "unknown"), jstr(env, "gpu.nvml_driver", "unknown"),
                  jstr(env, "gpu.cuda_runtime", "unknown"));
     else
-        snprintf(buf, n, "%s (%.0f cores, %.0f OpenMP thread%s, %.0f MiB last-level cache)",
+        snprintf(buf, n, "%s (%.0f cores, %.0f OpenMP thread%s, %.0f MiB last-level cache%s)",
                  jstr(env, "host.cpu", "unknown CPU"), jnum(env, "host.cores"),
                  jnum(env, "host.omp_threads"), jnum(env, "host.omp_threads") == 1 ? "" : "s",
-                 jnum(env, "host.llc_bytes") / 1048576.0);
+                 jnum(env, "host.llc_bytes") / 1048576.0,
+                 strcmp(jstr(env, "host.llc_source", ""), "NB_HOST_LLC_BYTES")
+                     ? ""
+                     : " as NB_HOST_LLC_BYTES set it, not the one the host reports: cold "
+                       "cases flushed and rotated past that size");
 }
 
 static void timer_text(const summary *s, char *buf, size_t n)
@@ -313,6 +320,15 @@ static nb_status write_report(void *ctx, FILE *f)
             jstr(env, "nttbench_version", "?"), jstr(env, "git_commit", "unknown"), dev, host,
             jstr(env, "timestamp_utc", "an unknown date"),
             sizes, timer, cache, stop, s.samples.lo, s.samples.hi, clk, s.verified, s.timed);
+    const int one = s.check_failed == 1;
+    if (s.check_failed)
+        fprintf(f, "Not timed: %zu case%s failed %s check against the oracle, so %s result%s "
+                   "wrong (status `verify-failed` in the file).\n\n",
+                s.check_failed, one ? "" : "s", one ? "its" : "their", one ? "its" : "their",
+                one ? " is" : "s are");
+    if (s.errored)
+        fprintf(f, "Not timed: %zu case%s erred (status `error` in the file).\n\n", s.errored,
+                s.errored == 1 ? "" : "s");
     const nb_rf_completeness done = nb_result_file_completeness(r->rf, NULL, 0);
     const json_t *planned = json_object_get(root, "cases_planned");
     if (done == NB_RF_INTERRUPTED || done == NB_RF_INCOMPLETE) {
@@ -348,10 +364,14 @@ static nb_status write_report(void *ctx, FILE *f)
     item(f, r->md, s.logn.s[0] != 0, "problem sizes and primes", sizes);
     item(f, r->md, opt != NULL, "stopping rule and noise reached", stop);
     item(f, r->md, s.timed > 0, "statistic", "median with distribution-free 95 % CI");
-    char ver[96];
-    snprintf(ver, sizeof ver, "%zu of %zu timed cases passed before and after timing",
-             s.verified, s.timed);
-    item(f, r->md, s.timed > 0 && s.verified == s.timed,
+    char ver[192];
+    int k = snprintf(ver, sizeof ver, "%zu of %zu timed cases passed before and after timing",
+                     s.verified, s.timed);
+    if (s.check_failed && k > 0 && (size_t)k < sizeof ver)
+        snprintf(ver + k, sizeof ver - (size_t)k, "; %zu case%s failed %s check and %s not timed",
+                 s.check_failed, s.check_failed == 1 ? "" : "s",
+                 s.check_failed == 1 ? "its" : "their", s.check_failed == 1 ? "was" : "were");
+    item(f, r->md, s.timed > 0 && s.verified == s.timed && !s.check_failed,
          "verification against the CPU oracle (GMP-checked)", ver);
     char build[768];
     build_text(env, build, sizeof build);

@@ -49,12 +49,15 @@ static void usage(FILE *f)
 
 /* A plug-in that cannot be used (missing, not loadable, built for another
  * plug-in ABI, failing its init) is an environment error, exit 3; `-` (which
- * reads standard input where a file is read) is bad usage here, exit 2. */
+ * reads standard input where a file is read) and an empty name are bad usage
+ * here, exit 2. */
 static int load_plugin(const char *path)
 {
     if (!strcmp(path, "-"))
         return nb_cli_fail(NB_ERR_INVALID_ARG, "--plugin '-': a plug-in is loaded from a shared "
                                                "object file, not from standard input");
+    if (!*path)
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "--plugin needs a file name");
     /* a path, as every file the CLI reads: a bare name is a file in the current
      * folder, not a library for the dynamic linker to search for */
     char here[PATH_MAX];
@@ -273,13 +276,21 @@ static int parse_globals(int argc, char **argv, char **rest, int *nrest, const c
 
 /* The exit code when --output names a regular file that the command also
  * reads (an operand or an option's value, --name=value included, '-' being
- * whatever standard input is): writing it would replace an input; -1
- * otherwise. */
-static int output_is_input(const char *output, int nrest, char **rest)
+ * whatever standard input is) or a plug-in it loads: writing it would
+ * replace an input; -1 otherwise. */
+static int output_is_input(const char *output, int nrest, char **rest, int nplug,
+                           const char **plugins)
 {
     struct stat out, in;
     if (stat(output, &out) != 0 || !S_ISREG(out.st_mode))
         return -1;
+    for (int i = 0; i < nplug; i++)
+        if (stat(plugins[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+            char msg[700];
+            snprintf(msg, sizeof msg, "--output '%.250s' is the plug-in '%.250s': writing it "
+                     "would replace the plug-in; choose another --output", output, plugins[i]);
+            return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
+        }
     for (int i = 1; i < nrest; i++) {
         const char *a = rest[i], *eq = strchr(a, '=');
         const char *path = a[0] == '-' && a[1] == '-' && eq ? eq + 1 : a;
@@ -370,7 +381,7 @@ static int run_main(int argc, char **argv, char **rest, const char **plugins)
         nb_output_kind kind;
         if (nb_output_classify(output, &kind, resolved) != NB_OK)
             return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
-        if ((rc = output_is_input(output, nrest, rest)) >= 0)
+        if ((rc = output_is_input(output, nrest, rest, nplug, plugins)) >= 0)
             return rc;
         /* writable and not written by another run: known before anything runs */
         if (nb_output_claim_take(&claim, output) != NB_OK)
