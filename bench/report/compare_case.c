@@ -134,10 +134,10 @@ static void runs_test(const double *la, size_t ka, const double *lb, size_t kb,
 
 /* The verdict of a test: significant (p < alpha; with one run a side the
  * within-run test agreeing) and beyond the threshold, else same when the
- * interval lies within the threshold or both runs met their noise target,
- * else noisy. (The within-run interval alone never makes `same` of a test
- * that covers the run-to-run noise: it speaks of the two runs, not of the
- * code.) */
+ * interval lies within the threshold, or both runs met their noise target and
+ * the estimate lies within it, else noisy. (The within-run interval alone
+ * never makes `same` of a test that covers the run-to-run noise: it speaks of
+ * the two runs, not of the code.) */
 static nb_verdict judge(const nb_compare_test *t, const nb_compare_test *within,
                         const model *m, const nb_compare_opts *o, int noise_ok)
 {
@@ -149,7 +149,7 @@ static nb_verdict judge(const nb_compare_test *t, const nb_compare_test *within,
         return NB_VERDICT_FASTER;
     if (t->lo >= down && t->hi <= up)
         return NB_VERDICT_SAME;
-    return noise_ok ? NB_VERDICT_SAME : NB_VERDICT_NOISY;
+    return noise_ok && t->ratio >= down && t->ratio <= up ? NB_VERDICT_SAME : NB_VERDICT_NOISY;
 }
 
 /* The spread of a run's samples as a relative standard deviation, robust to
@@ -330,14 +330,22 @@ nb_status nb_compare_judge_row(nb_compare_row *r, const nb_compare_opts *o, size
     r->verdict = r->time.verdict;
     const int changed =
         r->time.verdict == NB_VERDICT_SLOWER || r->time.verdict == NB_VERDICT_FASTER;
-    /* a clock change explains the time only when the clock moved the other way
-     * by at least half as much */
+    /* a clock change explains the time only when the cycles did not change
+     * (same, or inconclusive with their estimate within the threshold) and the
+     * clock moved the other way by at least half as much */
     const double clock_move = log(r->new_clock_mhz / r->base_clock_mhz);
-    if (r->cycles.done && changed && r->cycles.verdict == NB_VERDICT_SAME &&
+    const double up = 1.0 + o->threshold_pct / 100.0;
+    const int cycles_kept = r->cycles.verdict == NB_VERDICT_SAME ||
+                            (r->cycles.verdict == NB_VERDICT_NOISY && r->cycles.ratio <= up &&
+                             r->cycles.ratio >= 1.0 / up);
+    if (r->cycles.done && changed && cycles_kept &&
         isfinite(clock_move) && -clock_move * log(r->time.ratio) > 0 &&
         fabs(clock_move) >= 0.5 * fabs(log(r->time.ratio))) {
         r->verdict = NB_VERDICT_CLOCK;
-        note_add(r, "time %s, cycles unchanged", nb_verdict_name(r->time.verdict));
+        note_add(r, "time %s, cycles unchanged%s", nb_verdict_name(r->time.verdict),
+                 r->cycles.verdict == NB_VERDICT_NOISY ? " (noisy: their estimate within the "
+                                                         "threshold)"
+                                                       : "");
     } else if (r->cycles.done && r->cycles.verdict != r->time.verdict) {
         note_add(r, "cycles: %s", nb_verdict_name(r->cycles.verdict));
     }

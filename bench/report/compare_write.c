@@ -128,7 +128,7 @@ static void write_header(const nb_comparison *c, FILE *f, int md)
                "cycles = time x SM clock: %s. A change counts when p < %g (with one run a "
                "side, p is the larger of that test's and the within-run one) and the ratio is "
                "beyond +-%g%%; 'same' needs the interval within that, or both runs at their "
-               "noise target; a contended case is %s.\n\n",
+               "noise target and the ratio within it; a contended case is %s.\n\n",
             100 * c->opts.level, md ? "-" : " ", md ? "-" : " ", NB_RUN_NOISE_GPU_PCT,
             NB_RUN_NOISE_CPU_PCT, md ? "-" : " ", NB_RUN_NOISE_PRIOR_DF, cycle_sources(c),
             c->opts.alpha, c->opts.threshold_pct,
