@@ -1,10 +1,11 @@
 /* Plug-in loading (ntt/variant.h): a shared object that registers its own
- * variants, refused before any of its code runs when it was built for a
- * plug-in ABI this library does not load (newer than its own, or older than
- * NB_PLUGIN_ABI_OLDEST). Each plug-in is opened RTLD_LOCAL: its symbols
- * (nb_plugin_abi_version, and any function two plug-ins built from one
- * template both define) stay its own, so a plug-in loaded later never binds
- * to an earlier one's; the library's functions resolve as usual. */
+ * variants, refused before any of its functions is called (dlopen still runs
+ * its static constructors) when it was built for a plug-in ABI this library
+ * does not load (newer than its own, or older than NB_PLUGIN_ABI_OLDEST). Each
+ * plug-in is opened RTLD_LOCAL: its symbols (nb_plugin_abi_version, and any
+ * function two plug-ins built from one template both define) stay its own, so
+ * a plug-in loaded later never binds to an earlier one's; the library's
+ * functions resolve as usual. */
 #include <dlfcn.h>
 #include <stdio.h>
 

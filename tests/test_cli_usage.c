@@ -4,8 +4,8 @@
  * `--direction both` (refused by a message that offered it), a zero-padded
  * coefficient, the count of primes ("1 primes"), a plug-in error naming an
  * internal code, a report silent about contended cases, and result files
- * whose cases lack params or samples, or do not match, and a malformed
- * NB_HOST_LLC_BYTES. Each guard fails on
+ * whose cases lack params or samples, or do not match, and malformed
+ * NB_HOST_LLC_BYTES and NCCL settings. Each guard fails on
  * the code before its fix; rejected inputs are rows of the bad-input table
  * (clirows.h). argv: NTTBENCH TABLE-FILE. */
 #include <errno.h>
@@ -235,7 +235,8 @@ static void test_host_llc_from_the_environment(void **state)
     const char *bad[][2] = {{"8Q", "an NB_HOST_LLC_BYTES with an unknown suffix"},
                             {"100", "an NB_HOST_LLC_BYTES below 1 MiB"},
                             {"2048G", "an NB_HOST_LLC_BYTES above 1 TiB"},
-                            {"-4M", "a negative NB_HOST_LLC_BYTES"}};
+                            {"-4M", "a negative NB_HOST_LLC_BYTES"},
+                            {"016M", "an NB_HOST_LLC_BYTES with a leading zero"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char msg[160];
         snprintf(msg, sizeof msg, "NB_HOST_LLC_BYTES='%s': expected the host's last-level cache",
@@ -254,6 +255,33 @@ static void test_host_llc_from_the_environment(void **state)
     free(keep);
 }
 
+/* Guards: a misspelt NB_NCCL_TUNER or NB_NCCL_EXCHANGE was refused by stage
+ * runs only, while an NTT run's report recorded it as a setting. */
+static void test_nccl_settings_are_checked_by_every_command(void **state)
+{
+    (void)state;
+    const char *vars[][2] = {{"NB_NCCL_TUNER", "NB_NCCL_TUNER=bogus"},
+                             {"NB_NCCL_EXCHANGE", "NB_NCCL_EXCHANGE=bogus"}};
+    for (size_t i = 0; i < 2; i++) {
+        const char *was = getenv(vars[i][0]);
+        char *keep = was ? strdup(was) : NULL, want[64];
+        snprintf(want, sizeof want, "%s='bogus': expected", vars[i][0]);
+        setenv(vars[i][0], "bogus", 1);
+        table_env = vars[i][1];
+        expect_error(i ? "a misspelt NB_NCCL_EXCHANGE in env" : "a misspelt NB_NCCL_TUNER in an "
+                                                                "NTT run",
+                     i ? (const char *[]){"env", NULL}
+                       : (const char *[]){"run", "--list", "--logn", "10", "--limbs", "1", NULL},
+                     2, want);
+        table_env = NULL;
+        if (keep)
+            setenv(vars[i][0], keep, 1);
+        else
+            unsetenv(vars[i][0]);
+        free(keep);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -266,6 +294,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_compare_run_lists_are_checked),
         cmocka_unit_test(test_option_value_spelled_like_a_global_option),
         cmocka_unit_test(test_host_llc_from_the_environment),
+        cmocka_unit_test(test_nccl_settings_are_checked_by_every_command),
     };
     return cli_rows_main(argc, argv, "nb-use-", "cli_usage", tests,
                          sizeof tests / sizeof tests[0], make_quick_base);

@@ -14,6 +14,7 @@
 #include "bench/cli/cli.h"
 #include "bench/cli/paper.h"
 #include "bench/timing/env.h"
+#include "ckks/ckks.h"
 #include "core/version.h"
 
 static void usage(FILE *f)
@@ -372,8 +373,9 @@ static int run_main(int argc, char **argv, char **rest, const char **plugins)
         command_help(!strcmp(cmd, "help") ? (nrest > 1 ? rest[1] : "") : cmd);
         return 0;
     }
+    /* the environment's settings, whichever command reads them */
     size_t llc;
-    if (nb_host_llc_env(&llc) != NB_OK)
+    if (nb_host_llc_env(&llc) != NB_OK || nb_ckks_check_env() != NB_OK)
         return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
     nb_output_claim *claim = NULL;
     if (output) {

@@ -16,7 +16,8 @@ extern "C" {
 nb_status nb_cache_bytes(nb_backend backend, size_t *bytes);
 
 /* NB_HOST_LLC_BYTES, the host LLC size that replaces the detected one: a byte
- * count with an optional K, M or G suffix (powers of 1024), 1 MiB to 1 TiB.
+ * count with an optional K, M or G suffix (powers of 1024), 1 MiB to 1 TiB,
+ * without a leading zero.
  * *bytes = 0 when it is unset or empty; NB_ERR_INVALID_ARG with a message
  * naming the value when it is anything else. */
 nb_status nb_host_llc_env(size_t *bytes);

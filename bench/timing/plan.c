@@ -241,6 +241,7 @@ nb_status nb_host_llc_env(size_t *bytes)
     char *end;
     errno = 0;
     unsigned long long v = strtoull(e, &end, 10);
+    const int leading_zero = e[0] == '0' && end > e + 1;
     int shift = 0;
     if (*end == 'K' || *end == 'k')
         shift = 10;
@@ -250,11 +251,12 @@ nb_status nb_host_llc_env(size_t *bytes)
         shift = 30;
     if (shift)
         end++;
-    if (end == e || !isdigit((unsigned char)e[0]) || *end || errno ||
+    if (end == e || !isdigit((unsigned char)e[0]) || leading_zero || *end || errno ||
         v > ((1ull << 40) >> shift) || (v << shift) < (1ull << 20))
         return nb_set_error(NB_ERR_INVALID_ARG,
                             "NB_HOST_LLC_BYTES='%s': expected the host's last-level cache "
-                            "size in bytes, with an optional K, M or G suffix, from 1M to 1024G",
+                            "size in bytes, with an optional K, M or G suffix, from 1M to 1024G "
+                            "(no leading zero)",
                             e);
     *bytes = (size_t)(v << shift);
     return NB_OK;
