@@ -168,6 +168,14 @@ static void test_list_estimate_counts_work_outside_the_samples(void **state)
     setenv("NB_HOST_LLC_BYTES", "1M", 1);
     const double small = outside_s("run --list --tier cold --logn 10 --limbs 1");
     const double large = outside_s("run --list --tier cold --logn 17 --limbs 64");
+    /* Guards: a case whose cache plan the run refuses (too many sets for a
+     * 1 TiB cache) was listed as if it would run, estimated at hours */
+    setenv("NB_HOST_LLC_BYTES", "1024G", 1);
+    assert_int_equal(run("run --list --tier cold --logn 10 --limbs 1 --variant cpu-harvey"), 0);
+    char *out = slurp("out.txt");
+    assert_non_null(strstr(out, "  [will fail: cache plan: "));
+    assert_non_null(strstr(out, "1 case (1 will fail), estimated 0.0s"));
+    free(out);
     if (keep)
         setenv("NB_HOST_LLC_BYTES", keep, 1);
     else

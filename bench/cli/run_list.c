@@ -107,7 +107,8 @@ static double sampling_s(const nb_cli_run *run, const nb_case_plan *c, int stage
 /* For a case whose tables, staging and first set (any backend), or, on the
  * CPU, whose rotated buffer sets and flush scratch would not fit the
  * available memory (the checks the run makes before it allocates, on this
- * plan's sets): "  [will not fit: ...]", else "". */
+ * plan's sets): "  [will not fit: ...]"; for a CPU case whose cache plan the
+ * run would refuse (too many sets): "  [will fail: ...]"; else "". */
 static void unfit_note(const nb_cli_run *run, const nb_case_plan *c, char *buf, size_t n)
 {
     buf[0] = '\0';
@@ -124,8 +125,10 @@ static void unfit_note(const nb_cli_run *run, const nb_case_plan *c, char *buf, 
     nb_cache_plan pl;
     if (nb_cache_plan_make(&pl, c->cache, NB_MODE_PER_LAUNCH, 1, (size_t)c->set_bytes,
                            (size_t)cache, run->timing.rotate_sets,
-                           run->timing.rotate_factor) != NB_OK)
+                           run->timing.rotate_factor) != NB_OK) {
+        snprintf(buf, n, "  [will fail: %s]", nb_last_error());
         return;
+    }
     if (nb_memory_fit("it", pl.allocated_bytes + (pl.flush ? 2.0 * cache : 0.0), 0) != NB_OK)
         snprintf(buf, n, "  [will not fit: %s]", nb_last_error());
 }
@@ -148,9 +151,10 @@ int nb_cli_plan_case(void *ctx, const nb_case_plan *c)
     else if (p->list)
         fprintf(p->list, "%s%s%s\n", c->name, c->skipped ? "  [skipped]" : "", unfit);
     if (c->skipped || unfit[0] || fails) {
+        const int plan_fails = strstr(unfit, "[will fail: ") != NULL;
         p->skipped += c->skipped;
-        p->unfit += unfit[0] != '\0';
-        p->fails += fails != NULL;
+        p->unfit += unfit[0] != '\0' && !plan_fails;
+        p->fails += fails != NULL || plan_fails;
         return 1;
     }
     const nb_bench_opts *t = &run->timing;
