@@ -357,6 +357,25 @@ static void test_cli_repeated_runs_and_contention(void **state)
     }
 }
 
+/* Guards: a row with too few samples to judge wrote its SM clocks as 0 MHz in
+ * JSON and CSV (a CPU case has none: null, as a judged CPU row writes). */
+static void test_unjudged_rows_have_no_clock(void **state)
+{
+    (void)state;
+    family f = {1, 3, 0.002, 0, 0, 0, NULL, 0};
+    write_run("t1.json", &f, 1.0, NULL);
+    write_run("t2.json", &f, 1.0, NULL);
+    char args[512];
+    snprintf(args, sizeof args, "--format json compare %s/t1.json %s/t2.json", dir, dir);
+    assert_int_equal(run(args), 0);
+    json_t *j = load_json("out.txt");
+    json_t *c0 = json_array_get(json_object_get(j, "cases"), 0);
+    assert_string_equal(json_string_value(json_object_get(c0, "verdict")), "insufficient-data");
+    assert_true(json_is_null(json_object_get(c0, "base_sm_clock_mhz")));
+    assert_true(json_is_null(json_object_get(c0, "new_sm_clock_mhz")));
+    json_decref(j);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -369,6 +388,7 @@ int main(int argc, char **argv)
     if (cli_scratch_create("nbruns") != 0)
         return 1;
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_unjudged_rows_have_no_clock),
         cmocka_unit_test(test_gpu_aa_one_run_a_side_false_rate_at_most_5pct),
         cmocka_unit_test(test_gpu_aa_three_runs_a_side_false_rate_at_most_5pct),
         cmocka_unit_test(test_noisier_runs_than_assumed_stay_below_5pct),

@@ -293,6 +293,7 @@ nb_status nb_compare_judge_row(nb_compare_row *r, const nb_compare_opts *o, size
     r->cycles = r->within = r->time;
     r->verdict = NB_VERDICT_INSUFFICIENT;
     r->run_sd_pct = NAN;
+    r->base_clock_mhz = r->new_clock_mhz = NAN; /* null in JSON and CSV until measured */
     r->df = INFINITY;
     const int gpu = strcmp(a->backend, "cpu") != 0;
     double noise = o->run_noise_pct >= 0 ? o->run_noise_pct
