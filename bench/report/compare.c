@@ -167,6 +167,21 @@ static nb_status match_unrun(nb_comparison *c)
     return st;
 }
 
+/* 1 when every unmatched case of one side is on 32-bit words and every one
+ * of the other side's on 64-bit words (either way round). */
+static int words_apart(const nb_comparison *c)
+{
+    unsigned seen[2] = {0, 0}; /* bit 0: 32-bit, bit 1: 64-bit */
+    for (int side = 0; side < 2; side++) {
+        const size_t n = side ? c->n_unmatched_new : c->n_unmatched_base;
+        for (size_t i = 0; i < n; i++) {
+            const nb_rf_case *x = side ? c->unmatched_new[i] : c->unmatched_base[i];
+            seen[side] |= x->word_bits == 32 ? 1u : 2u;
+        }
+    }
+    return (seen[0] == 1 && seen[1] == 2) || (seen[0] == 2 && seen[1] == 1);
+}
+
 static nb_status match(nb_comparison *c)
 {
     size_t na = nb_result_file_case_count(c->base), nn = nb_result_file_case_count(c->new_);
@@ -463,8 +478,13 @@ nb_status nb_compare_runs(const nb_result_file *const *base, size_t n_base,
         s = match(c);
     }
     if (s == NB_OK && c->n_rows == 0) {
-        char why[400] = ""; /* what the first case of new differs by from base's like it */
-        if (o.match != NB_MATCH_WORD && c->n_unmatched_new)
+        /* the word sizes when they alone part the files, else what the first
+         * case of new differs by from base's like it */
+        char why[400] = "";
+        if (o.match != NB_MATCH_WORD && words_apart(c))
+            snprintf(why, sizeof why, " (their cases are of different word sizes: --match word "
+                                      "pairs each 32-bit case with the 64-bit one of its log Q)");
+        else if (o.match != NB_MATCH_WORD && c->n_unmatched_new)
             nb_compare_why_unmatched(c->unmatched_new[0], c->base,
                                      (const nb_rf_case *const *)c->unmatched_base,
                                      c->n_unmatched_base, 0, &o, 1, why, sizeof why);
