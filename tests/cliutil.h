@@ -60,6 +60,16 @@ static inline void assert_one_error_line(void)
     free(e);
 }
 
+/* One line "nttbench: error: ..." on stderr, containing needle. */
+static inline void assert_error_line_has(const char *needle)
+{
+    assert_one_error_line();
+    char *e = slurp("err.txt");
+    if (!strstr(e, needle))
+        fail_msg("stderr: %s(want '%s' in it)", e, needle);
+    free(e);
+}
+
 /* Creates the scratch folder `dir` (/tmp/<prefix>XXXXXX); 0 on success. */
 static int cli_scratch_create(const char *prefix)
 {
