@@ -179,6 +179,18 @@ static void test_reader_refuses_a_stored_count_that_does_not_match(void **state)
     assert_int_equal(json_dump_file(j, path, 0), 0);
     assert_int_equal(nb_result_file_load(&rf, path), NB_ERR_INVALID_ARG);
     assert_non_null(strstr(nb_last_error(), "samples_selection"));
+    /* Guards: a summary claiming more samples than an "all" selection
+     * stores, or a reservoir below the cap, was read (and the median check
+     * that needs every sample skipped) */
+    json_t *stats = json_object_get(c, "stats");
+    const char *sel[] = {"all", "reservoir"};
+    for (int k = 0; k < 2; k++) {
+        json_object_set_new(c, "samples_selection", json_string(sel[k]));
+        json_object_set_new(stats, "samples", json_integer(k ? 50 : 100000));
+        assert_int_equal(json_dump_file(j, path, 0), 0);
+        assert_int_equal(nb_result_file_load(&rf, path), NB_ERR_INVALID_ARG);
+        assert_non_null(strstr(nb_last_error(), "a run stores all of up to 10000 samples"));
+    }
     json_decref(j);
     nb_report_destroy(rep);
 }

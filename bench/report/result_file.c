@@ -167,7 +167,9 @@ static double recorded_clock(const json_t *c)
  * samples_ns when the file has samples_ns (without it the case has no stored
  * samples to test) and stay within what a run stores (files that record it
  * come from runs that keep a reservoir beyond the cap), the selection be
- * "all" or "reservoir". */
+ * "all" or "reservoir" and agree with stats.samples ("all": as many as
+ * stored; "reservoir": more than the cap, the cap stored). Needs
+ * n_recorded_samples and has_stats set. */
 static nb_status stored_samples(const json_t *c, nb_rf_case *out, const char *p, size_t idx)
 {
     const json_t *st = json_object_get(c, "samples_stored");
@@ -189,6 +191,14 @@ static nb_status stored_samples(const json_t *c, nb_rf_case *out, const char *p,
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'samples_selection' is not "
                             "\"all\" or \"reservoir\"", p, idx);
     out->samples_reservoir = v && !strcmp(v, "reservoir");
+    /* what a run writes: every sample up to the cap, a full reservoir beyond */
+    const size_t all = out->n_recorded_samples, cap = NB_REPORT_MAX_STORED_SAMPLES;
+    if (st && v && out->has_stats && json_object_get(json_object_get(c, "stats"), "samples") &&
+        (out->samples_reservoir ? all <= cap || out->n_samples != cap : all != out->n_samples))
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'samples_selection' \"%s\" with "
+                            "%zu stored of %zu samples ('stats.samples'): a run stores all of "
+                            "up to %zu samples, a reservoir of %zu beyond that", p, idx, v,
+                            out->n_samples, all, cap, cap);
     return NB_OK;
 }
 
