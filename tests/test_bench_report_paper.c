@@ -191,6 +191,17 @@ static void test_reader_refuses_a_stored_count_that_does_not_match(void **state)
         assert_int_equal(nb_result_file_load(&rf, path), NB_ERR_INVALID_ARG);
         assert_non_null(strstr(nb_last_error(), "a run stores all of up to 10000 samples"));
     }
+    /* Guards: a negative, zero or absurd per-sample clock failed later as "new
+     * time 0 is not positive", or printed a 300-digit cycle ratio */
+    json_object_set_new(c, "samples_selection", json_string("all"));
+    json_object_set_new(stats, "samples", json_integer(50));
+    const double bad_mhz[] = {-1800.0, 0.0, 1e300};
+    for (int k = 0; k < 3; k++) {
+        json_array_set_new(json_object_get(c, "sample_sm_clock_mhz"), 3, json_real(bad_mhz[k]));
+        assert_int_equal(json_dump_file(j, path, 0), 0);
+        assert_int_equal(nb_result_file_load(&rf, path), NB_ERR_INVALID_ARG);
+        assert_non_null(strstr(nb_last_error(), "'sample_sm_clock_mhz' 3, "));
+    }
     json_decref(j);
     nb_report_destroy(rep);
 }

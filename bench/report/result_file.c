@@ -152,7 +152,7 @@ static double recorded_clock(const json_t *c)
     for (int i = 0; i < 2; i++) {
         const json_t *nv = json_object_get(clk, which[i]);
         double v = num_or_nan(json_object_get(nv, "sm_clock_mhz"));
-        if (isfinite(v) && v > 0) {
+        if (isfinite(v) && v > 0 && v <= NB_RF_MAX_CLOCK_MHZ) {
             sum += v;
             k++;
         }
@@ -160,7 +160,7 @@ static double recorded_clock(const json_t *c)
     if (k)
         return sum / k;
     double d = num_or_nan(json_object_get(clk, "default_sm_mhz"));
-    return isfinite(d) && d > 0 ? d : NAN;
+    return isfinite(d) && d > 0 && d <= NB_RF_MAX_CLOCK_MHZ ? d : NAN;
 }
 
 /* samples_stored / samples_selection (optional): the stored count must match
@@ -342,6 +342,14 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'sample_sm_clock_mhz' is not "
                             "an array of numbers or nulls", p, idx);
     }
+    for (size_t i = 0; i < nc; i++)
+        if (!isnan(clocks[i]) && !(clocks[i] > 0 && clocks[i] <= NB_RF_MAX_CLOCK_MHZ)) {
+            nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'sample_sm_clock_mhz' %zu, %g, is "
+                         "not a clock in (0, 1e5] MHz", p, idx, i, clocks[i]);
+            free(samples);
+            free(clocks);
+            return NB_ERR_INVALID_ARG;
+        }
     out->samples_ns = samples;
     out->n_samples = n;
     out->recorded_clock_mhz = strcmp(out->backend, "cpu") ? recorded_clock(c) : NAN;

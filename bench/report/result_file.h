@@ -23,6 +23,8 @@ extern "C" {
 /* The largest time a file may hold (1e15 ns, 11.6 days): a median or sample
  * beyond it, or not above 0, is refused as damaged. */
 #define NB_RF_MAX_TIME_NS 1e15
+/* The largest SM clock a file may record, MHz: beyond it a clock is damage. */
+#define NB_RF_MAX_CLOCK_MHZ 1e5
 
 /* Where a case's cycle counts come from. */
 typedef enum nb_clock_source {
