@@ -27,21 +27,21 @@ void nb_json_text(const json_t *v, char *buf, size_t n)
     free(s);
 }
 
-/* Records prefix.field's two values when they differ; a field one report
- * lacks and the other holds as "" does not differ. */
-static nb_status add_diff(nb_comparison *c, const char *prefix, const char *field,
-                          const json_t *a, const json_t *b)
+/* Records prefix.field's two values in *list when they differ; a field one
+ * report lacks and the other holds as "" does not differ. */
+static nb_status add_diff_to(nb_env_diff **list, size_t *n, const char *prefix,
+                             const char *field, const json_t *a, const json_t *b)
 {
     if ((!a && !b) || (a && b && json_equal((json_t *)a, (json_t *)b)))
         return NB_OK;
     const json_t *one = a ? a : b;
     if (!(a && b) && json_is_string(one) && !*json_string_value(one))
         return NB_OK;
-    nb_env_diff *d = realloc(c->env_diffs, (c->n_env_diffs + 1) * sizeof *d);
+    nb_env_diff *d = realloc(*list, (*n + 1) * sizeof *d);
     if (!d)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "compare: out of memory");
-    c->env_diffs = d;
-    d = &d[c->n_env_diffs++];
+    *list = d;
+    d = &d[(*n)++];
     snprintf(d->field, sizeof d->field, "%s%s", prefix, field);
     nb_json_text(a, d->base, sizeof d->base);
     nb_json_text(b, d->new_, sizeof d->new_);
@@ -56,8 +56,27 @@ static const char *const env_fields[] = {
     "host.omp_threads", "host.llc_bytes",        "host.os",           "nttbench_version",
     "git_commit",      "build",                  "nccl_settings",     NULL};
 
+static nb_status add_diff(nb_comparison *c, const char *prefix, const char *field,
+                          const json_t *a, const json_t *b)
+{
+    return add_diff_to(&c->env_diffs, &c->n_env_diffs, prefix, field, a, b);
+}
+
 static nb_status env_differences(nb_comparison *c)
 {
+    for (int side = 0; side < 2; side++) { /* each repeated run against its side's first */
+        const nb_result_file **files = side ? c->new_files : c->base_files;
+        const size_t n = side ? c->n_new_files : c->n_base_files;
+        for (size_t k = 1; k < n; k++) {
+            char prefix[64];
+            snprintf(prefix, sizeof prefix, "%s run %zu: environment.", side ? "new" : "base",
+                     k + 1);
+            for (int i = 0; env_fields[i]; i++)
+                NB_TRY(add_diff_to(&c->run_diffs, &c->n_run_diffs, prefix, env_fields[i],
+                                   nb_json_path(nb_result_file_env(files[0]), env_fields[i]),
+                                   nb_json_path(nb_result_file_env(files[k]), env_fields[i])));
+        }
+    }
     const json_t *ea = nb_result_file_env(c->base), *eb = nb_result_file_env(c->new_);
     for (int i = 0; env_fields[i]; i++)
         NB_TRY(add_diff(c, "environment.", env_fields[i], nb_json_path(ea, env_fields[i]),
@@ -524,6 +543,7 @@ void nb_comparison_destroy(nb_comparison *c)
     free(c->unmatched_base);
     free(c->unmatched_new);
     free(c->env_diffs);
+    free(c->run_diffs);
     free(c);
 }
 

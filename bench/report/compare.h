@@ -135,6 +135,11 @@ typedef struct nb_comparison {
     nb_env_diff *env_diffs;
     size_t n_env_diffs;
     size_t counts[NB_VERDICT_COUNT];
+    /* Repeated runs of one side whose environment differs from the side's
+     * first run ("base run 2: environment.host.cpu"; base = the first run's
+     * value, new_ = that run's): they are pooled as one experiment. */
+    nb_env_diff *run_diffs;
+    size_t n_run_diffs;
 } nb_comparison;
 
 /* Matches and tests every case of one run per side. Cases with the same key

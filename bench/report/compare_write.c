@@ -158,6 +158,14 @@ static void write_lists(const nb_comparison *c, FILE *f, int md)
             fprintf(f, "%s%s: %s -> %s\n", bullet, c->env_diffs[i].field, c->env_diffs[i].base,
                     c->env_diffs[i].new_);
     }
+    if (c->n_run_diffs) {
+        fprintf(f, "\n%sruns pooled on one side whose environment differs from that side's "
+                   "first run%s (they are taken as repeats of one experiment):\n%s",
+                md ? "**" : "", md ? "**" : "", md ? "\n" : "");
+        for (size_t i = 0; i < c->n_run_diffs; i++)
+            fprintf(f, "%s%s: %s (first run) -> %s\n", bullet, c->run_diffs[i].field,
+                    c->run_diffs[i].base, c->run_diffs[i].new_);
+    }
     const nb_rf_case *const *lists[2] = {c->unmatched_base, c->unmatched_new};
     size_t counts[2] = {c->n_unmatched_base, c->n_unmatched_new};
     const char *which[2] = {"only in base", "only in new"};
@@ -329,6 +337,12 @@ static json_t *comparison_json(const nb_comparison *c)
         json_array_append_new(diffs, json_pack("{s:s, s:s, s:s}", "field", c->env_diffs[i].field,
                                                "base", c->env_diffs[i].base, "new",
                                                c->env_diffs[i].new_));
+    json_t *run_diffs = json_array();
+    for (size_t i = 0; i < c->n_run_diffs; i++)
+        json_array_append_new(run_diffs, json_pack("{s:s, s:s, s:s}", "field",
+                                                   c->run_diffs[i].field, "first_run",
+                                                   c->run_diffs[i].base, "this_run",
+                                                   c->run_diffs[i].new_));
     for (size_t i = 0; i < c->n_unmatched_base; i++)
         json_array_append_new(ub, json_string(c->unmatched_base[i]->key));
     for (size_t i = 0; i < c->n_unmatched_new; i++)
@@ -363,12 +377,12 @@ static json_t *comparison_json(const nb_comparison *c)
     for (size_t i = 0; c->opts.ignored && c->opts.ignored[i]; i++)
         json_array_append_new(ignored, json_string(c->opts.ignored[i]));
     json_object_set_new(method, "ignored", ignored);
-    return json_pack("{s:s, s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "schema",
-                     "nttbench-compare", "schema_version", 3, "base",
+    return json_pack("{s:s, s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                     "schema", "nttbench-compare", "schema_version", 3, "base",
                      nb_result_file_path(c->base), "new", nb_result_file_path(c->new_),
                      "base_files", bf, "new_files", nf, "method", method, "cases", cases,
-                     "environment_differences", diffs, "unmatched_base", ub, "unmatched_new", un,
-                     "summary", counts);
+                     "environment_differences", diffs, "run_differences", run_diffs,
+                     "unmatched_base", ub, "unmatched_new", un, "summary", counts);
 }
 
 nb_status nb_comparison_write(const nb_comparison *c, const char *fmt, FILE *f)
