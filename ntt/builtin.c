@@ -1,4 +1,6 @@
 /* The built-in variant list (one line per variant). */
+#include <string.h>
+
 #include "ntt/builtin.h"
 
 static const nb_ntt_variant *const builtins[] = {
@@ -18,4 +20,17 @@ static const nb_ntt_variant *const builtins[] = {
 const nb_ntt_variant *nb_builtin_variant(size_t i)
 {
     return i < sizeof builtins / sizeof builtins[0] ? builtins[i] : NULL;
+}
+
+/* Listed whether or not this build has CUDA, so that a build without it can
+ * tell a GPU variant it lacks from a misspelt name. */
+static const char *const gpu_names[] = {"gpu-radix2", "gpu-radix2-32", "gpu-smem",
+                                        "gpu-regs",   "gpu-fast",      "gpu-fast32"};
+
+int nb_builtin_is_gpu_name(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof gpu_names / sizeof gpu_names[0]; i++)
+        if (!strcmp(name, gpu_names[i]))
+            return 1;
+    return 0;
 }

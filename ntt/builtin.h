@@ -12,6 +12,10 @@ extern "C" {
 /* i-th built-in variant, or NULL past the end. */
 const nb_ntt_variant *nb_builtin_variant(size_t i);
 
+/* 1 when name is that of a GPU built-in, whether or not this build has CUDA
+ * (a build without it registers none), else 0. */
+int nb_builtin_is_gpu_name(const char *name);
+
 extern const nb_ntt_variant nb_variant_cpu_harvey;
 extern const nb_ntt_variant nb_variant_cpu_harvey32;
 extern const nb_ntt_variant nb_variant_cpu_harvey32_scalar;

@@ -113,6 +113,13 @@ const nb_ntt_variant *nb_ntt_variant_find(const char *name)
     for (size_t i = 0; i < registry_count; i++)
         if (strcmp(registry[i]->name, name) == 0)
             return registry[i];
+#ifndef NB_HAVE_CUDA
+    if (nb_builtin_is_gpu_name(name)) {
+        nb_set_error(NB_ERR_NO_DEVICE, "'%s' is a GPU variant, and this build of nttbench has "
+                     "no CUDA (-Dcuda=disabled, or no CUDA toolkit where it was built)", name);
+        return NULL;
+    }
+#endif
     nb_set_error(NB_ERR_NOT_FOUND, "no NTT variant named '%s' (see 'nttbench list')", name);
     return NULL;
 }

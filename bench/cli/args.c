@@ -10,6 +10,7 @@
 
 #include "bench/cli/cli.h"
 #include "bench/cli/numparse.h"
+#include "ntt/builtin.h"
 
 nb_status nb_cli_parse_ulist(const char *s, const char *flag, unsigned long long lo,
                              unsigned long long hi, unsigned long long *out, size_t max,
@@ -319,6 +320,13 @@ nb_status nb_cli_check_word(const nb_ntt_variant *v, unsigned words)
         return NB_OK;
     return nb_set_error(NB_ERR_INVALID_ARG, "variant '%s' has %u-bit words, not in --word %s",
                         v->name, v->word_bits, words == NB_CLI_WORD(32) ? "32" : "64");
+}
+
+nb_status nb_cli_find_variant(const char *name, const nb_ntt_variant **v)
+{
+    if ((*v = nb_ntt_variant_find(name)))
+        return NB_OK;
+    return nb_builtin_is_gpu_name(name) ? NB_ERR_NO_DEVICE : NB_ERR_NOT_FOUND;
 }
 
 int nb_cli_exit_code(nb_status s)

@@ -149,6 +149,7 @@ typedef struct nb_cli_run {
     nb_ceilings calibrated;         /* what FILE sets, read once when parsed ('-' too) */
     int profile;                    /* --profile: an ncu pass after each GPU NTT case */
     double profile_timeout_s;       /* --profile-timeout (60) */
+    int given_profile_timeout;      /* --profile-timeout was given */
     const char *profile_case;       /* internal: the one case a profiler pass's target runs */
 } nb_cli_run;
 
@@ -159,6 +160,11 @@ nb_status nb_cli_parse_words_bits(const char *s, unsigned *out);
 /* NB_ERR_INVALID_ARG naming the variant when its word size is not in `words`
  * (an explicit --word list), else NB_OK. */
 nb_status nb_cli_check_word(const nb_ntt_variant *v, unsigned words);
+
+/* The registered variant `name` in *v: NB_OK; else NB_ERR_NO_DEVICE for a GPU
+ * built-in this build lacks (no CUDA), NB_ERR_NOT_FOUND otherwise, the
+ * message set. */
+nb_status nb_cli_find_variant(const char *name, const nb_ntt_variant **v);
 
 /* The plan pass of `run` (run_list.c): the select callback of a plan-only
  * sweep (nb_tier_run.plan_only) counts the cases --filter keeps and sums

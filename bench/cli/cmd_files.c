@@ -232,9 +232,8 @@ static nb_status transform_apply(const transform_args *a, uint64_t *data, size_t
         return s == NB_OK ? NB_OK
                           : nb_set_error(s, "the GMP reference rejected the parameters");
     }
-    const nb_ntt_variant *v = nb_ntt_variant_find(a->variant);
-    if (!v)
-        return NB_ERR_NOT_FOUND;
+    const nb_ntt_variant *v = NULL;
+    NB_TRY(nb_cli_find_variant(a->variant, &v));
     void *stream = NULL;
     nb_ntt *ntt = NULL;
     nb_buffer *buf = NULL;

@@ -342,8 +342,8 @@ static nb_status verify_variants(const verify_args *a, const nb_ntt_variant **va
     *nv = 0;
     if (a->nvn) {
         for (size_t i = 0; i < a->nvn; i++) {
-            if (!(vars[(*nv)++] = nb_ntt_variant_find(a->vnames[i])))
-                return NB_ERR_NOT_FOUND;
+            NB_TRY(nb_cli_find_variant(a->vnames[i], &vars[*nv]));
+            (*nv)++;
             if (a->given_word)
                 NB_TRY(nb_cli_check_word(vars[*nv - 1], a->words));
         }
@@ -480,7 +480,9 @@ static int verify_with(verify_args *a, nb_format fmt, const char *output, int qu
     size_t nv = 0;
     nb_status st = verify_variants(a, vars, &nv);
     if (st != NB_OK)
-        return nb_cli_fail(st == NB_ERR_INVALID_ARG ? st : NB_ERR_NOT_FOUND, nb_last_error());
+        return nb_cli_fail(st == NB_ERR_INVALID_ARG || st == NB_ERR_NO_DEVICE ? st
+                                                                              : NB_ERR_NOT_FOUND,
+                           nb_last_error());
     int need_gpu = 0;
     for (size_t i = 0; i < nv; i++)
         need_gpu |= vars[i]->backend == NB_BACKEND_GPU;

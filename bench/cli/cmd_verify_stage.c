@@ -179,9 +179,8 @@ static nb_status pick_variants(const stage_args *a, const nb_ntt_variant **out, 
     const int gpu = nb_gpu_count() > 0;
     *n = 0;
     for (size_t i = 0; i < a->n_variants; i++) {
-        const nb_ntt_variant *v = nb_ntt_variant_find(a->variants[i]);
-        if (!v)
-            return NB_ERR_NOT_FOUND;
+        const nb_ntt_variant *v = NULL;
+        NB_TRY(nb_cli_find_variant(a->variants[i], &v));
         if (v->backend == NB_BACKEND_GPU && !gpu) {
             char msg[400];
             nb_gpu_require();
