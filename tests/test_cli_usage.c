@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bench/cli/cli.h"
+#include "ntt/builtin.h"
 #pragma GCC diagnostic ignored "-Wunused-function" /* shared helpers this file does not use */
 #include "testutil.h"
 #include "cliutil.h"
@@ -282,6 +283,52 @@ static void test_nccl_settings_are_checked_by_every_command(void **state)
     }
 }
 
+/* Guards: options that shape nothing the run times were taken in silence:
+ * --rounding without rescale, --profile-timeout without --profile, --gpus 2
+ * for CPU variants (the cases recorded one GPU). */
+static void test_more_options_that_shape_nothing_are_refused(void **state)
+{
+    (void)state;
+    expect_error("--rounding without rescale",
+                 (const char *[]){"run", "--tier", "stage", "--preset", "test-tiny", "--stage",
+                                  "modup", "--rounding", "round", "--list", NULL},
+                 2, "--rounding shapes rescale, which this run does not time");
+    expect_error("--profile-timeout without --profile",
+                 (const char *[]){"run", "--logn", "10", "--limbs", "1", "--profile-timeout",
+                                  "5", "--list", NULL},
+                 2, "--profile-timeout bounds the profiler pass of --profile");
+    expect_error("--gpus 2 for CPU variants",
+                 (const char *[]){"run", "--tier", "stage", "--preset", "test-tiny", "--backend",
+                                  "cpu", "--gpus", "2", "--list", NULL},
+                 2, "--gpus 2 splits a GPU case's limbs across GPUs, and this run's variants "
+                    "run on the CPU");
+}
+
+/* Guards: a build without CUDA answered `--variant gpu-fast` with "no NTT
+ * variant named 'gpu-fast'" and exit 2, while the docs name the variant and
+ * exit 3 for a GPU variant without a usable GPU. With CUDA: every GPU
+ * built-in is on the list such a build knows the names by. */
+static void test_gpu_variant_in_a_build_without_cuda(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < nb_ntt_variant_count(); i++)
+        if (nb_ntt_variant_at(i)->backend == NB_BACKEND_GPU)
+            assert_true(nb_builtin_is_gpu_name(nb_ntt_variant_at(i)->name));
+    if (nb_ntt_variant_find("gpu-fast"))
+        return;
+    const char *const cmds[][8] = {{"run", "--variant", "gpu-fast", "--logn", "10", NULL},
+                                   {"verify", "--variant", "gpu-fast32", NULL},
+                                   {"run", "--backend", "gpu", "--list", NULL}};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(run_v(cmds[i]), 3);
+        char *e = slurp("err.txt");
+        assert_non_null(strstr(e, i < 2 ? "is a GPU variant, and this build of nttbench has no "
+                                          "CUDA"
+                                        : "built without CUDA"));
+        free(e);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +342,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_option_value_spelled_like_a_global_option),
         cmocka_unit_test(test_host_llc_from_the_environment),
         cmocka_unit_test(test_nccl_settings_are_checked_by_every_command),
+        cmocka_unit_test(test_gpu_variant_in_a_build_without_cuda),
+        cmocka_unit_test(test_more_options_that_shape_nothing_are_refused),
     };
     return cli_rows_main(argc, argv, "nb-use-", "cli_usage", tests,
                          sizeof tests / sizeof tests[0], make_quick_base);

@@ -39,9 +39,8 @@ nb_status nb_cli_run_variants(const nb_cli_run *run, const nb_ntt_variant **out,
     nb_cli_backend b = resolve_backend(run, words);
     if (run->n_variants) {
         for (size_t i = 0; i < run->n_variants; i++) {
-            const nb_ntt_variant *v = nb_ntt_variant_find(run->variants[i]);
-            if (!v)
-                return NB_ERR_NOT_FOUND;
+            const nb_ntt_variant *v = NULL;
+            NB_TRY(nb_cli_find_variant(run->variants[i], &v));
             if (run->given_word)
                 NB_TRY(nb_cli_check_word(v, run->words));
             if (b != NB_CLI_AUTO && (int)v->backend != (int)b)
@@ -58,6 +57,8 @@ nb_status nb_cli_run_variants(const nb_cli_run *run, const nb_ntt_variant **out,
         if ((int)v->backend == (int)b && (words & NB_CLI_WORD(v->word_bits)))
             out[(*n)++] = v;
     }
+    if (*n == 0 && b == NB_CLI_GPU && nb_gpu_require() != NB_OK) /* a build without CUDA */
+        return nb_set_error(NB_ERR_NO_DEVICE, "%s (--backend gpu)", nb_last_error());
     if (*n == 0)
         return nb_set_error(NB_ERR_NOT_FOUND, "no %s%s variant is registered",
                             words == NB_CLI_WORD(32)   ? "32-bit "
@@ -315,6 +316,14 @@ static int resolve_run(nb_cli_run *run, const nb_ntt_variant **vars, size_t *nv,
     }
     if (*need_gpu && !run->list && nb_gpu_require() != NB_OK) /* --list previews them */
         return nb_cli_fail_no_gpu(vars, *nv);
+    const nb_stage_tier_opts *so = nb_cli_stage_opts(run);
+    for (size_t i = 0; !*need_gpu && so && i < so->n_gpus; i++)
+        if (so->gpus[i] > 1) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "--gpus %zu splits a GPU case's limbs across GPUs, and "
+                     "this run's variants run on the CPU (leave --gpus out)", so->gpus[i]);
+            return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
+        }
     if (!run->given_logn) {
         run->logn[0] = 16;
         run->n_logn = 1;

@@ -284,8 +284,10 @@ static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v
         run->profile = 1;
         return NB_OK;
     }
-    if (!strcmp(name, "profile-timeout"))
+    if (!strcmp(name, "profile-timeout")) {
+        run->given_profile_timeout = 1;
         return nb_cli_parse_double(v, name, 1, 3600, &run->profile_timeout_s);
+    }
     if (!strcmp(name, "profile-case")) {
         run->profile_case = v;
         return NB_OK;
@@ -367,7 +369,7 @@ static nb_status check_cache_used(const nb_cli_run *run)
 
 /* An option that shapes what no case of the run does, which would be
  * ignored: --cold or --sets without a cold cache state, --batch without the
- * batch or graph mode. */
+ * batch or graph mode, --profile-timeout without --profile. */
 static nb_status check_state_options_used(const nb_cli_run *run)
 {
     unsigned states = 0;
@@ -385,6 +387,10 @@ static nb_status check_state_options_used(const nb_cli_run *run)
         return nb_set_error(NB_ERR_INVALID_ARG, "--batch %s counts the launches of a sample in "
                             "the batch and graph modes, which this run does not time (add --mode "
                             "batch or graph, or leave --batch out)", run->given_batch);
+    if (run->given_profile_timeout && !run->profile)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--profile-timeout bounds the profiler pass of "
+                            "--profile, which this run does not make (add --profile, or leave "
+                            "--profile-timeout out)");
     return NB_OK;
 }
 

@@ -36,6 +36,7 @@ typedef struct stage_cli {
     size_t gpus[NB_CLI_MAX_LIST];
     const char *custom_option; /* the first custom-set option given (--dnum, ...), or NULL */
     const char *first_option;  /* the first stage option given, or NULL */
+    int given_rounding;        /* --rounding was given */
 } stage_cli;
 
 static stage_cli *opts_of(nb_cli_run *run)
@@ -93,8 +94,12 @@ nb_status nb_cli_stage_check(nb_cli_run *run)
         return nb_set_error(NB_ERR_INVALID_ARG, "--%s is an option of the stage tier, which "
                             "this run does not time (add --tier stage, or leave --%s out)",
                             c->first_option, c->first_option);
-    if (stage_tier) /* a misspelt NCCL setting is refused here too, not first on a GPU host */
-        NB_TRY(nb_ckks_check_env());
+    int rescale = c && c->o.n_stages == 0; /* every stage by default */
+    for (size_t i = 0; c && i < c->o.n_stages; i++)
+        rescale |= c->o.stages[i] == NB_CKKS_STAGE_RESCALE;
+    if (c && c->given_rounding && !rescale)
+        return nb_set_error(NB_ERR_INVALID_ARG, "--rounding shapes rescale, which this run does "
+                            "not time (add rescale to --stage, or leave --rounding out)");
     if (!c || !c->custom_option)
         return NB_OK;
     if (c->o.n_presets)
@@ -192,6 +197,7 @@ nb_status nb_cli_stage_set(nb_cli_run *run, const char *name, const char *v)
     if (!strcmp(name, "q0bits"))
         return nb_cli_parse_size(v, name, 3, NB_MAX_PRIME_BITS, &o->q0_bits);
     if (!strcmp(name, "rounding")) {
+        c->given_rounding = 1;
         if (!strcmp(v, "floor"))
             o->rounding = NB_CKKS_RESCALE_FLOOR;
         else if (!strcmp(v, "round"))
