@@ -29,6 +29,8 @@ static const char *table_mask_after;
 /* When set ("NAME=value", the variable the test set), a recorded command is
  * shown run with that assignment before it. */
 static const char *table_env;
+/* The child's OMP_NUM_THREADS ("1": a test runs one thread a process). */
+static const char *child_omp_threads = "1";
 /* When nonzero, the child runs under this address-space limit (bytes). */
 static unsigned long long child_as_limit;
 
@@ -83,7 +85,7 @@ static int run_v(const char *const *args)
         int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
             _exit(127);
-        setenv("OMP_NUM_THREADS", "1", 1);
+        setenv("OMP_NUM_THREADS", child_omp_threads, 1);
         struct rlimit rl = {child_as_limit, child_as_limit};
         if (child_as_limit && setrlimit(RLIMIT_AS, &rl) != 0)
             _exit(127);

@@ -257,28 +257,39 @@ static void test_host_llc_from_the_environment(void **state)
 }
 
 /* Guards: a misspelt NB_NCCL_TUNER or NB_NCCL_EXCHANGE was refused by stage
- * runs only, while an NTT run's report recorded it as a setting. */
-static void test_nccl_settings_are_checked_by_every_command(void **state)
+ * runs only, while an NTT run's report recorded it as a setting; an absurd
+ * OMP_NUM_THREADS ended the process with the OpenMP runtime's out-of-memory
+ * message and exit 1, the code of a failed check. */
+static void test_environment_settings_are_checked_by_every_command(void **state)
 {
     (void)state;
-    const char *vars[][2] = {{"NB_NCCL_TUNER", "NB_NCCL_TUNER=bogus"},
-                             {"NB_NCCL_EXCHANGE", "NB_NCCL_EXCHANGE=bogus"}};
-    for (size_t i = 0; i < 2; i++) {
-        const char *was = getenv(vars[i][0]);
-        char *keep = was ? strdup(was) : NULL, want[64];
-        snprintf(want, sizeof want, "%s='bogus': expected", vars[i][0]);
-        setenv(vars[i][0], "bogus", 1);
-        table_env = vars[i][1];
-        expect_error(i ? "a misspelt NB_NCCL_EXCHANGE in env" : "a misspelt NB_NCCL_TUNER in an "
-                                                                "NTT run",
-                     i ? (const char *[]){"env", NULL}
-                       : (const char *[]){"run", "--list", "--logn", "10", "--limbs", "1", NULL},
-                     2, want);
+    static const struct {
+        const char *var, *value, *assign, *what, *want;
+    } rows[] = {
+        {"NB_NCCL_TUNER", "bogus", "NB_NCCL_TUNER=bogus", "a misspelt NB_NCCL_TUNER in an NTT "
+         "run", "NB_NCCL_TUNER='bogus': expected"},
+        {"NB_NCCL_EXCHANGE", "bogus", "NB_NCCL_EXCHANGE=bogus", "a misspelt NB_NCCL_EXCHANGE "
+         "in env", "NB_NCCL_EXCHANGE='bogus': expected"},
+        {"OMP_NUM_THREADS", "99999999999", "OMP_NUM_THREADS=99999999999", "an absurd "
+         "OMP_NUM_THREADS", "OMP_NUM_THREADS='99999999999': at most 4096 threads a level"}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const char *was = getenv(rows[i].var);
+        char *keep = was ? strdup(was) : NULL;
+        setenv(rows[i].var, rows[i].value, 1);
+        if (!strcmp(rows[i].var, "OMP_NUM_THREADS"))
+            child_omp_threads = rows[i].value;
+        table_env = rows[i].assign;
+        expect_error(rows[i].what,
+                     i == 1 ? (const char *[]){"env", NULL}
+                            : (const char *[]){"run", "--list", "--logn", "10", "--limbs", "1",
+                                               NULL},
+                     2, rows[i].want);
         table_env = NULL;
+        child_omp_threads = "1";
         if (keep)
-            setenv(vars[i][0], keep, 1);
+            setenv(rows[i].var, keep, 1);
         else
-            unsetenv(vars[i][0]);
+            unsetenv(rows[i].var);
         free(keep);
     }
 }
@@ -341,7 +352,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_compare_run_lists_are_checked),
         cmocka_unit_test(test_option_value_spelled_like_a_global_option),
         cmocka_unit_test(test_host_llc_from_the_environment),
-        cmocka_unit_test(test_nccl_settings_are_checked_by_every_command),
+        cmocka_unit_test(test_environment_settings_are_checked_by_every_command),
         cmocka_unit_test(test_gpu_variant_in_a_build_without_cuda),
         cmocka_unit_test(test_more_options_that_shape_nothing_are_refused),
     };

@@ -345,6 +345,30 @@ static void release_lock_on_signals(const nb_output_claim *claim)
 }
 
 /* Everything after the global options; rest/plugins are owned by main. */
+/* OMP_NUM_THREADS above NB_CLI_MAX_OMP_THREADS in any of its entries: the
+ * OpenMP runtime would try to allocate them (an absurd count ended the
+ * process with the runtime's out-of-memory message and exit 1). Other
+ * values are the runtime's to read or ignore, and the environment block
+ * records what it took. */
+#define NB_CLI_MAX_OMP_THREADS 4096
+static nb_status omp_threads_check(void)
+{
+    const char *e = getenv("OMP_NUM_THREADS");
+    for (const char *p = e; p && *p;) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        char *end;
+        const unsigned long long v = strtoull(p, &end, 10);
+        if (end == p)
+            break;
+        if (v > NB_CLI_MAX_OMP_THREADS || end - p > 12)
+            return nb_set_error(NB_ERR_INVALID_ARG, "OMP_NUM_THREADS='%.40s': at most %d "
+                                "threads a level", e, NB_CLI_MAX_OMP_THREADS);
+        p = end;
+    }
+    return NB_OK;
+}
+
 static int run_main(int argc, char **argv, char **rest, const char **plugins)
 {
     nb_format fmt = NB_FORMAT_TABLE;
@@ -375,7 +399,8 @@ static int run_main(int argc, char **argv, char **rest, const char **plugins)
     }
     /* the environment's settings, whichever command reads them */
     size_t llc;
-    if (nb_host_llc_env(&llc) != NB_OK || nb_ckks_check_env() != NB_OK)
+    if (nb_host_llc_env(&llc) != NB_OK || nb_ckks_check_env() != NB_OK ||
+        omp_threads_check() != NB_OK)
         return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
     nb_output_claim *claim = NULL;
     if (output) {
