@@ -79,6 +79,8 @@ extern const nb_cli_option *const nb_cli_run_tables[], *const nb_cli_verify_tabl
     *const nb_cli_verify_stage_tables[], *const nb_cli_calibrate_tables[],
     *const nb_cli_transform_tables[], *const nb_cli_check_tables[],
     *const nb_cli_compare_tables[], *const nb_cli_report_tables[], *const nb_cli_primes_tables[];
+/* The timing options run and calibrate share (bench/cli/run_args.c). */
+extern const nb_cli_option nb_cli_timing_options[];
 
 /* 1 when argument a is "--name" without "=VALUE" and names an option of
  * `tables` that takes a value (so the next argument is that value), else 0. */

@@ -351,6 +351,10 @@ static int compare_with(int argc, char **argv, nb_format fmt, const char *output
         if (st != NB_OK)
             return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
     }
+    if (!split && np > 2)
+        return nb_cli_fail(NB_ERR_INVALID_ARG, "compare of more than two result files needs "
+                                               "'--' between the base runs and the new ones: "
+                                               "nttbench compare BASE1.json ... -- NEW1.json ...");
     if (!split && np != 2)
         return nb_cli_fail(NB_ERR_INVALID_ARG, "compare needs two result files: nttbench compare "
                                                "BASE.json NEW.json (or BASE1.json ... -- "

@@ -7,7 +7,6 @@
 
 #include "bench/cli/cli.h"
 
-extern const nb_cli_option nb_cli_timing_options[];
 int nb_cli_timing_set(nb_bench_opts *t, const char *name, const char *v, nb_status *st);
 
 static const nb_cli_option no_options[] = {{NULL, 0, NULL}};

@@ -133,12 +133,16 @@ static void command_help(const char *cmd)
                "Checks the CKKS stages of each variant against the GMP reference (default\n"
                "preset test-small; key-switch rows need log N <= 8, e.g. test-tiny).\n"
                "Exit 1 if any check fails, 2 if every check was skipped (nothing checked).\n");
-    else if (!strcmp(cmd, "calibrate"))
+    else if (!strcmp(cmd, "calibrate")) {
         printf("usage: nttbench calibrate [--backend cpu|gpu|auto] [timing options]\n\n"
                "Measures copy bandwidth, cache-resident bandwidth and launch overhead, on\n"
                "the GPU what a kernel boundary (two dependent kernels) and a grid-wide\n"
                "barrier cost, and times a copy hot and after a cache flush over working\n"
-               "sets from cache/16 to 4x cache. Defaults here: --min-time 0.1 --timeout 5.\n");
+               "sets from cache/16 to 4x cache. Defaults here: --min-time 0.1 --timeout 5.\n"
+               "\ntiming options (NVBench names and defaults; 'nttbench run --help' has them\n"
+               "too):\n");
+        nb_cli_print_options(stdout, nb_cli_timing_options);
+    }
     else if (!strcmp(cmd, "transform"))
         printf("usage: nttbench transform --variant V|reference --direction forward|inverse\n"
                "         --logn n --primes q1,q2,... [--psi r1,r2,...] --in FILE --out FILE\n"
