@@ -102,6 +102,9 @@ def main():
                "error", "cannot write the figures into the folder '/proc/nttbench/figs'", hide=H)
         expect(script, "standard input twice", ["-", "-", "--out", out], 2, "error",
                "at most one file can be read from standard input ('-')", hide=H)
+        # the same run given twice was drawn twice, as two runs
+        expect(script, "the same file twice", [good, good, "--out", out], 2, "error",
+               "again: each run is drawn once", hide=H)
         # Fields of the wrong kind each ended in a Python traceback and exit 1.
         for what, edit, needle in (
                 ("case that is not an object", lambda d: d["cases"].__setitem__(0, "x"),
