@@ -102,6 +102,13 @@ def main():
                "error", "cannot write the figures into the folder '/proc/nttbench/figs'", hide=H)
         expect(script, "standard input twice", ["-", "-", "--out", out], 2, "error",
                "at most one file can be read from standard input ('-')", hide=H)
+        # a tier or status no run writes was drawn as if it were one
+        for what, key, value in (("unknown tier", "tier", "hot"),
+                                 ("unknown status", "status", "weird")):
+            doc = copy.deepcopy(base)
+            doc["cases"][0][key] = value
+            expect(script, f"a case of {what}", [write(tmp, "kind.json", doc), "--out", out], 2,
+                   "error", f"case 0: {key} '{value}' is not", hide=H)
         # the same run given twice was drawn twice, as two runs
         expect(script, "the same file twice", [good, good, "--out", out], 2, "error",
                "again: each run is drawn once", hide=H)
