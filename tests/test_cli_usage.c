@@ -296,7 +296,8 @@ static void test_environment_settings_are_checked_by_every_command(void **state)
 
 /* Guards: options that shape nothing the run times were taken in silence:
  * --rounding without rescale, --profile-timeout without --profile, --gpus 2
- * for CPU variants (the cases recorded one GPU). */
+ * for CPU variants (the cases recorded one GPU), --batch-samples for CPU
+ * variants (compare then listed it as an option that may change timings). */
 static void test_more_options_that_shape_nothing_are_refused(void **state)
 {
     (void)state;
@@ -313,6 +314,10 @@ static void test_more_options_that_shape_nothing_are_refused(void **state)
                                   "cpu", "--gpus", "2", "--list", NULL},
                  2, "--gpus 2 splits a GPU case's limbs across GPUs, and this run's variants "
                     "run on the CPU");
+    expect_error("--batch-samples for CPU variants",
+                 (const char *[]){"run", "--backend", "cpu", "--logn", "10", "--limbs", "1",
+                                  "--batch-samples", "7", "--list", NULL},
+                 2, "--batch-samples shapes how GPU samples are taken");
 }
 
 /* Guards: a build without CUDA answered `--variant gpu-fast` with "no NTT

@@ -152,6 +152,7 @@ typedef struct nb_cli_run {
     int profile;                    /* --profile: an ncu pass after each GPU NTT case */
     double profile_timeout_s;       /* --profile-timeout (60) */
     int given_profile_timeout;      /* --profile-timeout was given */
+    const char *given_gpu_sampling; /* "batch-samples" or "queue-ahead" when given, else NULL */
     const char *profile_case;       /* internal: the one case a profiler pass's target runs */
 } nb_cli_run;
 

@@ -203,6 +203,8 @@ static nb_status parse_modes(nb_cli_run *run, const char *v)
 static nb_status set_run_option(nb_cli_run *run, const char *name, const char *v)
 {
     nb_status st;
+    if (!strcmp(name, "batch-samples") || !strcmp(name, "queue-ahead"))
+        run->given_gpu_sampling = name;
     if (nb_cli_timing_set(&run->timing, name, v, &st))
         return st;
     if (!strcmp(name, "tier"))
