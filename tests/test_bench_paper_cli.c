@@ -220,13 +220,27 @@ static void test_report_names_failed_checks_and_a_set_llc(void **state)
     snprintf(args, sizeof args, "report %s", path);
     assert_int_equal(run(args), 0);
     char *out = slurp("out.txt");
-    assert_non_null(strstr(out, "Not timed: 1 case failed its check against the oracle, so its "
-                                "result is wrong"));
+    assert_non_null(strstr(out, "Not timed: 1 case failed its check against the oracle before "
+                                "timing, so its result is wrong"));
     assert_non_null(strstr(out, "[ ] verification against the CPU oracle (GMP-checked): 16 of "
                                 "16 timed cases passed before and after timing; 1 case failed "
-                                "its check and was not timed"));
+                                "its check before timing and was not timed"));
     assert_non_null(strstr(out, "32 MiB last-level cache as NB_HOST_LLC_BYTES set it, not the "
                                 "one the host reports"));
+    free(out);
+    /* a case that failed the check after timing keeps its samples: timed */
+    r = json_load_file(path, 0, NULL);
+    json_t *c0 = json_array_get(json_object_get(r, "cases"), 0);
+    json_object_set_new(c0, "status", json_string("verify-failed"));
+    json_object_set_new(json_object_get(c0, "verification"), "after", json_string("fail"));
+    assert_int_equal(json_dump_file(r, path, 0), 0);
+    json_decref(r);
+    assert_int_equal(run(args), 0);
+    out = slurp("out.txt");
+    assert_non_null(strstr(out, "1 timed case failed the check after timing: its time is of "
+                                "wrong output"));
+    assert_non_null(strstr(out, "[ ] verification against the CPU oracle (GMP-checked): 15 of "
+                                "16 timed cases passed"));
     free(out);
 }
 

@@ -200,7 +200,7 @@ static void test_reader_refuses_a_stored_count_that_does_not_match(void **state)
         json_array_set_new(json_object_get(c, "sample_sm_clock_mhz"), 3, json_real(bad_mhz[k]));
         assert_int_equal(json_dump_file(j, path, 0), 0);
         assert_int_equal(nb_result_file_load(&rf, path), NB_ERR_INVALID_ARG);
-        assert_non_null(strstr(nb_last_error(), "'sample_sm_clock_mhz' 3, "));
+        assert_non_null(strstr(nb_last_error(), "sample 3's SM clock ('sample_sm_clock_mhz'), "));
     }
     json_decref(j);
     nb_report_destroy(rep);

@@ -294,7 +294,11 @@ static void test_compare_match_word_pairs_nearest_log_q(void **state)
     write_doc("only32.json", json_pack("[o]", word_case("c32", 32, 31, 124.0, 10, 1000)), 4);
     snprintf(args, sizeof args, "compare %s/only64.json %s/only32.json", dir, dir);
     assert_int_equal(run(args), 2);
-    assert_error_line_has("their cases are of different word sizes: --match word pairs");
+    assert_error_line_has("their cases are of different word sizes: --match word pairs each "
+                          "32-bit case of NEW with the 64-bit one of its log Q in BASE)");
+    snprintf(args, sizeof args, "compare %s/only32.json %s/only64.json", dir, dir);
+    assert_int_equal(run(args), 2);
+    assert_error_line_has("in BASE; give the 64-bit file first)");
 }
 
 /* An old file (version 3, no word_bits or log_q) reads as 64-bit with log Q

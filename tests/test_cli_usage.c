@@ -212,9 +212,15 @@ static void test_host_llc_from_the_environment(void **state)
     (void)state;
     const char *was = getenv("NB_HOST_LLC_BYTES");
     char *keep = was ? strdup(was) : NULL;
-    setenv("NB_HOST_LLC_BYTES", "3M", 1);
+    unsetenv("NB_HOST_LLC_BYTES"); /* the host's own, as detected */
     assert_int_equal(run_v((const char *[]){"env", NULL}), 0);
     char *out = slurp("out.txt");
+    assert_true(strstr(out, " MiB (sysfs)") || strstr(out, " MiB (sysconf)") ||
+                strstr(out, "32.0 MiB (assumed)"));
+    free(out);
+    setenv("NB_HOST_LLC_BYTES", "3M", 1);
+    assert_int_equal(run_v((const char *[]){"env", NULL}), 0);
+    out = slurp("out.txt");
     assert_non_null(strstr(out, "3.0 MiB (NB_HOST_LLC_BYTES)"));
     free(out);
     assert_int_equal(run_v((const char *[]){"run", "--tier", "cold", "--variant", "cpu-harvey",
@@ -318,6 +324,17 @@ static void test_more_options_that_shape_nothing_are_refused(void **state)
                  (const char *[]){"run", "--backend", "cpu", "--logn", "10", "--limbs", "1",
                                   "--batch-samples", "7", "--list", NULL},
                  2, "--batch-samples shapes how GPU samples are taken");
+    /* taken: GPU variants beside CPU ones, and the CPU variants --backend auto
+     * runs for want of a usable GPU (the machine, not the command line) */
+    if (nb_ntt_variant_find("gpu-fast"))
+        assert_int_equal(run_v((const char *[]){"run", "--variant", "cpu-harvey,gpu-fast",
+                                                "--queue-ahead", "0", "--logn", "10", "--limbs",
+                                                "1", "--list", NULL}),
+                         0);
+    if (nb_gpu_count() == 0)
+        assert_int_equal(run_v((const char *[]){"run", "--batch-samples", "4", "--logn", "10",
+                                                "--limbs", "1", "--list", NULL}),
+                         0);
 }
 
 /* Guards: a build without CUDA answered `--variant gpu-fast` with "no NTT

@@ -82,7 +82,9 @@ typedef struct summary {
     strset levels, dnum;
     range samples, noise, flush_mib, sets, clock, lps;
     size_t cases, timed, converged, stable, capped, timeouts, throttled, verified, blocked;
-    size_t check_failed, errored; /* cases that failed their check, or erred, untimed */
+    size_t check_failed;  /* cases that failed their check before timing: not timed */
+    size_t failed_after;  /* timed cases that failed the check after timing */
+    size_t errored;       /* cases that erred */
     size_t noise_met, reservoir, contended;
 } summary;
 
@@ -101,7 +103,9 @@ static void summarise_case(summary *s, const nb_rf_case *c)
     add_int(&s->stages, json_object_get(p, "stage"));
     add_int(&s->levels, json_object_get(p, "level"));
     add_int(&s->dnum, json_object_get(p, "dnum"));
-    s->check_failed += !strcmp(c->status, "verify-failed");
+    const int failed = !strcmp(c->status, "verify-failed");
+    s->check_failed += failed && !c->has_stats;
+    s->failed_after += failed && c->has_stats;
     s->errored += !strcmp(c->status, "error");
     if (!c->has_stats)
         return;
@@ -320,14 +324,19 @@ static nb_status write_report(void *ctx, FILE *f)
             jstr(env, "nttbench_version", "?"), jstr(env, "git_commit", "unknown"), dev, host,
             jstr(env, "timestamp_utc", "an unknown date"),
             sizes, timer, cache, stop, s.samples.lo, s.samples.hi, clk, s.verified, s.timed);
-    const int one = s.check_failed == 1;
+    int one = s.check_failed == 1;
     if (s.check_failed)
-        fprintf(f, "Not timed: %zu case%s failed %s check against the oracle, so %s result%s "
-                   "wrong (status `verify-failed` in the file).\n\n",
+        fprintf(f, "Not timed: %zu case%s failed %s check against the oracle before timing, so "
+                   "%s result%s wrong (status `verify-failed` in the file).\n\n",
                 s.check_failed, one ? "" : "s", one ? "its" : "their", one ? "its" : "their",
                 one ? " is" : "s are");
+    one = s.failed_after == 1;
+    if (s.failed_after)
+        fprintf(f, "%zu timed case%s failed the check after timing: %s of wrong output "
+                   "(status `verify-failed` in the file).\n\n",
+                s.failed_after, one ? "" : "s", one ? "its time is" : "their times are");
     if (s.errored)
-        fprintf(f, "Not timed: %zu case%s erred (status `error` in the file).\n\n", s.errored,
+        fprintf(f, "%zu case%s erred (status `error` in the file).\n\n", s.errored,
                 s.errored == 1 ? "" : "s");
     const nb_rf_completeness done = nb_result_file_completeness(r->rf, NULL, 0);
     const json_t *planned = json_object_get(root, "cases_planned");
@@ -368,8 +377,8 @@ static nb_status write_report(void *ctx, FILE *f)
     int k = snprintf(ver, sizeof ver, "%zu of %zu timed cases passed before and after timing",
                      s.verified, s.timed);
     if (s.check_failed && k > 0 && (size_t)k < sizeof ver)
-        snprintf(ver + k, sizeof ver - (size_t)k, "; %zu case%s failed %s check and %s not timed",
-                 s.check_failed, s.check_failed == 1 ? "" : "s",
+        snprintf(ver + k, sizeof ver - (size_t)k, "; %zu case%s failed %s check before timing "
+                 "and %s not timed", s.check_failed, s.check_failed == 1 ? "" : "s",
                  s.check_failed == 1 ? "its" : "their", s.check_failed == 1 ? "was" : "were");
     item(f, r->md, s.timed > 0 && s.verified == s.timed && !s.check_failed,
          "verification against the CPU oracle (GMP-checked)", ver);

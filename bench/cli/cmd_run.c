@@ -316,7 +316,10 @@ static int resolve_run(nb_cli_run *run, const nb_ntt_variant **vars, size_t *nv,
     }
     if (*need_gpu && !run->list && nb_gpu_require() != NB_OK) /* --list previews them */
         return nb_cli_fail_no_gpu(vars, *nv);
-    if (!*need_gpu && run->given_gpu_sampling) {
+    /* GPU options with CPU variants the command line chose (not those --backend
+     * auto took for want of a GPU, whose --gpus cases are skipped saying why) */
+    const int cpu_chosen = !*need_gpu && (run->backend == NB_CLI_CPU || run->n_variants > 0);
+    if (cpu_chosen && run->given_gpu_sampling) {
         char msg[200];
         snprintf(msg, sizeof msg, "--%s shapes how GPU samples are taken, and this run's "
                  "variants run on the CPU (leave --%s out)", run->given_gpu_sampling,
@@ -324,7 +327,7 @@ static int resolve_run(nb_cli_run *run, const nb_ntt_variant **vars, size_t *nv,
         return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
     }
     const nb_stage_tier_opts *so = nb_cli_stage_opts(run);
-    for (size_t i = 0; !*need_gpu && so && i < so->n_gpus; i++)
+    for (size_t i = 0; cpu_chosen && so && i < so->n_gpus; i++)
         if (so->gpus[i] > 1) {
             char msg[200];
             snprintf(msg, sizeof msg, "--gpus %zu splits a GPU case's limbs across GPUs, and "

@@ -3,6 +3,7 @@
  * value of a command's option; the first other word is the command. Exit
  * codes: 0 ok, 1 verification failed, 2 bad usage, 3 environment error;
  * every failure prints one line "nttbench: error: ...". */
+#include <ctype.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -139,8 +140,8 @@ static void command_help(const char *cmd)
                "the GPU what a kernel boundary (two dependent kernels) and a grid-wide\n"
                "barrier cost, and times a copy hot and after a cache flush over working\n"
                "sets from cache/16 to 4x cache. Defaults here: --min-time 0.1 --timeout 5.\n"
-               "\ntiming options (NVBench names and defaults; 'nttbench run --help' has them\n"
-               "too):\n");
+               "\ntiming options (NVBench names; the defaults shown are run's, calibrate's\n"
+               "own --min-time and --timeout are above):\n");
         nb_cli_print_options(stdout, nb_cli_timing_options);
     }
     else if (!strcmp(cmd, "transform"))
@@ -348,12 +349,12 @@ static void release_lock_on_signals(const nb_output_claim *claim)
     }
 }
 
-/* Everything after the global options; rest/plugins are owned by main. */
-/* OMP_NUM_THREADS above NB_CLI_MAX_OMP_THREADS in any of its entries: the
- * OpenMP runtime would try to allocate them (an absurd count ended the
- * process with the runtime's out-of-memory message and exit 1). Other
- * values are the runtime's to read or ignore, and the environment block
- * records what it took. */
+/* NB_ERR_INVALID_ARG, with a message, for an OMP_NUM_THREADS above
+ * NB_CLI_MAX_OMP_THREADS in any of its entries, which the OpenMP runtime would
+ * try to allocate (an absurd count ended the process with the runtime's
+ * out-of-memory message and exit 1); else NB_OK. Other values are the
+ * runtime's to read or ignore, and the environment block records what it
+ * took. */
 #define NB_CLI_MAX_OMP_THREADS 4096
 static nb_status omp_threads_check(void)
 {
@@ -361,10 +362,10 @@ static nb_status omp_threads_check(void)
     for (const char *p = e; p && *p;) {
         while (*p == ' ' || *p == ',')
             p++;
+        if (!isdigit((unsigned char)*p))
+            break; /* not a count ("-1", "abc"): the runtime's to refuse */
         char *end;
         const unsigned long long v = strtoull(p, &end, 10);
-        if (end == p)
-            break;
         if (v > NB_CLI_MAX_OMP_THREADS || end - p > 12)
             return nb_set_error(NB_ERR_INVALID_ARG, "OMP_NUM_THREADS='%.40s': at most %d "
                                 "threads a level", e, NB_CLI_MAX_OMP_THREADS);
@@ -373,6 +374,7 @@ static nb_status omp_threads_check(void)
     return NB_OK;
 }
 
+/* Everything after the global options; rest/plugins are owned by main. */
 static int run_main(int argc, char **argv, char **rest, const char **plugins)
 {
     nb_format fmt = NB_FORMAT_TABLE;

@@ -186,8 +186,9 @@ static nb_status match_unrun(nb_comparison *c)
     return st;
 }
 
-/* 1 when every unmatched case of one side is on 32-bit words and every one
- * of the other side's on 64-bit words (either way round). */
+/* 1 when every unmatched case of base is on 64-bit words and every one of
+ * new on 32-bit words (what --match word pairs), -1 the other way round,
+ * else 0. */
 static int words_apart(const nb_comparison *c)
 {
     unsigned seen[2] = {0, 0}; /* bit 0: 32-bit, bit 1: 64-bit */
@@ -198,7 +199,7 @@ static int words_apart(const nb_comparison *c)
             seen[side] |= x->word_bits == 32 ? 1u : 2u;
         }
     }
-    return (seen[0] == 1 && seen[1] == 2) || (seen[0] == 2 && seen[1] == 1);
+    return seen[0] == 2 && seen[1] == 1 ? 1 : seen[0] == 1 && seen[1] == 2 ? -1 : 0;
 }
 
 static nb_status match(nb_comparison *c)
@@ -500,9 +501,12 @@ nb_status nb_compare_runs(const nb_result_file *const *base, size_t n_base,
         /* the word sizes when they alone part the files, else what the first
          * case of new differs by from base's like it */
         char why[400] = "";
-        if (o.match != NB_MATCH_WORD && words_apart(c))
+        const int apart = o.match != NB_MATCH_WORD ? words_apart(c) : 0;
+        if (apart)
             snprintf(why, sizeof why, " (their cases are of different word sizes: --match word "
-                                      "pairs each 32-bit case with the 64-bit one of its log Q)");
+                                      "pairs each 32-bit case of NEW with the 64-bit one of its "
+                                      "log Q in BASE%s)",
+                     apart < 0 ? "; give the 64-bit file first" : "");
         else if (o.match != NB_MATCH_WORD && c->n_unmatched_new)
             nb_compare_why_unmatched(c->unmatched_new[0], c->base,
                                      (const nb_rf_case *const *)c->unmatched_base,

@@ -332,21 +332,19 @@ nb_status nb_compare_judge_row(nb_compare_row *r, const nb_compare_opts *o, size
     const int changed =
         r->time.verdict == NB_VERDICT_SLOWER || r->time.verdict == NB_VERDICT_FASTER;
     /* a clock change explains the time only when the cycles did not change
-     * (same, or inconclusive with their estimate within the threshold) and the
-     * clock moved the other way by at least half as much */
+     * and the clock moved the other way by at least half as much; with the
+     * cycles inconclusive the time's verdict stands, and the note says that
+     * the clock moved as much */
     const double clock_move = log(r->new_clock_mhz / r->base_clock_mhz);
-    const double up = 1.0 + o->threshold_pct / 100.0;
-    const int cycles_kept = r->cycles.verdict == NB_VERDICT_SAME ||
-                            (r->cycles.verdict == NB_VERDICT_NOISY && r->cycles.ratio <= up &&
-                             r->cycles.ratio >= 1.0 / up);
-    if (r->cycles.done && changed && cycles_kept &&
-        isfinite(clock_move) && -clock_move * log(r->time.ratio) > 0 &&
-        fabs(clock_move) >= 0.5 * fabs(log(r->time.ratio))) {
+    const int clock_explains = isfinite(clock_move) && -clock_move * log(r->time.ratio) > 0 &&
+                               fabs(clock_move) >= 0.5 * fabs(log(r->time.ratio));
+    if (r->cycles.done && changed && r->cycles.verdict == NB_VERDICT_SAME && clock_explains) {
         r->verdict = NB_VERDICT_CLOCK;
-        note_add(r, "time %s, cycles unchanged%s", nb_verdict_name(r->time.verdict),
-                 r->cycles.verdict == NB_VERDICT_NOISY ? " (noisy: their estimate within the "
-                                                         "threshold)"
-                                                       : "");
+        note_add(r, "time %s, cycles unchanged", nb_verdict_name(r->time.verdict));
+    } else if (r->cycles.done && changed && r->cycles.verdict == NB_VERDICT_NOISY &&
+               clock_explains) {
+        note_add(r, "the SM clock moved as much: the cycles (noisy, ratio %.4f) cannot tell the "
+                 "clock from the code", r->cycles.ratio);
     } else if (r->cycles.done && r->cycles.verdict != r->time.verdict) {
         note_add(r, "cycles: %s", nb_verdict_name(r->cycles.verdict));
     }

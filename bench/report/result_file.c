@@ -344,8 +344,9 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
     }
     for (size_t i = 0; i < nc; i++)
         if (!isnan(clocks[i]) && !(clocks[i] > 0 && clocks[i] <= NB_RF_MAX_CLOCK_MHZ)) {
-            nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'sample_sm_clock_mhz' %zu, %g, is "
-                         "not a clock in (0, 1e5] MHz", p, idx, i, clocks[i]);
+            nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: sample %zu's SM clock "
+                         "('sample_sm_clock_mhz'), %g MHz, is not in (0, 1e5] MHz", p, idx, i,
+                         clocks[i]);
             free(samples);
             free(clocks);
             return NB_ERR_INVALID_ARG;

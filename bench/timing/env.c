@@ -199,7 +199,7 @@ nb_status nb_host_copy_bandwidth(double *Bps)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_host_copy_bandwidth: NULL");
     if (cached <= 0) {
         const char *src;
-        size_t bytes = 4 * nb_host_llc_bytes(&src);
+        size_t bytes = 4 * nb_host_llc_detected(&src);
         if (bytes < ((size_t)64 << 20))
             bytes = (size_t)64 << 20;
         if (bytes > ((size_t)512 << 20))

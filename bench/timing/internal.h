@@ -28,6 +28,10 @@ char *nb_read_text_file(const char *path);
  * and valid; *source = "NB_HOST_LLC_BYTES" | "sysfs" | "sysconf" | "assumed". */
 size_t nb_host_llc_bytes(const char **source);
 
+/* The host's own LLC, NB_HOST_LLC_BYTES aside: what sizes the copy-bandwidth
+ * probe, which must measure memory, not the cache; *source as above. */
+size_t nb_host_llc_detected(const char **source);
+
 /* Evicts the host caches: every OpenMP thread reads and writes its share of
  * `buf` (bytes >= 2x LLC), so private L1/L2 and the shared LLC lose the
  * workload's lines; then wakes the team (nb_cpu_wake_team), so that a sample

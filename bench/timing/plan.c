@@ -270,7 +270,12 @@ size_t nb_host_llc_bytes(const char **source)
             *source = "NB_HOST_LLC_BYTES";
         return b;
     }
-    b = llc_sysfs();
+    return nb_host_llc_detected(source);
+}
+
+size_t nb_host_llc_detected(const char **source)
+{
+    size_t b = llc_sysfs();
     if (b) {
         if (source)
             *source = "sysfs";
