@@ -205,7 +205,7 @@ static void test_clock_change_is_not_a_code_change(void **state)
         assert_true(!moved || c->n_env_diffs >= 1); /* the default clock differs */
         if (noisy)
             assert_non_null(strstr(r->note, "the SM clock moved as much: the cycles (noisy, "
-                                            "ratio 1.0"));
+                                            "ratio "));
         char *buf = NULL;
         size_t len = 0;
         FILE *m = open_memstream(&buf, &len);
