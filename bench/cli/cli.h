@@ -277,9 +277,10 @@ void nb_cli_run_help(FILE *f);
  * nb_stage_tier_opts with its storage) and the preset list of `nttbench list`. */
 extern const nb_cli_option nb_cli_stage_options[];
 nb_status nb_cli_stage_set(nb_cli_run *run, const char *name, const char *value);
-/* After parsing: a stage option in a run without the stage tier, or a custom
- * set's options (--levels, --dnum, ...) together with --preset or without
- * --levels, are bad usage (NB_ERR_INVALID_ARG). */
+/* After parsing: a stage option in a run without the stage tier, --rounding
+ * without rescale among the stages, or a custom set's options (--levels,
+ * --dnum, ...) together with --preset or without --levels, are bad usage
+ * (NB_ERR_INVALID_ARG). */
 nb_status nb_cli_stage_check(nb_cli_run *run);
 /* The parsed options for nb_tier_run.tier_opts (defaults when none given). */
 const nb_stage_tier_opts *nb_cli_stage_opts(nb_cli_run *run);
