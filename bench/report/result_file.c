@@ -191,9 +191,11 @@ static nb_status stored_samples(const json_t *c, nb_rf_case *out, const char *p,
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'samples_selection' is not "
                             "\"all\" or \"reservoir\"", p, idx);
     out->samples_reservoir = v && !strcmp(v, "reservoir");
-    /* what a run writes: every sample up to the cap, a full reservoir beyond */
+    /* what a run writes: every sample up to the cap, a full reservoir beyond
+     * (or none kept, when the reservoir could not be allocated) */
     const size_t all = out->n_recorded_samples, cap = NB_REPORT_MAX_STORED_SAMPLES;
     if (st && v && out->has_stats && json_object_get(json_object_get(c, "stats"), "samples") &&
+        !(out->samples_reservoir && out->n_samples == 0) &&
         (out->samples_reservoir ? all <= cap || out->n_samples != cap : all != out->n_samples))
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'samples_selection' \"%s\" with "
                             "%zu stored of %zu samples ('stats.samples'): a run stores all of "
