@@ -244,6 +244,30 @@ static void test_unknown_option_is_an_option(void **state)
                  "--format needs a value");
 }
 
+/* Guards: an option whose value was left out took the next option as its
+ * value: `run --output --no-progress` wrote the report to a file named
+ * "--no-progress" and exited 0, `run --variant --logn 12` blamed the 12. */
+static void test_left_out_value_is_not_the_next_option(void **state)
+{
+    (void)state;
+    expect_error("global option's value left out before another option",
+                 (const char *[]){"run", "--output", "--no-progress", "--variant", "cpu-harvey",
+                                  NULL},
+                 2, "option --output needs a value before '--no-progress'");
+    expect_error("command option's value left out before another option",
+                 (const char *[]){"run", "--variant", "--logn", "12", NULL}, 2,
+                 "option --variant needs a value before '--logn'");
+    char path[160];
+    snprintf(path, sizeof path, "%s/--no-progress", dir);
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(access("--no-progress", F_OK), -1);
+    /* the value after '=' may start with "--": the filter matches no case */
+    const char *args[] = {"run", "--list", "--variant", "cpu-harvey", "--logn", "10", "--limbs",
+                          "1", "--filter=--x", NULL};
+    assert_int_equal(run_v(args), 2);
+    assert_error_line_has("--filter keeps none of the cases");
+}
+
 /* Guards: an argument holding a newline gave two stderr lines. */
 static void test_newline_in_argument_stays_one_line(void **state)
 {
@@ -540,6 +564,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_raw_files_unchanged),
         cmocka_unit_test(test_missing_command_says_error),
         cmocka_unit_test(test_unknown_option_is_an_option),
+        cmocka_unit_test(test_left_out_value_is_not_the_next_option),
         cmocka_unit_test(test_newline_in_argument_stays_one_line),
         cmocka_unit_test(test_mixed_list_names_the_gpu_variant),
         cmocka_unit_test(test_io_errors_name_file_and_cause),

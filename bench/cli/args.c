@@ -253,7 +253,20 @@ int nb_cli_next_option(int argc, char **argv, int *i, const nb_cli_option *const
         nb_set_error(NB_ERR_INVALID_ARG, "option --%s needs a value", o->name);
         return -1;
     }
+    if (nb_cli_looks_like_option(o->name, argv[*i]))
+        return -1;
     *value = argv[(*i)++];
+    return 1;
+}
+
+int nb_cli_looks_like_option(const char *opt, const char *a)
+{
+    if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
+        return 0;
+    nb_set_error(NB_ERR_INVALID_ARG,
+                 "option --%s needs a value before '%.100s' (a value that starts with '--' is "
+                 "written --%s=VALUE)",
+                 opt, a, opt);
     return 1;
 }
 

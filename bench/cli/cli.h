@@ -63,7 +63,9 @@ typedef struct nb_cli_option {
 
 /* Iterates argv[*i]: returns 1 and sets *name / *value for an option of
  * `table` (value from "=..." or the next argument), 0 at a positional
- * argument (left alone), -1 on an unknown option, a missing value, or an
+ * argument (left alone), -1 on an unknown option, a missing value (the next
+ * argument is one that nb_cli_looks_like_option: the value was left out, and
+ * taking the option after it as the value would misread both), or an
  * option taking a value that argv[0..*i) already gave (message set: a second
  * --variant would silently replace the first). *i is advanced past what was
  * consumed. argv[0] must be the command's first argument. */
@@ -85,6 +87,12 @@ extern const nb_cli_option nb_cli_timing_options[];
 /* 1 when argument a is "--name" without "=VALUE" and names an option of
  * `tables` that takes a value (so the next argument is that value), else 0. */
 int nb_cli_takes_value(const nb_cli_option *const *tables, const char *a);
+
+/* Whether argument a, read as the value of option --opt, is a long option
+ * ("--" and a name, not "--" alone): then the value was left out (a value
+ * that starts with "--" is written --opt=VALUE, a file ./--name). Sets the
+ * message "option --opt needs a value before 'a' (...)" when it is. */
+int nb_cli_looks_like_option(const char *opt, const char *a);
 
 /* ------------------------------------------------------------- selection */
 

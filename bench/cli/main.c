@@ -241,6 +241,8 @@ static int parse_globals(int argc, char **argv, char **rest, int *nrest, const c
             if (a[klen] == '=') {
                 val = a + klen + 1;
             } else if (i + 1 < argc) {
+                if (nb_cli_looks_like_option(with_value[matched] + 2, argv[i + 1]))
+                    return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
                 val = argv[++i];
             } else {
                 char msg[64];
