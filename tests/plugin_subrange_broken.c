@@ -6,11 +6,20 @@
  *   broken-writes-outside  transforms the range, then also rewrites the limb
  *                          just after it when there is one in the buffer
  *                          (a plug-in that ignores `count`);
- * and one wrong on every call, whose run fails its check before timing:
+ * one wrong on every call, whose run fails its check before timing:
  *   broken-first-value     transforms, then flips the lowest bit of the
- *                          range's first value.
+ *                          range's first value;
+ * and two that break the rest of the interface:
+ *   broken-wide-words      declares 32-bit words and transforms 64-bit ones
+ *                          (twice the bytes of its data);
+ *   broken-out-of-place    right in place, but its out-of-place entries
+ *                          transform the source and never write the
+ *                          destination;
+ * and right-out-of-place, whose out-of-place entries are right (copy, then
+ * transform the copy), for contrast.
  * All delegate the arithmetic to the built-in cpu-harvey variant. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "ntt/variant.h"
 
@@ -107,53 +116,84 @@ static nb_status inv_first_value(void *plan, void *words, size_t first, size_t c
     return flip_first(p->base->inverse(p->plan, words, first, count, stream), words);
 }
 
-static const nb_ntt_variant ignores_first = {
-    .name = "broken-ignores-first",
-    .description = "test plug-in: uses limbs 0.. whatever `first` says",
-    .backend = NB_BACKEND_CPU,
-    .min_log_n = 1,
-    .max_log_n = 17,
-    .word_bits = 64,
-    .max_prime_bits = 62,
-    .plan_create = plan_create,
-    .plan_destroy = plan_destroy,
-    .forward = fwd_ignores_first,
-    .inverse = inv_ignores_first,
-};
+/* broken-wide-words (and the in-place entries of the out-of-place pair):
+ * cpu-harvey's 64-bit transform, over whatever words the data holds. */
+static nb_status fwd_wide(void *plan, void *words, size_t first, size_t count, void *stream)
+{
+    wrap_plan *p = plan;
+    return p->base->forward(p->plan, words, first, count, stream);
+}
 
-static const nb_ntt_variant writes_outside = {
-    .name = "broken-writes-outside",
-    .description = "test plug-in: writes the limb after the range",
-    .backend = NB_BACKEND_CPU,
-    .min_log_n = 1,
-    .max_log_n = 17,
-    .word_bits = 64,
-    .max_prime_bits = 62,
-    .plan_create = plan_create,
-    .plan_destroy = plan_destroy,
-    .forward = fwd_writes_outside,
-    .inverse = inv_writes_outside,
-};
+static nb_status inv_wide(void *plan, void *words, size_t first, size_t count, void *stream)
+{
+    wrap_plan *p = plan;
+    return p->base->inverse(p->plan, words, first, count, stream);
+}
 
-static const nb_ntt_variant first_value = {
-    .name = "broken-first-value",
-    .description = "test plug-in: the first value of the range is off in its lowest bit",
-    .backend = NB_BACKEND_CPU,
-    .min_log_n = 1,
-    .max_log_n = 17,
-    .word_bits = 64,
-    .max_prime_bits = 62,
-    .plan_create = plan_create,
-    .plan_destroy = plan_destroy,
-    .forward = fwd_first_value,
-    .inverse = inv_first_value,
+/* broken-out-of-place: the source transformed in place, dst left alone. */
+static nb_status fwd_to_source(void *plan, void *dst, const void *src, size_t first,
+                               size_t count, void *stream)
+{
+    wrap_plan *p = plan;
+    (void)dst;
+    return p->base->forward(p->plan, (void *)src, first, count, stream);
+}
+
+static nb_status inv_to_source(void *plan, void *dst, const void *src, size_t first,
+                               size_t count, void *stream)
+{
+    wrap_plan *p = plan;
+    (void)dst;
+    return p->base->inverse(p->plan, (void *)src, first, count, stream);
+}
+
+/* right-out-of-place: src copied to dst, dst transformed. */
+static nb_status fwd_to_right(void *plan, void *dst, const void *src, size_t first, size_t count,
+                              void *stream)
+{
+    wrap_plan *p = plan;
+    memcpy(dst, src, count * p->n * sizeof(uint64_t));
+    return p->base->forward(p->plan, dst, first, count, stream);
+}
+
+static nb_status inv_to_right(void *plan, void *dst, const void *src, size_t first, size_t count,
+                              void *stream)
+{
+    wrap_plan *p = plan;
+    memcpy(dst, src, count * p->n * sizeof(uint64_t));
+    return p->base->inverse(p->plan, dst, first, count, stream);
+}
+
+/* A CPU test variant over this file's plan: NAME, DESCRIPTION, word size,
+ * largest prime, the in-place entries, then the out-of-place ones (or NULL). */
+#define TEST_VARIANT(NAME, DESC, BITS, PRIME_BITS, FWD, INV, FWD_TO, INV_TO)                   \
+    {                                                                                          \
+        .name = NAME, .description = "test plug-in: " DESC, .backend = NB_BACKEND_CPU,         \
+        .min_log_n = 1, .max_log_n = 17, .word_bits = BITS, .max_prime_bits = PRIME_BITS,      \
+        .plan_create = plan_create, .plan_destroy = plan_destroy, .forward = FWD,              \
+        .inverse = INV, .forward_to = FWD_TO, .inverse_to = INV_TO,                            \
+    }
+
+static const nb_ntt_variant variants[] = {
+    TEST_VARIANT("broken-ignores-first", "uses limbs 0.. whatever `first` says", 64, 62,
+                 fwd_ignores_first, inv_ignores_first, NULL, NULL),
+    TEST_VARIANT("broken-writes-outside", "writes the limb after the range", 64, 62,
+                 fwd_writes_outside, inv_writes_outside, NULL, NULL),
+    TEST_VARIANT("broken-first-value", "the first value of the range is off in its lowest bit",
+                 64, 62, fwd_first_value, inv_first_value, NULL, NULL),
+    TEST_VARIANT("broken-wide-words", "declares 32-bit words, writes 64-bit ones", 32, 31,
+                 fwd_wide, inv_wide, NULL, NULL),
+    TEST_VARIANT("broken-out-of-place", "its out-of-place entries never write the destination",
+                 64, 62, fwd_wide, inv_wide, fwd_to_source, inv_to_source),
+    TEST_VARIANT("right-out-of-place", "cpu-harvey with out-of-place entries", 64, 62, fwd_wide,
+                 inv_wide, fwd_to_right, inv_to_right),
 };
 
 NB_PLUGIN_ABI_EXPORT;
 
 __attribute__((visibility("default"))) nb_status nb_plugin_init(void)
 {
-    NB_TRY(nb_ntt_variant_register(&ignores_first));
-    NB_TRY(nb_ntt_variant_register(&writes_outside));
-    return nb_ntt_variant_register(&first_value);
+    for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++)
+        NB_TRY(nb_ntt_variant_register(&variants[i]));
+    return NB_OK;
 }

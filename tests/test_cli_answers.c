@@ -483,7 +483,7 @@ static void test_list_marks_a_case_that_cannot_fit(void **state)
     out = slurp("out.txt");
     if (avail_kib > 0 && avail_kib < 36LL << 20) {
         assert_non_null(strstr(out, "L=4096 q60 w64 logQ=245760.0 per-launch  [will not fit: it "
-                                    "needs 36.0 GiB (38654705664 bytes) of host memory, "));
+                                    "needs 40.0 GiB (42949672960 bytes) of host memory, "));
         assert_non_null(strstr(out, "2 cases (1 will not fit the memory), estimated "));
     }
     assert_null(strstr(out, "L=1 q60 w64 logQ=60.0 per-launch  ["));

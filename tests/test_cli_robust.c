@@ -426,7 +426,7 @@ static void test_case_larger_than_memory_exits_2_at_once(void **state)
     expect_error("case larger than memory",
                  (const char *[]){"run", "--variant", "cpu-harvey", "--tier", "warm", "--logn",
                                   "17", "--limbs", "4096", "--no-progress", NULL},
-                 2, "needs 36.0 GiB (38654705664 bytes) of host memory");
+                 2, "needs 40.0 GiB (42949672960 bytes) of host memory");
     table_mask_after = NULL;
     child_as_limit = 0;
 }

@@ -2,16 +2,16 @@
  * random inputs, per direction x log N x limbs x prime size, as a pass/fail
  * table (or markdown / CSV / JSON). Exit 1 if any check fails. A 32-bit
  * variant gets its data as 32-bit words (narrowed before the upload, widened
- * after the download) and primes of at most 31 bits. */
+ * after the download) and primes of at most 31 bits. What one check does is
+ * bench/cli/verify_check.c's. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "bench/cli/cli.h"
-#include "core/rng.h"
+#include "bench/cli/verify_check.h"
 #include "ntt/arith.h"
-#include "reference/reference.h"
 
 static const nb_cli_option verify_options[] = {
     {"variant", 1, "LIST   variants (all usable here of the --word sizes)"},
@@ -29,141 +29,6 @@ static const nb_cli_option verify_options[] = {
 
 const nb_cli_option *const nb_cli_verify_tables[] = {verify_options, NULL};
 
-typedef struct check_row {
-    const nb_ntt_variant *v;
-    int inverse;
-    unsigned log_n;
-    size_t limbs;
-    unsigned bits;
-    const char *result; /* pass / fail / skipped / error */
-    nb_status cause;    /* why an "error" row could not run */
-    size_t mismatches;
-    size_t limb, index;
-    uint64_t expected, actual;
-    char message[256];
-} check_row;
-
-/* Value written into limbs outside a sub-range: never below any q (< 2^62, or
- * < 2^31 for 32-bit words), different at every index, so an overwrite is
- * always seen. */
-static uint64_t poison(size_t i, unsigned word_bits)
-{
-    return (word_bits == 32 ? UINT32_MAX : UINT64_MAX) - (uint64_t)i;
-}
-
-/* The plug-in contract on a sub-range: transforms limbs [first, first + count)
- * with first = 1 and count = limbs - 2 (1 for two limbs), data pointing at
- * limb `first` of a buffer whose other limbs hold poison(). Passes when the
- * range equals the reference `ref` of the full input `in` (so the variant
- * used the primes of limbs first.., in place) and no limb outside it changed.
- * Needs limbs >= 2; `work` holds limbs * N values. On failure sets r. */
-static nb_status check_subrange(check_row *r, nb_ntt *ntt, nb_buffer *buf, const uint64_t *in,
-                                const uint64_t *ref, uint64_t *work, void *st)
-{
-    const size_t N = (size_t)1 << r->log_n, total = N * r->limbs;
-    const size_t first = 1, count = r->limbs > 2 ? r->limbs - 2 : 1;
-    const unsigned wb = r->v->word_bits;
-    for (size_t i = 0; i < total; i++) {
-        size_t l = i / N;
-        work[i] = l >= first && l < first + count ? in[i] : poison(i, wb);
-    }
-    NB_TRY(nb_cli_upload_words(buf, r->v, work, total, st));
-    void *d = (char *)nb_buffer_ptr(buf) + first * N * nb_cli_word_bytes(r->v);
-    NB_TRY(r->inverse ? nb_ntt_inverse(ntt, d, first, count, st)
-                      : nb_ntt_forward(ntt, d, first, count, st));
-    NB_TRY(nb_cli_download_words(buf, r->v, work, total, st));
-    size_t bad = 0, at = 0;
-    for (size_t i = 0; i < total; i++) {
-        size_t l = i / N;
-        uint64_t want = l >= first && l < first + count ? ref[i] : poison(i, wb);
-        if (work[i] != want && !bad++)
-            at = i;
-    }
-    if (bad) {
-        size_t l = at / N;
-        int inside = l >= first && l < first + count;
-        r->result = "fail";
-        r->mismatches = bad;
-        snprintf(r->message, sizeof r->message,
-                 "sub-range limbs [%zu, %zu) of %zu: limb %zu index %zu %s (%zu of %zu differ)",
-                 first, first + count, r->limbs, l, at % N,
-                 inside ? "differs from the reference" : "outside the range was modified", bad,
-                 total);
-    }
-    return NB_OK;
-}
-
-static void run_check(check_row *r, void *stream, uint64_t seed)
-{
-    const size_t N = (size_t)1 << r->log_n, total = N * r->limbs;
-    uint64_t *primes = malloc(r->limbs * sizeof *primes);
-    uint64_t *a = malloc(total * sizeof *a), *ref = malloc(total * sizeof *ref);
-    uint64_t *in = malloc(total * sizeof *in);
-    nb_ntt *ntt = NULL;
-    nb_buffer *buf = NULL;
-    nb_status s = primes && a && ref && in ? NB_OK
-                                           : nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
-    if (s == NB_OK)
-        s = nb_primes_generate(r->log_n, r->bits, r->limbs, NULL, 0, primes);
-    if (s == NB_OK)
-        s = nb_ntt_create(&ntt, r->v, r->log_n, primes, NULL, r->limbs,
-                          r->v->backend == NB_BACKEND_GPU ? stream : NULL);
-    if (s == NB_OK) {
-        const nb_ntt_tables *t = nb_ntt_get_tables(ntt);
-        nb_rng rng = {seed};
-        nb_rng_fill_limbs(&rng, a, N, primes, r->limbs);
-        memcpy(ref, a, total * sizeof *a);
-        memcpy(in, a, total * sizeof *a);
-        for (size_t l = 0; l < r->limbs && s == NB_OK; l++) {
-            s = r->inverse ? nb_ref_ntt_inverse(ref + l * N, r->log_n, primes[l], t->psi[l])
-                           : nb_ref_ntt_forward(ref + l * N, r->log_n, primes[l], t->psi[l]);
-            if (s != NB_OK)
-                nb_set_error(s, "the GMP reference rejected q=%" PRIu64, primes[l]);
-        }
-    }
-    void *st = r->v->backend == NB_BACKEND_GPU ? stream : NULL;
-    if (s == NB_OK)
-        s = nb_buffer_create(&buf, r->v->backend, total * nb_cli_word_bytes(r->v));
-    if (s == NB_OK)
-        s = nb_cli_upload_words(buf, r->v, a, total, st);
-    if (s == NB_OK)
-        s = r->inverse ? nb_ntt_inverse(ntt, nb_buffer_ptr(buf), 0, r->limbs, st)
-                       : nb_ntt_forward(ntt, nb_buffer_ptr(buf), 0, r->limbs, st);
-    if (s == NB_OK)
-        s = nb_cli_download_words(buf, r->v, a, total, st);
-    if (s != NB_OK) {
-        r->result = "error";
-        r->cause = s;
-        snprintf(r->message, sizeof r->message, "%s", nb_last_error());
-    } else {
-        r->mismatches = 0;
-        for (size_t i = 0; i < total; i++)
-            if (a[i] != ref[i]) {
-                if (!r->mismatches) {
-                    r->limb = i / N;
-                    r->index = i % N;
-                    r->expected = ref[i];
-                    r->actual = a[i];
-                }
-                r->mismatches++;
-            }
-        r->result = r->mismatches ? "fail" : "pass";
-        if (r->mismatches)
-            snprintf(r->message, sizeof r->message,
-                     "limb %zu index %zu: expected %" PRIu64 ", got %" PRIu64 " (%zu of %zu differ)",
-                     r->limb, r->index, r->expected, r->actual, r->mismatches, total);
-        else if (r->limbs >= 2 && check_subrange(r, ntt, buf, in, ref, a, st) != NB_OK) {
-            r->result = "error";
-            snprintf(r->message, sizeof r->message, "sub-range: %s", nb_last_error());
-        }
-    }
-    nb_buffer_destroy(buf);
-    nb_ntt_destroy(ntt);
-    free(primes);
-    free(a);
-    free(ref);
-    free(in);
-}
 
 typedef struct verify_out {
     check_row *rows;
@@ -379,7 +244,7 @@ static void check_one(check_row *r, void *stream, uint64_t seed, int gpu)
         r->result = "skipped";
         snprintf(r->message, sizeof r->message, "no GPU usable here");
     } else {
-        run_check(r, stream, seed);
+        nb_cli_verify_check(r, stream, seed);
     }
 }
 

@@ -135,9 +135,10 @@ static nb_status profile_target(const nb_tier_run *r, nb_workload *w, nb_case *c
  * in the variant's words (W, or W/2 for 32-bit words): the twiddle tables
  * (4W: forward, inverse and their Shoup values) and the staging of inputs and
  * oracle outputs (4W: set 0's input and expected output kept, a staging and
- * a download buffer; plus D for 32-bit words) on the host, one data set (D)
- * on the variant's side, and the tables again on a GPU. Rotation sets are
- * checked by the core once the cache plan knows their number. */
+ * a download buffer; plus D for 32-bit words) on the host, one data set and
+ * the guard after the sets (2D) on the variant's side, and the tables again
+ * on a GPU. Rotation sets are checked by the core once the cache plan knows
+ * their number. */
 /* The host and device bytes a case needs before its buffer sets: tables,
  * staging and one set (what `fits` checks and `run --list` reports). */
 static void case_bytes(const ntt_case *k, double *host, double *device)
@@ -146,8 +147,8 @@ static void case_bytes(const ntt_case *k, double *host, double *device)
     const double d = k->v->word_bits == 32 ? w / 2 : w;
     const double staging = k->v->word_bits == 32 ? 4 * w + d : 4 * w;
     const int gpu = k->v->backend == NB_BACKEND_GPU;
-    *host = gpu ? 4 * w + staging : 4 * w + staging + d;
-    *device = gpu ? 4 * w + d : 0;
+    *host = gpu ? 4 * w + staging : 4 * w + staging + 2 * d;
+    *device = gpu ? 4 * w + 2 * d : 0;
 }
 
 static nb_status fits(const ntt_case *k, const char *label)

@@ -76,6 +76,37 @@ static void gen_input(const ntt_ctx *c, size_t set, uint64_t *a)
 
 static size_t set_bytes(const ntt_ctx *c) { return set_words(c) * c->word_bytes; }
 
+/* The data buffer holds the sets and then a guard of one set's bytes: a
+ * variant that writes wider words than its word_bits (twice its data)
+ * writes into it, not past the allocation; its first GUARD_CHECK bytes hold
+ * GUARD_BYTE and are checked with every verification. */
+#define GUARD_BYTE 0xA5
+#define GUARD_CHECK 4096
+static size_t guard_check(const ntt_ctx *c)
+{
+    return set_bytes(c) < GUARD_CHECK ? set_bytes(c) : GUARD_CHECK;
+}
+
+/* Fills (check = 0) or checks (check = 1) the guard's first bytes. */
+static nb_status guard(ntt_ctx *c, int check, void *stream)
+{
+    unsigned char b[GUARD_CHECK];
+    const size_t n = guard_check(c), off = c->sets * set_bytes(c);
+    if (!check) {
+        memset(b, GUARD_BYTE, n);
+        return nb_buffer_upload(c->data, off, b, n, stream);
+    }
+    NB_TRY(nb_buffer_download(c->data, off, b, n, stream));
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != GUARD_BYTE)
+            return nb_set_error(NB_ERR_VERIFY,
+                                "%s: wrote past the end of its data: byte %zu after the last "
+                                "set changed (does %s write wider words than its word_bits, "
+                                "%u?)",
+                                c->label, i, c->variant->name, c->variant->word_bits);
+    return NB_OK;
+}
+
 void nb_words_from_u64(void *dst, const uint64_t *src, size_t n, unsigned word_bits)
 {
     if (word_bits == 32)
@@ -209,8 +240,9 @@ static nb_status ntt_setup(void *ctx, size_t sets, void *stream)
     if (!c->host_a || !c->host_b || !c->in0 || !c->exp0 ||
         (c->word_bytes != sizeof(uint64_t) && !c->host_w))
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", c->label);
-    NB_TRY(nb_buffer_create(&c->data, c->variant->backend, sets * set_bytes(c)));
+    NB_TRY(nb_buffer_create(&c->data, c->variant->backend, (sets + 1) * set_bytes(c)));
     c->sets = sets;
+    NB_TRY(guard(c, 0, stream));
     return upload_all(c, stream);
 }
 
@@ -255,6 +287,7 @@ static nb_status ntt_verify(void *ctx, size_t set, void *stream)
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: set %zu of %zu", c->label, set, c->sets);
     const size_t words = set_words(c);
     void *dst = c->host_w ? c->host_w : (void *)c->host_b;
+    NB_TRY(guard(c, 1, stream));
     NB_TRY(nb_buffer_download(c->data, set * set_bytes(c), dst, set_bytes(c), stream));
     if (c->host_w)
         nb_words_to_u64(c->host_b, c->host_w, words, c->variant->word_bits);

@@ -1,0 +1,82 @@
+/* The parts of the variant interface that `nttbench verify` and `run` check
+ * besides the transforms' values: a plug-in that writes wider words than its
+ * word_bits fails its check (never corrupts the heap: verify's buffers are
+ * guarded, a run's data has a guard set after it), and a plug-in whose
+ * out-of-place entries are wrong fails verify even when it is right in
+ * place. argv: NTTBENCH SUBRANGE-BROKEN-PLUGIN. */
+#include <stdlib.h>
+#include <string.h>
+
+#pragma GCC diagnostic ignored "-Wunused-function" /* cliutil.h helpers this file does not use */
+#include "testutil.h"
+#include "cliutil.h"
+#include "clirows.h"
+
+static const char *broken_plugin;
+static char plug[300];
+
+/* Guards: a plug-in declaring 32-bit words and writing 64-bit ones ended
+ * verify and run in a heap-corruption abort (exit 134, no message). */
+static void test_wide_words_fail_their_check(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){plug, "verify", "--variant", "broken-wide-words",
+                                            "--logn", "10", "--limbs", "1,3", "--bits", "30",
+                                            "--direction", "forward", NULL}),
+                     1);
+    char *o = slurp("out.txt");
+    if (!strstr(o, "0 passed, 2 failed") || !strstr(o, "wrote past the end of its data"))
+        fail_msg("verify output: %s", o);
+    free(o);
+    assert_int_equal(run_v((const char *[]){plug, "run", "--variant", "broken-wide-words",
+                                            "--tier", "warm", "--logn", "10", "--limbs", "1",
+                                            "--bits", "30", "--min-time", "0.01", "--timeout",
+                                            "0.1", "--no-progress", NULL}),
+                     1);
+    char *e = slurp("out.txt");
+    if (!strstr(e, "verification before timing (set 0) failed") ||
+        !strstr(e, "wrote past the end of its data"))
+        fail_msg("run output: %s", e);
+    free(e);
+}
+
+/* Guards: verify called only the in-place entries, so out-of-place entries
+ * that never wrote their destination passed. */
+static void test_out_of_place_entries_are_verified(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){plug, "verify", "--variant", "broken-out-of-place",
+                                            "--logn", "10", "--limbs", "3", "--bits", "36",
+                                            NULL}),
+                     1);
+    char *o = slurp("out.txt");
+    if (!strstr(o, "0 passed, 2 failed") || !strstr(o, "forward_to:") ||
+        !strstr(o, "inverse_to:"))
+        fail_msg("verify output: %s", o);
+    free(o);
+    /* entries that are right pass */
+    assert_int_equal(run_v((const char *[]){plug, "verify", "--variant", "right-out-of-place",
+                                            "--logn", "10", "--limbs", "3", "--bits", "36",
+                                            NULL}),
+                     0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s NTTBENCH SUBRANGE-PLUGIN\n", argv[0]);
+        return 2;
+    }
+    exe = argv[1];
+    broken_plugin = argv[2];
+    snprintf(plug, sizeof plug, "--plugin=%s", broken_plugin);
+    if (cli_scratch_create("nb-contract-") != 0)
+        return 2;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_wide_words_fail_their_check),
+        cmocka_unit_test(test_out_of_place_entries_are_verified),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    cli_scratch_remove();
+    return failed ? 1 : 0;
+}
