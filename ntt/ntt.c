@@ -42,6 +42,16 @@ static nb_status check_variant(const nb_ntt_variant *variant, unsigned log_n,
     return NB_OK;
 }
 
+/* s, the status of the variant's entry `entry`; a failure that left no
+ * message (the message was cleared before the call) gets one naming the
+ * variant, the entry and the status. */
+static nb_status named(const nb_ntt_variant *v, const char *entry, nb_status s)
+{
+    if (s != NB_OK && !*nb_last_error())
+        nb_set_error(s, "%s: %s returned %s with no message", v->name, entry, nb_status_str(s));
+    return s;
+}
+
 /* Builds the variant's plan over t (owned: t is freed with the nb_ntt). */
 static nb_status create_on(nb_ntt **out, const nb_ntt_variant *variant,
                            const nb_ntt_tables *t, nb_ntt_tables *owned, void *stream)
@@ -54,7 +64,8 @@ static nb_status create_on(nb_ntt **out, const nb_ntt_variant *variant,
     ntt->variant = variant;
     ntt->tables = t;
     ntt->owned = owned;
-    nb_status s = variant->plan_create(&ntt->plan, t, stream);
+    nb_clear_error();
+    nb_status s = named(variant, "plan_create", variant->plan_create(&ntt->plan, t, stream));
     if (s != NB_OK) {
         nb_ntt_destroy(ntt);
         return s;
@@ -148,14 +159,18 @@ nb_status nb_ntt_forward(nb_ntt *ntt, void *data, size_t first, size_t count, vo
 {
     NB_TRY(check_call(ntt, data, first, count));
     log_call(ntt, 0, first, count);
-    return ntt->variant->forward(ntt->plan, data, first, count, stream);
+    nb_clear_error();
+    return named(ntt->variant, "forward",
+                 ntt->variant->forward(ntt->plan, data, first, count, stream));
 }
 
 nb_status nb_ntt_inverse(nb_ntt *ntt, void *data, size_t first, size_t count, void *stream)
 {
     NB_TRY(check_call(ntt, data, first, count));
     log_call(ntt, 1, first, count);
-    return ntt->variant->inverse(ntt->plan, data, first, count, stream);
+    nb_clear_error();
+    return named(ntt->variant, "inverse",
+                 ntt->variant->inverse(ntt->plan, data, first, count, stream));
 }
 
 /* Bytes of `count` limbs in the plan's word size. */
@@ -193,13 +208,16 @@ static nb_status call_to(nb_ntt *ntt, int inverse, void *dst, const void *src, s
     log_call(ntt, inverse, first, count);
     const nb_ntt_variant *v = ntt->variant;
     if (dst != src) {
+        nb_clear_error();
         if (inverse && v->inverse_to)
-            return v->inverse_to(ntt->plan, dst, src, first, count, stream);
+            return named(v, "inverse_to", v->inverse_to(ntt->plan, dst, src, first, count, stream));
         if (!inverse && v->forward_to)
-            return v->forward_to(ntt->plan, dst, src, first, count, stream);
+            return named(v, "forward_to", v->forward_to(ntt->plan, dst, src, first, count, stream));
         NB_TRY(nb_mem_copy(v->backend, dst, src, call_bytes(ntt, count), stream));
     }
-    return (inverse ? v->inverse : v->forward)(ntt->plan, dst, first, count, stream);
+    nb_clear_error();
+    return named(v, inverse ? "inverse" : "forward",
+                 (inverse ? v->inverse : v->forward)(ntt->plan, dst, first, count, stream));
 }
 
 nb_status nb_ntt_forward_to(nb_ntt *ntt, void *dst, const void *src, size_t first,

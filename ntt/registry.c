@@ -3,6 +3,7 @@
  * plug-in built for an older plug-in ABI (an nb_ntt_variant that ends
  * before `kernels` or `forward_sub_scale`) is registered as a full-size copy
  * whose later fields are NULL. */
+#include <ctype.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <string.h>
@@ -46,6 +47,12 @@ static nb_status add_checked(const nb_ntt_variant *v)
         return nb_set_error(NB_ERR_INVALID_ARG,
                             "variant '%s': name, description and all four functions are required",
                             v && v->name ? v->name : "(null)");
+    for (const char *c = v->name; *c; c++)
+        if (!isalnum((unsigned char)*c) && !strchr("-_.+", *c))
+            return nb_set_error(NB_ERR_INVALID_ARG,
+                                "variant name '%.64s': a name holds letters, digits and - _ . + "
+                                "only (names are given in comma-separated lists)",
+                                v->name);
     if (!v->forward_to != !v->inverse_to)
         return nb_set_error(NB_ERR_INVALID_ARG,
                             "variant '%s': forward_to and inverse_to come together (or neither)",

@@ -85,7 +85,7 @@ typedef struct nb_ntt_sub_scale {
  * variant may assume: plan non-NULL, data non-NULL, count >= 1,
  * first + count <= tables->limbs, tables->log_n in [min_log_n, max_log_n]. */
 typedef struct nb_ntt_variant {
-    const char *name;        /* unique, e.g. "cpu-harvey" */
+    const char *name;        /* unique, e.g. "cpu-harvey"; letters, digits and - _ . + */
     const char *description; /* one line */
     nb_backend backend;
     unsigned min_log_n, max_log_n; /* supported transform sizes */
@@ -134,7 +134,8 @@ typedef struct nb_ntt_variant {
 
 /* Adds a variant to the registry (the pointer is kept: the struct must live
  * for the rest of the program). Fails on a missing field, an inconsistent
- * size range, or a name already taken. Not thread-safe: register at start-up. */
+ * size range, a name with anything but letters, digits and - _ . +, or a
+ * name already taken. Not thread-safe: register at start-up. */
 nb_status nb_ntt_variant_register(const nb_ntt_variant *v);
 
 /* Looks a variant up by name; NULL (and a message) if absent. */

@@ -15,6 +15,8 @@
  *   broken-out-of-place    right in place, but its out-of-place entries
  *                          transform the source and never write the
  *                          destination;
+ * broken-silent-error    fails every call with NB_ERR_UNSUPPORTED and no
+ *                          message;
  * and right-out-of-place, whose out-of-place entries are right (copy, then
  * transform the copy), for contrast.
  * All delegate the arithmetic to the built-in cpu-harvey variant. */
@@ -164,6 +166,13 @@ static nb_status inv_to_right(void *plan, void *dst, const void *src, size_t fir
     return p->base->inverse(p->plan, dst, first, count, stream);
 }
 
+/* broken-silent-error: a failure without nb_set_error. */
+static nb_status silent_error(void *plan, void *words, size_t first, size_t count, void *stream)
+{
+    (void)plan, (void)words, (void)first, (void)count, (void)stream;
+    return NB_ERR_UNSUPPORTED;
+}
+
 /* A CPU test variant over this file's plan: NAME, DESCRIPTION, word size,
  * largest prime, the in-place entries, then the out-of-place ones (or NULL). */
 #define TEST_VARIANT(NAME, DESC, BITS, PRIME_BITS, FWD, INV, FWD_TO, INV_TO)                   \
@@ -185,6 +194,8 @@ static const nb_ntt_variant variants[] = {
                  fwd_wide, inv_wide, NULL, NULL),
     TEST_VARIANT("broken-out-of-place", "its out-of-place entries never write the destination",
                  64, 62, fwd_wide, inv_wide, fwd_to_source, inv_to_source),
+    TEST_VARIANT("broken-silent-error", "fails every call without a message", 64, 62,
+                 silent_error, silent_error, NULL, NULL),
     TEST_VARIANT("right-out-of-place", "cpu-harvey with out-of-place entries", 64, 62, fwd_wide,
                  inv_wide, fwd_to_right, inv_to_right),
 };

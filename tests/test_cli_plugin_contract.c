@@ -3,7 +3,8 @@
  * word_bits fails its check (never corrupts the heap: verify's buffers are
  * guarded, a run's data has a guard set after it), and a plug-in whose
  * out-of-place entries are wrong fails verify even when it is right in
- * place. argv: NTTBENCH SUBRANGE-BROKEN-PLUGIN. */
+ * place; a variant's failure without a message is named with its status.
+ * argv: NTTBENCH SUBRANGE-BROKEN-PLUGIN. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +62,21 @@ static void test_out_of_place_entries_are_verified(void **state)
                      0);
 }
 
+/* Guards: a variant's failure without a message showed an empty detail
+ * (or whatever message an earlier call had left). */
+static void test_failure_without_message_is_named(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){plug, "verify", "--variant", "broken-silent-error",
+                                            "--logn", "10", "--limbs", "1", "--direction",
+                                            "forward", NULL}),
+                     3);
+    char *o = slurp("out.txt");
+    if (!strstr(o, "broken-silent-error: forward returned NB_ERR_UNSUPPORTED with no message"))
+        fail_msg("verify output: %s", o);
+    free(o);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -75,6 +91,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wide_words_fail_their_check),
         cmocka_unit_test(test_out_of_place_entries_are_verified),
+        cmocka_unit_test(test_failure_without_message_is_named),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     cli_scratch_remove();

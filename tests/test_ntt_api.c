@@ -358,6 +358,15 @@ static void test_register_rejects_malformed_variants(void **state)
     v[14].max_prime_bits = 32;
     EXPECT_STATUS(nb_ntt_variant_register(&v[14]), NB_ERR_INVALID_ARG);
     EXPECT_STATUS(nb_ntt_variant_register(NULL), NB_ERR_INVALID_ARG);
+    /* names are given in comma lists and written unquoted: a comma, a blank
+     * or a control character would make one unselectable or split a row */
+    static const char *const bad_names[] = {"a,b", "a b", "bad\nname", "tab\tname"};
+    for (int i = 0; i < 4; i++) {
+        v[0] = good_template;
+        v[0].name = bad_names[i];
+        EXPECT_STATUS(nb_ntt_variant_register(&v[0]), NB_ERR_INVALID_ARG);
+        assert_non_null(strstr(nb_last_error(), "letters, digits"));
+    }
     assert_int_equal(nb_ntt_variant_count(), before);
     assert_null(nb_ntt_variant_find("test-malformed"));
 }
