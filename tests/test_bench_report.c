@@ -77,6 +77,7 @@ static nb_report *sample_report(void)
     b.steps[1].median_s = 3e-6;
     b.steps[1].share = 0.75;
     b.sum_s = 4e-6;
+    b.launch_s = 6e-6; /* twice the median: the text says the shares are not its */
     b.ntt_share = 0.25;
     b.ntt_inv_limbs = 3;
     assert_int_equal(nb_case_set_breakdown(c, &b), NB_OK);
@@ -467,6 +468,11 @@ static void test_table_and_markdown(void **state)
     assert_non_null(strstr(t, "throttled:2"));
     assert_non_null(strstr(t, "skipped: log_n=20"));
     assert_non_null(strstr(t, "breakdown:"));
+    /* Guards: on the CPU a breakdown whose marked launch was far from the
+     * timed median was printed without a word (its shares quoted as the
+     * median's) */
+    assert_non_null(strstr(t, "the marked launch takes 2.00x the timed median 3.00 us: the "
+                              "marked launches ran unlike the timed ones"));
     char *m = nb_test_report_text(rep, NB_FORMAT_MD);
     assert_non_null(strstr(m, "| tier | variant |"));
     assert_non_null(strstr(m, "| --- |"));

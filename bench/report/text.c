@@ -111,20 +111,33 @@ void nb_text_write_breakdowns(const nb_report *r, FILE *f, int md)
         char t1[32], t2[32];
         nb_text_fmt_time(t1, sizeof t1, b->sum_s);
         nb_text_fmt_time(t2, sizeof t2, b->launch_s);
-        fprintf(f, "\n%sbreakdown: %s %s%s (%zu passes; steps sum %s, marked launch %s; NTT "
+        fprintf(f, "\n%sbreakdown: %s %s%s%s (%zu passes; steps sum %s, marked launch %s; NTT "
                    "share %.1f%%, %zu fwd + %zu inv limb-NTTs)\n",
-                md ? "**" : "", c->variant, c->label, md ? "**" : "", b->passes, t1, t2,
-                100.0 * b->ntt_share, b->ntt_fwd_limbs, b->ntt_inv_limbs);
+                md ? "**" : "", c->variant, c->label, c->cache == NB_CACHE_WARM ? " (warm)" : "",
+                md ? "**" : "", b->passes, t1, t2, 100.0 * b->ntt_share, b->ntt_fwd_limbs,
+                b->ntt_inv_limbs);
         /* what the steps measure: wall time between marks; on the GPU a mark
          * is an event, which ends the kernels' overlap at the step boundary */
         const double timed = c->has_result ? c->result.stats.median : NAN;
-        if (c->backend == NB_BACKEND_GPU && isfinite(timed) && timed > 0) {
+        if (isfinite(timed) && timed > 0) {
             char t3[32];
+            const double ratio = b->launch_s / timed;
             nb_text_fmt_time(t3, sizeof t3, timed);
-            fprintf(f, "%s(each step: the time between events around it, its kernels overlapping "
-                       "one another; the events end the overlap across step boundaries, so the "
-                       "marked launch takes %.2fx the timed median %s)%s\n",
-                    md ? "\n_" : "  ", b->launch_s / timed, t3, md ? "_" : "");
+            if (c->backend == NB_BACKEND_GPU)
+                fprintf(f, "%s(each step: the time between events around it, its kernels "
+                           "overlapping one another; the events end the overlap across step "
+                           "boundaries, so the marked launch takes %.2fx the timed median %s)%s\n",
+                        md ? "\n_" : "  ", ratio, t3, md ? "_" : "");
+            else
+                fprintf(f, "%s(each step: the wall time between marks around it; the marked "
+                           "launch takes %.2fx the timed median %s%s)%s\n",
+                        md ? "\n_" : "  ", ratio, t3,
+                        ratio < 0.8 || ratio > 1.25
+                            ? ": the marked launches ran unlike the timed ones (a contended "
+                              "host or a spread of samples), so these shares do not describe "
+                              "that median"
+                            : "",
+                        md ? "_" : "");
         }
         if (md)
             fprintf(f, "\n| step | count | median | share |\n| --- | --- | --- | --- |\n");
