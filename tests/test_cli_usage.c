@@ -331,10 +331,20 @@ static void test_more_options_that_shape_nothing_are_refused(void **state)
                                                 "--queue-ahead", "0", "--logn", "10", "--limbs",
                                                 "1", "--list", NULL}),
                          0);
-    if (nb_gpu_count() == 0)
+    if (nb_gpu_count() == 0) {
         assert_int_equal(run_v((const char *[]){"run", "--batch-samples", "4", "--logn", "10",
                                                 "--limbs", "1", "--list", NULL}),
                          0);
+        /* --gpus 2 then says that it shapes nothing (it was dropped in silence) */
+        assert_int_equal(run_v((const char *[]){"run", "--tier", "stage", "--preset",
+                                                "test-tiny", "--gpus", "1,2", "--list", NULL}),
+                         0);
+        char *e = slurp("err.txt");
+        if (!strstr(e, "nttbench: warning: --gpus 2 splits a GPU case's limbs across GPUs, and "
+                       "no GPU is usable here: the CPU variants run their cases once"))
+            fail_msg("stderr: %s", e);
+        free(e);
+    }
 }
 
 /* Guards: a build without CUDA answered `--variant gpu-fast` with "no NTT

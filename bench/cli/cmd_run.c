@@ -296,7 +296,8 @@ static nb_status run_tiers(nb_cli_run *run, nb_cli_ctx *ctx, const nb_ntt_varian
 
 /* Resolves the variants (once) and the backend-dependent defaults; an exit
  * code when the run cannot start, else 0. */
-static int resolve_run(nb_cli_run *run, const nb_ntt_variant **vars, size_t *nv, int *need_gpu)
+static int resolve_run(nb_cli_run *run, const nb_ntt_variant **vars, size_t *nv, int *need_gpu,
+                       int quiet)
 {
     /* --backend gpu without a usable device is an environment error, whatever is registered */
     nb_status s;
@@ -316,8 +317,9 @@ static int resolve_run(nb_cli_run *run, const nb_ntt_variant **vars, size_t *nv,
     }
     if (*need_gpu && !run->list && nb_gpu_require() != NB_OK) /* --list previews them */
         return nb_cli_fail_no_gpu(vars, *nv);
-    /* GPU options with CPU variants the command line chose (not those --backend
-     * auto took for want of a GPU, whose --gpus cases are skipped saying why) */
+    /* GPU options with CPU variants the command line chose are refused; with
+     * those --backend auto took for want of a GPU (the machine, not the
+     * command line) a --gpus count above 1 is said to shape nothing */
     const int cpu_chosen = !*need_gpu && (run->backend == NB_CLI_CPU || run->n_variants > 0);
     if (cpu_chosen && run->given_gpu_sampling) {
         char msg[200];
@@ -327,9 +329,16 @@ static int resolve_run(nb_cli_run *run, const nb_ntt_variant **vars, size_t *nv,
         return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
     }
     const nb_stage_tier_opts *so = nb_cli_stage_opts(run);
-    for (size_t i = 0; cpu_chosen && so && i < so->n_gpus; i++)
+    for (size_t i = 0; !*need_gpu && so && i < so->n_gpus; i++)
         if (so->gpus[i] > 1) {
             char msg[200];
+            if (!cpu_chosen) {
+                snprintf(msg, sizeof msg, "--gpus %zu splits a GPU case's limbs across GPUs, "
+                         "and no GPU is usable here: the CPU variants run their cases once",
+                         so->gpus[i]);
+                nb_cli_log(&quiet, msg);
+                break;
+            }
             snprintf(msg, sizeof msg, "--gpus %zu splits a GPU case's limbs across GPUs, and "
                      "this run's variants run on the CPU (leave --gpus out)", so->gpus[i]);
             return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
@@ -464,7 +473,7 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
     }
     const nb_ntt_variant *vars[NB_CLI_MAX_LIST];
     size_t nv = 0;
-    int need_gpu = 0, rc = resolve_run(&run, vars, &nv, &need_gpu);
+    int need_gpu = 0, rc = resolve_run(&run, vars, &nv, &need_gpu, quiet);
     if (rc != 0) {
         nb_cli_run_free(&run);
         return rc;
