@@ -12,12 +12,13 @@ def median_ns(case):
 def word_pairs(doc):
     """[(stage label, case 64, case 32)]: stage cases on 32-bit words beside their 64-bit twins
     (preset X-w32 with X or X-w64, same stage, rounding, mode and cache state, nearest log Q
-    within 31 bits), as the table writer pairs them."""
+    within one prime's bits: the larger prime_bits of the two, 62 when neither records one), as
+    the table writer and `compare --match word` pair them."""
     cases = [c for c in doc.get("cases", []) if c.get("tier") == "stage"
              and c.get("status") == "ok" and c.get("metrics")]
     out = []
     for c32 in [c for c in cases if c["params"].get("word_bits") == 32]:
-        p32, (best, best_d) = c32["params"], (None, 31.0)
+        p32, (best, best_d) = c32["params"], (None, float("inf"))
         base = p32.get("preset", "")[:-4] if p32.get("preset", "").endswith("-w32") else None
         for c in cases:
             p = c["params"]
@@ -26,7 +27,8 @@ def word_pairs(doc):
                     or any(p.get(k) != p32.get(k) for k in ("stage", "rounding", "mode"))):
                 continue
             d = abs(p.get("log_q", 0) - p32.get("log_q", 0))
-            if d <= best_d:
+            bits = [b for b in (p.get("prime_bits"), p32.get("prime_bits")) if b]
+            if d <= (max(bits) if bits else 62) and d < best_d:
                 best, best_d = c, d
         if best:
             label = p32.get("stage", c32["label"]) + (" " + p32["rounding"] if p32.get("rounding") else "")

@@ -334,9 +334,10 @@ static void test_old_file_reads_as_64_bit(void **state)
     nb_result_file_destroy(fb);
 }
 
-/* A timed key switch of SET (log Q 1592 or 1591.3) on WORD-bit words and
- * GPUS GPUs with a median of US microseconds, added to REP. */
-static void add_stage_case(nb_report *rep, const char *set, int word, long long gpus, double us)
+/* A timed key switch of SET (log Q LOG_Q; 0: 1592 or 1591.3) on WORD-bit
+ * words and GPUS GPUs with a median of US microseconds, added to REP. */
+static void add_stage_case_q(nb_report *rep, const char *set, int word, long long gpus, double us,
+                             double log_q)
 {
     nb_case *c = NULL;
     char label[64];
@@ -348,12 +349,39 @@ static void add_stage_case(nb_report *rep, const char *set, int word, long long 
     assert_int_equal(nb_case_param_str(c, "preset", set), NB_OK);
     assert_int_equal(nb_case_param_int(c, "word_bits", word), NB_OK);
     assert_int_equal(nb_case_param_int(c, "gpus", gpus), NB_OK);
-    assert_int_equal(nb_case_param_real(c, "log_q", word == 32 ? 1591.3 : 1592.0, 1), NB_OK);
+    if (log_q == 0)
+        log_q = word == 32 ? 1591.3 : 1592.0;
+    assert_int_equal(nb_case_param_real(c, "log_q", log_q, 1), NB_OK);
     const double s[3] = {us * 1e-6, us * 1e-6, us * 1e-6}, clk[3] = {1980, 1980, 1980};
     nb_bench_result r = nb_test_result(NB_BACKEND_GPU, 1, s, clk, 3);
     assert_int_equal(nb_case_set_result(c, &r), NB_OK);
     nb_bench_result_free(&r);
     assert_int_equal(nb_report_add_case(rep, c), NB_OK);
+}
+
+static void add_stage_case(nb_report *rep, const char *set, int word, long long gpus, double us)
+{
+    add_stage_case_q(rep, set, word, gpus, us, 0);
+}
+
+/* Guards: the run's word-size section paired twins within 31 bits of log Q
+ * while compare --match word pairs them within one 64-bit prime (62 bits
+ * when no prime size is recorded): test-tiny (130) and test-tiny-w32 (162)
+ * were a pair in compare and none in the run's table. One rule now. */
+static void test_word_pairs_take_compares_log_q_rule(void **state)
+{
+    (void)state;
+    for (int far = 0; far < 2; far++) {
+        nb_report *rep = NULL;
+        assert_int_equal(nb_report_create(&rep, "run"), NB_OK);
+        add_stage_case_q(rep, "test-tiny", 64, 1, 400, 130.0);
+        add_stage_case_q(rep, "test-tiny-w32", 32, 1, 300, far ? 193.0 : 162.0);
+        char *t = nb_test_report_text(rep, NB_FORMAT_TABLE);
+        if ((strstr(t, "Word sizes at equal log Q") == NULL) != far)
+            nb_test_fail("log Q 130 and %s: %s", far ? "193 paired" : "162 not paired", t);
+        free(t);
+        nb_report_destroy(rep);
+    }
 }
 
 /* The word-size section pairs cases on the same number of GPUs: one and two
@@ -435,6 +463,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_transform_32bit_matches_reference),
         cmocka_unit_test(test_compare_match_word_pairs_nearest_log_q),
         cmocka_unit_test(test_word_pairs_match_the_gpu_count),
+        cmocka_unit_test(test_word_pairs_take_compares_log_q_rule),
         cmocka_unit_test(test_compare_match_word_pairs_stage_twins),
         cmocka_unit_test(test_old_file_reads_as_64_bit),
     };

@@ -171,8 +171,9 @@ def check_gpus(mod, data):
 
 def check_words(mod, data):
     """The word-size figure: a 32-bit stage case beside its 64-bit twin (set X-w32 against X, the
-    same stage, log Q within 31 bits) as bars of the median split by the NTT and base-conversion
-    shares; a 32-bit case without a twin draws nothing."""
+    same stage, log Q within one prime: 62 bits when no prime size is recorded) as bars of the
+    median split by the NTT and base-conversion shares; a 32-bit case without a twin draws
+    nothing."""
     doc = mod.load(os.path.join(data, "stage-h100-small.json"))
     base = [c for c in doc["cases"] if c["variant"] == "gpu-regs"]
     c64 = json.loads(json.dumps(base[0]))

@@ -2,7 +2,8 @@
  * stage case on 32-bit words is paired with the case of the same stage,
  * rounding, mode, cache state and GPU count on 64-bit words whose set is its twin
  * (preset X-w32 with X or X-w64) and whose log Q_l is the nearest, within
- * 31 bits (one 32-bit prime). Each pair prints both medians, the ratio
+ * one prime's bits (the larger `prime_bits` of the two, 62 when neither
+ * records one: the rule of `compare --match word`). Each pair prints both medians, the ratio
  * t32 / t64, the NTT and base-conversion shares of each and the bytes each
  * launch moves; a pair on several GPUs says how many. Nothing is printed
  * when the report has no pair. */
@@ -58,7 +59,7 @@ static int twins(const char *a, const char *b)
 static const nb_case *partner(const nb_report *r, const nb_case *c32)
 {
     const nb_case *best = NULL;
-    double best_d = 31.0;
+    double best_d = INFINITY;
     for (size_t j = 0; j < r->n; j++) {
         const nb_case *c = r->cases[j];
         if (!stage_case(c, 64) || c->cache != c32->cache || gpus_of(c) != gpus_of(c32) ||
@@ -68,7 +69,11 @@ static const nb_case *partner(const nb_report *r, const nb_case *c32)
             strcmp(str_of(c, "mode"), str_of(c32, "mode")) != 0)
             continue;
         const double d = fabs(num_of(c, "log_q") - num_of(c32, "log_q"));
-        if (d <= best_d) {
+        const double b64 = num_of(c, "prime_bits"), b32 = num_of(c32, "prime_bits");
+        const double tol = isfinite(b64) || isfinite(b32)
+                               ? fmax(isfinite(b64) ? b64 : 0, isfinite(b32) ? b32 : 0)
+                               : 62.0;
+        if (d <= tol && d < best_d) {
             best_d = d;
             best = c;
         }
