@@ -154,6 +154,27 @@ def main():
             f.write("[" * 100000 + "]" * 100000)
         expect(script, "JSON nested 100000 deep", [deep, "--out", out], 2, "error",
                "deep.json: cannot read JSON (nested too deeply)", hide=H)
+        # hand-edited breakdowns were drawn: a bar of 1e300 us, a missing bar under an NTT share
+        # its steps no longer had, a label of 99 % over bars of 58 %
+        with open(os.path.join(data, "stage-h100-small.json")) as f:
+            stage = json.load(f)
+        for what, edit, needle in (
+                ("breakdown step with a negative median",
+                 lambda c: c["breakdown"]["steps"][3].__setitem__("median_ns", -5000),
+                 "case 0: breakdown step 3 ('ntt'): median -5000 is not a time in (0, 1e15] ns"),
+                ("breakdown step removed",
+                 lambda c: c["breakdown"]["steps"].pop(2),
+                 "case 0: 'breakdown.sum_of_steps_ns' 388800 ns disagrees with the sum of its steps"),
+                ("breakdown NTT share edited",
+                 lambda c: c["breakdown"].__setitem__("ntt_share", 0.99),
+                 "case 0: 'breakdown.ntt_share' 0.99 disagrees with its NTT steps' share of their sum"),
+                ("per-limb stage metric below zero",
+                 lambda c: c["metrics"].__setitem__("in_stage_fwd_ns_per_limb", -3),
+                 "case 0: 'metrics.in_stage_fwd_ns_per_limb' -3 is not a time in (0, 1e15] ns")):
+            doc = copy.deepcopy(stage)
+            edit(doc["cases"][0])
+            expect(script, what, [write(tmp, "stage.json", doc), "--out", out], 2, "error", needle,
+                   hide=H)
         with open(os.path.join(data, "calibrate-h100.json")) as f:
             calib = json.load(f)
         calib["hot_cold_copy"][0].pop("hot_Bps")
