@@ -286,11 +286,12 @@ static void test_csv_header_quoting_and_values(void **state)
     char *line2 = strchr(s, '\n');
     assert_non_null(line2);
     *line2++ = '\0';
-    /* header: fixed columns, the union of parameter keys, metrics, message */
+    /* header: fixed columns, the union of parameter keys, metrics, the cache
+     * state, message */
     assert_true(strncmp(s, "tier,variant,backend,label,direction,log_n,primes,limbs,mode,", 61) ==
                 0);
     assert_non_null(strstr(s, ",median_ns,"));
-    assert_non_null(strstr(s, ",per_ntt_ns,message"));
+    assert_non_null(strstr(s, ",per_ntt_ns,cache_state,message"));
     size_t cols = 1;
     for (char *p = s; *p; p++)
         cols += *p == ',';
@@ -303,6 +304,11 @@ static void test_csv_header_quoting_and_values(void **state)
     assert_non_null(line3);
     *line3++ = '\0';
     assert_non_null(strstr(line3, "skipped"));
+    /* the cache state tells rows of one tier and label apart (a stage tier's
+     * warm and cold cases): the cold case's row says both (evicted and
+     * rotated), the warm one's warm */
+    assert_non_null(strstr(line2, ",both,"));
+    assert_non_null(strstr(line3, ",warm,"));
     /* every row has the header's column count (no commas inside its fields) */
     size_t c3 = 1;
     for (char *p = line3; *p && *p != '\n'; p++)

@@ -192,7 +192,7 @@ nb_status nb_report_write_csv(const nb_report *r, FILE *f)
         fputc(',', f);
         nb_csv_write_field(f, mkeys[k]);
     }
-    fputs(",message\n", f);
+    fputs(",cache_state,message\n", f);
     for (size_t i = 0; i < r->n; i++) {
         const nb_case *c = r->cases[i];
         fprintf(f, "%s,", c->tier);
@@ -213,7 +213,7 @@ nb_status nb_report_write_csv(const nb_report *r, FILE *f)
                     break;
                 }
         }
-        fputc(',', f);
+        fprintf(f, ",%s,", nb_cache_state_name(c->cache));
         nb_csv_write_field(f, c->message);
         fputc('\n', f);
     }
