@@ -472,6 +472,9 @@ static void test_table_and_markdown(void **state)
     assert_non_null(strstr(t, "noise>target"));
     assert_non_null(strstr(t, "stop:timeout"));
     assert_non_null(strstr(t, "throttled:2"));
+    /* Guards: 5 samples' [min, max] sat under "95% CI" with nothing saying
+     * that it covers 94 % */
+    assert_non_null(strstr(t, "ci:94%"));
     assert_non_null(strstr(t, "skipped: log_n=20"));
     assert_non_null(strstr(t, "breakdown:"));
     /* Guards: on the CPU a breakdown whose marked launch was far from the

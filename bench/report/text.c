@@ -68,6 +68,9 @@ static void case_cells(const nb_case *c, char cells[NB_TEXT_COLS][200])
         size_t u = 0;
         if (r->n_samples && !r->noise_target_met)
             u += (size_t)snprintf(notes + u, sizeof notes - u, "noise>target ");
+        if (r->n_samples && r->stats.ci_level < 0.95) /* below 6 samples: [min, max] */
+            u += (size_t)snprintf(notes + u, sizeof notes - u, "ci:%.0f%% ",
+                                  100.0 * r->stats.ci_level);
         if (r->n_samples && (r->stop == NB_STOP_TIMEOUT || r->stop == NB_STOP_MAX_SAMPLES))
             u += (size_t)snprintf(notes + u, sizeof notes - u, "stop:%s ",
                                   nb_stop_reason_name(r->stop));
