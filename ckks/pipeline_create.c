@@ -27,6 +27,41 @@ static nb_status create_over(nb_ntt **out, const nb_ntt *ntt, const size_t *idx,
     return s;
 }
 
+/* Whether ntt's variant writes only its data: forward and inverse on limb 0
+ * of a buffer followed by a guard of 8 bytes a word, which must come back
+ * unchanged. A variant that writes wider words than its word_bits (a
+ * plug-in's mistake) would otherwise write past the pipeline's buffers;
+ * NB_ERR_VERIFY names it. Costs two one-limb calls per pipeline. */
+static nb_status check_extent(nb_ntt *ntt, const nb_ntt_variant *v, void *stream)
+{
+    const size_t n = (size_t)1 << nb_ntt_get_tables(ntt)->log_n, bytes = n * (v->word_bits / 8);
+    const size_t guard = n * 8;
+    unsigned char *h = malloc(bytes + guard);
+    nb_buffer *b = NULL;
+    nb_status s = h ? nb_buffer_create(&b, v->backend, bytes + guard)
+                    : nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_ckks_create: out of host memory");
+    for (size_t i = 0; h && i < bytes + guard; i++) /* data words of value 1 (a residue), guard */
+        h[i] = i >= bytes ? 0xA5 : i % (v->word_bits / 8) == 0;
+    if (s == NB_OK)
+        s = nb_buffer_upload(b, 0, h, bytes + guard, stream);
+    for (int inv = 0; inv < 2 && s == NB_OK; inv++) {
+        s = inv ? nb_ntt_inverse(ntt, nb_buffer_ptr(b), 0, 1, stream)
+                : nb_ntt_forward(ntt, nb_buffer_ptr(b), 0, 1, stream);
+        if (s == NB_OK)
+            s = nb_buffer_download(b, bytes, h, guard, stream);
+        for (size_t i = 0; s == NB_OK && i < guard; i++)
+            if (h[i] != 0xA5)
+                s = nb_set_error(NB_ERR_VERIFY,
+                                 "%s: its %s wrote past the end of its data (byte %zu after one "
+                                 "limb of %u-bit words): does it write wider words than its "
+                                 "word_bits?",
+                                 v->name, inv ? "inverse" : "forward", i, v->word_bits);
+    }
+    nb_buffer_destroy(b);
+    free(h);
+    return s;
+}
+
 /* The extra plans: P primes twice, Q primes twice, and the top level's
  * packed modUp targets (ntt_ext), the latter only while they are at most
  * NB_CKKS_EXT_PLAN_MAX_FACTOR times the main plan's primes. */
@@ -115,6 +150,8 @@ nb_status nb_ckks_create(nb_ckks **out, const nb_ckks_params *params,
     const size_t Q = params->q_count, A = params->alpha;
     nb_status s = nb_ntt_create(&c->ntt, variant, params->log_n, params->primes, NULL, Q + A,
                                 stream);
+    if (s == NB_OK)
+        s = check_extent(c->ntt, variant, stream);
     if (s == NB_OK)
         s = create_extra_plans(c, variant, stream);
     if (s == NB_OK && c->backend == NB_BACKEND_GPU) {

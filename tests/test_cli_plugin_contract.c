@@ -1,7 +1,8 @@
 /* The parts of the variant interface that `nttbench verify` and `run` check
  * besides the transforms' values: a plug-in that writes wider words than its
  * word_bits fails its check (never corrupts the heap: verify's buffers are
- * guarded, a run's data has a guard set after it), and a plug-in whose
+ * guarded, a run's data has a guard set after it, a CKKS pipeline checks its
+ * NTT on a guarded limb first), and a plug-in whose
  * out-of-place entries are wrong fails verify even when it is right in
  * place; a variant's failure without a message is named with its status.
  * argv: NTTBENCH SUBRANGE-BROKEN-PLUGIN. */
@@ -38,6 +39,15 @@ static void test_wide_words_fail_their_check(void **state)
     if (!strstr(e, "verification before timing (set 0) failed") ||
         !strstr(e, "wrote past the end of its data"))
         fail_msg("run output: %s", e);
+    free(e);
+    /* a CKKS pipeline over it is refused before it writes past its buffers */
+    assert_int_equal(run_v((const char *[]){plug, "verify", "--stage", "modup,rescale",
+                                            "--preset", "test-tiny-w32", "--variant",
+                                            "broken-wide-words", NULL}),
+                     1);
+    e = slurp("err.txt");
+    if (!strstr(e, "broken-wide-words: its forward wrote past the end of its data"))
+        fail_msg("verify --stage stderr: %s", e);
     free(e);
 }
 
