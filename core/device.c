@@ -258,6 +258,35 @@ nb_status nb_buffer_download(const nb_buffer *b, size_t offset, void *host, size
     return copy_sync(b, 0, host, (const char *)b->ptr + offset, bytes, stream);
 }
 
+nb_status nb_buffer_guard_set(nb_buffer *b, size_t offset, size_t bytes, void *stream)
+{
+    unsigned char *h = malloc(bytes ? bytes : 1);
+    if (!h)
+        return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_buffer_guard_set: out of host memory");
+    memset(h, NB_BUFFER_GUARD_BYTE, bytes);
+    nb_status s = nb_buffer_upload(b, offset, h, bytes, stream);
+    free(h);
+    return s;
+}
+
+nb_status nb_buffer_guard_check(const nb_buffer *b, size_t offset, size_t bytes, size_t *changed,
+                                void *stream)
+{
+    unsigned char *h = malloc(bytes ? bytes : 1);
+    if (!h || !changed) {
+        free(h);
+        return nb_set_error(h ? NB_ERR_INVALID_ARG : NB_ERR_OUT_OF_MEMORY,
+                            "nb_buffer_guard_check: %s", h ? "NULL result" : "out of host memory");
+    }
+    nb_status s = nb_buffer_download(b, offset, h, bytes, stream);
+    size_t at = 0;
+    while (s == NB_OK && at < bytes && h[at] == NB_BUFFER_GUARD_BYTE)
+        at++;
+    *changed = at;
+    free(h);
+    return s;
+}
+
 nb_status nb_buffer_fill(nb_buffer *b, int byte, void *stream)
 {
     if (!b)

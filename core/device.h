@@ -55,6 +55,14 @@ nb_status nb_buffer_download(const nb_buffer *b, size_t offset, void *host, size
                              void *stream);
 /* Fills bytes with `byte` (e.g. 0xA5 as a poison pattern); async on stream. */
 nb_status nb_buffer_fill(nb_buffer *b, int byte, void *stream);
+/* A guard after the data a callee may write (a variant, a plug-in): bytes
+ * [offset, offset + bytes) of b set to NB_BUFFER_GUARD_BYTE (synchronous on
+ * `stream`), and later checked: *changed = the index of the first of them
+ * that no longer holds it, or `bytes` when none changed. */
+#define NB_BUFFER_GUARD_BYTE 0xA5
+nb_status nb_buffer_guard_set(nb_buffer *b, size_t offset, size_t bytes, void *stream);
+nb_status nb_buffer_guard_check(const nb_buffer *b, size_t offset, size_t bytes, size_t *changed,
+                                void *stream);
 /* Device-to-device (or host-to-host) copy between buffers; async on stream. */
 nb_status nb_buffer_copy(nb_buffer *dst, size_t dst_off, const nb_buffer *src, size_t src_off,
                          size_t bytes, void *stream);

@@ -48,6 +48,25 @@ static void test_host_buffers_reject_bad_arguments(void **state)
     assert_int_equal(nb_buffer_bytes(NULL), 0);
 }
 
+/* A guard set after some data reads back whole until one of its bytes is
+ * written, and then names that byte; a range past the buffer is refused. */
+static void test_guard_names_the_first_byte_written(void **state)
+{
+    (void)state;
+    nb_buffer *b = NULL;
+    EXPECT_STATUS(nb_buffer_create(&b, NB_BACKEND_CPU, 96), NB_OK);
+    size_t at = 0;
+    EXPECT_STATUS(nb_buffer_guard_set(b, 64, 32, NULL), NB_OK);
+    EXPECT_STATUS(nb_buffer_guard_check(b, 64, 32, &at, NULL), NB_OK);
+    assert_int_equal(at, 32);
+    ((unsigned char *)nb_buffer_ptr(b))[64 + 5] = 0;
+    EXPECT_STATUS(nb_buffer_guard_check(b, 64, 32, &at, NULL), NB_OK);
+    assert_int_equal(at, 5);
+    EXPECT_STATUS(nb_buffer_guard_set(b, 80, 32, NULL), NB_ERR_INVALID_ARG);
+    EXPECT_STATUS(nb_buffer_guard_check(b, 64, 32, NULL, NULL), NB_ERR_INVALID_ARG);
+    nb_buffer_destroy(b);
+}
+
 static void test_gpu_requests_without_device_fail_cleanly(void **state)
 {
     (void)state;
@@ -68,6 +87,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_host_buffers_reject_bad_arguments),
+        cmocka_unit_test(test_guard_names_the_first_byte_written),
         cmocka_unit_test(test_gpu_requests_without_device_fail_cleanly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,23 +25,17 @@ static uint64_t poison(size_t i, unsigned word_bits)
 
 /* Guard after a buffer of `words` words: 8 bytes a word (a variant that
  * writes 64-bit words where its word_bits says 32 stays inside it). */
-#define GUARD_BYTE 0xA5
 static size_t guard_bytes(size_t words) { return words * 8; }
 
-/* Fills (check = 0) or checks (check = 1) the guard after the `words` words
- * of buf; a changed guard sets r's failure. `scratch` holds guard_bytes. */
-static nb_status guard(check_row *r, nb_buffer *buf, size_t words, unsigned char *scratch,
-                       int check, void *st)
+/* Sets (check = 0) or checks (check = 1) the guard after the `words` words
+ * of buf; a changed guard sets r's failure. */
+static nb_status guard(check_row *r, nb_buffer *buf, size_t words, int check, void *st)
 {
     const size_t off = words * nb_cli_word_bytes(r->v), n = guard_bytes(words);
-    if (!check) {
-        memset(scratch, GUARD_BYTE, n);
-        return nb_buffer_upload(buf, off, scratch, n, st);
-    }
-    NB_TRY(nb_buffer_download(buf, off, scratch, n, st));
-    size_t at = 0;
-    while (at < n && scratch[at] == GUARD_BYTE)
-        at++;
+    if (!check)
+        return nb_buffer_guard_set(buf, off, n, st);
+    size_t at;
+    NB_TRY(nb_buffer_guard_check(buf, off, n, &at, st));
     if (at < n && strcmp(r->result, "fail") != 0) {
         r->result = "fail";
         r->mismatches = 1;
@@ -60,7 +54,7 @@ static nb_status guard(check_row *r, nb_buffer *buf, size_t words, unsigned char
  * used the primes of limbs first.., in place) and no limb outside it changed.
  * Needs limbs >= 2; `work` holds limbs * N values. On failure sets r. */
 static nb_status check_subrange(check_row *r, nb_ntt *ntt, nb_buffer *buf, const uint64_t *in,
-                                const uint64_t *ref, uint64_t *work, unsigned char *gs, void *st)
+                                const uint64_t *ref, uint64_t *work, void *st)
 {
     const size_t N = (size_t)1 << r->log_n, total = N * r->limbs;
     const size_t first = 1, count = r->limbs > 2 ? r->limbs - 2 : 1;
@@ -71,10 +65,10 @@ static nb_status check_subrange(check_row *r, nb_ntt *ntt, nb_buffer *buf, const
     }
     NB_TRY(nb_cli_upload_words(buf, r->v, work, total, st));
     void *d = (char *)nb_buffer_ptr(buf) + first * N * nb_cli_word_bytes(r->v);
-    NB_TRY(guard(r, buf, total, gs, 0, st));
+    NB_TRY(guard(r, buf, total, 0, st));
     NB_TRY(r->inverse ? nb_ntt_inverse(ntt, d, first, count, st)
                       : nb_ntt_forward(ntt, d, first, count, st));
-    NB_TRY(guard(r, buf, total, gs, 1, st));
+    NB_TRY(guard(r, buf, total, 1, st));
     if (!strcmp(r->result, "fail"))
         return NB_OK;
     NB_TRY(nb_cli_download_words(buf, r->v, work, total, st));
@@ -104,8 +98,7 @@ static nb_status check_subrange(check_row *r, nb_ntt *ntt, nb_buffer *buf, const
  * limb. Passes when dst equals `ref`, src still holds `in` and no guard
  * changed. `work` holds limbs * N values. On failure sets r. */
 static nb_status check_out_of_place(check_row *r, nb_ntt *ntt, nb_buffer *buf, const uint64_t *in,
-                                    const uint64_t *ref, uint64_t *work, unsigned char *gs,
-                                    void *st)
+                                    const uint64_t *ref, uint64_t *work, void *st)
 {
     const char *entry = r->inverse ? "inverse_to" : "forward_to";
     if (!(r->inverse ? r->v->inverse_to : r->v->forward_to))
@@ -121,18 +114,18 @@ static nb_status check_out_of_place(check_row *r, nb_ntt *ntt, nb_buffer *buf, c
     if (s == NB_OK)
         s = nb_cli_upload_words(buf, r->v, work, total, st);
     if (s == NB_OK)
-        s = guard(r, buf, total, gs, 0, st);
+        s = guard(r, buf, total, 0, st);
     if (s == NB_OK)
-        s = guard(r, src, total, gs, 0, st);
+        s = guard(r, src, total, 0, st);
     if (s == NB_OK)
         s = r->inverse ? nb_ntt_inverse_to(ntt, nb_buffer_ptr(buf), nb_buffer_ptr(src), 0,
                                            r->limbs, st)
                        : nb_ntt_forward_to(ntt, nb_buffer_ptr(buf), nb_buffer_ptr(src), 0,
                                            r->limbs, st);
     if (s == NB_OK)
-        s = guard(r, buf, total, gs, 1, st);
+        s = guard(r, buf, total, 1, st);
     if (s == NB_OK)
-        s = guard(r, src, total, gs, 1, st);
+        s = guard(r, src, total, 1, st);
     for (int pass = 0; pass < 2 && s == NB_OK && !strcmp(r->result, "pass"); pass++) {
         const uint64_t *want = pass ? in : ref;
         s = nb_cli_download_words(pass ? src : buf, r->v, work, total, st);
@@ -161,12 +154,10 @@ void nb_cli_verify_check(check_row *r, void *stream, uint64_t seed)
     uint64_t *primes = malloc(r->limbs * sizeof *primes);
     uint64_t *a = malloc(total * sizeof *a), *ref = malloc(total * sizeof *ref);
     uint64_t *in = malloc(total * sizeof *in);
-    unsigned char *gs = malloc(guard_bytes(total));
     nb_ntt *ntt = NULL;
     nb_buffer *buf = NULL;
-    nb_status s = primes && a && ref && in && gs
-                      ? NB_OK
-                      : nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
+    nb_status s = primes && a && ref && in ? NB_OK
+                                           : nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
     if (s == NB_OK)
         s = nb_primes_generate(r->log_n, r->bits, r->limbs, NULL, 0, primes);
     if (s == NB_OK)
@@ -192,12 +183,12 @@ void nb_cli_verify_check(check_row *r, void *stream, uint64_t seed)
     if (s == NB_OK)
         s = nb_cli_upload_words(buf, r->v, a, total, st);
     if (s == NB_OK)
-        s = guard(r, buf, total, gs, 0, st);
+        s = guard(r, buf, total, 0, st);
     if (s == NB_OK)
         s = r->inverse ? nb_ntt_inverse(ntt, nb_buffer_ptr(buf), 0, r->limbs, st)
                        : nb_ntt_forward(ntt, nb_buffer_ptr(buf), 0, r->limbs, st);
     if (s == NB_OK)
-        s = guard(r, buf, total, gs, 1, st);
+        s = guard(r, buf, total, 1, st);
     if (s == NB_OK)
         s = nb_cli_download_words(buf, r->v, a, total, st);
     if (s != NB_OK) {
@@ -221,12 +212,12 @@ void nb_cli_verify_check(check_row *r, void *stream, uint64_t seed)
             snprintf(r->message, sizeof r->message,
                      "limb %zu index %zu: expected %" PRIu64 ", got %" PRIu64 " (%zu of %zu differ)",
                      r->limb, r->index, r->expected, r->actual, r->mismatches, total);
-        else if (r->limbs >= 2 && check_subrange(r, ntt, buf, in, ref, a, gs, st) != NB_OK) {
+        else if (r->limbs >= 2 && check_subrange(r, ntt, buf, in, ref, a, st) != NB_OK) {
             r->result = "error";
             snprintf(r->message, sizeof r->message, "sub-range: %s", nb_last_error());
         }
         if (!strcmp(r->result, "pass") &&
-            check_out_of_place(r, ntt, buf, in, ref, a, gs, st) != NB_OK) {
+            check_out_of_place(r, ntt, buf, in, ref, a, st) != NB_OK) {
             r->result = "error";
             snprintf(r->message, sizeof r->message, "%s", nb_last_error());
         }
@@ -237,5 +228,4 @@ void nb_cli_verify_check(check_row *r, void *stream, uint64_t seed)
     free(a);
     free(ref);
     free(in);
-    free(gs);
 }

@@ -78,32 +78,22 @@ static size_t set_bytes(const ntt_ctx *c) { return set_words(c) * c->word_bytes;
 
 /* The data buffer holds the sets and then a guard of one set's bytes: a
  * variant that writes wider words than its word_bits (twice its data)
- * writes into it, not past the allocation; its first GUARD_CHECK bytes hold
- * GUARD_BYTE and are checked with every verification. */
-#define GUARD_BYTE 0xA5
+ * writes into it, not past the allocation; its first GUARD_CHECK bytes are
+ * set (nb_buffer_guard_set) and checked with every verification. */
 #define GUARD_CHECK 4096
-static size_t guard_check(const ntt_ctx *c)
-{
-    return set_bytes(c) < GUARD_CHECK ? set_bytes(c) : GUARD_CHECK;
-}
-
-/* Fills (check = 0) or checks (check = 1) the guard's first bytes. */
 static nb_status guard(ntt_ctx *c, int check, void *stream)
 {
-    unsigned char b[GUARD_CHECK];
-    const size_t n = guard_check(c), off = c->sets * set_bytes(c);
-    if (!check) {
-        memset(b, GUARD_BYTE, n);
-        return nb_buffer_upload(c->data, off, b, n, stream);
-    }
-    NB_TRY(nb_buffer_download(c->data, off, b, n, stream));
-    for (size_t i = 0; i < n; i++)
-        if (b[i] != GUARD_BYTE)
-            return nb_set_error(NB_ERR_VERIFY,
-                                "%s: wrote past the end of its data: byte %zu after the last "
-                                "set changed (does %s write wider words than its word_bits, "
-                                "%u?)",
-                                c->label, i, c->variant->name, c->variant->word_bits);
+    const size_t n = set_bytes(c) < GUARD_CHECK ? set_bytes(c) : GUARD_CHECK;
+    const size_t off = c->sets * set_bytes(c);
+    if (!check)
+        return nb_buffer_guard_set(c->data, off, n, stream);
+    size_t at;
+    NB_TRY(nb_buffer_guard_check(c->data, off, n, &at, stream));
+    if (at < n)
+        return nb_set_error(NB_ERR_VERIFY,
+                            "%s: wrote past the end of its data: byte %zu after the last set "
+                            "changed (does %s write wider words than its word_bits, %u?)",
+                            c->label, at, c->variant->name, c->variant->word_bits);
     return NB_OK;
 }
 
