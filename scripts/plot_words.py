@@ -1,7 +1,9 @@
 """The word-size figure of scripts/plot: every timed stage case on 32-bit words beside its
-64-bit twin at equal log Q (the set X-w32 against X or X-w64, the same stage, rounding, mode and
-cache state), as horizontal bars of the median stage time split by the breakdown's NTT and base
-conversion shares, with the 32-bit over 64-bit ratio."""
+64-bit twin at equal log Q (the set X-w32 against X or X-w64, the same stage, rounding, mode,
+cache state and GPU count), as horizontal bars of the median stage time split by the
+breakdown's NTT and base conversion shares, with the 32-bit over 64-bit ratio."""
+import math
+
 import matplotlib.pyplot as plt
 
 
@@ -9,11 +11,17 @@ def median_ns(case):
     return case["stats"]["median"]
 
 
+def gpus_of(case):
+    """The GPUs a stage case ran on (1 when it does not say)."""
+    g = case["params"].get("gpus", 1)
+    return g if isinstance(g, (int, float)) and g > 1 else 1
+
+
 def word_pairs(doc):
     """[(stage label, case 64, case 32)]: stage cases on 32-bit words beside their 64-bit twins
-    (preset X-w32 with X or X-w64, same stage, rounding, mode and cache state, nearest log Q
-    within one prime's bits: the larger prime_bits of the two, 62 when neither records one), as
-    the table writer and `compare --match word` pair them."""
+    (preset X-w32 with X or X-w64, same stage, rounding, mode, cache state and GPU count, nearest
+    log Q within one prime's bits: the larger positive prime_bits of the two, 62 when neither
+    records one), as the table writer and `compare --match word` pair them."""
     cases = [c for c in doc.get("cases", []) if c.get("tier") == "stage"
              and c.get("status") == "ok" and c.get("metrics")]
     out = []
@@ -24,10 +32,12 @@ def word_pairs(doc):
             p = c["params"]
             if (p.get("word_bits") != 64 or c.get("cache_state") != c32.get("cache_state")
                     or base is None or p.get("preset") not in (base, base + "-w64")
-                    or any(p.get(k) != p32.get(k) for k in ("stage", "rounding", "mode"))):
+                    or any(p.get(k) != p32.get(k) for k in ("stage", "rounding", "mode"))
+                    or gpus_of(c) != gpus_of(c32)):
                 continue
             d = abs(p.get("log_q", 0) - p32.get("log_q", 0))
-            bits = [b for b in (p.get("prime_bits"), p32.get("prime_bits")) if b]
+            bits = [b for b in (p.get("prime_bits"), p32.get("prime_bits"))
+                    if isinstance(b, (int, float)) and math.isfinite(b) and b > 0]
             if d <= (max(bits) if bits else 62) and d < best_d:
                 best, best_d = c, d
         if best:

@@ -171,9 +171,9 @@ def check_gpus(mod, data):
 
 def check_words(mod, data):
     """The word-size figure: a 32-bit stage case beside its 64-bit twin (set X-w32 against X, the
-    same stage, log Q within one prime: 62 bits when no prime size is recorded) as bars of the
-    median split by the NTT and base-conversion shares; a 32-bit case without a twin draws
-    nothing."""
+    same stage and GPU count, log Q within one prime: 62 bits when no prime size is recorded) as
+    bars of the median split by the NTT and base-conversion shares; a 32-bit case without a twin
+    (another stage, or the same on two GPUs) draws nothing."""
     doc = mod.load(os.path.join(data, "stage-h100-small.json"))
     base = [c for c in doc["cases"] if c["variant"] == "gpu-regs"]
     c64 = json.loads(json.dumps(base[0]))
@@ -186,7 +186,10 @@ def check_words(mod, data):
     c32["metrics"].update(ntt_share=0.6, conv_share=0.25)
     lone = json.loads(json.dumps(c32))
     lone["params"]["stage"] = "rescale"
-    doc["cases"] = [c64, c32, lone]
+    split = json.loads(json.dumps(c32))  # its twin ran on one GPU: no pair
+    split["params"]["gpus"] = 2
+    split["stats"]["median"] = 0.4 * c64["stats"]["median"]
+    doc["cases"] = [c64, c32, lone, split]
     fig = mod.figures([doc])["stage-words"]
     bars = {a.get_gid(): a.get_width() for a in artists(fig)
             if (a.get_gid() or "").startswith("word|")}
@@ -202,6 +205,7 @@ def check_words(mod, data):
             check(gid in bars and close(bars[gid], total * share), f"{gid}: {bars.get(gid)}")
     texts = [t.get_text() for t in fig.axes[0].texts]
     check(any("(0.70x)" in t for t in texts), f"the 32-bit over 64-bit ratio: {texts}")
+    check(not any("(0.40x)" in t for t in texts), f"a 2-GPU case paired with a 1-GPU one: {texts}")
 
 
 def main():

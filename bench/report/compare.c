@@ -116,8 +116,7 @@ static size_t word_partner(const nb_comparison *c, const nb_rf_case *b)
             !kept(c, a))
             continue;
         const double d = fabs(a->log_q - b->log_q);
-        const unsigned tol = a->prime_bits > b->prime_bits ? a->prime_bits : b->prime_bits;
-        if (d <= (tol ? tol : 62) && d < best_d) {
+        if (d <= nb_word_pair_tolerance(a->prime_bits, b->prime_bits) && d < best_d) {
             best_d = d;
             best = i;
         }

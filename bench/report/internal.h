@@ -128,6 +128,11 @@ void nb_text_write_stage_ntt(const nb_report *r, FILE *f, int md);
 /* words.c: stage cases on 32-bit words beside their 64-bit twins (the
  * same stage at the nearest log Q), when the report holds such pairs. */
 void nb_text_write_word_pairs(const nb_report *r, FILE *f, int md);
+/* The largest log Q difference at which a 32-bit case pairs with a 64-bit
+ * one (this section, `compare --match word`): one prime's bits, the larger
+ * of the two cases' prime_bits, where a value that is not finite or not
+ * positive counts as unrecorded; 62 when neither records one. */
+double nb_word_pair_tolerance(double prime_bits_a, double prime_bits_b);
 /* env_write.c: the environment and command line opening a table or
  * markdown report; nothing when the report has no environment. */
 void nb_env_write_block(const nb_report *r, FILE *f, int md);

@@ -2,8 +2,8 @@
  * stage case on 32-bit words is paired with the case of the same stage,
  * rounding, mode, cache state and GPU count on 64-bit words whose set is its twin
  * (preset X-w32 with X or X-w64) and whose log Q_l is the nearest, within
- * one prime's bits (the larger `prime_bits` of the two, 62 when neither
- * records one: the rule of `compare --match word`). Each pair prints both medians, the ratio
+ * one prime's bits (nb_word_pair_tolerance, the rule of `compare --match
+ * word`). Each pair prints both medians, the ratio
  * t32 / t64, the NTT and base-conversion shares of each and the bytes each
  * launch moves; a pair on several GPUs says how many. Nothing is printed
  * when the report has no pair. */
@@ -12,6 +12,13 @@
 #include <string.h>
 
 #include "bench/report/internal.h"
+
+double nb_word_pair_tolerance(double prime_bits_a, double prime_bits_b)
+{
+    const double a = isfinite(prime_bits_a) && prime_bits_a > 0 ? prime_bits_a : 0;
+    const double b = isfinite(prime_bits_b) && prime_bits_b > 0 ? prime_bits_b : 0;
+    return a > 0 || b > 0 ? fmax(a, b) : 62.0;
+}
 
 static const char *str_of(const nb_case *c, const char *key)
 {
@@ -69,10 +76,8 @@ static const nb_case *partner(const nb_report *r, const nb_case *c32)
             strcmp(str_of(c, "mode"), str_of(c32, "mode")) != 0)
             continue;
         const double d = fabs(num_of(c, "log_q") - num_of(c32, "log_q"));
-        const double b64 = num_of(c, "prime_bits"), b32 = num_of(c32, "prime_bits");
-        const double tol = isfinite(b64) || isfinite(b32)
-                               ? fmax(isfinite(b64) ? b64 : 0, isfinite(b32) ? b32 : 0)
-                               : 62.0;
+        const double tol =
+            nb_word_pair_tolerance(num_of(c, "prime_bits"), num_of(c32, "prime_bits"));
         if (d <= tol && d < best_d) {
             best_d = d;
             best = c;
