@@ -8,7 +8,8 @@
  * 5 % of A/A cases are called faster or slower, with one run a side and with
  * three, also on a noisy host the contention probe does not flag; a
  * contended case is never judged (and never makes exit 1) unless --strict; a
- * true 5 % GPU change is still found. No timing is measured.
+ * true 5 % GPU change is still found; `same` on the ratio alone needs runs
+ * precise to the threshold. No timing is measured.
  * argv[1] = the nttbench executable, argv[2] = tests/data. */
 #include <math.h>
 #include <stdlib.h>
@@ -155,6 +156,26 @@ static void test_gpu_aa_three_runs_a_side_false_rate_at_most_5pct(void **state)
     (void)state;
     size_t counts[NB_VERDICT_COUNT];
     assert_true(aa_false(&gpu_drift, 3, NULL, "GPU A/A", counts) * 20 <= gpu_drift.n_cases);
+}
+
+/* `same` on the ratio alone needs precise runs: runs 10 % apart (three a
+ * side, each meeting its noise target) or one run a side whose met target
+ * was a loose 20 % are `same` only when their interval lies within the
+ * threshold, which at that spread it never does. */
+static void test_same_needs_precise_runs(void **state)
+{
+    (void)state;
+    size_t counts[NB_VERDICT_COUNT];
+    family drifting = {600, 40, 0.002, 0.10, 0, 1, NULL, 0};
+    aa_false(&drifting, 3, NULL, "runs 10 % apart", counts);
+    assert_int_equal(counts[NB_VERDICT_SAME], 0);
+    family loose = {600, 40, 0.20, 0.0, 0, 1, NULL, 0};
+    aa_false(&loose, 1, NULL, "a loose noise target", counts);
+    assert_int_equal(counts[NB_VERDICT_SAME], 0);
+    /* precise runs that agree still read same */
+    family tight = {600, 40, 0.002, 0.001, 0, 1, NULL, 0};
+    aa_false(&tight, 3, NULL, "runs 0.1 % apart", counts);
+    assert_true(counts[NB_VERDICT_SAME] * 10 >= tight.n_cases * 9);
 }
 
 /* Repeated runs that drift more than the assumed noise: the measured spread
@@ -408,6 +429,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_gpu_aa_one_run_a_side_false_rate_at_most_5pct),
         cmocka_unit_test(test_gpu_aa_three_runs_a_side_false_rate_at_most_5pct),
         cmocka_unit_test(test_noisier_runs_than_assumed_stay_below_5pct),
+        cmocka_unit_test(test_same_needs_precise_runs),
         cmocka_unit_test(test_noisy_unflagged_cpu_aa_one_run_a_side_at_most_5pct),
         cmocka_unit_test(test_gpu_true_5pct_change_is_found),
         cmocka_unit_test(test_contended_cpu_aa_is_never_judged),

@@ -134,8 +134,8 @@ static void runs_test(const double *la, size_t ka, const double *lb, size_t kb,
 
 /* The verdict of a test: significant (p < alpha; with one run a side the
  * within-run test agreeing) and beyond the threshold, else same when the
- * interval lies within the threshold, or both runs met their noise target and
- * the estimate lies within it, else noisy. (The within-run interval alone
+ * interval lies within the threshold, or the runs are precise (noise_ok,
+ * precise_runs) and the estimate lies within it, else noisy. (The within-run interval alone
  * never makes `same` of a test that covers the run-to-run noise: it speaks of
  * the two runs, not of the code.) */
 static nb_verdict judge(const nb_compare_test *t, const nb_compare_test *within,
@@ -191,6 +191,23 @@ static void locations(const nb_rf_case *const *runs, size_t n, int cycles, doubl
                         (cycles ? log(runs[i]->median_clock_mhz / 1000.0) : 0.0);
 }
 
+/* Whether a row's runs are precise enough for `same` on the ratio alone:
+ * every usable run of both sides met its noise target with a noise of at
+ * most the threshold (a loose --max-noise met says nothing at 1 %), and with
+ * repeated runs their spread (m->sd, after runs_test) is within the threshold
+ * too, so that runs which disagree are judged by their interval. */
+static int precise_runs(const nb_compare_row *r, const nb_compare_opts *o, const model *m)
+{
+    for (int k = 0; k < 2; k++) {
+        const nb_rf_case *const *runs = k ? r->new_run : r->base_run;
+        for (size_t i = 0, n = k ? r->n_new_run : r->n_base_run; i < n; i++)
+            if (usable(runs[i]) &&
+                !(runs[i]->noise_target_met && runs[i]->noise_pct <= o->threshold_pct))
+                return 0;
+    }
+    return m->source != NB_VARIANCE_RUNS || 100.0 * m->sd <= o->threshold_pct;
+}
+
 /* One metric (times or cycles) of a row: within-run test, runs test, verdict. */
 static nb_status test_metric(nb_compare_row *r, const nb_compare_opts *o, model *m, int cycles,
                              nb_compare_test *within, nb_compare_test *t)
@@ -219,7 +236,7 @@ static nb_status test_metric(nb_compare_row *r, const nb_compare_opts *o, model 
                     : m->noise > 0          ? NB_VARIANCE_FLOOR
                                             : NB_VARIANCE_WITHIN;
         runs_test(la, ka, lb, kb, within, o, m, t);
-        const int noise_ok = a->noise_target_met && b->noise_target_met;
+        const int noise_ok = precise_runs(r, o, m);
         within->verdict = judge(within, within, &(model){NB_VARIANCE_WITHIN, 0, NAN, INFINITY},
                                 o, noise_ok);
         t->verdict = judge(t, within, m, o, noise_ok);
