@@ -312,6 +312,48 @@ static void test_signal_sent_twice_is_one_interruption(void **state)
                       "SIGTERM twice");
 }
 
+/* Guards: an interrupt within the first case, after some of its samples,
+ * replaced a complete earlier result at --output with that one unfinished
+ * case. */
+static void test_interrupt_in_the_first_case_keeps_an_earlier_result(void **state)
+{
+    (void)state;
+    puts_file("before.json", "{\"an earlier\": \"result\"}\n");
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen(at("err.txt"), "w", stderr))
+            _exit(127);
+        setenv("OMP_NUM_THREADS", "1", 1);
+        execl(exe, exe, "--format", "json", "--output", at("before.json"), "run", "--variant",
+              "cpu-harvey", "--tier", "warm", "--logn", "16", "--limbs", "2", "--min-time",
+              "60", "--timeout", "60", "--no-progress", (char *)NULL);
+        _exit(127);
+    }
+    sleep(3); /* the case is sampling by then */
+    kill(pid, SIGTERM);
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 143);
+    char *e = slurp("err.txt"), *kept = slurp("before.json");
+    if (!strstr(e, "was left as it was"))
+        fail_msg("stderr: %s", e);
+    assert_string_equal(kept, "{\"an earlier\": \"result\"}\n");
+    hide_dir(e);
+    char *line = strstr(e, "nttbench: error: ");
+    assert_non_null(line);
+    line[strcspn(line, "\n")] = '\0';
+    if (table)
+        fprintf(table, "SIGTERM within the first case, over an earlier result\t--format json "
+                       "--output DIR/before.json run --logn 16 --limbs 2 --min-time 60 ...\t"
+                       "143\t%s\n",
+                line + 17);
+    free(e);
+    free(kept);
+    assert_int_equal(temporaries_left(), 0);
+}
+
 /* Guards: an out-of-memory case stopped the sweep and dropped the report.
  * The case that cannot fit the address-space limit is now refused before it
  * allocates (a size that cannot fit is bad input: exit 2); the sweep still
@@ -442,6 +484,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_sigint_keeps_finished_cases),
         cmocka_unit_test(test_sigterm_keeps_finished_cases),
         cmocka_unit_test(test_signal_sent_twice_is_one_interruption),
+        cmocka_unit_test(test_interrupt_in_the_first_case_keeps_an_earlier_result),
         cmocka_unit_test(test_failing_case_keeps_sweep_going),
         cmocka_unit_test(test_seed_recorded_exactly),
         cmocka_unit_test(test_stage_seed_stays_unsigned),

@@ -92,17 +92,17 @@ void nb_cli_progress(nb_cli_ctx *ctx, const nb_cli_run *run, const char *what, c
         fprintf(stderr, "[%zu] %s  %s\n", ctx->case_no, what, result ? result : "");
 }
 
-/* 1 when some case of r was timed (ok, or failed its check after timing or
- * interrupted, with samples): a report worth replacing an earlier file with. */
+/* 1 when some case of r finished timing (ok, or failed its check after
+ * timing): a report worth replacing an earlier file with. */
 static int report_timed(const nb_report *r)
 {
     const size_t n = r ? nb_report_case_count(r) : 0;
     for (size_t i = 0; i < n; i++) {
         const nb_case *c = nb_report_case_at(r, i);
         const nb_case_status cs = nb_case_get_status(c);
-        /* a case that failed its check before timing holds no samples */
-        if (cs == NB_CASE_OK || ((cs == NB_CASE_VERIFY_FAILED || cs == NB_CASE_INTERRUPTED) &&
-                                 nb_case_sample_count(c) > 0))
+        /* a case that failed its check before timing holds no samples; one
+         * interrupted while sampling is not a result either */
+        if (cs == NB_CASE_OK || (cs == NB_CASE_VERIFY_FAILED && nb_case_sample_count(c) > 0))
             return 1;
     }
     return 0;
@@ -382,7 +382,7 @@ static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *o
         nb_report_set_wall_time(ctx->report, nb_now_s() - ctx->start_s);
     struct stat st;
     if (output && !report_timed(ctx->report) && stat(output, &st) == 0 && S_ISREG(st.st_mode))
-        snprintf(kept, sizeof kept, "; no case was timed, so '%.300s' was left as it was",
+        snprintf(kept, sizeof kept, "; no case finished timing, so '%.300s' was left as it was",
                  output);
     nb_status ws = !kept[0] && ctx->report && (s == NB_OK || nb_report_case_count(ctx->report))
                        ? nb_report_write_file(ctx->report, fmt, output ? output : "-")
