@@ -226,22 +226,36 @@ static void test_failed_run_keeps_an_earlier_result(void **state)
 
 /* ------------------------------------------------------------- interrupted sweeps */
 
-/* Starts a long sweep writing dir/NAME, waits until the first case is in the
- * file, sends `sig` (`times` times back to back, as `timeout` signals the
- * process and then its process group) and returns the exit code. */
-static int interrupt_sweep_n(const char *name, int sig, int times)
+/* Starts `nttbench --format json --output dir/NAME run --variant cpu-harvey
+ * --tier warm ARGS...` (NULL-terminated, at most 12) in the background on one
+ * thread, stderr to dir/err.txt; returns its pid. */
+static pid_t start_run(const char *name, const char *const *args)
 {
+    const char *argv[24] = {exe, "--format", "json", "--output", at(name), "run",
+                            "--variant", "cpu-harvey", "--tier", "warm"};
+    size_t n = 10;
+    for (size_t i = 0; args[i] && n < 23; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
         if (!freopen("/dev/null", "w", stdout) || !freopen(at("err.txt"), "w", stderr))
             _exit(127);
         setenv("OMP_NUM_THREADS", "1", 1);
-        execl(exe, exe, "--format", "json", "--output", at(name), "run", "--variant",
-              "cpu-harvey", "--tier", "warm", "--logn", "10:16", "--limbs", "1,2,4,8",
-              "--min-time", "0.3", (char *)NULL);
+        execv(exe, (char *const *)argv);
         _exit(127);
     }
+    return pid;
+}
+
+/* Starts a long sweep writing dir/NAME, waits until the first case is in the
+ * file, sends `sig` (`times` times back to back, as `timeout` signals the
+ * process and then its process group) and returns the exit code. */
+static int interrupt_sweep_n(const char *name, int sig, int times)
+{
+    const pid_t pid = start_run(name, (const char *[]){"--logn", "10:16", "--limbs", "1,2,4,8",
+                                                       "--min-time", "0.3", NULL});
     struct stat st;
     for (int i = 0; i < 1200 && stat(at(name), &st) != 0; i++)
         usleep(50000);
@@ -319,17 +333,9 @@ static void test_interrupt_in_the_first_case_keeps_an_earlier_result(void **stat
 {
     (void)state;
     puts_file("before.json", "{\"an earlier\": \"result\"}\n");
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        if (!freopen("/dev/null", "w", stdout) || !freopen(at("err.txt"), "w", stderr))
-            _exit(127);
-        setenv("OMP_NUM_THREADS", "1", 1);
-        execl(exe, exe, "--format", "json", "--output", at("before.json"), "run", "--variant",
-              "cpu-harvey", "--tier", "warm", "--logn", "16", "--limbs", "2", "--min-time",
-              "60", "--timeout", "60", "--no-progress", (char *)NULL);
-        _exit(127);
-    }
+    const pid_t pid =
+        start_run("before.json", (const char *[]){"--logn", "16", "--limbs", "2", "--min-time",
+                                                  "60", "--timeout", "60", "--no-progress", NULL});
     sleep(3); /* the case is sampling by then */
     kill(pid, SIGTERM);
     int ws;
