@@ -23,26 +23,6 @@
 #define QUICK "--variant", "cpu-harvey", "--tier", "warm", "--logn", "10", "--limbs", "1", \
               "--min-time", "0.01", "--timeout", "1"
 
-/* Asserts exit `code` and exactly one "nttbench: warning: " line containing
- * `needle` on stderr, and records the row (message "warning: ..."). */
-static void expect_warning(const char *what, const char *const *args, int code,
-                           const char *needle)
-{
-    int rc = run_v(args);
-    char *e = slurp("err.txt");
-    hide_dir(e);
-    if (rc != code || strncmp(e, "nttbench: warning: ", 19) != 0 || count_lines(e) != 1 ||
-        !strstr(e, needle))
-        fail_msg("%s: exit %d (want %d), stderr:\n%s(want one warning line containing '%s')",
-                 what, rc, code, e, needle);
-    char cmd[1024];
-    show_args(cmd, sizeof cmd, args);
-    e[strlen(e) - 1] = '\0';
-    if (table)
-        fprintf(table, "%s\t%s\t%d\t%s\n", what, cmd, rc, e + 10);
-    free(e);
-}
-
 /* stderr holds no line at all. */
 static void expect_quiet_stderr(void)
 {

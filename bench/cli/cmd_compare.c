@@ -87,7 +87,7 @@ void nb_cli_warn_incomplete(const nb_result_file *f, int quiet)
 {
     char why[1024];
     nb_rf_completeness c = nb_result_file_completeness(f, why, sizeof why);
-    if (!quiet && (c == NB_RF_INCOMPLETE || c == NB_RF_INTERRUPTED))
+    if (!quiet && (c == NB_RF_INCOMPLETE || c == NB_RF_INTERRUPTED || c == NB_RF_SHORT))
         fprintf(stderr, "nttbench: warning: %s\n", why);
 }
 

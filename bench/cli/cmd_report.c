@@ -347,6 +347,10 @@ static nb_status write_report(void *ctx, FILE *f)
         if (json_is_integer(planned))
             fprintf(f, " of the %lld planned", (long long)json_integer_value(planned));
         fprintf(f, ".\n\n");
+    } else if (done == NB_RF_SHORT) {
+        fprintf(f, "The file holds %zu of the %lld planned cases although its sweep finished: "
+                   "cases were removed from it after the run.\n\n",
+                s.cases, (long long)json_integer_value(planned));
     }
     if (s.contended)
         fprintf(f, "The host was contended during %zu of the %zu timed cases (other processes, "

@@ -51,67 +51,6 @@ static const char *str_or(const json_t *o, const char *key, const char *dflt)
 
 static double num_or_nan(const json_t *v) { return json_is_number(v) ? json_number_value(v) : NAN; }
 
-/* The parameters a key leaves out: the seed, and word_bits and log_q (the
- * variant and the primes define them; a version-3 file, without them,
- * matches a version-4 one); a word key also the modulus's make-up. */
-static const char *const not_in_key[] = {"seed", "word_bits", "log_q", NULL};
-static const char *const not_in_word_key[] = {"seed",   "word_bits", "log_q", "log_q_target",
-                                              "limbs",  "prime_bits", "primes", "psi", NULL};
-
-/* A stage case's parameters as a word key keeps them: the set's name without
- * its word-size suffix (X-w32 and X-w64 are X's twins), and not what the
- * word size makes of the chain (levels, prime sizes, digits' limbs). */
-static void stage_word_key(json_t *params)
-{
-    static const char *const chain[] = {"levels", "level", "alpha", "digits", "q0_bits",
-                                        "q_bits", "p_bits", NULL};
-    for (size_t i = 0; chain[i]; i++)
-        json_object_del(params, chain[i]);
-    const char *preset = json_string_value(json_object_get(params, "preset"));
-    const size_t n = preset ? strlen(preset) : 0;
-    if (n > 4 && (!strcmp(preset + n - 4, "-w32") || !strcmp(preset + n - 4, "-w64")))
-        json_object_set_new(params, "preset", json_stringn(preset, n - 4));
-}
-
-/* The two forms of a key: the same case (the variant in it), or the word key
- * (no variant, a stage case's set and chain as stage_word_key leaves them). */
-enum key_form { KEY_CASE, KEY_WORD };
-
-/* Canonical matching key (malloc'd) of form `form`: everything that defines
- * the case but the parameters in `drop` and in `also` (NULL: none), and the
- * variant when with_variant is 0. */
-static char *case_key(const json_t *c, const char *const *drop, const char *const *also,
-                      enum key_form form, int with_variant)
-{
-    const json_t *cache = json_object_get(c, "cache");
-    json_t *k = json_object();
-    json_object_set_new(k, "tier", json_string(str_or(c, "tier", "")));
-    if (with_variant)
-        json_object_set_new(k, "variant", json_string(str_or(c, "variant", "")));
-    json_object_set_new(k, "backend", json_string(str_or(c, "backend", "")));
-    json_object_set_new(k, "mode", json_string(str_or(c, "mode", "")));
-    json_t *lps = json_object_get(c, "launches_per_sample");
-    json_object_set_new(k, "K", json_integer(json_is_integer(lps) ? json_integer_value(lps) : 0));
-    if (json_is_object(cache)) {
-        json_t *sets = json_object_get(cache, "sets");
-        json_object_set_new(k, "cache", json_string(str_or(cache, "tier", "")));
-        json_object_set_new(k, "flush", json_boolean(json_is_true(json_object_get(cache, "flush"))));
-        json_object_set_new(k, "rotate", json_boolean(json_is_integer(sets) &&
-                                                       json_integer_value(sets) > 1));
-    }
-    json_t *params = json_deep_copy(json_object_get(c, "params"));
-    for (size_t i = 0; json_is_object(params) && drop[i]; i++)
-        json_object_del(params, drop[i]);
-    for (size_t i = 0; json_is_object(params) && also && also[i]; i++)
-        json_object_del(params, also[i]);
-    if (form == KEY_WORD && !strcmp(str_or(c, "tier", ""), "stage") && json_is_object(params))
-        stage_word_key(params);
-    json_object_set_new(k, "params", params ? params : json_object());
-    char *s = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
-    json_decref(k);
-    return s;
-}
-
 /* A numeric array field into a malloc'd vector; -1 when an element is not a number. */
 static int numbers(const json_t *a, double **out, size_t *n, int allow_null, int *n_null)
 {
@@ -253,6 +192,38 @@ static nb_status word_and_log_q(const json_t *params, nb_rf_case *out, const cha
     return NB_OK;
 }
 
+/* cache_state (optional) names a state a run writes, and an "ok" case passed
+ * every check that ran (verification.before and .after, each "pass", "fail"
+ * or "not-run" when present): a case that is "ok" after a failed check, or in
+ * a state no run has, was edited or damaged. */
+static nb_status state_and_checks(const json_t *c, const char *status, const char *p, size_t idx)
+{
+    static const char *const states[] = {"warm", "flush", "rotate", "both"};
+    const json_t *cs = json_object_get(c, "cache_state");
+    if (cs && !json_is_null(cs)) {
+        int known = 0;
+        for (size_t i = 0; json_is_string(cs) && i < sizeof states / sizeof states[0]; i++)
+            known |= !strcmp(json_string_value(cs), states[i]);
+        if (!known)
+            return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'cache_state' is none of "
+                                "warm, flush, rotate, both", p, idx);
+    }
+    const json_t *v = json_object_get(c, "verification");
+    static const char *const when[] = {"before", "after"};
+    for (int i = 0; i < 2 && json_is_object(v); i++) {
+        const json_t *w = json_object_get(v, when[i]);
+        const char *word = json_string_value(w);
+        if (w && !json_is_null(w) &&
+            (!word || (strcmp(word, "pass") && strcmp(word, "fail") && strcmp(word, "not-run"))))
+            return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'verification.%s' is none "
+                                "of pass, fail, not-run", p, idx, when[i]);
+        if (word && !strcmp(word, "fail") && !strcmp(status, "ok"))
+            return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: status ok, but its check %s "
+                                "timing failed", p, idx, when[i]);
+    }
+    return NB_OK;
+}
+
 static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf_case *out)
 {
     const char *p = f->path;
@@ -280,6 +251,7 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
     if (!known)
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: tier '%.40s' is none of warm, "
                             "cold, stage", p, idx, tier);
+    NB_TRY(state_and_checks(c, status, p, idx));
     const json_t *params = json_object_get(c, "params");
     if (!json_is_object(params))
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu has no 'params' object (what "
@@ -309,6 +281,9 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
     out->median_ns = out->has_stats ? num_or_nan(json_object_get(st, "median")) : NAN;
     out->noise_pct = out->has_stats ? num_or_nan(json_object_get(st, "noise_pct")) : NAN;
     const json_t *ns = json_object_get(st, "samples");
+    if (out->has_stats && !ns) /* every writer records it; without it no count is checked */
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'stats' has no sample count "
+                            "('stats.samples')", p, idx);
     if (ns && (!json_is_integer(ns) || json_integer_value(ns) < 0))
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'stats.samples' is not a count "
                             "(a whole number, 0 or more)", p, idx);
@@ -367,8 +342,8 @@ static nb_status read_case(nb_result_file *f, size_t idx, const json_t *c, nb_rf
     }
     NB_TRY(stored_samples(c, out, p, idx));
     NB_TRY(median_agrees(out, p, idx));
-    out->key = case_key(c, not_in_key, NULL, KEY_CASE, 1);
-    out->word_key = case_key(c, not_in_word_key, NULL, KEY_WORD, 0);
+    out->key = nb_rf_case_key(c, NULL, 0, 1);
+    out->word_key = nb_rf_case_key(c, NULL, 1, 0);
     const json_t *pb = json_object_get(params, "prime_bits");
     out->prime_bits = json_is_integer(pb) ? (unsigned)json_integer_value(pb) : 0;
     if (!out->key || !out->word_key)
@@ -476,7 +451,10 @@ nb_rf_completeness nb_result_file_completeness(const nb_result_file *f, char *wh
                            : json_is_false(complete) ? NB_RF_INCOMPLETE
                            : json_is_true(complete)  ? NB_RF_COMPLETE
                                                      : NB_RF_UNKNOWN;
-    if (!why || !n || (c != NB_RF_INTERRUPTED && c != NB_RF_INCOMPLETE))
+    if ((c == NB_RF_COMPLETE || c == NB_RF_UNKNOWN) && json_is_integer(planned) &&
+        (json_int_t)f->n < json_integer_value(planned))
+        c = NB_RF_SHORT;
+    if (!why || !n || c == NB_RF_COMPLETE || c == NB_RF_UNKNOWN)
         return c;
     char count[64];
     if (json_is_integer(planned))
@@ -486,6 +464,9 @@ nb_rf_completeness nb_result_file_completeness(const nb_result_file *f, char *wh
         snprintf(count, sizeof count, "%zu case%s", f->n, f->n == 1 ? "" : "s");
     if (c == NB_RF_INTERRUPTED)
         snprintf(why, n, "%s: the run was interrupted; the file holds %s", f->path, count);
+    else if (c == NB_RF_SHORT)
+        snprintf(why, n, "%s: holds %s although its run finished: cases were removed from it",
+                 f->path, count);
     else
         snprintf(why, n, "%s: incomplete: its run had not finished when it was written "
                  "(%s; still running, or killed)", f->path, count);
@@ -541,8 +522,8 @@ nb_status nb_result_file_ignore(nb_result_file *f, const char *const *params, in
         return nb_set_error(NB_ERR_INVALID_ARG, "result file: NULL argument");
     for (size_t i = 0; i < f->n; i++) {
         nb_rf_case *c = &f->cases[i];
-        char *key = case_key(c->json, not_in_key, params, KEY_CASE, !variant);
-        char *word_key = case_key(c->json, not_in_word_key, params, KEY_WORD, 0);
+        char *key = nb_rf_case_key(c->json, params, 0, !variant);
+        char *word_key = nb_rf_case_key(c->json, params, 1, 0);
         if (!key || !word_key) {
             free(key);
             free(word_key);
@@ -554,14 +535,6 @@ nb_status nb_result_file_ignore(nb_result_file *f, const char *const *params, in
         c->word_key = word_key;
     }
     return NB_OK;
-}
-
-int nb_result_file_key_leaves_out(const char *name)
-{
-    for (size_t i = 0; name && not_in_key[i]; i++)
-        if (!strcmp(name, not_in_key[i]))
-            return 1;
-    return 0;
 }
 
 int nb_result_file_has_param(const nb_result_file *f, const char *name)

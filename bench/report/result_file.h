@@ -84,6 +84,11 @@ void nb_result_file_destroy(nb_result_file *f);
 nb_status nb_result_file_ignore(nb_result_file *f, const char *const *params, int variant);
 /* 1 when no key ever holds the parameter `name` (the seed, word_bits, log_q). */
 int nb_result_file_key_leaves_out(const char *name);
+/* The matching key of case object c (malloc'd; NULL when out of memory):
+ * with word 0 nb_rf_case.key (the variant in it when with_variant is 1), with
+ * word 1 the word key (never the variant); the parameters named in `also`
+ * (NULL-terminated, or NULL) are left out on top of what a key leaves out. */
+char *nb_rf_case_key(const json_t *c, const char *const *also, int word, int with_variant);
 /* 1 when a case of f has the parameter `name` (params.NAME), else 0. */
 int nb_result_file_has_param(const nb_result_file *f, const char *name);
 
@@ -102,12 +107,14 @@ typedef enum nb_rf_completeness {
     NB_RF_UNKNOWN,      /* no "complete" field (files from before it), not interrupted */
     NB_RF_INCOMPLETE,   /* "complete": false: written while its run was still going
                          * (still running, or killed) */
-    NB_RF_INTERRUPTED   /* "interrupted": true: a signal stopped the sweep early */
+    NB_RF_INTERRUPTED,  /* "interrupted": true: a signal stopped the sweep early */
+    NB_RF_SHORT         /* complete or unknown, but fewer cases than its "cases_planned":
+                         * cases were removed from the file after its run */
 } nb_rf_completeness;
 
-/* The file's completeness; for NB_RF_INCOMPLETE and NB_RF_INTERRUPTED `why`
- * (n bytes) gets one line naming the file, what happened and the case counts
- * ("" otherwise). */
+/* The file's completeness; for NB_RF_INCOMPLETE, NB_RF_INTERRUPTED and
+ * NB_RF_SHORT `why` (n bytes) gets one line naming the file, what happened
+ * and the case counts ("" otherwise). */
 nb_rf_completeness nb_result_file_completeness(const nb_result_file *f, char *why, size_t n);
 
 /* Value at a dotted path ("gpu.name", "host.cpu") under obj, or NULL. */
