@@ -53,43 +53,49 @@ static const char *const env_fields[] = {
     "gpu.name",        "gpu.compute_capability", "gpu.sm_count",      "gpu.l2_bytes",
     "gpu.memory_clock_mhz", "gpu.default_sm_clock_mhz", "gpu.ecc",   "gpu.nvml_driver",
     "gpu.cuda_driver", "gpu.cuda_runtime",       "host.cpu",          "host.cores",
-    "host.omp_threads", "host.llc_bytes",        "host.os",           "nttbench_version",
-    "git_commit",      "build",                  "nccl_settings",     NULL};
+    "host.omp_threads", "host.omp_wait_policy",  "host.omp_proc_bind", "host.llc_bytes",
+    "host.os",         "nttbench_version",       "git_commit",        "build",
+    "nccl_settings",   NULL};
 
-static nb_status add_diff(nb_comparison *c, const char *prefix, const char *field,
-                          const json_t *a, const json_t *b)
+/* Every difference between files a and b in *list: the environment's
+ * env_fields as "<prefix>environment.FIELD", the timing options (each key of
+ * either `options` object) as "<prefix>options.KEY". */
+static nb_status file_diffs(nb_env_diff **list, size_t *n, const char *prefix,
+                            const nb_result_file *a, const nb_result_file *b)
 {
-    return add_diff_to(&c->env_diffs, &c->n_env_diffs, prefix, field, a, b);
+    char env[80], opt[80];
+    snprintf(env, sizeof env, "%senvironment.", prefix);
+    snprintf(opt, sizeof opt, "%soptions.", prefix);
+    const json_t *ea = nb_result_file_env(a), *eb = nb_result_file_env(b);
+    for (int i = 0; env_fields[i]; i++)
+        NB_TRY(add_diff_to(list, n, env, env_fields[i], nb_json_path(ea, env_fields[i]),
+                           nb_json_path(eb, env_fields[i])));
+    const json_t *oa = nb_result_file_options(a), *ob = nb_result_file_options(b);
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)oa, key, v)
+        NB_TRY(add_diff_to(list, n, opt, key, v, json_object_get(ob, key)));
+    json_object_foreach((json_t *)ob, key, v)
+        if (!json_object_get(oa, key))
+            NB_TRY(add_diff_to(list, n, opt, key, NULL, v));
+    return NB_OK;
 }
 
+/* The two first runs' differences (env_diffs), and each repeated run's from
+ * its side's first (run_diffs): runs pooled as one side must be the same
+ * experiment. */
 static nb_status env_differences(nb_comparison *c)
 {
-    for (int side = 0; side < 2; side++) { /* each repeated run against its side's first */
+    for (int side = 0; side < 2; side++) {
         const nb_result_file **files = side ? c->new_files : c->base_files;
         const size_t n = side ? c->n_new_files : c->n_base_files;
         for (size_t k = 1; k < n; k++) {
             char prefix[64];
-            snprintf(prefix, sizeof prefix, "%s run %zu: environment.", side ? "new" : "base",
-                     k + 1);
-            for (int i = 0; env_fields[i]; i++)
-                NB_TRY(add_diff_to(&c->run_diffs, &c->n_run_diffs, prefix, env_fields[i],
-                                   nb_json_path(nb_result_file_env(files[0]), env_fields[i]),
-                                   nb_json_path(nb_result_file_env(files[k]), env_fields[i])));
+            snprintf(prefix, sizeof prefix, "%s run %zu: ", side ? "new" : "base", k + 1);
+            NB_TRY(file_diffs(&c->run_diffs, &c->n_run_diffs, prefix, files[0], files[k]));
         }
     }
-    const json_t *ea = nb_result_file_env(c->base), *eb = nb_result_file_env(c->new_);
-    for (int i = 0; env_fields[i]; i++)
-        NB_TRY(add_diff(c, "environment.", env_fields[i], nb_json_path(ea, env_fields[i]),
-                        nb_json_path(eb, env_fields[i])));
-    const json_t *oa = nb_result_file_options(c->base), *ob = nb_result_file_options(c->new_);
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)oa, key, v)
-        NB_TRY(add_diff(c, "options.", key, v, json_object_get(ob, key)));
-    json_object_foreach((json_t *)ob, key, v)
-        if (!json_object_get(oa, key))
-            NB_TRY(add_diff(c, "options.", key, NULL, v));
-    return NB_OK;
+    return file_diffs(&c->env_diffs, &c->n_env_diffs, "", c->base, c->new_);
 }
 
 /* ---------------------------------------------------------------- matching */

@@ -135,9 +135,10 @@ typedef struct nb_comparison {
     nb_env_diff *env_diffs;
     size_t n_env_diffs;
     size_t counts[NB_VERDICT_COUNT];
-    /* Repeated runs of one side whose environment differs from the side's
-     * first run ("base run 2: environment.host.cpu"; base = the first run's
-     * value, new_ = that run's): they are pooled as one experiment. */
+    /* Repeated runs of one side whose environment or timing options differ
+     * from the side's first run ("base run 2: environment.host.cpu", "new run
+     * 3: options.sets"; base = the first run's value, new_ = that run's): they
+     * are pooled as one experiment. */
     nb_env_diff *run_diffs;
     size_t n_run_diffs;
 } nb_comparison;
