@@ -244,6 +244,27 @@ static void test_report_names_failed_checks_and_a_set_llc(void **state)
     free(out);
 }
 
+/* Guards: the methods text of a run at equal log Q named neither the word
+ * sizes nor the modulus, on which a 32- against 64-bit claim rests. */
+static void test_report_names_word_sizes_and_log_q(void **state)
+{
+    (void)state;
+    char args[512];
+    snprintf(args, sizeof args, "-q --format json --output %s/words.json run --variant "
+             "cpu-harvey,cpu-harvey32 --word 32,64 --logq 120,240 --logn 10 --tier warm "
+             "--min-time 0.01 --timeout 0.05 --no-progress", dir);
+    assert_int_equal(run(args), 0);
+    snprintf(args, sizeof args, "report %s/words.json", dir);
+    assert_int_equal(run(args), 0);
+    char *out = slurp("out.txt");
+    static const char *const words[] = {"word bits 64, 32", "log Q targets 120, 240",
+                                        "log Q 120.."};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (!strstr(out, words[i]))
+            fail_msg("report lacks '%s': %s", words[i], out);
+    free(out);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -261,6 +282,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_report_is_filled_in_from_the_file),
         cmocka_unit_test(test_report_says_what_bounds_each_gpu_case),
         cmocka_unit_test(test_report_names_failed_checks_and_a_set_llc),
+        cmocka_unit_test(test_report_names_word_sizes_and_log_q),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cli_scratch_remove();

@@ -79,8 +79,8 @@ static void see(range *r, double v)
 
 typedef struct summary {
     strset tiers, variants, backends, modes, logn, limbs, bits, dirs, presets, stages, caches;
-    strset levels, dnum;
-    range samples, noise, flush_mib, sets, clock, lps;
+    strset levels, dnum, words, logq_targets;
+    range samples, noise, flush_mib, sets, clock, lps, logq;
     size_t cases, timed, converged, stable, capped, timeouts, throttled, verified, blocked;
     size_t check_failed;  /* cases that failed their check before timing: not timed */
     size_t failed_after;  /* timed cases that failed the check after timing */
@@ -98,6 +98,11 @@ static void summarise_case(summary *s, const nb_rf_case *c)
     add_int(&s->logn, json_object_get(p, "log_n"));
     add_int(&s->limbs, json_object_get(p, "limbs"));
     add_int(&s->bits, json_object_get(p, "prime_bits"));
+    char word[8];
+    snprintf(word, sizeof word, "%u", c->word_bits);
+    add(&s->words, word);
+    add_int(&s->logq_targets, json_object_get(p, "log_q_target"));
+    see(&s->logq, c->log_q);
     add_int(&s->dirs, json_object_get(p, "direction"));
     add_int(&s->presets, json_object_get(p, "preset"));
     add_int(&s->stages, json_object_get(p, "stage"));
@@ -248,6 +253,7 @@ static void sizes_text(const summary *s, char *buf, size_t n)
         const char *name;
         const strset *v;
     } parts[] = {{"log N", &s->logn},        {"limbs", &s->limbs},   {"prime bits", &s->bits},
+                 {"word bits", &s->words},   {"log Q targets", &s->logq_targets},
                  {"direction", &s->dirs},    {"preset", &s->presets}, {"stage", &s->stages},
                  {"level", &s->levels},      {"dnum", &s->dnum}};
     size_t u = 0;
@@ -256,6 +262,9 @@ static void sizes_text(const summary *s, char *buf, size_t n)
         if (parts[i].v->s[0])
             u += (size_t)snprintf(buf + u, n - u, "%s%s %s", u ? "; " : "", parts[i].name,
                                   parts[i].v->s);
+    if (s->logq.n && u < n) /* the modulus each case's primes make */
+        snprintf(buf + u, n - u, "%slog Q %.0f..%.0f bits", u ? "; " : "", s->logq.lo,
+                 s->logq.hi);
 }
 
 typedef struct report_ctx {
