@@ -135,6 +135,33 @@ def main():
             edit(doc)
             expect(script, what, [write(tmp, "kind.json", doc), "--out", out], 2, "error", needle,
                    hide=H)
+        # sizes no run writes, which compare refuses or the figures' axes would show, and
+        # statistics without the count their median is checked against
+        for what, edit, needle in (
+                ("word size of 7 bits",
+                 lambda c: c["params"].__setitem__("word_bits", 7),
+                 "case 0: 'params.word_bits' is not 32 or 64"),
+                ("a negative limb count", lambda c: c["params"].__setitem__("limbs", -2),
+                 "case 0: 'params.limbs' -2 is not a count of limbs (1 or more)"),
+                ("N that is not 2^log N", lambda c: c["params"].__setitem__("n", 0),
+                 "case 0: 'params.log_n' 10 and 'params.n' 0 are not log N in [1, 40] and 2^log N"),
+                ("log Q of 1e308 bits", lambda c: c["params"].__setitem__("log_q", 1e308),
+                 "case 0: 'params.log_q' 1e+308 is not in (0, 1000000]"),
+                ("statistics without their sample count", lambda c: c["stats"].pop("samples"),
+                 "case 0: 'stats' has no sample count ('stats.samples')")):
+            doc = copy.deepcopy(base)
+            edit(doc["cases"][0])
+            expect(script, what, [write(tmp, "sizes.json", doc), "--out", out], 2, "error", needle,
+                   hide=H)
+        doc = copy.deepcopy(base)
+        doc["cases"][0]["contended"] = True
+        expect(script, "a case timed on a contended host", [write(tmp, "busy.json", doc), "--out",
+               out], 0, "warning", "1 of 16 timed cases ran on a contended host", hide=H)
+        doc = copy.deepcopy(base)
+        doc.update(complete=True, cases_planned=20)
+        expect(script, "a finished run's file missing cases", [write(tmp, "short.json", doc),
+               "--out", out], 0, "warning", "holds 16 of 20 planned cases although its run "
+               "finished: cases were removed from it", hide=H)
         # a gzip file whose deflate stream is damaged, and JSON nested past the parser's depth
         packed = bytearray(gzip.compress(json.dumps(base).encode(), mtime=0))
         packed[30:60] = bytes(b ^ 0xFF for b in packed[30:60])
