@@ -265,6 +265,31 @@ static void test_report_names_word_sizes_and_log_q(void **state)
     free(out);
 }
 
+/* Guards: a run whose --backend auto took the CPU for want of a GPU said
+ * "GPU none" without the reason `env` gives. */
+static void test_auto_run_without_a_gpu_says_why(void **state)
+{
+    (void)state;
+    char args[512];
+    snprintf(args, sizeof args, "-q --format json --output %s/auto.json run --logn 10 --limbs 1 "
+             "--tier warm --min-time 0.01 --timeout 0.05 --no-progress", dir);
+    assert_int_equal(run(args), 0);
+    json_t *j = load_json("auto.json");
+    const json_t *env = json_object_get(j, "environment");
+    const char *why = json_string_value(json_object_get(env, "gpu_none_reason"));
+    if (json_is_null(json_object_get(env, "gpu")))
+        assert_true(why && why[0]);
+    else
+        assert_null(why);
+    json_decref(j);
+    snprintf(args, sizeof args, "-q --format json --output %s/cpu.json run --variant cpu-harvey "
+             "--logn 10 --limbs 1 --tier warm --min-time 0.01 --timeout 0.05 --no-progress", dir);
+    assert_int_equal(run(args), 0);
+    j = load_json("cpu.json");
+    assert_null(json_object_get(json_object_get(j, "environment"), "gpu_none_reason"));
+    json_decref(j);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -283,6 +308,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_report_says_what_bounds_each_gpu_case),
         cmocka_unit_test(test_report_names_failed_checks_and_a_set_llc),
         cmocka_unit_test(test_report_names_word_sizes_and_log_q),
+        cmocka_unit_test(test_auto_run_without_a_gpu_says_why),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cli_scratch_remove();

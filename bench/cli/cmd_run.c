@@ -509,6 +509,11 @@ int nb_cmd_run(int argc, char **argv, char **full_argv, int full_argc, nb_format
         s = nb_report_set_argv(ctx.report, full_argc, full_argv);
     if (s == NB_OK)
         s = nb_env_collect(&ctx.env, need_gpu, 1);
+    /* --backend auto looked for a GPU and took the CPU: the report says why */
+    if (s == NB_OK && !need_gpu && run.backend == NB_CLI_AUTO && !run.n_variants)
+        snprintf(ctx.env.gpu_none_reason, sizeof ctx.env.gpu_none_reason, "%s",
+                 nb_gpu_require() != NB_OK ? nb_last_error()
+                                           : "no GPU variant of the chosen word sizes");
     if (s == NB_OK && need_gpu)
         s = nb_stream_create(&ctx.stream);
     if (s == NB_OK)
