@@ -354,6 +354,10 @@ static void test_file_size_limit_is_one_line(void **state)
     char probe[1024];
     snprintf(probe, sizeof probe, "ls %s | grep -c '\\.tmp\\.' >/dev/null", dir);
     assert_int_not_equal(system(probe), 0); /* no temporary left */
+    /* Guards: JSON to a redirected standard output said only "cannot write JSON" */
+    snprintf(cmd, sizeof cmd, "ulimit -f 1; exec %s list --format json >%s/list.json", exe, dir);
+    assert_int_equal(run_sh(cmd), 3);
+    expect_error_line("cannot write to stdout: File too large");
 }
 
 /* ------------------------------------------------------------- inputs read once */

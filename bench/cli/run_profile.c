@@ -99,8 +99,7 @@ void nb_cli_profile_setup(nb_cli_profiler *p, const nb_cli_run *run,
     if (!run->profile || run->profile_case || run->list)
         return;
     if (nb_ncu_find(p->ncu, sizeof p->ncu) != NB_OK) {
-        say(p, "Nsight Compute (ncu) not found on PATH or NB_NCU; timing without a profiler "
-               "pass");
+        say(p, "%s; timing without a profiler pass", nb_last_error());
         return;
     }
     int any_cpu = 0, any_gpu = 0, several = 0;

@@ -294,7 +294,11 @@ nb_status nb_write_file_atomic(const char *path, nb_writer_fn fn, void *ctx)
     nb_output_kind kind;
     NB_TRY(nb_output_classify(path, &kind, resolved));
     if (kind == NB_OUTPUT_STDOUT) {
+        errno = 0;
         nb_status s = fn(ctx, stdout);
+        const int failed = ferror(stdout), e = errno;
+        if (s != NB_OK && failed && e) /* the stream's own cause, not the writer's summary */
+            s = nb_set_error(NB_ERR_IO, "cannot write to stdout: %s", strerror(e));
         if (fflush(stdout) != 0 && s == NB_OK)
             s = nb_set_error(NB_ERR_IO, "cannot write to stdout: %s", strerror(errno));
         return s;
