@@ -100,7 +100,8 @@ static void counts_of(const family *fam, size_t k_base, size_t k_new, double cha
         snprintf(name, sizeof name, "run%zu.json", i);
         write_run(name, fam, i < k_base ? 1.0 : change, NULL);
         snprintf(path, sizeof path, "%s/%s", dir, name);
-        assert_int_equal(nb_result_file_load(&files[i], path), NB_OK);
+        if (nb_result_file_load(&files[i], path) != NB_OK)
+            fail_msg("%s", nb_last_error());
     }
     nb_comparison *c = NULL;
     if (nb_compare_runs((const nb_result_file *const *)files, k_base,
@@ -160,15 +161,21 @@ static void test_gpu_aa_three_runs_a_side_false_rate_at_most_5pct(void **state)
 
 /* `same` on the ratio alone needs precise runs: runs 10 % apart (three a
  * side, each meeting its noise target) or one run a side whose met target
- * was a loose 20 % are `same` only when their interval lies within the
- * threshold, which at that spread it never does. */
+ * was a loose 20 % are `same` only when their interval, or the runs' own
+ * spread, lies within the threshold, which at that spread almost never
+ * happens. */
 static void test_same_needs_precise_runs(void **state)
 {
     (void)state;
     size_t counts[NB_VERDICT_COUNT];
     family drifting = {600, 40, 0.002, 0.10, 0, 1, NULL, 0};
-    aa_false(&drifting, 3, NULL, "runs 10 % apart", counts);
-    assert_int_equal(counts[NB_VERDICT_SAME], 0);
+    /* runs ten times noisier than assumed drop the assumption (7 % of these
+     * cases were called changes while it still moderated their spread) */
+    assert_true(aa_false(&drifting, 3, NULL, "runs 10 % apart", counts) * 100 <=
+                drifting.n_cases * 3);
+    /* same only where the six runs happened to agree within 1 % (about one
+     * case in 5000); the ratio alone made some 10 % of them same */
+    assert_true(counts[NB_VERDICT_SAME] * 100 <= drifting.n_cases);
     family loose = {600, 40, 0.20, 0.0, 0, 1, NULL, 0};
     aa_false(&loose, 1, NULL, "a loose noise target", counts);
     assert_int_equal(counts[NB_VERDICT_SAME], 0);

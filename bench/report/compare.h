@@ -50,6 +50,9 @@ typedef enum nb_compare_match {
 #define NB_RUN_NOISE_GPU_PCT 1.0
 #define NB_RUN_NOISE_CPU_PCT 2.0
 #define NB_RUN_NOISE_PRIOR_DF 4.0
+/* Repeated runs whose variance is above the assumed noise's at this p-value
+ * (a one-sided chi-square test) are pooled without the assumed noise. */
+#define NB_RUN_NOISE_CONFLICT_P 0.001
 
 typedef struct nb_compare_opts {
     double threshold_pct; /* practical threshold: changes within +-threshold are "same" (1) */

@@ -124,11 +124,13 @@ static void write_header(const nb_comparison *c, FILE *f, int md)
                "(--run-noise; default GPU %.3g%%, CPU %.3g%%, or the spread of the samples of "
                "a run that missed its noise target when wider), normal quantile;\n"
                "%s K+K runs: the mean of the runs' log medians, their spread pooled with the "
-               "assumed noise (as %g degrees of freedom), Student's t.\n"
+               "assumed noise (as %g degrees of freedom, unless the runs spread significantly "
+               "more), Student's t.\n"
                "cycles = time x SM clock: %s. A change counts when p < %g (with one run a "
                "side, p is the larger of that test's and the within-run one) and the ratio is "
-               "beyond +-%g%%; 'same' needs the interval within that, or both runs at their "
-               "noise target and the ratio within it; a contended case is %s.\n\n",
+               "beyond +-%g%%; 'same' needs the interval within that, or every run at a "
+               "noise target no looser than that (repeated runs spread no more) and the ratio "
+               "within it; a contended case is %s.\n\n",
             100 * c->opts.level, md ? "-" : " ", md ? "-" : " ", NB_RUN_NOISE_GPU_PCT,
             NB_RUN_NOISE_CPU_PCT, md ? "-" : " ", NB_RUN_NOISE_PRIOR_DF, cycle_sources(c),
             c->opts.alpha, c->opts.threshold_pct,
