@@ -112,12 +112,13 @@ nb_status nb_ckks_params_create(nb_ckks_params **out, const nb_ckks_spec *spec);
 nb_status nb_ckks_params_from_preset(nb_ckks_params **out, const char *name);
 void nb_ckks_params_destroy(nb_ckks_params *p);
 
-/* Number of digits at level l: ceil((l+1)/alpha). */
+/* Number of digits at level l: ceil((l+1)/alpha) (0 for a NULL p). */
 size_t nb_ckks_digits(const nb_ckks_params *p, size_t level);
-/* First Q index and prime count of digit `digit` at level l. */
+/* First Q index and prime count of digit `digit` at level l (a NULL p: 0 and
+ * 0; a NULL first or count is not written). */
 void nb_ckks_digit_range(const nb_ckks_params *p, size_t level, size_t digit, size_t *first,
                          size_t *count);
-/* Limbs of a key-switch key: dnum * 2 * (L+1+alpha). */
+/* Limbs of a key-switch key: dnum * 2 * (L+1+alpha) (0 for a NULL p). */
 size_t nb_ckks_key_limbs(const nb_ckks_params *p);
 /* Primes of B_l in layout order (q_0..q_l, p_0..p_(alpha-1)) into out[l+1+alpha].
  * Domain: level <= p->max_level; outside it (or with p or out NULL) nothing

@@ -283,22 +283,24 @@ void nb_ckks_params_destroy(nb_ckks_params *p)
 
 size_t nb_ckks_digits(const nb_ckks_params *p, size_t level)
 {
-    return (level + 1 + p->alpha - 1) / p->alpha;
+    return p && p->alpha ? (level + 1 + p->alpha - 1) / p->alpha : 0;
 }
 
 void nb_ckks_digit_range(const nb_ckks_params *p, size_t level, size_t digit, size_t *first,
                          size_t *count)
 {
-    size_t f = digit * p->alpha, e = f + p->alpha;
+    size_t f = p ? digit * p->alpha : 0, e = p ? f + p->alpha : 0;
     if (e > level + 1)
         e = level + 1;
-    *first = f;
-    *count = e > f ? e - f : 0;
+    if (first)
+        *first = f;
+    if (count)
+        *count = e > f ? e - f : 0;
 }
 
 size_t nb_ckks_key_limbs(const nb_ckks_params *p)
 {
-    return p->dnum * 2 * (p->q_count + p->alpha);
+    return p ? p->dnum * 2 * (p->q_count + p->alpha) : 0;
 }
 
 void nb_ckks_basis_ext(const nb_ckks_params *p, size_t level, uint64_t *out)

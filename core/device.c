@@ -212,14 +212,16 @@ void *nb_buffer_ptr(const nb_buffer *b) { return b ? b->ptr : NULL; }
 size_t nb_buffer_bytes(const nb_buffer *b) { return b ? b->bytes : 0; }
 nb_backend nb_buffer_backend(const nb_buffer *b) { return b ? b->where : NB_BACKEND_CPU; }
 
-static nb_status check_range(const nb_buffer *b, size_t offset, const void *p, size_t bytes)
+/* NB_OK when [offset, offset + bytes) lies in b and p is given; the message
+ * names `what`, the caller. */
+static nb_status check_range(const nb_buffer *b, size_t offset, const void *p, size_t bytes,
+                             const char *what)
 {
     if (!b || !p)
-        return nb_set_error(NB_ERR_INVALID_ARG, "buffer copy: NULL argument");
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: NULL argument", what);
     if (offset > b->bytes || bytes > b->bytes - offset)
-        return nb_set_error(NB_ERR_INVALID_ARG,
-                            "buffer copy: [%zu, +%zu) outside a buffer of %zu bytes", offset,
-                            bytes, b->bytes);
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: [%zu, +%zu) outside a buffer of %zu bytes",
+                            what, offset, bytes, b->bytes);
     return NB_OK;
 }
 
@@ -247,19 +249,20 @@ static nb_status copy_sync(const nb_buffer *b, int to_device, void *dst, const v
 nb_status nb_buffer_upload(nb_buffer *b, size_t offset, const void *host, size_t bytes,
                            void *stream)
 {
-    NB_TRY(check_range(b, offset, host, bytes));
+    NB_TRY(check_range(b, offset, host, bytes, "buffer copy"));
     return copy_sync(b, 1, (char *)b->ptr + offset, host, bytes, stream);
 }
 
 nb_status nb_buffer_download(const nb_buffer *b, size_t offset, void *host, size_t bytes,
                              void *stream)
 {
-    NB_TRY(check_range(b, offset, host, bytes));
+    NB_TRY(check_range(b, offset, host, bytes, "buffer copy"));
     return copy_sync(b, 0, host, (const char *)b->ptr + offset, bytes, stream);
 }
 
 nb_status nb_buffer_guard_set(nb_buffer *b, size_t offset, size_t bytes, void *stream)
 {
+    NB_TRY(check_range(b, offset, "", bytes, "nb_buffer_guard_set"));
     unsigned char *h = malloc(bytes ? bytes : 1);
     if (!h)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "nb_buffer_guard_set: out of host memory");
@@ -272,6 +275,7 @@ nb_status nb_buffer_guard_set(nb_buffer *b, size_t offset, size_t bytes, void *s
 nb_status nb_buffer_guard_check(const nb_buffer *b, size_t offset, size_t bytes, size_t *changed,
                                 void *stream)
 {
+    NB_TRY(check_range(b, offset, "", bytes, "nb_buffer_guard_check"));
     unsigned char *h = malloc(bytes ? bytes : 1);
     if (!h || !changed) {
         free(h);
@@ -309,8 +313,8 @@ nb_status nb_buffer_copy(nb_buffer *dst, size_t dst_off, const nb_buffer *src, s
 {
     if (!dst || !src)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_buffer_copy: NULL buffer");
-    NB_TRY(check_range(dst, dst_off, dst->ptr, bytes));
-    NB_TRY(check_range(src, src_off, src->ptr, bytes));
+    NB_TRY(check_range(dst, dst_off, dst->ptr, bytes, "buffer copy"));
+    NB_TRY(check_range(src, src_off, src->ptr, bytes, "buffer copy"));
     if (dst->where == NB_BACKEND_CPU && src->where == NB_BACKEND_CPU) {
         memmove((char *)dst->ptr + dst_off, (const char *)src->ptr + src_off, bytes);
         return NB_OK;
@@ -329,6 +333,11 @@ nb_status nb_mem_copy(nb_backend where, void *dst, const void *src, size_t bytes
 {
     if (bytes && (!dst || !src))
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_mem_copy: NULL pointer");
+    const uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
+    if (bytes && (d < s ? s - d < bytes : d - s < bytes))
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_mem_copy: the two regions overlap");
+    if (where != NB_BACKEND_CPU && where != NB_BACKEND_GPU)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_mem_copy: unknown backend %d", (int)where);
     if (where == NB_BACKEND_CPU) {
         memcpy(dst, src, bytes);
         return NB_OK;

@@ -67,7 +67,8 @@ nb_status nb_buffer_guard_check(const nb_buffer *b, size_t offset, size_t bytes,
 nb_status nb_buffer_copy(nb_buffer *dst, size_t dst_off, const nb_buffer *src, size_t src_off,
                          size_t bytes, void *stream);
 /* Copies `bytes` between two non-overlapping regions of `where`'s memory
- * (host: at once; GPU: async on stream). */
+ * (host: at once; GPU: async on stream); NB_ERR_INVALID_ARG when they
+ * overlap. */
 nb_status nb_mem_copy(nb_backend where, void *dst, const void *src, size_t bytes, void *stream);
 
 #ifdef __cplusplus

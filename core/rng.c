@@ -2,7 +2,11 @@
  * generators", OOPSLA 2014) and rejection sampling for residues. */
 #include "core/rng.h"
 
-void nb_rng_seed(nb_rng *r, uint64_t seed) { r->state = seed; }
+void nb_rng_seed(nb_rng *r, uint64_t seed)
+{
+    if (r)
+        r->state = seed;
+}
 
 uint64_t nb_rng_next(nb_rng *r) { return nb_rng_mix(r->state += 0x9E3779B97F4A7C15ull); }
 

@@ -16,7 +16,8 @@ extern "C" {
 
 typedef struct nb_rng { uint64_t state; } nb_rng;
 
-/* Starts the stream of `seed`; every seed (0 included) is valid. */
+/* Starts the stream of `seed`; every seed (0 included) is valid (a NULL r is
+ * left alone). */
 void nb_rng_seed(nb_rng *r, uint64_t seed);
 
 /* Next 64-bit output of splitmix64; all 64 bits are uniform. */

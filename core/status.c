@@ -34,11 +34,13 @@ void nb_clear_error(void) { last_error[0] = '\0'; }
  * writing the same buffer. */
 nb_status nb_set_error(nb_status s, const char *fmt, ...)
 {
-    char msg[sizeof last_error];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
+    char msg[sizeof last_error] = "";
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+    }
     memcpy(last_error, msg, sizeof msg);
     return s;
 }

@@ -30,7 +30,8 @@ const char *nb_last_error(void);
 
 /* Records a printf-style message for nb_last_error() and returns `s`, so a
  * failing path reads `return nb_set_error(NB_ERR_INVALID_ARG, "...", ...);`.
- * An argument may be nb_last_error() itself (a message wrapping the last). */
+ * An argument may be nb_last_error() itself (a message wrapping the last);
+ * a NULL fmt records "". */
 nb_status nb_set_error(nb_status s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -29,6 +29,7 @@ static unsigned bit_length(uint64_t x)
 static nb_status check_variant(const nb_ntt_variant *variant, unsigned log_n,
                                const uint64_t *primes, size_t limbs)
 {
+    NB_TRY(nb_ntt_variant_check(variant));
     if (log_n < variant->min_log_n || log_n > variant->max_log_n)
         return nb_set_error(NB_ERR_UNSUPPORTED,
                             "log_n=%u outside the range [%u, %u] of variant '%s'", log_n,

@@ -40,7 +40,7 @@ static const nb_ntt_variant *full_size(const nb_ntt_variant *v)
     return c;
 }
 
-static nb_status add_checked(const nb_ntt_variant *v)
+nb_status nb_ntt_variant_check(const nb_ntt_variant *v)
 {
     if (!v || !v->name || !v->name[0] || !v->description || !v->plan_create ||
         !v->plan_destroy || !v->forward || !v->inverse)
@@ -64,13 +64,19 @@ static nb_status add_checked(const nb_ntt_variant *v)
                             "variant '%s': log_n range [%u, %u] not inside [%u, %u]", v->name,
                             v->min_log_n, v->max_log_n, NB_MIN_LOG_N, NB_MAX_LOG_N);
     if (v->word_bits != 64 && v->word_bits != 32)
-        return nb_set_error(NB_ERR_UNSUPPORTED, "variant '%s': word_bits=%u (64 or 32 supported)",
-                            v->name, v->word_bits);
+        return nb_set_error(NB_ERR_INVALID_ARG, "variant '%s': word_bits=%u (64 or 32)", v->name,
+                            v->word_bits);
     const unsigned max_bits = v->word_bits == 32 ? NB_MAX_PRIME_BITS_32 : NB_MAX_PRIME_BITS;
     if (v->max_prime_bits < NB_MIN_PRIME_BITS || v->max_prime_bits > max_bits)
         return nb_set_error(NB_ERR_INVALID_ARG,
                             "variant '%s': max_prime_bits=%u outside [%u, %u] for %u-bit words",
                             v->name, v->max_prime_bits, NB_MIN_PRIME_BITS, max_bits, v->word_bits);
+    return NB_OK;
+}
+
+static nb_status add_checked(const nb_ntt_variant *v)
+{
+    NB_TRY(nb_ntt_variant_check(v));
     for (size_t i = 0; i < registry_count; i++)
         if (strcmp(registry[i]->name, v->name) == 0)
             return nb_set_error(NB_ERR_INVALID_ARG, "variant '%s' is already registered", v->name);

@@ -138,6 +138,12 @@ typedef struct nb_ntt_variant {
  * name already taken. Not thread-safe: register at start-up. */
 nb_status nb_ntt_variant_register(const nb_ntt_variant *v);
 
+/* The checks of nb_ntt_variant_register but the registry's own (the name
+ * taken, the registry full): NB_OK for a variant whose fields are whole and
+ * consistent, else NB_ERR_INVALID_ARG naming the field. nb_ntt_create runs
+ * it on every variant, registered or not. */
+nb_status nb_ntt_variant_check(const nb_ntt_variant *v);
+
 /* Looks a variant up by name; NULL (and a message) if absent. */
 const nb_ntt_variant *nb_ntt_variant_find(const char *name);
 

@@ -49,6 +49,11 @@ static double positive_or_nan(double v) { return v > 0 && isfinite(v) ? v : NAN;
 void nb_bound_classify(double median_s, double bytes, double butterflies, unsigned word_bits,
                        unsigned kernel_launches, const nb_ceilings *c, nb_bound *out)
 {
+    if (!out)
+        return;
+    const nb_ceilings none = {0}; /* no ceilings: every fraction NAN, the class unknown */
+    if (!c)
+        c = &none;
     const unsigned k = kernel_launches ? kernel_launches : 1;
     const double bfly = word_bits == 32 ? c->butterflies32_per_s : c->butterflies_per_s;
     const double copy = positive_or_nan(c->copy_Bps), ceil = positive_or_nan(bfly);
@@ -82,6 +87,8 @@ void nb_bound_classify(double median_s, double bytes, double butterflies, unsign
 
 void nb_bound_refine(nb_bound *b, double dram_frac, double issue_frac)
 {
+    if (!b)
+        return;
     b->profile_dram = dram_frac;
     b->profile_issue = issue_frac;
     if (!isfinite(dram_frac) || !isfinite(issue_frac) || b->cls == NB_BOUND_UNKNOWN ||
@@ -97,6 +104,8 @@ void nb_bound_refine(nb_bound *b, double dram_frac, double issue_frac)
 
 void nb_ceilings_default(nb_ceilings *c, double copy_Bps, int sm_count, double sm_clock_mhz)
 {
+    if (!c)
+        return;
     memset(c, 0, sizeof *c);
     if (copy_Bps > 0 && isfinite(copy_Bps)) {
         c->copy_Bps = copy_Bps;
@@ -193,6 +202,8 @@ nb_status nb_ceilings_load(nb_ceilings *c, const char *path)
 
 void nb_ceilings_overlay(nb_ceilings *dst, const nb_ceilings *src)
 {
+    if (!dst || !src)
+        return;
     if (src->copy_source == NB_CEILING_CALIBRATION) {
         dst->copy_Bps = src->copy_Bps;
         dst->copy_source = src->copy_source;

@@ -21,7 +21,11 @@ void nb_case_set_wall_time(nb_case *c, double wall_s)
 
 void nb_report_overhead(const nb_report *r, nb_overhead *o)
 {
+    if (!o)
+        return;
     *o = (nb_overhead){0};
+    if (!r)
+        return;
     double run_s = 0.0;
     for (size_t i = 0; i < r->n; i++) {
         const nb_case *c = r->cases[i];

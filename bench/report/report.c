@@ -148,6 +148,10 @@ nb_status nb_case_param_u64_list(nb_case *c, const char *key, const uint64_t *v,
     NB_TRY(param_args(c, key));
     if (n && !v)
         return nb_set_error(NB_ERR_INVALID_ARG, "case parameter '%s': NULL list of %zu", key, n);
+    for (size_t i = 0; i < n; i++)
+        if (v[i] > (uint64_t)INT64_MAX) /* a JSON integer is signed 64-bit */
+            return nb_set_error(NB_ERR_INVALID_ARG, "case parameter '%s': value %zu, %llu, is "
+                                "above 2^63 - 1", key, i, (unsigned long long)v[i]);
     param *p = new_param(c, key);
     if (!p)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case parameter: out of memory");
@@ -234,6 +238,9 @@ nb_status nb_case_set_result(nb_case *c, const nb_bench_result *r)
 {
     if (!c || !r)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_case_set_result: NULL");
+    if (r->n_samples && !r->sample_s)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_case_set_result: %zu samples without "
+                            "their array", r->n_samples);
     nb_bench_result_free(&c->result);
     c->result = *r;
     c->result.sample_s = NULL;
@@ -247,7 +254,8 @@ nb_status nb_case_set_result(nb_case *c, const nb_bench_result *r)
             return nb_set_error(NB_ERR_OUT_OF_MEMORY, "case result: out of memory");
         }
         memcpy(c->result.sample_s, r->sample_s, r->n_samples * sizeof(double));
-        memcpy(c->result.sample_clock_mhz, r->sample_clock_mhz, r->n_samples * sizeof(double));
+        for (size_t i = 0; i < r->n_samples; i++) /* no clocks given: each unknown */
+            c->result.sample_clock_mhz[i] = r->sample_clock_mhz ? r->sample_clock_mhz[i] : NAN;
         c->result.n_samples = r->n_samples;
     }
     c->has_result = 1;

@@ -85,7 +85,8 @@ typedef struct nb_bound {
  * 1) for the launch floor launch_ns + (launches - 1) x boundary_ns. The
  * class is the ceiling with the largest fraction when that fraction is at
  * least NB_BOUND_THRESHOLD, else NB_BOUND_LATENCY; NB_BOUND_UNKNOWN when
- * median_s is not a positive time or no fraction is known. Pure. */
+ * median_s is not a positive time or no fraction is known (a NULL c: no
+ * ceiling known; a NULL out: nothing written). Pure. */
 void nb_bound_classify(double median_s, double bytes, double butterflies, unsigned word_bits,
                        unsigned kernel_launches, const nb_ceilings *c, nb_bound *out);
 
@@ -108,7 +109,7 @@ int nb_stage_floors(unsigned log_n, double fwd_limbs, double inv_limbs, double b
  * between them), the class becomes memory-bound when DRAM is the larger of
  * the two and at least NB_BOUND_PROFILE_THRESHOLD, compute-bound when issue
  * is, else latency-bound. Nothing changes when either figure is unknown or
- * the class is unknown. Pure. */
+ * the class is unknown, and nothing is written to a NULL b. Pure. */
 void nb_bound_refine(nb_bound *b, double dram_frac, double issue_frac);
 
 /* The defaults for a device of sm_count SMs at sm_clock_mhz: copy_Bps as
@@ -116,7 +117,7 @@ void nb_bound_refine(nb_bound *b, double dram_frac, double issue_frac);
  * butterfly ceilings of the H100 calibration (877.1 G/s on 64-bit words,
  * 2648.2 G/s on 32-bit words, 132 SMs at 1980 MHz) scaled by SMs x clock
  * (unknown when either is <= 0), its launch cost (3136 ns, 800 ns per further
- * kernel); sources "default". */
+ * kernel); sources "default". A NULL c is left alone. */
 void nb_ceilings_default(nb_ceilings *c, double copy_Bps, int sm_count, double sm_clock_mhz);
 
 /* Overrides the ceilings a `nttbench calibrate` JSON file (schema
@@ -131,7 +132,8 @@ nb_status nb_ceilings_load(nb_ceilings *c, const char *path);
 
 /* Sets in *dst what src took from a calibration (each ceiling whose source
  * is NB_CEILING_CALIBRATION and, for the butterflies, each word size's
- * positive value; the file and GPU names); the rest of *dst is kept. */
+ * positive value; the file and GPU names); the rest of *dst is kept.
+ * Nothing happens when either is NULL. */
 void nb_ceilings_overlay(nb_ceilings *dst, const nb_ceilings *src);
 
 typedef enum nb_format {
@@ -181,13 +183,15 @@ nb_status nb_case_create(nb_case **out, const char *tier, nb_cache_state cache,
 void nb_case_destroy(nb_case *c);
 nb_status nb_case_param_int(nb_case *c, const char *key, long long value);
 nb_status nb_case_param_str(nb_case *c, const char *key, const char *value);
+/* Values up to 2^63 - 1 (JSON integers); NB_ERR_INVALID_ARG beyond. */
 nb_status nb_case_param_u64_list(nb_case *c, const char *key, const uint64_t *v, size_t n);
 /* A real parameter kept and written with `decimals` (0..9) decimals ("log_q"). */
 nb_status nb_case_param_real(nb_case *c, const char *key, double value, int decimals);
 nb_status nb_case_metric(nb_case *c, const char *key, double value);
 /* Status and a one-line message (copied; NULL = none). */
 void nb_case_set_status(nb_case *c, nb_case_status s, const char *message);
-/* Copies r (samples included). */
+/* Copies r (samples included; a NULL sample_clock_mhz reads as every clock
+ * unknown); NB_ERR_INVALID_ARG for samples counted without their array. */
 nb_status nb_case_set_result(nb_case *c, const nb_bench_result *r);
 void nb_case_set_figures(nb_case *c, const nb_ntt_figures *f);
 /* Copies b; NB_ERR_OUT_OF_MEMORY (case unchanged) when the copy cannot be made. */
@@ -273,6 +277,7 @@ typedef struct nb_overhead {
     double between_s;          /* wall_s - cases_s: environment, case list, reports, cases
                                   not timed */
 } nb_overhead;
+/* Fills *o from r's cases (all zero for a NULL r; nothing for a NULL o). */
 void nb_report_overhead(const nb_report *r, nb_overhead *o);
 
 /* Writes the report to `f` in format `fmt`. */

@@ -168,9 +168,14 @@ static nb_status resolve_limbs(ntt_case *k)
     k->log_q = NAN;
     if (k->log_q_target) {
         double actual;
-        NB_TRY(nb_ntt_limbs_for_log_q(k->log_n, k->bits, k->log_q_target, 4096, &k->limbs,
-                                      &actual));
+        NB_TRY(nb_ntt_limbs_for_log_q(k->log_n, k->bits, k->log_q_target,
+                                      NB_NTT_WORKLOAD_MAX_LIMBS, &k->limbs, &actual));
         k->log_q = actual;
+        return NB_OK;
+    }
+    if (k->limbs == 0 || k->limbs > NB_NTT_WORKLOAD_MAX_LIMBS) { /* the build refuses it too */
+        snprintf(k->no_primes, sizeof k->no_primes, "limbs=%zu outside [1, %d]", k->limbs,
+                 NB_NTT_WORKLOAD_MAX_LIMBS);
         return NB_OK;
     }
     uint64_t *q = malloc(k->limbs * sizeof *q);
@@ -257,12 +262,13 @@ static int go_on(const nb_tier_run *r, nb_status s)
  * the list at that log N and prime size: the same case, which runs once. */
 static int same_limbs_as_earlier(const nb_sweep *sw, unsigned log_n, unsigned bits, size_t b)
 {
+    const size_t most = NB_NTT_WORKLOAD_MAX_LIMBS;
     size_t lb, la;
     double q;
-    if (nb_ntt_limbs_for_log_q(log_n, bits, sw->log_q[b], 4096, &lb, &q) != NB_OK)
+    if (nb_ntt_limbs_for_log_q(log_n, bits, sw->log_q[b], most, &lb, &q) != NB_OK)
         return 0;
     for (size_t a = 0; a < b; a++)
-        if (nb_ntt_limbs_for_log_q(log_n, bits, sw->log_q[a], 4096, &la, &q) == NB_OK && la == lb)
+        if (nb_ntt_limbs_for_log_q(log_n, bits, sw->log_q[a], most, &la, &q) == NB_OK && la == lb)
             return 1;
     return 0;
 }

@@ -10,6 +10,9 @@
 extern "C" {
 #endif
 
+/* The most limbs an NTT workload (and so an NTT tier case) takes. */
+#define NB_NTT_WORKLOAD_MAX_LIMBS 4096
+
 /* An NTT workload: `limbs` primes of `prime_bits` bits (the largest NTT-
  * friendly ones, from nb_primes_generate), forward (inverse = 0) or inverse,
  * in place on each buffer set, in words of the variant's word_bits (W = 8
@@ -39,7 +42,7 @@ void nb_ntt_figures_compute(unsigned log_n, size_t limbs, unsigned word_bits, do
                             double copy_Bps, double peak_Bps, nb_ntt_figures *f);
 
 /* log2 of the product of q[0..n), summed in double (exact to far better than
- * the one decimal reports print). */
+ * the one decimal reports print); 0 for a NULL q. */
 double nb_log_q(const uint64_t *q, size_t n);
 
 /* The limb count for a modulus of about `log_q` bits made of the primes of
@@ -54,7 +57,8 @@ nb_status nb_ntt_limbs_for_log_q(unsigned log_n, unsigned prime_bits, unsigned l
 
 /* A variant's words to and from 64-bit values: n words of word_bits (64 or
  * 32) from / into uint64_t values (narrowing keeps the low 32 bits: residues
- * of primes below 2^32). dst and src may be the same buffer. */
+ * of primes below 2^32). dst and src may be the same buffer. Any other
+ * word_bits, or a NULL buffer, writes nothing. */
 void nb_words_from_u64(void *dst, const uint64_t *src, size_t n, unsigned word_bits);
 void nb_words_to_u64(uint64_t *dst, const void *src, size_t n, unsigned word_bits);
 

@@ -99,19 +99,23 @@ static nb_status guard(ntt_ctx *c, int check, void *stream)
 
 void nb_words_from_u64(void *dst, const uint64_t *src, size_t n, unsigned word_bits)
 {
+    if (!dst || !src)
+        return;
     if (word_bits == 32)
         for (size_t i = 0; i < n; i++)
             ((uint32_t *)dst)[i] = (uint32_t)src[i];
-    else if (dst != src)
+    else if (word_bits == 64 && dst != src)
         memmove(dst, src, n * sizeof *src);
 }
 
 void nb_words_to_u64(uint64_t *dst, const void *src, size_t n, unsigned word_bits)
 {
+    if (!dst || !src)
+        return;
     if (word_bits == 32)
         for (size_t i = n; i-- > 0;) /* backwards: dst may start where src does */
             dst[i] = ((const uint32_t *)src)[i];
-    else if ((const void *)dst != src)
+    else if (word_bits == 64 && (const void *)dst != src)
         memmove(dst, src, n * sizeof *dst);
 }
 
@@ -352,8 +356,9 @@ nb_status nb_ntt_workload_create(nb_workload **out, const nb_ntt_variant *varian
     if (!out || !variant)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_ntt_workload_create: NULL argument");
     *out = NULL;
-    if (limbs == 0 || limbs > 4096)
-        return nb_set_error(NB_ERR_INVALID_ARG, "limbs=%zu outside [1, 4096]", limbs);
+    if (limbs == 0 || limbs > NB_NTT_WORKLOAD_MAX_LIMBS)
+        return nb_set_error(NB_ERR_INVALID_ARG, "limbs=%zu outside [1, %d]", limbs,
+                            NB_NTT_WORKLOAD_MAX_LIMBS);
     if (variant->backend == NB_BACKEND_GPU)
         NB_TRY(nb_gpu_require());
     const nb_ntt_variant *harvey = nb_ntt_variant_find("cpu-harvey");
@@ -400,7 +405,7 @@ nb_status nb_ntt_workload_create(nb_workload **out, const nb_ntt_variant *varian
 double nb_log_q(const uint64_t *q, size_t n)
 {
     double sum = 0.0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; q && i < n; i++)
         sum += log2((double)q[i]);
     return sum;
 }

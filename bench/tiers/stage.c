@@ -77,7 +77,7 @@ nb_status nb_stage_micro_measure(nb_stage_micro *m, const nb_ckks_params *params
 
 const char *nb_stage_rounding_suffix(const nb_stage_config *cfg)
 {
-    if (cfg->stage != NB_CKKS_STAGE_RESCALE)
+    if (!cfg || cfg->stage != NB_CKKS_STAGE_RESCALE)
         return "";
     return cfg->rounding == NB_CKKS_RESCALE_ROUND ? " round" : " floor";
 }
@@ -86,6 +86,12 @@ void nb_stage_case_label(char *buf, size_t n, const nb_ckks_params *params,
                          const nb_stage_config *cfg)
 {
     char gpus[32] = "";
+    if (!buf || !n)
+        return;
+    if (!params || !cfg) {
+        buf[0] = '\0';
+        return;
+    }
     if (cfg->gpus > 1)
         snprintf(gpus, sizeof gpus, " gpus=%zu", cfg->gpus);
     snprintf(buf, n, "%s%s %s l=%zu%s", nb_stage_name(cfg->stage), nb_stage_rounding_suffix(cfg),

@@ -42,11 +42,12 @@ typedef struct nb_stage_config {
 } nb_stage_config;
 
 /* " floor" or " round" for a rescale (its rounding mode, for labels), ""
- * for every other stage. */
+ * for every other stage and a NULL cfg. */
 const char *nb_stage_rounding_suffix(const nb_stage_config *cfg);
 
 /* The label of a stage case's report row: "<stage>[ floor|round] <set> l=<level>"
- * (cfg->level SIZE_MAX: the set's top level), then " gpus=<G>" for G > 1. */
+ * (cfg->level SIZE_MAX: the set's top level), then " gpus=<G>" for G > 1;
+ * "" when params or cfg is NULL, nothing written when buf is NULL or n 0. */
 void nb_stage_case_label(char *buf, size_t n, const nb_ckks_params *params,
                          const nb_stage_config *cfg);
 

@@ -15,6 +15,10 @@
 void nb_parse_proc_stat(const char *text, long long *total_ticks, long long *steal_ticks,
                         long long *procs_running)
 {
+    long long unused[3];
+    total_ticks = total_ticks ? total_ticks : &unused[0];
+    steal_ticks = steal_ticks ? steal_ticks : &unused[1];
+    procs_running = procs_running ? procs_running : &unused[2];
     *total_ticks = *steal_ticks = *procs_running = -1;
     for (const char *line = text; line && *line;) {
         const char *end = strchr(line, '\n');
@@ -103,10 +107,14 @@ static void add_reason(nb_contention *c, const char *what)
 void nb_contention_judge(const nb_host_load *before, const nb_host_load *after, int threads,
                          int cpus, nb_contention *out)
 {
+    if (!out)
+        return;
     memset(out, 0, sizeof *out);
     out->steal_frac = out->run_queue = -1;
     out->threads = threads;
     out->cpus = cpus;
+    if (!before || !after) /* nothing measured, so not contended */
+        return;
     const double dt = after->t_s - before->t_s;
     char what[96];
     if (before->ivcsw >= 0 && after->ivcsw >= before->ivcsw && dt > 0) {

@@ -40,7 +40,8 @@ typedef struct nb_contention {
 
 /* Parses the text of /proc/stat: the sum of the aggregate "cpu" line's
  * fields and its steal field (8th), and procs_running. Each output is -1 when
- * its line is absent or malformed. Never fails; text may be NULL. */
+ * its line is absent or malformed. Never fails; text may be NULL, and so may
+ * any output (not written). */
 void nb_parse_proc_stat(const char *text, long long *total_ticks, long long *steal_ticks,
                         long long *procs_running);
 
@@ -53,7 +54,8 @@ void nb_host_load_read(nb_host_load *l);
  * than NB_CONTENTION_IVCSW_PER_S times per second; or steal time was more than
  * NB_CONTENTION_STEAL_FRAC of the CPU time; or the run queue, less the reading
  * thread and plus the case's threads, exceeded the CPUs by at least
- * NB_CONTENTION_RUNQ_EXCESS on average over the two readings. */
+ * NB_CONTENTION_RUNQ_EXCESS on average over the two readings. A NULL before
+ * or after: nothing measured, not contended; a NULL out is left alone. */
 void nb_contention_judge(const nb_host_load *before, const nb_host_load *after, int threads,
                          int cpus, nb_contention *out);
 

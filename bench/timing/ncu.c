@@ -58,11 +58,15 @@ static int executable(const char *path)
 
 nb_status nb_ncu_find(char *path, size_t n)
 {
+    if (!path || !n)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ncu_find: NULL argument");
     const char *env = getenv("NB_NCU");
     if (env && env[0]) {
         if (!executable(env))
             return nb_set_error(NB_ERR_NOT_FOUND, "NB_NCU=%s is not an executable file", env);
-        snprintf(path, n, "%s", env);
+        if ((size_t)snprintf(path, n, "%s", env) >= n)
+            return nb_set_error(NB_ERR_INVALID_ARG, "nb_ncu_find: NB_NCU is longer than the "
+                                "%zu bytes given", n);
         return NB_OK;
     }
     const char *p = getenv("PATH");
@@ -73,10 +77,9 @@ nb_status nb_ncu_find(char *path, size_t n)
             return NB_OK;
         p = end ? end + 1 : NULL;
     }
-    if (executable("/usr/local/cuda/bin/ncu")) {
-        snprintf(path, n, "/usr/local/cuda/bin/ncu");
+    if (executable("/usr/local/cuda/bin/ncu") &&
+        (size_t)snprintf(path, n, "/usr/local/cuda/bin/ncu") < n)
         return NB_OK;
-    }
     return nb_set_error(NB_ERR_NOT_FOUND, "Nsight Compute (ncu) not found (NB_NCU unset, no ncu on PATH "
                         "or in /usr/local/cuda/bin)");
 }
@@ -196,6 +199,8 @@ static int failure_line(const char *text, char *buf, size_t n)
 
 nb_status nb_ncu_version(const char *ncu, double timeout_s, char *version, size_t n)
 {
+    if (!ncu || !version || !n)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_ncu_version: NULL argument");
     char *argv[] = {(char *)ncu, "--version", NULL};
     char *text = NULL;
     int status = 0;
@@ -245,7 +250,7 @@ nb_status nb_ncu_run(char *const argv[], double timeout_s, const volatile sig_at
 static double weighted(const nb_profile *p, size_t off)
 {
     double sum = 0, w = 0;
-    for (size_t i = 0; i < p->n_kernels; i++) {
+    for (size_t i = 0; p && i < p->n_kernels; i++) {
         const double v = *(const double *)((const char *)&p->k[i] + off);
         const double t = p->k[i].time_ns;
         if (isfinite(v) && t > 0) {
@@ -260,7 +265,7 @@ double nb_profile_time_ns(const nb_profile *p)
 {
     double t = 0;
     int any = 0;
-    for (size_t i = 0; i < p->n_kernels; i++)
+    for (size_t i = 0; p && i < p->n_kernels; i++)
         if (isfinite(p->k[i].time_ns)) {
             t += p->k[i].time_ns;
             any = 1;

@@ -70,7 +70,7 @@ nb_status nb_bench_opts_check(const nb_bench_opts *o)
                             o->queue_ahead);
     if (!(o->rotate_factor >= 1.0 && o->rotate_factor <= 1e6)) /* sets are a size_t count */
         return nb_set_error(NB_ERR_INVALID_ARG, "rotation factor must be in [1, 1e6]");
-    if (o->l2_persist >= 0.0 && o->l2_persist > 1.0)
+    if (isnan(o->l2_persist) || (o->l2_persist >= 0.0 && o->l2_persist > 1.0))
         return nb_set_error(NB_ERR_INVALID_ARG, "--l2-persist must be a fraction in [0, 1]");
     if (o->l2_persist >= 0.0 && o->cache != NB_CACHE_WARM)
         return nb_set_error(NB_ERR_INVALID_ARG,

@@ -234,6 +234,8 @@ static size_t llc_sysfs(void)
 
 nb_status nb_host_llc_env(size_t *bytes)
 {
+    if (!bytes)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_host_llc_env: NULL argument");
     const char *e = getenv("NB_HOST_LLC_BYTES");
     *bytes = 0;
     if (!e || !*e)
@@ -300,6 +302,8 @@ nb_status nb_cache_bytes(nb_backend backend, size_t *bytes)
 {
     if (!bytes)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_cache_bytes: NULL argument");
+    if (backend != NB_BACKEND_CPU && backend != NB_BACKEND_GPU)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_cache_bytes: unknown backend %d", (int)backend);
     if (backend == NB_BACKEND_CPU) {
         NB_TRY(nb_host_llc_env(bytes));
         *bytes = nb_host_llc_bytes(NULL);

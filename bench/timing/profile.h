@@ -56,16 +56,19 @@ typedef struct nb_profile {
 extern const char nb_ncu_metrics[];
 
 /* The ncu to run: $NB_NCU when set and not empty (only it), else the first
- * `ncu` on PATH, else /usr/local/cuda/bin/ncu; an executable regular file.
- * NB_ERR_NOT_FOUND when there is none. */
+ * `ncu` on PATH, else /usr/local/cuda/bin/ncu; an executable regular file
+ * whose path fits in path[n]. NB_ERR_NOT_FOUND when there is none,
+ * NB_ERR_INVALID_ARG when $NB_NCU does not fit or path is NULL. */
 nb_status nb_ncu_find(char *path, size_t n);
 
 /* ncu's version ("2025.3.1.0") from `ncu --version` into version[n];
- * NB_ERR_IO when it does not run or says no version within timeout_s. */
+ * NB_ERR_IO when it does not run or says no version within timeout_s,
+ * NB_ERR_INVALID_ARG for a NULL argument. */
 nb_status nb_ncu_version(const char *ncu, double timeout_s, char *version, size_t n);
 
 /* Summary over the kernels: time in ns, DRAM throughput and issue-slot use
- * as fractions of peak, time-weighted (NAN when no kernel has the metric). */
+ * as fractions of peak, time-weighted (NAN when no kernel has the metric, or
+ * p is NULL). */
 double nb_profile_time_ns(const nb_profile *p);
 double nb_profile_dram_frac(const nb_profile *p);
 double nb_profile_issue_frac(const nb_profile *p);

@@ -45,6 +45,10 @@ nb_status nb_trace_copy(nb_trace *dst, const nb_trace *src)
 {
     if (!dst || !src)
         return nb_set_error(NB_ERR_INVALID_ARG, "nb_trace_copy: NULL argument");
+    if ((src->n_acts && !src->acts) || (src->n_marks && !src->marks) ||
+        (src->n_devices && (!src->devices || !src->device_launch)) ||
+        (src->n_steps && src->n_devices && !src->device_steps))
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_trace_copy: a count without its array");
     *dst = *src;
     const size_t nd = src->n_devices;
     dst->acts = dup_array(src->acts, src->n_acts, sizeof *src->acts);
