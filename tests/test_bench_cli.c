@@ -462,7 +462,7 @@ static void test_transform_and_check_round_trip(void **state)
     size_t n;
     char path[256];
     snprintf(path, sizeof path, "%s/ref.bin", dir);
-    assert_int_equal(nb_cli_read_coeffs(path, "raw", &got, &n), NB_OK);
+    assert_int_equal(nb_cli_read_coeffs(path, "raw", N * L, "", &got, &n), NB_OK);
     assert_int_equal(n, N * L);
     assert_memory_equal(got, ref, sizeof ref); /* raw little-endian, limb-major */
     free(got);

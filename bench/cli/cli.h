@@ -341,8 +341,13 @@ int nb_cli_fail_no_gpu(const nb_ntt_variant *const *vars, size_t nv);
 
 /* Coefficient files (raw little-endian uint64, limb-major, or text: one
  * decimal number per line, limb after limb). Format "raw", "text" or "auto"
- * (by extension: .txt / .text = text, else raw). */
-nb_status nb_cli_read_coeffs(const char *path, const char *format, uint64_t **out, size_t *n);
+ * (by extension: .txt / .text = text, else raw). A read takes at most `max`
+ * values (`why` follows the count in the message of a file with more). */
+nb_status nb_cli_read_coeffs(const char *path, const char *format, size_t max, const char *why,
+                             uint64_t **out, size_t *n);
+/* The most values `check` reads from a file: N * L of the largest transform
+ * (2^NB_MAX_LOG_N coefficients of 256 limbs). */
+#define NB_CLI_COEFF_MAX ((size_t)256 << NB_MAX_LOG_N)
 nb_status nb_cli_write_coeffs(const char *path, const char *format, const uint64_t *v,
                               size_t n);
 

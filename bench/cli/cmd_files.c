@@ -30,7 +30,8 @@ static nb_status check_format(const char *format)
     return nb_set_error(NB_ERR_INVALID_ARG, "file format '%s': raw, text or auto", format);
 }
 
-nb_status nb_cli_read_coeffs(const char *path, const char *format, uint64_t **out, size_t *n)
+nb_status nb_cli_read_coeffs(const char *path, const char *format, size_t max, const char *why,
+                             uint64_t **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
@@ -39,8 +40,8 @@ nb_status nb_cli_read_coeffs(const char *path, const char *format, uint64_t **ou
     FILE *f = std_in ? stdin : fopen(path, "rb");
     if (!f)
         return nb_set_error(NB_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-    nb_status s = is_text(path, format) ? nb_coeff_read_text(f, path, out, n)
-                                        : nb_coeff_read_raw(f, path, out, n);
+    nb_status s = is_text(path, format) ? nb_coeff_read_text(f, path, max, why, out, n)
+                                        : nb_coeff_read_raw(f, path, max, why, out, n);
     if (!std_in)
         fclose(f);
     return s;
@@ -96,6 +97,17 @@ nb_status nb_cli_write_coeffs(const char *path, const char *format, const uint64
     NB_TRY(check_format(format));
     coeff_writer w = {path, v, n, is_text(path, format)};
     return nb_write_file_atomic(path, write_coeffs_cb, &w);
+}
+
+/* 1 when paths a and b name one file, by device and inode ('-': standard
+ * input for a, and for b standard output when b_out, else standard input);
+ * *st is then its status. */
+static int same_stream(const char *a, const char *b, int b_out, struct stat *st)
+{
+    struct stat sb;
+    const int ga = strcmp(a, "-") ? stat(a, st) : fstat(STDIN_FILENO, st);
+    const int gb = strcmp(b, "-") ? stat(b, &sb) : fstat(b_out ? STDOUT_FILENO : STDIN_FILENO, &sb);
+    return ga == 0 && gb == 0 && st->st_dev == sb.st_dev && st->st_ino == sb.st_ino;
 }
 
 /* ------------------------------------------------------------- transform */
@@ -176,6 +188,11 @@ static nb_status parse_transform(int argc, char **argv, transform_args *a)
         return nb_set_error(NB_ERR_INVALID_ARG, "--out %s is a terminal: raw output is binary "
                             "(give --out-format text, or redirect standard output to a file)",
                             a->out);
+    struct stat st;
+    if (same_stream(a->in, a->out, 1, &st) && !S_ISCHR(st.st_mode))
+        return nb_set_error(NB_ERR_INVALID_ARG, "--out '%s' is the input '%s': writing it would "
+                            "replace the input (or wait on itself); choose another --out",
+                            a->out, a->in);
     return NB_OK;
 }
 
@@ -204,7 +221,9 @@ static nb_status transform_moduli(transform_args *a)
 static nb_status transform_input(const transform_args *a, uint64_t **data, size_t *cnt)
 {
     const size_t N = (size_t)1 << a->log_n;
-    nb_status s = nb_cli_read_coeffs(a->in, a->inf, data, cnt);
+    char why[96];
+    snprintf(why, sizeof why, "; N * L = %zu * %zu = %zu expected", N, a->limbs, N * a->limbs);
+    nb_status s = nb_cli_read_coeffs(a->in, a->inf, N * a->limbs, why, data, cnt);
     if (s != NB_OK)
         return s == NB_ERR_IO ? NB_ERR_INVALID_ARG : s;
     if (*cnt != N * a->limbs)
@@ -400,11 +419,19 @@ int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output)
     if (fmt != NB_FORMAT_TABLE && fmt != NB_FORMAT_JSON)
         return nb_cli_fail(NB_ERR_INVALID_ARG, "check writes text or JSON (--format json), not "
                                                "csv or md");
+    struct stat st;
+    if (same_stream(exp_p, act_p, 0, &st) && !S_ISREG(st.st_mode)) { /* a pipe reads once */
+        char msg[600];
+        snprintf(msg, sizeof msg, "--expected '%.250s' and --actual '%.250s' are one stream: "
+                 "it can be read only once (give two files)", exp_p, act_p);
+        return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
+    }
     uint64_t *e = NULL, *a = NULL;
     size_t ne = 0, na = 0;
-    nb_status s = nb_cli_read_coeffs(exp_p, ef, &e, &ne);
+    static const char why[] = " (check reads at most 2^17 x 256, the most transform writes)";
+    nb_status s = nb_cli_read_coeffs(exp_p, ef, NB_CLI_COEFF_MAX, why, &e, &ne);
     if (s == NB_OK)
-        s = nb_cli_read_coeffs(act_p, af, &a, &na);
+        s = nb_cli_read_coeffs(act_p, af, NB_CLI_COEFF_MAX, why, &a, &na);
     if (s != NB_OK) {
         free(e);
         free(a);
@@ -439,6 +466,10 @@ int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output)
         free(text);
         if (ws != NB_OK)
             return nb_cli_fail(ws, nb_last_error());
+    } else if (fflush(stdout) != 0 || ferror(stdout)) { /* the verdict must not be lost */
+        char msg[200];
+        snprintf(msg, sizeof msg, "cannot write to stdout: %s", strerror(errno ? errno : EIO));
+        return nb_cli_fail(NB_ERR_IO, msg);
     }
     if (rc)
         fprintf(stderr, "nttbench: error: the files differ (%zu mismatches%s)\n", bad,

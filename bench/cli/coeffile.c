@@ -1,6 +1,7 @@
-/* Readers of coefficient files (format in coeffile.h). The text reader takes
- * whole lines with getline(), so a line's length is unbounded, its number is
- * exact and a NUL byte inside it is seen (and rejected). */
+/* Readers of coefficient files (format in coeffile.h). The text reader reads
+ * a line byte by byte, so a NUL byte is rejected where it stands and a line
+ * past its bound fails before it is held; both stop at the value past their
+ * maximum. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +35,6 @@ static nb_status parse_line(const char *s, size_t len, const char *name, size_t 
                             int *has, uint64_t *x)
 {
     *has = 0;
-    if (memchr(s, '\0', len))
-        return nb_set_error(NB_ERR_IO, "%s:%zu: NUL byte in a text file", name, lineno);
     if (len && s[len - 1] == '\r')
         len--;
     size_t a = 0, b = len;
@@ -62,26 +61,64 @@ static nb_status parse_line(const char *s, size_t len, const char *name, size_t 
     return NB_OK;
 }
 
-nb_status nb_coeff_read_text(FILE *f, const char *name, uint64_t **out, size_t *n)
+/* The too-many failure of a reader that found a value past max. */
+static nb_status too_many(const char *name, size_t max, const char *why)
+{
+    return nb_set_error(NB_ERR_IO, "'%s' holds more than %zu values%s", name, max, why);
+}
+
+/* Reads one line into *line (capacity *cap; the newline not kept) and its
+ * length into *len: 1, or 0 at the end of the stream with nothing read. A
+ * NUL byte or a line past NB_COEFF_MAX_LINE bytes fails at once, so that an
+ * endless line is never held. */
+static int read_line(FILE *f, const char *name, size_t lineno, char **line, size_t *cap,
+                     size_t *len, nb_status *s)
+{
+    int c, any = 0;
+    *len = 0;
+    while ((c = getc(f)) != EOF) {
+        any = 1;
+        if (c == '\n')
+            break;
+        if (c == '\0' || *len >= NB_COEFF_MAX_LINE) {
+            *s = c == '\0' ? nb_set_error(NB_ERR_IO, "%s:%zu: NUL byte in a text file", name,
+                                          lineno)
+                           : nb_set_error(NB_ERR_IO, "%s:%zu: line longer than %zu bytes",
+                                          name, lineno, NB_COEFF_MAX_LINE);
+            return 0;
+        }
+        if (*len + 1 >= *cap) {
+            size_t nc = *cap ? 2 * *cap : 256;
+            char *nl = realloc(*line, nc);
+            if (!nl) {
+                *s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of memory");
+                return 0;
+            }
+            *line = nl;
+            *cap = nc;
+        }
+        (*line)[(*len)++] = (char)c;
+    }
+    return any;
+}
+
+nb_status nb_coeff_read_text(FILE *f, const char *name, size_t max, const char *why,
+                             uint64_t **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
     uint64_t *v = NULL;
-    size_t cap = 0, cnt = 0, lineno = 0, bufcap = 0;
+    size_t cap = 0, cnt = 0, lineno = 0, bufcap = 0, len = 0;
     char *line = NULL;
     nb_status s = NB_OK;
-    ssize_t got;
     errno = 0;
-    while (s == NB_OK && (got = getline(&line, &bufcap, f)) >= 0) {
+    while (s == NB_OK && read_line(f, name, lineno + 1, &line, &bufcap, &len, &s)) {
         lineno++;
-        size_t len = (size_t)got;
-        if (len && line[len - 1] == '\n')
-            len--;
         int has;
         uint64_t x;
-        s = parse_line(line, len, name, lineno, &has, &x);
+        s = parse_line(line ? line : "", len, name, lineno, &has, &x);
         if (s == NB_OK && has)
-            s = push(&v, &cap, &cnt, x);
+            s = cnt < max ? push(&v, &cap, &cnt, x) : too_many(name, max, why);
     }
     if (s == NB_OK && ferror(f))
         s = nb_set_error(NB_ERR_IO, "cannot read '%s': %s", name,
@@ -96,7 +133,8 @@ nb_status nb_coeff_read_text(FILE *f, const char *name, uint64_t **out, size_t *
     return NB_OK;
 }
 
-nb_status nb_coeff_read_raw(FILE *f, const char *name, uint64_t **out, size_t *n)
+nb_status nb_coeff_read_raw(FILE *f, const char *name, size_t max, const char *why,
+                            uint64_t **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
@@ -109,7 +147,7 @@ nb_status nb_coeff_read_raw(FILE *f, const char *name, uint64_t **out, size_t *n
         uint64_t x = 0;
         for (int k = 7; k >= 0; k--)
             x = x << 8 | b[k];
-        s = push(&v, &cap, &cnt, x);
+        s = cnt < max ? push(&v, &cap, &cnt, x) : too_many(name, max, why);
     }
     if (s == NB_OK && ferror(f))
         s = nb_set_error(NB_ERR_IO, "cannot read '%s': %s", name,

@@ -282,6 +282,39 @@ static int parse_globals(int argc, char **argv, char **rest, int *nrest, const c
     return -1;
 }
 
+/* The exit code when `path`, the value of option `flag`, names a plug-in the
+ * command loads: writing it would replace the plug-in; -1 otherwise. */
+static int output_is_plugin(const char *flag, const char *path, int nplug, const char **plugins)
+{
+    struct stat out, in;
+    for (int i = 0; i < nplug && stat(path, &out) == 0; i++)
+        if (stat(plugins[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+            char msg[700];
+            snprintf(msg, sizeof msg, "%s '%.250s' is the plug-in '%.250s': writing it would "
+                     "replace the plug-in; choose another %s", flag, path, plugins[i], flag);
+            return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
+        }
+    return -1;
+}
+
+/* `transform --out FILE` (or --out=FILE) naming a loaded plug-in: as
+ * output_is_plugin; -1 for other commands and files. */
+static int transform_out_is_plugin(int nrest, char **rest, int nplug, const char **plugins)
+{
+    if (nrest < 1 || strcmp(rest[0], "transform") != 0)
+        return -1;
+    for (int i = 1; i < nrest; i++) {
+        const char *a = rest[i];
+        const char *v = !strcmp(a, "--out") && i + 1 < nrest ? rest[i + 1]
+                        : !strncmp(a, "--out=", 6)           ? a + 6
+                                                             : NULL;
+        const int rc = v ? output_is_plugin("--out", v, nplug, plugins) : -1;
+        if (rc >= 0)
+            return rc;
+    }
+    return -1;
+}
+
 /* The exit code when --output names a regular file that the command also
  * reads (an operand or an option's value, --name=value included, '-' being
  * whatever standard input is) or a plug-in it loads: writing it would
@@ -292,13 +325,9 @@ static int output_is_input(const char *output, int nrest, char **rest, int nplug
     struct stat out, in;
     if (stat(output, &out) != 0 || !S_ISREG(out.st_mode))
         return -1;
-    for (int i = 0; i < nplug; i++)
-        if (stat(plugins[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
-            char msg[700];
-            snprintf(msg, sizeof msg, "--output '%.250s' is the plug-in '%.250s': writing it "
-                     "would replace the plug-in; choose another --output", output, plugins[i]);
-            return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
-        }
+    int rc = output_is_plugin("--output", output, nplug, plugins);
+    if (rc >= 0)
+        return rc;
     for (int i = 1; i < nrest; i++) {
         const char *a = rest[i], *eq = strchr(a, '=');
         const char *path = a[0] == '-' && a[1] == '-' && eq ? eq + 1 : a;
@@ -410,6 +439,8 @@ static int run_main(int argc, char **argv, char **rest, const char **plugins)
     if (nb_host_llc_env(&llc) != NB_OK || nb_ckks_check_env() != NB_OK ||
         omp_threads_check() != NB_OK)
         return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());
+    if ((rc = transform_out_is_plugin(nrest, rest, nplug, plugins)) >= 0)
+        return rc;
     nb_output_claim *claim = NULL;
     if (output) {
         char resolved[PATH_MAX];

@@ -20,7 +20,8 @@ static nb_status read_mem(const void *data, size_t size, int text, uint64_t **v,
         abort();
     if (!size)
         fgetc(f); /* an empty stream: consume the placeholder byte */
-    nb_status s = text ? nb_coeff_read_text(f, "fuzz", v, n) : nb_coeff_read_raw(f, "fuzz", v, n);
+    nb_status s = text ? nb_coeff_read_text(f, "fuzz", SIZE_MAX, "", v, n)
+                       : nb_coeff_read_raw(f, "fuzz", SIZE_MAX, "", v, n);
     fclose(f);
     return s;
 }
