@@ -29,8 +29,9 @@ static nb_status create_over(nb_ntt **out, const nb_ntt *ntt, const size_t *idx,
 
 /* Whether ntt's variant writes only its data: forward and inverse on limb 0
  * of a buffer followed by a guard of 8 bytes a word, which must come back
- * unchanged. A variant that writes wider words than its word_bits (a
- * plug-in's mistake) would otherwise write past the pipeline's buffers;
+ * unchanged. A variant that writes wider words than its word_bits, or more
+ * limbs than it is given (a plug-in's mistake), would otherwise write past
+ * the pipeline's buffers;
  * NB_ERR_VERIFY names it. Costs two one-limb calls per pipeline. */
 static nb_status check_extent(nb_ntt *ntt, const nb_ntt_variant *v, void *stream)
 {
@@ -55,9 +56,9 @@ static nb_status check_extent(nb_ntt *ntt, const nb_ntt_variant *v, void *stream
         if (s == NB_OK && at < guard)
             s = nb_set_error(NB_ERR_VERIFY,
                              "%s: its %s wrote past the end of its data (byte %zu after one "
-                             "limb of %u-bit words): does it write wider words than its "
-                             "word_bits?",
-                             v->name, inv ? "inverse" : "forward", at, v->word_bits);
+                             "limb of %u-bit words): %s",
+                             v->name, inv ? "inverse" : "forward", at, v->word_bits,
+                             nb_buffer_guard_hint(v->word_bits));
     }
     nb_buffer_destroy(b);
     free(h);

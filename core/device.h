@@ -63,6 +63,14 @@ nb_status nb_buffer_fill(nb_buffer *b, int byte, void *stream);
 nb_status nb_buffer_guard_set(nb_buffer *b, size_t offset, size_t bytes, void *stream);
 nb_status nb_buffer_guard_check(const nb_buffer *b, size_t offset, size_t bytes, size_t *changed,
                                 void *stream);
+/* The likely cause of a variant's write past a guard, as a question for a
+ * message: wider words than it declares (word_bits 32), else more limbs
+ * than the count it was given. */
+static inline const char *nb_buffer_guard_hint(unsigned word_bits)
+{
+    return word_bits == 32 ? "does it write wider words than its word_bits, 32?"
+                           : "does it transform more limbs than the count it is given?";
+}
 /* Device-to-device (or host-to-host) copy between buffers; async on stream. */
 nb_status nb_buffer_copy(nb_buffer *dst, size_t dst_off, const nb_buffer *src, size_t src_off,
                          size_t bytes, void *stream);

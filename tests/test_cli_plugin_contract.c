@@ -45,10 +45,38 @@ static void test_wide_words_fail_their_check(void **state)
                                             "--preset", "test-tiny-w32", "--variant",
                                             "broken-wide-words", NULL}),
                      1);
-    e = slurp("err.txt");
-    if (!strstr(e, "broken-wide-words: its forward wrote past the end of its data"))
-        fail_msg("verify --stage stderr: %s", e);
+    e = slurp("out.txt");
+    if (!strstr(e, "broken-wide-words: its forward wrote past the end of its data") ||
+        !strstr(e, "wider words than its word_bits, 32?"))
+        fail_msg("verify --stage output: %s", e);
     free(e);
+}
+
+/* Guards: one variant's failure ended verify --stage with exit 2 and no
+ * table, the other variants' passes discarded; a 64-bit variant writing
+ * past its limbs was asked whether it writes wider words. */
+static void test_stage_checks_keep_every_variant_row(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){"-q", plug, "--format", "csv", "verify", "--stage",
+                                            "modup", "--preset", "test-tiny", "--variant",
+                                            "cpu-harvey,broken-silent-error", NULL}),
+                     3);
+    char *o = slurp("out.txt");
+    if (!strstr(o, "cpu-harvey,cpu,modup,test-tiny,3,pass") ||
+        !strstr(o, "broken-silent-error,cpu,modup,test-tiny,3,error,\"broken-silent-error: "
+                   "forward returned NB_ERR_UNSUPPORTED with no message\""))
+        fail_msg("verify --stage output: %s", o);
+    free(o);
+    assert_int_equal(run_v((const char *[]){"-q", plug, "--format", "csv", "verify", "--stage",
+                                            "modup", "--preset", "test-tiny", "--variant",
+                                            "cpu-harvey,broken-writes-outside", NULL}),
+                     1);
+    o = slurp("out.txt");
+    if (!strstr(o, "cpu-harvey,cpu,modup,test-tiny,1,pass") ||
+        !strstr(o, "does it transform more limbs than the count it is given?"))
+        fail_msg("verify --stage output: %s", o);
+    free(o);
 }
 
 /* Guards: verify called only the in-place entries, so out-of-place entries
@@ -102,6 +130,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_wide_words_fail_their_check),
         cmocka_unit_test(test_out_of_place_entries_are_verified),
         cmocka_unit_test(test_failure_without_message_is_named),
+        cmocka_unit_test(test_stage_checks_keep_every_variant_row),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     cli_scratch_remove();

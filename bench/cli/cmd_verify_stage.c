@@ -235,6 +235,27 @@ static void skip_preset(const stage_args *a, const char *preset, const nb_ntt_va
         }
 }
 
+/* Rows of a preset whose pipeline the variant failed to build (status s,
+ * message nb_last_error()): fail when it wrote wrong or past its data
+ * (NB_ERR_VERIFY), else error, as `verify` records a variant's failures. */
+static void fail_preset(const stage_args *a, const char *preset, const nb_ntt_variant *v,
+                        const unsigned long long *lv, size_t nlv, nb_status s,
+                        nb_stage_check_row *rows, size_t *n)
+{
+    char why[256];
+    snprintf(why, sizeof why, "%s", nb_last_error());
+    for (size_t si = 0; si < a->n_stages; si++)
+        for (size_t li = 0; li < nlv; li++) {
+            if (!kept(a, v, preset, a->stages[si], lv[li]))
+                continue;
+            nb_stage_check_row *r = &rows[(*n)++];
+            *r = (nb_stage_check_row){.v = v, .preset = preset, .stage = a->stages[si],
+                                    .level = (size_t)lv[li],
+                                    .result = s == NB_ERR_VERIFY ? "fail" : "error"};
+            snprintf(r->message, sizeof r->message, "%s", why);
+        }
+}
+
 /* The rows check_preset will fill for every preset and variant that
  * --filter keeps (the default levels depend on each preset's L); `cap` when
  * a preset cannot be loaded (its rows then fail early). A --level above a
@@ -286,6 +307,12 @@ static nb_status check_preset(const stage_args *a, const char *preset,
         return NB_OK;
     }
     nb_status s = nb_ckks_create(&c, p, v, v->backend == NB_BACKEND_GPU ? stream : NULL);
+    if (s != NB_OK && s != NB_ERR_INVALID_ARG && s != NB_ERR_OUT_OF_MEMORY) {
+        /* the variant's own failure: its rows say so, the other variants still run */
+        fail_preset(a, preset, v, lv, nlv, s, rows, n);
+        nb_ckks_params_destroy(p);
+        return NB_OK;
+    }
     for (size_t si = 0; si < a->n_stages && s == NB_OK; si++)
         for (size_t li = 0; li < nlv; li++) {
             if (!kept(a, v, preset, a->stages[si], lv[li]))

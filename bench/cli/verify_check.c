@@ -41,8 +41,8 @@ static nb_status guard(check_row *r, nb_buffer *buf, size_t words, int check, vo
         r->mismatches = 1;
         snprintf(r->message, sizeof r->message,
                  "wrote past the end of its data: byte %zu after the last of its %zu %u-bit "
-                 "words changed (does it write wider words than its word_bits, %u?)",
-                 at, words, r->v->word_bits, r->v->word_bits);
+                 "words changed (%s)",
+                 at, words, r->v->word_bits, nb_buffer_guard_hint(r->v->word_bits));
     }
     return NB_OK;
 }

@@ -92,8 +92,9 @@ static nb_status guard(ntt_ctx *c, int check, void *stream)
     if (at < n)
         return nb_set_error(NB_ERR_VERIFY,
                             "%s: wrote past the end of its data: byte %zu after the last set "
-                            "changed (does %s write wider words than its word_bits, %u?)",
-                            c->label, at, c->variant->name, c->variant->word_bits);
+                            "changed (%s: %s)",
+                            c->label, at, c->variant->name,
+                            nb_buffer_guard_hint(c->variant->word_bits));
     return NB_OK;
 }
 
