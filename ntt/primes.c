@@ -93,21 +93,22 @@ nb_status nb_primes_generate(unsigned log_n, unsigned bits, size_t count,
     /* largest candidate < 2^bits with cand = 1 mod 2N */
     if (limit <= m + 1)
         return nb_set_error(NB_ERR_INVALID_ARG,
-                            "only 0 primes q < 2^%u with q = 1 mod 2^%u are available "
-                            "(asked for %zu)",
-                            bits, log_n + 1, count);
+                            "only 0 primes q < 2^%u with q = 1 mod 2^%u and exactly %u bits "
+                            "are available (asked for %zu)",
+                            bits, log_n + 1, bits, count);
     uint64_t cand = ((limit - 2) / m) * m + 1;
+    const uint64_t floor = limit >> 1; /* exactly `bits` bits: q > 2^(bits-1) */
     size_t found = 0;
-    while (found < count && cand > m) {
+    while (found < count && cand > m && cand > floor) {
         if (nb_is_prime(cand) && !in_list(cand, skip, n_skip) && !in_list(cand, out, found))
             out[found++] = cand;
         cand -= m;
     }
     if (found < count)
         return nb_set_error(NB_ERR_INVALID_ARG,
-                            "only %zu prime%s q < 2^%u with q = 1 mod 2^%u %s available "
-                            "(asked for %zu)",
-                            found, found == 1 ? "" : "s", bits, log_n + 1,
+                            "only %zu prime%s q < 2^%u with q = 1 mod 2^%u and exactly %u bits "
+                            "%s available (asked for %zu)",
+                            found, found == 1 ? "" : "s", bits, log_n + 1, bits,
                             found == 1 ? "is" : "are", count);
     return NB_OK;
 }

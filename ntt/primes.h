@@ -28,7 +28,8 @@ uint64_t nb_inv_mod(uint64_t a, uint64_t q);
 uint32_t nb_bitrev(uint32_t x, unsigned bits);
 
 /* Writes the `count` largest primes q < 2^bits with q = 1 (mod 2^(log_n+1)),
- * in decreasing order, skipping every prime listed in skip[0..n_skip).
+ * in decreasing order, each of exactly `bits` bits (q > 2^(bits-1)),
+ * skipping every prime listed in skip[0..n_skip).
  * Errors: log_n outside [NB_MIN_LOG_N, NB_MAX_LOG_N], bits outside
  * [NB_MIN_PRIME_BITS, NB_MAX_PRIME_BITS], count == 0, NULL out, or fewer than
  * `count` such primes exist. */

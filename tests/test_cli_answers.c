@@ -502,7 +502,7 @@ static void test_list_marks_a_case_that_will_fail(void **state)
     assert_int_equal(run_v(args), 0);
     char *out = slurp("out.txt");
     const char *why = "log Q 100 with 20-bit primes at log N 17: only 1 prime q < 2^20 with "
-                      "q = 1 mod 2^18 is available (asked for 5)";
+                      "q = 1 mod 2^18 and exactly 20 bits is available (asked for 5)";
     char want[300];
     snprintf(want, sizeof want, "fwd logn=17 logQ~100 q20 w64 per-launch  [will fail: %s]\n",
              why);
@@ -520,7 +520,8 @@ static void test_list_marks_a_case_that_will_fail(void **state)
                      0);
     out = slurp("out.txt");
     assert_non_null(strstr(out, "fwd logn=16 L=10 q20 w64 per-launch  [will fail: only 1 prime "
-                                "q < 2^20 with q = 1 mod 2^17 is available (asked for 10)]\n"));
+                                "q < 2^20 with q = 1 mod 2^17 and exactly 20 bits is available "
+                                "(asked for 10)]\n"));
     free(out);
 }
 

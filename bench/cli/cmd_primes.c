@@ -80,26 +80,6 @@ static nb_status write_primes(void *ctx, FILE *f)
     return NB_OK;
 }
 
-/* The `count` largest primes q = 1 (mod 2^(log_n+1)) with exactly `bits`
- * bits, in decreasing order: nb_primes_generate's list, since both scan the
- * same candidates from the top, restricted to q > 2^(bits-1). One message for
- * too few, counting only the primes of that size. Needs 2 <= bits <= 62. */
-static nb_status exact_bit_primes(unsigned log_n, unsigned bits, size_t count, uint64_t *q)
-{
-    const uint64_t m = 2ull << log_n, limit = 1ull << bits, floor = limit >> 1;
-    size_t found = 0;
-    if (limit > m + 1)
-        for (uint64_t c = ((limit - 2) / m) * m + 1; found < count && c > m && c > floor; c -= m)
-            if (nb_is_prime(c))
-                q[found++] = c;
-    if (found == count)
-        return NB_OK;
-    return nb_set_error(NB_ERR_INVALID_ARG, "only %zu prime%s q < 2^%u with q = 1 mod 2^%u and "
-                        "exactly %u bits %s available (asked for %zu)", found,
-                        found == 1 ? "" : "s", bits, log_n + 1, bits, found == 1 ? "is" : "are",
-                        count);
-}
-
 int nb_cmd_primes(int argc, char **argv, nb_format fmt, const char *output, int quiet)
 {
     size_t log_n = 16, bits = 0, count = 8;
@@ -144,7 +124,7 @@ int nb_cmd_primes(int argc, char **argv, nb_format fmt, const char *output, int 
         free(psi);
         return nb_cli_fail(NB_ERR_OUT_OF_MEMORY, "out of memory");
     }
-    nb_status s = exact_bit_primes((unsigned)log_n, (unsigned)bits, count, q);
+    nb_status s = nb_primes_generate((unsigned)log_n, (unsigned)bits, count, NULL, 0, q);
     if (s == NB_OK && !quiet && count << log_n >= (size_t)1 << 27) /* ~1 s on a 2-core EPYC */
         fprintf(stderr, "nttbench: primes: the minimal roots of %zu primes at N = 2^%zu take a "
                         "few seconds...\n", count, log_n);
