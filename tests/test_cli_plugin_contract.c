@@ -8,6 +8,7 @@
  * argv: NTTBENCH SUBRANGE-BROKEN-PLUGIN. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #pragma GCC diagnostic ignored "-Wunused-function" /* cliutil.h helpers this file does not use */
 #include "testutil.h"
@@ -50,6 +51,24 @@ static void test_wide_words_fail_their_check(void **state)
         !strstr(e, "wider words than its word_bits, 32?"))
         fail_msg("verify --stage output: %s", e);
     free(e);
+    /* Guards: transform ran it unguarded and wrote its wrong output, exit 0 */
+    char text[64 * 6 + 1] = "";
+    for (int i = 0; i < 64; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%d\n", 3 + i);
+    FILE *f = fopen(at("in.txt"), "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    assert_int_equal(run_v((const char *[]){plug, "transform", "--variant", "broken-wide-words",
+                                            "--direction", "forward", "--logn", "5", "--primes",
+                                            "1048193,1048129", "--in", at("in.txt"), "--out",
+                                            at("out.bin"), NULL}),
+                     1);
+    e = slurp("err.txt");
+    if (!strstr(e, "broken-wide-words wrote past the end of its data"))
+        fail_msg("transform stderr: %s", e);
+    free(e);
+    assert_true(access(at("out.bin"), F_OK) != 0); /* nothing written */
 }
 
 /* Guards: one variant's failure ended verify --stage with exit 2 and no

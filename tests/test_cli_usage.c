@@ -324,6 +324,18 @@ static void test_more_options_that_shape_nothing_are_refused(void **state)
                  (const char *[]){"run", "--backend", "cpu", "--logn", "10", "--limbs", "1",
                                   "--batch-samples", "7", "--list", NULL},
                  2, "--batch-samples shapes how GPU samples are taken");
+    expect_error("an NTT check's option with verify --stage",
+                 (const char *[]){"verify", "--stage", "modup", "--preset", "test-tiny", "--logn",
+                                  "12", NULL},
+                 2, "--logn is an option of verify without --stage (the NTT checks)");
+    expect_error("a stage check's option without --stage",
+                 (const char *[]){"verify", "--preset", "test-tiny", NULL}, 2,
+                 "--preset is an option of verify --stage (the CKKS stages), which this command "
+                 "line does not give");
+    expect_error("--queue-ahead for a CPU calibration",
+                 (const char *[]){"calibrate", "--backend", "cpu", "--queue-ahead", "0", NULL}, 2,
+                 "--queue-ahead shapes how GPU samples are taken, and --backend cpu calibrates "
+                 "the host");
     /* taken: GPU variants beside CPU ones, and the CPU variants --backend auto
      * runs for want of a usable GPU (the machine, not the command line) */
     if (nb_ntt_variant_find("gpu-fast"))

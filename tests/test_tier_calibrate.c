@@ -151,6 +151,14 @@ static void test_gap_beyond_the_cache_is_not_a_cache_boundary(void **state)
                               "busy host, or a flush that disturbs the copy); calibrate again on "
                               "a quiet machine to find where warm numbers measure the cache."));
     free(t);
+    /* Guards: the JSON recorded that size without saying it places no cache */
+    t = text_of(&c, NB_FORMAT_JSON);
+    assert_non_null(strstr(t, "\"gap_places_the_cache\": false"));
+    free(t);
+    c.gap_appears_below_bytes = 32u << 20;
+    t = text_of(&c, NB_FORMAT_JSON);
+    assert_non_null(strstr(t, "\"gap_places_the_cache\": true"));
+    free(t);
 }
 
 int main(void)

@@ -205,6 +205,17 @@ static int given_before(int end, char **argv, const nb_cli_option *const *tables
     return 0;
 }
 
+nb_status nb_cli_other_mode(const char *a, const nb_cli_option *const *tables,
+                            const nb_cli_option *const *other, const char *why)
+{
+    const char *eq;
+    int known;
+    const nb_cli_option *o = lookup(other, a, &eq, &known);
+    if (o && !lookup(tables, a, &eq, &known))
+        nb_set_error(NB_ERR_INVALID_ARG, "--%s %s", o->name, why);
+    return NB_ERR_INVALID_ARG;
+}
+
 int nb_cli_takes_value(const nb_cli_option *const *tables, const char *a)
 {
     const char *eq;

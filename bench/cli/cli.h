@@ -72,6 +72,12 @@ typedef struct nb_cli_option {
 int nb_cli_next_option(int argc, char **argv, int *i, const nb_cli_option *const *tables,
                        const char **name, const char **value);
 
+/* After nb_cli_next_option refused argument a: when a names no option of
+ * `tables` but one of the `other` tables (another mode of the command), the
+ * message becomes "--NAME <why>"; NB_ERR_INVALID_ARG either way. */
+nb_status nb_cli_other_mode(const char *a, const nb_cli_option *const *tables,
+                            const nb_cli_option *const *other, const char *why);
+
 /* Prints an option table as help. */
 void nb_cli_print_options(FILE *f, const nb_cli_option *table);
 

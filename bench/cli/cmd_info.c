@@ -153,6 +153,7 @@ int nb_cmd_calibrate(int argc, char **argv, nb_format fmt, const char *output, i
     o.min_time_s = 0.1;
     o.timeout_s = 5.0;
     int backend = -1;
+    const char *gpu_sampling = NULL; /* an option that shapes GPU samples only */
     const nb_cli_option *const *tables = nb_cli_calibrate_tables;
     for (int i = 0; i < argc;) {
         const char *n, *v;
@@ -170,7 +171,15 @@ int nb_cmd_calibrate(int argc, char **argv, nb_format fmt, const char *output, i
             backend = (int)b;
         } else if (nb_cli_timing_set(&o, n, v, &st) && st != NB_OK) {
             return nb_cli_fail(st, nb_last_error());
+        } else if (!strcmp(n, "batch-samples") || !strcmp(n, "queue-ahead")) {
+            gpu_sampling = n;
         }
+    }
+    if (gpu_sampling && backend == (int)NB_CLI_CPU) { /* as `run` refuses them */
+        char msg[200];
+        snprintf(msg, sizeof msg, "--%s shapes how GPU samples are taken, and --backend cpu "
+                 "calibrates the host (leave --%s out)", gpu_sampling, gpu_sampling);
+        return nb_cli_fail(NB_ERR_INVALID_ARG, msg);
     }
     if (nb_bench_opts_check(&o) != NB_OK)
         return nb_cli_fail(NB_ERR_INVALID_ARG, nb_last_error());

@@ -189,11 +189,14 @@ static nb_status parse_verify(int argc, char **argv, verify_args *a)
     const nb_cli_option *const *tables = nb_cli_verify_tables;
     for (int i = 0; i < argc;) {
         const char *n, *v;
+        const int at = i;
         int r = nb_cli_next_option(argc, argv, &i, tables, &n, &v);
         if (r == 0)
             return nb_set_error(NB_ERR_INVALID_ARG, "verify: unexpected argument '%s'", argv[i]);
         if (r < 0)
-            return NB_ERR_INVALID_ARG;
+            return nb_cli_other_mode(argv[at], tables, nb_cli_verify_stage_tables,
+                                     "is an option of verify --stage (the CKKS stages), which "
+                                     "this command line does not give");
         NB_TRY(set_verify_option(a, n, v));
     }
     return NB_OK;

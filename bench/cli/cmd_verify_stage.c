@@ -345,11 +345,14 @@ int nb_cmd_verify_stage(int argc, char **argv, nb_format fmt, const char *output
     nb_status st = NB_OK;
     for (int i = 0; i < argc && st == NB_OK;) {
         const char *n, *v;
+        const int at = i;
         int r = nb_cli_next_option(argc, argv, &i, tables, &n, &v);
         if (r == 0)
             st = nb_set_error(NB_ERR_INVALID_ARG, "verify: unexpected argument '%s'", argv[i]);
         else if (r < 0)
-            st = NB_ERR_INVALID_ARG;
+            st = nb_cli_other_mode(argv[at], tables, nb_cli_verify_tables,
+                                   "is an option of verify without --stage (the NTT checks); "
+                                   "the stage checks take their sizes from --preset and --level");
         else
             st = set_arg(&a, n, v);
     }

@@ -47,6 +47,11 @@ static nb_status write_json(const nb_calibration *c, const nb_env *e, FILE *f)
     json_object_set_new(j, "gap_threshold", json_real(c->gap_threshold));
     json_object_set_new(j, "gap_appears_below_bytes",
                         nb_json_real(c->gap_appears_below_bytes));
+    /* whether that size places the cache boundary: not beyond 2x the cache,
+     * which no cache holds (the text says so too); null without a gap */
+    const double gap = c->gap_appears_below_bytes;
+    json_object_set_new(j, "gap_places_the_cache",
+                        gap > 0 ? json_boolean(gap <= 2.0 * (double)c->cache_bytes) : json_null());
     int rc = json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(j);
     fputc('\n', f);
