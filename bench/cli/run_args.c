@@ -63,8 +63,8 @@ static const nb_cli_option run_options[] = {
     {"dry-run", 0, "       the same as --list"},
     {"profile", 0, "       after each GPU case (NTT; stage on one GPU), one call of it\n"
                    "                         under Nsight Compute ($NB_NCU, else ncu on PATH,\n"
-                   "                         else /usr/local/cuda/bin): per-kernel DRAM, L2, issue\n"
-                   "                         slots, pipes, stalls"},
+                   "                         else /usr/local/cuda/bin): per-kernel DRAM, L2,\n"
+                   "                         issue slots, pipes, stalls"},
     {"profile-timeout", 1, "S      the most one case's profiler pass may take, seconds (60)"},
     {"progress", 0, "       progress lines on stderr from the start"},
     {"no-progress", 0, "       no progress lines"},

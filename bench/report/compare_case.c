@@ -150,9 +150,9 @@ static void runs_test(const double *la, size_t ka, const double *lb, size_t kb,
 /* The verdict of a test: significant (p < alpha; with one run a side the
  * within-run test agreeing) and beyond the threshold, else same when the
  * interval lies within the threshold, or the runs are precise (noise_ok,
- * precise_runs) and the estimate lies within it, else noisy. (The within-run interval alone
- * never makes `same` of a test that covers the run-to-run noise: it speaks of
- * the two runs, not of the code.) */
+ * precise_runs) and the estimate lies within it, else noisy. (The within-run
+ * interval alone never makes `same` of a test that covers the run-to-run
+ * noise: it speaks of the two runs, not of the code.) */
 static nb_verdict judge(const nb_compare_test *t, const nb_compare_test *within,
                         const model *m, const nb_compare_opts *o, int noise_ok)
 {

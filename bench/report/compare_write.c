@@ -161,8 +161,8 @@ static void write_lists(const nb_comparison *c, FILE *f, int md)
                     c->env_diffs[i].new_);
     }
     if (c->n_run_diffs) {
-        fprintf(f, "\n%sruns pooled on one side whose environment or options differ from that side's "
-                   "first run%s (they are taken as repeats of one experiment):\n%s",
+        fprintf(f, "\n%sruns pooled on one side whose environment or options differ from that "
+                   "side's first run%s (they are taken as repeats of one experiment):\n%s",
                 md ? "**" : "", md ? "**" : "", md ? "\n" : "");
         for (size_t i = 0; i < c->n_run_diffs; i++)
             fprintf(f, "%s%s: %s (first run) -> %s\n", bullet, c->run_diffs[i].field,

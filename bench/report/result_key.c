@@ -56,7 +56,8 @@ static char *case_key(const json_t *c, const char *const *drop, const char *cons
     if (json_is_object(cache)) {
         json_t *sets = json_object_get(cache, "sets");
         json_object_set_new(k, "cache", json_string(str_or(cache, "tier", "")));
-        json_object_set_new(k, "flush", json_boolean(json_is_true(json_object_get(cache, "flush"))));
+        json_object_set_new(k, "flush",
+                            json_boolean(json_is_true(json_object_get(cache, "flush"))));
         json_object_set_new(k, "rotate", json_boolean(json_is_integer(sets) &&
                                                        json_integer_value(sets) > 1));
     }

@@ -80,8 +80,8 @@ nb_status nb_ncu_find(char *path, size_t n)
     if (executable("/usr/local/cuda/bin/ncu") &&
         (size_t)snprintf(path, n, "/usr/local/cuda/bin/ncu") < n)
         return NB_OK;
-    return nb_set_error(NB_ERR_NOT_FOUND, "Nsight Compute (ncu) not found (NB_NCU unset, no ncu on PATH "
-                        "or in /usr/local/cuda/bin)");
+    return nb_set_error(NB_ERR_NOT_FOUND, "Nsight Compute (ncu) not found (NB_NCU unset, no "
+                        "ncu on PATH or in /usr/local/cuda/bin)");
 }
 
 static double now_s(void)
