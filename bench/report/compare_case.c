@@ -75,6 +75,7 @@ typedef struct model {
     nb_variance_source source;
     double noise;  /* assumed run-to-run noise, relative (0.01 = 1 %) */
     double sd, df; /* the sd of one run's log location used, and the quantile's df */
+    double spread; /* repeated runs: the sd of their log locations alone (NAN otherwise) */
 } model;
 
 /* The upper alpha quantile of the chi-square distribution with df degrees of
@@ -131,6 +132,7 @@ static void runs_test(const double *la, size_t ka, const double *lb, size_t kb,
             d > 0 && ss / d > prior * chi2_upper(NB_RUN_NOISE_CONFLICT_P, d) / d;
         const double d0 = m->noise > 0 && !conflict ? NB_RUN_NOISE_PRIOR_DF : 0;
         const double s2 = fmax((d0 * prior + ss) / (d0 + d), se_w * se_w / 2.0);
+        m->spread = d > 0 ? sqrt(ss / d) : NAN;
         est = mb - ma;
         var = s2 * (1.0 / (double)ka + 1.0 / (double)kb);
         m->sd = sqrt(s2);
@@ -209,8 +211,9 @@ static void locations(const nb_rf_case *const *runs, size_t n, int cycles, doubl
 /* Whether a row's runs are precise enough for `same` on the ratio alone:
  * every usable run of both sides met its noise target with a noise of at
  * most the threshold (a loose --max-noise met says nothing at 1 %), and with
- * repeated runs their spread (m->sd, after runs_test) is within the threshold
- * too, so that runs which disagree are judged by their interval. */
+ * repeated runs their own spread (m->spread, after runs_test; not the
+ * moderated sd, which the assumed noise keeps above it) is within the
+ * threshold too, so that runs which disagree are judged by their interval. */
 static int precise_runs(const nb_compare_row *r, const nb_compare_opts *o, const model *m)
 {
     for (int k = 0; k < 2; k++) {
@@ -220,7 +223,7 @@ static int precise_runs(const nb_compare_row *r, const nb_compare_opts *o, const
                 !(runs[i]->noise_target_met && runs[i]->noise_pct <= o->threshold_pct))
                 return 0;
     }
-    return m->source != NB_VARIANCE_RUNS || 100.0 * m->sd <= o->threshold_pct;
+    return m->source != NB_VARIANCE_RUNS || 100.0 * m->spread <= o->threshold_pct;
 }
 
 /* One metric (times or cycles) of a row: within-run test, runs test, verdict. */
@@ -252,8 +255,8 @@ static nb_status test_metric(nb_compare_row *r, const nb_compare_opts *o, model 
                                             : NB_VARIANCE_WITHIN;
         runs_test(la, ka, lb, kb, within, o, m, t);
         const int noise_ok = precise_runs(r, o, m);
-        within->verdict = judge(within, within, &(model){NB_VARIANCE_WITHIN, 0, NAN, INFINITY},
-                                o, noise_ok);
+        const model alone = {NB_VARIANCE_WITHIN, 0, NAN, INFINITY, NAN};
+        within->verdict = judge(within, within, &alone, o, noise_ok);
         t->verdict = judge(t, within, m, o, noise_ok);
     }
     free(ca);
@@ -348,7 +351,7 @@ nb_status nb_compare_judge_row(nb_compare_row *r, const nb_compare_opts *o, size
                  a->n_samples, b->n_samples, o->min_samples);
         return NB_OK;
     }
-    model m = {NB_VARIANCE_WITHIN, noise / 100.0, NAN, INFINITY};
+    model m = {NB_VARIANCE_WITHIN, noise / 100.0, NAN, INFINITY, NAN};
     NB_TRY(test_metric(r, o, &m, 0, &r->within, &r->time));
     r->source = m.source;
     r->run_sd_pct = 100.0 * m.sd;
