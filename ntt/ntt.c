@@ -24,8 +24,10 @@ static unsigned bit_length(uint64_t x)
     return b;
 }
 
-/* NB_ERR_UNSUPPORTED unless the variant serves log_n and every prime's size;
- * the primes are already known to be valid. */
+/* NB_ERR_INVALID_ARG for a variant whose fields are not whole and
+ * consistent (nb_ntt_variant_check), else NB_ERR_UNSUPPORTED unless it
+ * serves log_n and every prime's size; the primes are already known to be
+ * valid. */
 static nb_status check_variant(const nb_ntt_variant *variant, unsigned log_n,
                                const uint64_t *primes, size_t limbs)
 {

@@ -18,7 +18,8 @@
  * broken-silent-error    fails every call with NB_ERR_UNSUPPORTED and no
  *                          message;
  * and right-out-of-place, whose out-of-place entries are right (copy, then
- * transform the copy), for contrast.
+ * transform the copy), for contrast; right-small-primes, cpu-harvey declared
+ * for primes of at most 36 bits (sets of larger primes are not its to run).
  * All delegate the arithmetic to the built-in cpu-harvey variant. */
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,8 @@ static const nb_ntt_variant variants[] = {
                  silent_error, silent_error, NULL, NULL),
     TEST_VARIANT("right-out-of-place", "cpu-harvey with out-of-place entries", 64, 62, fwd_wide,
                  inv_wide, fwd_to_right, inv_to_right),
+    TEST_VARIANT("right-small-primes", "cpu-harvey for primes of at most 36 bits", 64, 36,
+                 fwd_wide, inv_wide, NULL, NULL),
 };
 
 NB_PLUGIN_ABI_EXPORT;

@@ -119,7 +119,7 @@ static void test_check_verdict_that_cannot_be_written_fails(void **state)
     hide_dir(e);
     e[strcspn(e, "\n")] = '\0';
     if (table)
-        fprintf(table, "check whose verdict cannot be written\tnttbench check --expected "
+        fprintf(table, "check whose verdict cannot be written\tcheck --expected "
                        "DIR/x.txt --actual DIR/x.txt >/dev/full\t3\t%s\n", e + 17);
     free(e);
 }

@@ -96,6 +96,16 @@ static void test_stage_checks_keep_every_variant_row(void **state)
         !strstr(o, "does it transform more limbs than the count it is given?"))
         fail_msg("verify --stage output: %s", o);
     free(o);
+    /* a set whose primes are above a variant's bound is skipped, not an error */
+    assert_int_equal(run_v((const char *[]){"-q", plug, "--format", "csv", "verify", "--stage",
+                                            "modup", "--preset", "test-tiny", "--variant",
+                                            "cpu-harvey,right-small-primes", NULL}),
+                     0);
+    o = slurp("out.txt");
+    if (!strstr(o, "right-small-primes,cpu,modup,test-tiny,3,skipped,\"the set's primes have "
+                   "up to 40 bits, the variant takes at most 36\""))
+        fail_msg("verify --stage output: %s", o);
+    free(o);
 }
 
 /* Guards: verify called only the in-place entries, so out-of-place entries

@@ -141,6 +141,8 @@ def main():
                 ("word size of 7 bits",
                  lambda c: c["params"].__setitem__("word_bits", 7),
                  "case 0: 'params.word_bits' is not 32 or 64"),
+                ("log N of NaN", lambda c: c["params"].__setitem__("log_n", float("nan")),
+                 "case 0: 'params.log_n' nan is not a whole number"),
                 ("a negative limb count", lambda c: c["params"].__setitem__("limbs", -2),
                  "case 0: 'params.limbs' -2 is not a count of limbs (1 or more)"),
                 ("N that is not 2^log N", lambda c: c["params"].__setitem__("n", 0),

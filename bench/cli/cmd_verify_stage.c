@@ -210,9 +210,22 @@ static nb_status pick_variants(const stage_args *a, const nb_ntt_variant **out, 
     return NB_OK;
 }
 
-/* Rows of a preset the variant does not run (its ring, or the set made for
- * the other word size): skipped, with the reason (as `verify` skips sizes
- * outside a variant's range). */
+/* The bits of the set's largest prime, Q and P together. */
+static unsigned set_prime_bits(const nb_ckks_params *p)
+{
+    unsigned bits = 0;
+    for (size_t i = 0; i < p->q_count + p->alpha; i++) {
+        unsigned b = 0;
+        for (uint64_t q = p->primes[i]; q; q >>= 1)
+            b++;
+        bits = b > bits ? b : bits;
+    }
+    return bits;
+}
+
+/* Rows of a preset the variant does not run (its ring, the set made for the
+ * other word size, or primes above its bound): skipped, with the reason (as
+ * `verify` skips sizes outside a variant's range). */
 static void skip_preset(const stage_args *a, const char *preset, const nb_ntt_variant *v,
                         const nb_ckks_params *p, const unsigned long long *lv, size_t nlv,
                         nb_stage_check_row *rows, size_t *n)
@@ -228,6 +241,10 @@ static void skip_preset(const stage_args *a, const char *preset, const nb_ntt_va
                 snprintf(r->message, sizeof r->message,
                          "the set is made for %u-bit words, the variant works on %u-bit ones",
                          p->word_bits, v->word_bits);
+            else if (set_prime_bits(p) > v->max_prime_bits)
+                snprintf(r->message, sizeof r->message,
+                         "the set's primes have up to %u bits, the variant takes at most %u",
+                         set_prime_bits(p), v->max_prime_bits);
             else
                 snprintf(r->message, sizeof r->message,
                          "log N %u outside [%u, %u] of the variant", p->log_n, v->min_log_n,
@@ -237,7 +254,9 @@ static void skip_preset(const stage_args *a, const char *preset, const nb_ntt_va
 
 /* Rows of a preset whose pipeline the variant failed to build (status s,
  * message nb_last_error()): fail when it wrote wrong or past its data
- * (NB_ERR_VERIFY), else error, as `verify` records a variant's failures. */
+ * (NB_ERR_VERIFY), else error, as `verify` records a variant's failures (the
+ * sets it cannot serve by its declared ranges are skipped before, by
+ * skip_preset). */
 static void fail_preset(const stage_args *a, const char *preset, const nb_ntt_variant *v,
                         const unsigned long long *lv, size_t nlv, nb_status s,
                         nb_stage_check_row *rows, size_t *n)
@@ -301,14 +320,14 @@ static nb_status check_preset(const stage_args *a, const char *preset,
     unsigned long long top[2] = {p->max_level, p->rescale_primes};
     const unsigned long long *lv = a->n_levels ? a->levels : top;
     size_t nlv = a->n_levels ? a->n_levels : (p->max_level > 1 ? 2 : 1);
-    if (p->log_n < v->min_log_n || p->log_n > v->max_log_n || v->word_bits != p->word_bits) {
+    if (p->log_n < v->min_log_n || p->log_n > v->max_log_n || v->word_bits != p->word_bits ||
+        set_prime_bits(p) > v->max_prime_bits) {
         skip_preset(a, preset, v, p, lv, nlv, rows, n);
         nb_ckks_params_destroy(p);
         return NB_OK;
     }
     nb_status s = nb_ckks_create(&c, p, v, v->backend == NB_BACKEND_GPU ? stream : NULL);
-    if (s != NB_OK && s != NB_ERR_INVALID_ARG && s != NB_ERR_OUT_OF_MEMORY) {
-        /* the variant's own failure: its rows say so, the other variants still run */
+    if (s != NB_OK) { /* the set loaded: the failure is the variant's, and its rows say so */
         fail_preset(a, preset, v, lv, nlv, s, rows, n);
         nb_ckks_params_destroy(p);
         return NB_OK;
