@@ -13,21 +13,6 @@
 #include "bench/cli/verify_check.h"
 #include "ntt/arith.h"
 
-static const nb_cli_option verify_options[] = {
-    {"variant", 1, "LIST   variants (all usable here of the --word sizes)"},
-    {"word", 1, "LIST   32,64: word sizes of the variants checked without --variant (64)"},
-    {"backend", 1, "B      cpu | gpu | auto (auto)"},
-    {"logn", 1, "LIST   log2 N (10,13,16)"},
-    {"limbs", 1, "LIST   limbs (1,3)"},
-    {"bits", 1, "LIST   prime sizes in bits (36,62; 30,31 for 32-bit variants)"},
-    {"direction", 1, "LIST   forward,inverse (both)"},
-    {"seed", 1, "N      input seed (time-based)"},
-    {"filter", 1, "REGEX  keep the checks whose name (\"cpu-harvey forward logn=10 L=3 q36\")\n"
-                  "                         matches; repeatable: any"},
-    {NULL, 0, NULL},
-};
-
-const nb_cli_option *const nb_cli_verify_tables[] = {verify_options, NULL};
 
 
 typedef struct verify_out {

@@ -11,19 +11,6 @@
 #include "bench/cli/cli.h"
 #include "bench/tiers/stage_check.h"
 
-static const nb_cli_option stage_options[] = {
-    {"stage", 1, "LIST   modup,moddown,keyswitch,rescale (all four)"},
-    {"preset", 1, "LIST   CKKS presets (test-small)"},
-    {"variant", 1, "LIST   variants (all usable here)"},
-    {"backend", 1, "B      cpu | gpu | auto (auto)"},
-    {"level", 1, "LIST   levels (the top one and 1)"},
-    {"seed", 1, "N      input seed (time-based)"},
-    {"filter", 1, "REGEX  keep the checks whose name (\"cpu-harvey test-small modup l=7\")\n"
-                  "                         matches; repeatable: any"},
-    {NULL, 0, NULL},
-};
-
-const nb_cli_option *const nb_cli_verify_stage_tables[] = {stage_options, NULL};
 
 static const char *const stage_names[4] = {"modup", "moddown", "keyswitch", "rescale"};
 typedef struct stage_out {
