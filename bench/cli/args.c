@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bench/cli/cli.h"
 #include "bench/cli/numparse.h"
@@ -428,4 +430,9 @@ nb_status nb_cli_parse_backend(const char *v, nb_cli_backend *out)
     else
         return nb_set_error(NB_ERR_INVALID_ARG, "--backend '%s': cpu, gpu or auto", v);
     return NB_OK;
+}
+
+int nb_cli_stat_arg(const char *path, struct stat *st)
+{
+    return strcmp(path, "-") ? stat(path, st) : fstat(STDIN_FILENO, st);
 }

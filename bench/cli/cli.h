@@ -94,6 +94,11 @@ extern const nb_cli_option nb_cli_timing_options[];
  * `tables` that takes a value (so the next argument is that value), else 0. */
 int nb_cli_takes_value(const nb_cli_option *const *tables, const char *a);
 
+/* stat() of a file argument, '-' being whatever standard input is (fstat);
+ * 0 on success, as stat. */
+struct stat;
+int nb_cli_stat_arg(const char *path, struct stat *st);
+
 /* Whether argument a, read as the value of option --opt, is a long option
  * ("--" and a name, not "--" alone): then the value was left out (a value
  * that starts with "--" is written --opt=VALUE, a file ./--name). Sets the

@@ -229,17 +229,12 @@ static nb_status ignore_apply(ignore_list *l, nb_result_file *const *files, size
  * device and inode; '-' is whatever standard input is), which would count one
  * run as several and narrow the interval; a file on both sides (compared with
  * itself) is allowed. */
-static int stat_path(const char *path, struct stat *st)
-{
-    return strcmp(path, "-") ? stat(path, st) : fstat(0, st); /* '-': whatever stdin is */
-}
-
 static int same_file_twice(const char *const *paths, size_t from, size_t to)
 {
     struct stat a, b;
     for (size_t i = from; i < to; i++)
         for (size_t j = i + 1; j < to; j++)
-            if (stat_path(paths[i], &a) == 0 && stat_path(paths[j], &b) == 0 &&
+            if (nb_cli_stat_arg(paths[i], &a) == 0 && nb_cli_stat_arg(paths[j], &b) == 0 &&
                 S_ISREG(a.st_mode) && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
                 char msg[700];
                 snprintf(msg, sizeof msg, "'%.250s' and '%.250s' are the same file on one side: "

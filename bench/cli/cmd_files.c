@@ -105,8 +105,8 @@ nb_status nb_cli_write_coeffs(const char *path, const char *format, const uint64
 static int same_stream(const char *a, const char *b, int b_out, struct stat *st)
 {
     struct stat sb;
-    const int ga = strcmp(a, "-") ? stat(a, st) : fstat(STDIN_FILENO, st);
-    const int gb = strcmp(b, "-") ? stat(b, &sb) : fstat(b_out ? STDOUT_FILENO : STDIN_FILENO, &sb);
+    const int ga = nb_cli_stat_arg(a, st);
+    const int gb = b_out && !strcmp(b, "-") ? fstat(STDOUT_FILENO, &sb) : nb_cli_stat_arg(b, &sb);
     return ga == 0 && gb == 0 && st->st_dev == sb.st_dev && st->st_ino == sb.st_ino;
 }
 

@@ -331,7 +331,7 @@ static int output_is_input(const char *output, int nrest, char **rest, int nplug
     for (int i = 1; i < nrest; i++) {
         const char *a = rest[i], *eq = strchr(a, '=');
         const char *path = a[0] == '-' && a[1] == '-' && eq ? eq + 1 : a;
-        const int got = strcmp(path, "-") ? stat(path, &in) : fstat(0, &in); /* '-': stdin */
+        const int got = nb_cli_stat_arg(path, &in); /* '-': stdin */
         if (got == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
             char msg[700];
             snprintf(msg, sizeof msg, "--output '%.250s' is also an input of %s ('%.250s'): "
