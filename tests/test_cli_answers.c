@@ -417,10 +417,11 @@ static void test_options_that_shape_nothing_are_refused(void **state)
     (void)state;
     expect_error("--cold on a warm run", (const char *[]){"run", "--tier", "warm", "--cold",
                                                           "flush", NULL},
-                 2, "--cold flush shapes the cold cache state, which this run does not time");
+                 2, "which this run does not time (add --tier cold, or leave --cold out)");
     expect_error("--sets on a warm run", (const char *[]){"run", "--tier", "ntt", "--cache",
                                                           "warm", "--sets", "40", NULL},
-                 2, "--sets 40 shapes the cold cache state, which this run does not time");
+                 2, "--sets 40 shapes the cold cache state, which this run does not time (add "
+                    "cold to --cache, or leave --sets out)");
     expect_error("--batch in the per-launch mode", (const char *[]){"run", "--batch", "5", NULL},
                  2, "--batch 5 counts the launches of a sample in the batch and graph modes");
     expect_error("an empty --filter", (const char *[]){"run", "--list", "--filter", "", NULL}, 2,

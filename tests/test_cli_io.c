@@ -108,7 +108,8 @@ static void test_output_fifo_is_written_through(void **state)
 }
 
 /* Where each kind of path leads: devices (also behind a symlink) are written
- * through, never replaced; regular files and new paths are replaced. */
+ * through, never replaced, and never created under /dev or /proc; regular
+ * files and new paths are replaced. */
 static void test_output_classification(void **state)
 {
     (void)state;
@@ -134,6 +135,12 @@ static void test_output_classification(void **state)
     assert_int_equal(nb_output_classify(dir, &k, resolved), NB_ERR_INVALID_ARG);
     assert_int_equal(nb_output_classify(at("no-such-folder/r.json"), &k, resolved),
                      NB_ERR_INVALID_ARG);
+    /* under /dev or /proc a path is written through: one that is not there is refused */
+    assert_int_equal(nb_output_classify("/proc/nb-no-such-file.json", &k, resolved),
+                     NB_ERR_INVALID_ARG);
+    assert_int_equal(nb_output_classify("/dev/nb-no-such-device", &k, resolved),
+                     NB_ERR_INVALID_ARG);
+    assert_int_equal(access("/dev/nb-no-such-device", F_OK), -1);
     struct stat st;
     assert_int_equal(stat("/dev/null", &st), 0);
     assert_true(S_ISCHR(st.st_mode));

@@ -4,7 +4,9 @@
  * bad stage options (--gpus among them) exit with the usage code; `--tier stage --cache warm`
  * times the stages with a warm cache and `--tier warm,stage` keeps its old
  * meaning; `nttbench list` shows the presets; a 64-bit set and its 32-bit
- * twin are paired by word size, and `verify --stage` checks 32-bit sets. argv[1] is the nttbench executable (tests/meson.build). */
+ * twin are paired by word size, and `verify --stage` checks 32-bit sets at
+ * their default levels and refuses a --variant of another --backend. argv[1]
+ * is the nttbench executable (tests/meson.build). */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +19,16 @@
 static const char *nttbench;
 static char tmpdir[] = "/tmp/nb-stage-cli-XXXXXX";
 
-/* Runs nttbench with args (NULL-terminated), stdout to out_path (if given);
- * returns the exit status. */
-static int run_cli(const char *const *args, const char *out_path)
+/* Runs nttbench with args (NULL-terminated), stdout to out_path and stderr
+ * to err_path (each if given); returns the exit status. */
+static int run_cli2(const char *const *args, const char *out_path, const char *err_path)
 {
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
         if (out_path && !freopen(out_path, "w", stdout))
+            _exit(126);
+        if (err_path && !freopen(err_path, "w", stderr))
             _exit(126);
         const char *argv[64];
         size_t n = 0;
@@ -38,6 +42,12 @@ static int run_cli(const char *const *args, const char *out_path)
     int st = 0;
     assert_int_equal(waitpid(pid, &st, 0), pid);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* run_cli2 with stderr inherited. */
+static int run_cli(const char *const *args, const char *out_path)
+{
+    return run_cli2(args, out_path, NULL);
 }
 
 static void test_stage_run_writes_verified_json(void **state)
@@ -77,6 +87,8 @@ static void test_stage_run_writes_verified_json(void **state)
                          json_string_value(json_object_get(c, "message")));
         assert_string_equal(json_string_value(json_object_get(params, "stage")), names[i]);
         assert_string_equal(json_string_value(json_object_get(params, "preset")), "test-small");
+        /* the value --seed takes, so that giving it again draws the same inputs */
+        assert_string_equal(json_string_value(json_object_get(params, "seed")), "12345");
         assert_int_equal(json_integer_value(json_object_get(params, "log_n")), 10);
         assert_int_equal(json_integer_value(json_object_get(params, "dnum")), 3);
         assert_int_equal(json_integer_value(json_object_get(params, "alpha")), 3);
@@ -298,6 +310,85 @@ static void test_verify_stage_on_32bit_set(void **state)
     free(t);
 }
 
+/* The levels `verify --stage` checks by default are the set's top one and the
+ * lowest a rescale takes (2 on a 32-bit set that drops a pair), and --filter
+ * selects among those same rows: one that keeps none is bad usage, never an
+ * empty pass. */
+static void test_verify_stage_default_levels_and_filter(void **state)
+{
+    (void)state;
+    char out[256], err[256];
+    snprintf(out, sizeof out, "%s/vl.txt", tmpdir);
+    snprintf(err, sizeof err, "%s/vl.err", tmpdir);
+    const char *low[] = {"verify", "--stage", "rescale", "--preset", "test-tiny-w32", "--variant",
+                         "cpu-harvey32-scalar", "--filter", "l=2$", NULL};
+    assert_int_equal(run_cli2(low, out, err), 0);
+    char *t = slurp(out);
+    if (!strstr(t, "1 passed, 0 failed, 0 skipped"))
+        nb_test_fail("verify --stage rescale on test-tiny-w32, filtered to l=2:\n%s", t);
+    free(t);
+    const char *none[] = {"verify", "--stage", "rescale", "--preset", "test-tiny-w32",
+                          "--variant", "cpu-harvey32-scalar", "--filter", "l=1$", NULL};
+    assert_int_equal(run_cli2(none, out, err), 2);
+    t = slurp(err);
+    if (!strstr(t, "--filter keeps none"))
+        nb_test_fail("a filter keeping no check of the default levels:\n%s", t);
+    free(t);
+}
+
+/* `verify --stage --backend B --variant V` refuses a V of the other backend
+ * (exit 2 with a GPU present, 3 without one: --backend gpu is unusable). */
+static void test_verify_stage_backend_and_variant_agree(void **state)
+{
+    (void)state;
+    char out[256], err[256];
+    snprintf(out, sizeof out, "%s/vb.txt", tmpdir);
+    snprintf(err, sizeof err, "%s/vb.err", tmpdir);
+    const char *args[] = {"verify", "--stage", "modup", "--preset", "test-tiny", "--variant",
+                          "cpu-harvey", "--backend", "gpu", NULL};
+    const int rc = run_cli2(args, out, err);
+    char *t = slurp(err);
+    if ((rc != 2 && rc != 3) || !strstr(t, "--backend gpu"))
+        nb_test_fail("verify --stage --variant cpu-harvey --backend gpu: exit %d\n%s", rc, t);
+    free(t);
+}
+
+/* A stage run as CSV: every header name once (the stage's timing mode is
+ * the fixed "mode" column, not a second one), and that column says it. */
+static void test_stage_csv_names_each_column_once(void **state)
+{
+    (void)state;
+    char out[256];
+    snprintf(out, sizeof out, "%s/stage.csv", tmpdir);
+    const char *args[] = {"run", "--tier", "stage", "--backend", "cpu", "--variant", "cpu-harvey",
+                          "--stage", "rescale", "--preset", "test-tiny", "--min-time", "0.001",
+                          "--max-noise", "100", "--timeout", "1", "--no-micro", "--no-progress",
+                          "-q", "--format", "csv", "--output", out, NULL};
+    assert_int_equal(run_cli(args, NULL), 0);
+    char *t = slurp(out);
+    char *eol = strchr(t, '\n');
+    assert_non_null(eol);
+    *eol = '\0';
+    const char *names[128];
+    size_t n = 0, mode_col = 128;
+    for (char *save = NULL, *k = strtok_r(t, ",", &save); k && n < 128;
+         k = strtok_r(NULL, ",", &save)) {
+        for (size_t j = 0; j < n; j++)
+            if (!strcmp(names[j], k))
+                nb_test_fail("the CSV header names '%s' twice", k);
+        if (!strcmp(k, "mode"))
+            mode_col = n;
+        names[n++] = k;
+    }
+    assert_true(mode_col < n);
+    char *f = eol + 1; /* the row's fields up to the mode column hold no quoted comma */
+    for (size_t j = 0; j < mode_col && f; j++)
+        f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL;
+    if (!f || strncmp(f, "per-launch,", 11))
+        nb_test_fail("the row's mode column: %s", f ? f : "(missing)");
+    free(t);
+}
+
 static void test_list_shows_presets(void **state)
 {
     (void)state;
@@ -337,8 +428,11 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stage_trace_of_a_cpu_case_is_a_note_not_an_error),
         cmocka_unit_test(test_bad_stage_options_are_usage_errors),
         cmocka_unit_test(test_list_shows_presets),
+        cmocka_unit_test(test_stage_csv_names_each_column_once),
         cmocka_unit_test(test_stage_run_pairs_word_sizes),
         cmocka_unit_test(test_verify_stage_on_32bit_set),
+        cmocka_unit_test(test_verify_stage_default_levels_and_filter),
+        cmocka_unit_test(test_verify_stage_backend_and_variant_agree),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rmdir(tmpdir);

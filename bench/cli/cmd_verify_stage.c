@@ -160,11 +160,17 @@ static nb_status set_arg(stage_args *a, const char *name, const char *v)
 }
 
 /* The variants to check: the explicit list, or every one of the backend
- * usable here. NB_ERR_NO_DEVICE names a GPU variant asked for without one. */
+ * usable here. NB_ERR_NO_DEVICE: --backend gpu, or a GPU variant, without a
+ * usable GPU; NB_ERR_INVALID_ARG: a variant of the other backend than the
+ * --backend given (as `run`). */
 static nb_status pick_variants(const stage_args *a, const nb_ntt_variant **out, size_t *n)
 {
     const int gpu = nb_gpu_count() > 0;
     *n = 0;
+    if (a->backend == 1 && !gpu) {
+        nb_gpu_require(); /* sets the message: why no device is usable */
+        return nb_set_error(NB_ERR_NO_DEVICE, "%s (--backend gpu)", nb_last_error());
+    }
     for (size_t i = 0; i < a->n_variants; i++) {
         const nb_ntt_variant *v = NULL;
         NB_TRY(nb_cli_find_variant(a->variants[i], &v));
@@ -175,14 +181,13 @@ static nb_status pick_variants(const stage_args *a, const nb_ntt_variant **out, 
             return nb_set_error(NB_ERR_NO_DEVICE, "%s (needed for GPU variant '%s')", msg,
                                 v->name);
         }
+        if (a->backend >= 0 && (int)v->backend != a->backend)
+            return nb_set_error(NB_ERR_INVALID_ARG, "variant '%s' runs on the %s, not --backend %s",
+                                v->name, nb_backend_name(v->backend), a->backend ? "gpu" : "cpu");
         out[(*n)++] = v;
     }
     if (a->n_variants)
         return NB_OK;
-    if (a->backend == 1 && !gpu) {
-        nb_gpu_require(); /* sets the message: why no device is usable */
-        return NB_ERR_NO_DEVICE;
-    }
     unsigned words = 0; /* the word sizes the sets are made for */
     for (size_t i = 0; i < a->n_presets; i++) {
         const nb_ckks_preset *pr = nb_ckks_preset_find(a->presets[i]);
@@ -262,6 +267,17 @@ static void fail_preset(const stage_args *a, const char *preset, const nb_ntt_va
         }
 }
 
+/* The levels checked when --level is not given: the set's top level and the
+ * lowest one a rescale can start from (its rescale_primes: 1, or 2 for sets
+ * of 32-bit words that drop a pair), once when they coincide. Returns how
+ * many of out[0..1] it filled (1 or 2). */
+static size_t default_levels(const nb_ckks_params *p, unsigned long long out[2])
+{
+    out[0] = p->max_level;
+    out[1] = p->rescale_primes;
+    return p->max_level > p->rescale_primes ? 2 : 1;
+}
+
 /* The rows check_preset will fill for every preset and variant that
  * --filter keeps (the default levels depend on each preset's L); `cap` when
  * a preset cannot be loaded (its rows then fail early). A --level above a
@@ -278,14 +294,15 @@ static nb_status planned_rows(const stage_args *a, const nb_ntt_variant *const *
             return NB_OK;
         }
         const size_t top = p->max_level;
+        unsigned long long defaults[2];
+        const size_t ndef = default_levels(p, defaults);
         nb_ckks_params_destroy(p);
         for (size_t li = 0; li < a->n_levels; li++)
             if (a->levels[li] > top)
                 return nb_set_error(NB_ERR_INVALID_ARG, "--level %llu is above the top level "
                                     "%zu of the set %s", a->levels[li], top, a->presets[pi]);
-        const unsigned long long defaults[2] = {top, 1};
         const unsigned long long *lv = a->n_levels ? a->levels : defaults;
-        const size_t nlv = a->n_levels ? a->n_levels : top > 1 ? 2 : 1;
+        const size_t nlv = a->n_levels ? a->n_levels : ndef;
         for (size_t vi = 0; vi < nv; vi++)
             for (size_t si = 0; si < a->n_stages; si++)
                 for (size_t li = 0; li < nlv; li++)
@@ -304,9 +321,10 @@ static nb_status check_preset(const stage_args *a, const char *preset,
     nb_ckks *c = NULL;
     const double t0 = nb_now_s();
     NB_TRY(nb_ckks_params_from_preset(&p, preset));
-    unsigned long long top[2] = {p->max_level, p->rescale_primes};
-    const unsigned long long *lv = a->n_levels ? a->levels : top;
-    size_t nlv = a->n_levels ? a->n_levels : (p->max_level > 1 ? 2 : 1);
+    unsigned long long defaults[2];
+    const size_t ndef = default_levels(p, defaults);
+    const unsigned long long *lv = a->n_levels ? a->levels : defaults;
+    const size_t nlv = a->n_levels ? a->n_levels : ndef;
     if (p->log_n < v->min_log_n || p->log_n > v->max_log_n || v->word_bits != p->word_bits ||
         set_prime_bits(p) > v->max_prime_bits) {
         skip_preset(a, preset, v, p, lv, nlv, rows, n);

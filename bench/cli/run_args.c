@@ -377,11 +377,15 @@ static nb_status check_state_options_used(const nb_cli_run *run)
     unsigned states = 0;
     for (size_t i = 0; i < run->n_tiers; i++)
         states |= nb_cli_tier_states(run, &run->tiers[i]);
+    int takes_cache = 0; /* a tier (ntt, stage) whose cache states --cache gives */
+    for (size_t i = 0; i < run->n_tiers; i++)
+        takes_cache |= !run->tiers[i].states;
     const char *cold = run->given_cold ? "cold" : run->given_sets ? "sets" : NULL;
     if (cold && !(states & NB_CLI_STATE(NB_CACHE_COLD)))
         return nb_set_error(NB_ERR_INVALID_ARG, "--%s %s shapes the cold cache state, which this "
-                            "run does not time (add --tier cold, or leave --%s out)", cold,
-                            run->given_cold ? run->given_cold : run->given_sets, cold);
+                            "run does not time (add %s, or leave --%s out)", cold,
+                            run->given_cold ? run->given_cold : run->given_sets,
+                            takes_cache ? "cold to --cache" : "--tier cold", cold);
     int batched = 0;
     for (size_t i = 0; i < run->n_modes; i++)
         batched |= run->modes[i] != NB_MODE_PER_LAUNCH;

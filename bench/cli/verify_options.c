@@ -25,7 +25,7 @@ static const nb_cli_option stage_options[] = {
     {"preset", 1, "LIST   CKKS presets (test-small)"},
     {"variant", 1, "LIST   variants (all usable here)"},
     {"backend", 1, "B      cpu | gpu | auto (auto)"},
-    {"level", 1, "LIST   levels (the top one and 1)"},
+    {"level", 1, "LIST   levels (the top one and the lowest a rescale takes)"},
     {"seed", 1, "N      input seed (time-based)"},
     {"filter", 1, "REGEX  keep the checks whose name (\"cpu-harvey test-small modup l=7\")\n"
                   "                         matches; repeatable: any"},

@@ -1,6 +1,8 @@
 /* The CSV writer: one row per case, RFC 4180 quoting; a column per
- * parameter and metric key appearing in any case, in order of appearance.
- * 64-bit integers (seeds, prime and root lists) are quoted text. */
+ * parameter and metric key appearing in any case, in order of appearance,
+ * but for a parameter named like a fixed column (the stage tier's "mode"),
+ * which that column holds. 64-bit integers (seeds, prime and root lists) are
+ * quoted text. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,8 +34,29 @@ static void csv_num(FILE *f, double v)
         fprintf(f, "%.9g", v);
 }
 
+/* The fixed columns between the parameters and the metrics. */
+static const char *const fixed[] = {
+    "mode",          "launches_per_sample", "status",        "samples",
+    "median_ns",     "mean_ns",             "min_ns",        "max_ns",
+    "stddev_ns",     "noise_pct",           "p10_ns",        "p90_ns",
+    "ci95_lo_ns",    "ci95_hi_ns",          "stop_reason",   "noise_target_met",
+    "throttled",     "sets",                "flush",         "contended",
+    "coefficient_bytes",
+    "twiddle_bytes", "bandwidth_GBps",      "frac_copy",     "frac_peak",
+    "butterflies_per_s", "frac_butterfly",  "launch_fraction", "bound",
+    "kernels"};
+
+static int is_fixed(const char *key)
+{
+    for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
+        if (!strcmp(fixed[k], key))
+            return 1;
+    return 0;
+}
+
 /* Keys in order of first appearance across cases (pointers into the
- * cases); *keys is allocated (caller frees), no limit on their number. */
+ * cases), parameters named like a fixed column left out; *keys is allocated
+ * (caller frees), no limit on their number. */
 static nb_status collect_keys(const nb_report *r, int metrics, const char ***keys, size_t *n)
 {
     size_t cap = 0;
@@ -48,6 +71,8 @@ static nb_status collect_keys(const nb_report *r, int metrics, const char ***key
         size_t m = metrics ? c->n_metrics : c->n_params;
         for (size_t k = 0; k < m; k++) {
             const char *key = metrics ? c->metrics[k].key : c->params[k].key;
+            if (!metrics && is_fixed(key))
+                continue;
             size_t j = 0;
             while (j < *n && strcmp((*keys)[j], key) != 0)
                 j++;
@@ -125,7 +150,13 @@ static void write_result(FILE *f, const nb_case *c)
 {
     const nb_bench_result *r_ = c->has_result ? &c->result : NULL;
     const nb_stats *s = r_ && r_->n_samples ? &r_->stats : NULL;
-    fprintf(f, ",%s,", r_ ? nb_mode_name(r_->mode) : "");
+    const param *pm = nb_case_param_find(c, "mode"); /* a case not timed may still name it */
+    fputc(',', f);
+    if (r_)
+        fputs(nb_mode_name(r_->mode), f);
+    else if (pm && pm->type == P_STR && pm->s)
+        nb_csv_write_field(f, pm->s);
+    fputc(',', f);
     if (r_)
         fprintf(f, "%zu", r_->launches_per_sample);
     fprintf(f, ",%s,", nb_case_status_name(c->status));
@@ -160,16 +191,6 @@ static void write_result(FILE *f, const nb_case *c)
 
 nb_status nb_report_write_csv(const nb_report *r, FILE *f)
 {
-    static const char *const fixed[] = {
-        "mode",          "launches_per_sample", "status",        "samples",
-        "median_ns",     "mean_ns",             "min_ns",        "max_ns",
-        "stddev_ns",     "noise_pct",           "p10_ns",        "p90_ns",
-        "ci95_lo_ns",    "ci95_hi_ns",          "stop_reason",   "noise_target_met",
-        "throttled",     "sets",                "flush",         "contended",
-        "coefficient_bytes",
-        "twiddle_bytes", "bandwidth_GBps",      "frac_copy",     "frac_peak",
-        "butterflies_per_s", "frac_butterfly",  "launch_fraction", "bound",
-        "kernels"};
     const char **pkeys = NULL, **mkeys = NULL;
     size_t np = 0, nm = 0;
     nb_ceilings ceil;

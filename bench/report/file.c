@@ -96,8 +96,14 @@ nb_status nb_output_classify(const char *path, nb_output_kind *kind, char *resol
     }
     if (!path[0])
         return nb_set_error(NB_ERR_INVALID_ARG, "--output needs a file name");
-    /* /dev/stderr, /proc/self/fd/N and the like name open files, not places */
+    /* /dev/stderr, /proc/self/fd/N and the like name open files, not places:
+     * written through, so one that does not exist would be created there */
     if (under_system_tree(path)) {
+        struct stat sst;
+        if (stat(path, &sst) != 0)
+            return nb_set_error(NB_ERR_INVALID_ARG, "output '%s': %s (a path under /dev or "
+                                "/proc is written through, never created)", path,
+                                strerror(errno));
         *kind = NB_OUTPUT_STREAM;
         snprintf(resolved, PATH_MAX, "%s", path);
         return NB_OK;

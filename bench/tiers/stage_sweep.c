@@ -131,9 +131,11 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
         mp = &micro;
     }
     for (size_t si = 0; si < o->n_stages && !nb_bench_interrupted(&r->timing); si++) {
+        /* the inputs' seed follows from the run's and the stage alone, so that the
+         * recorded run seed, given to --seed, draws them again */
         nb_stage_config cfg = {o->stages[si], level, o->rounding,
-                               r->sweep.seed + 0x9E37ull * (si + 1), gpus, o->trace,
-                               r->profile_call};
+                               r->sweep.seed + 0x9E37ull * ((uint64_t)o->stages[si] + 1), gpus,
+                               o->trace, r->profile_call};
         for (size_t mi = 0; mi < r->sweep.n_modes && !nb_bench_interrupted(&r->timing); mi++) {
             if (!keep[si][mi])
                 continue;
@@ -150,8 +152,8 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
             nb_case *c = NULL;
             NB_TRY(nb_stage_run_case_pooled(&c, p, v, &cfg, mp, &to, o->passes, pool, stream));
             nb_status s = nb_case_param_str(c, "mode", nb_mode_name(to.mode));
-            char seed[24]; /* the derived 64-bit seed exactly, as in the NTT tier */
-            snprintf(seed, sizeof seed, "%" PRIu64, cfg.seed);
+            char seed[24]; /* the run's 64-bit seed exactly, as in the NTT tier */
+            snprintf(seed, sizeof seed, "%" PRIu64, r->sweep.seed);
             if (s == NB_OK)
                 s = nb_case_param_str(c, "seed", seed);
             if (s != NB_OK) {
