@@ -377,11 +377,30 @@ static void test_word_pairs_take_compares_log_q_rule(void **state)
         add_stage_case_q(rep, "test-tiny", 64, 1, 400, 130.0);
         add_stage_case_q(rep, "test-tiny-w32", 32, 1, 300, far ? 193.0 : 162.0);
         char *t = nb_test_report_text(rep, NB_FORMAT_TABLE);
-        if ((strstr(t, "Word sizes at equal log Q") == NULL) != far)
+        if ((strstr(t, "Word sizes at the nearest log Q") == NULL) != far)
             nb_test_fail("log Q 130 and %s: %s", far ? "193 paired" : "162 not paired", t);
         free(t);
         nb_report_destroy(rep);
     }
+}
+
+/* Guards: one 64-bit case (log Q 100) was paired with both levels of its
+ * 32-bit twin (log Q 87 and 112), printing one log Q for both rows; now the
+ * nearer level alone pairs with it, and the row shows both sides' log Q. */
+static void test_word_pairs_take_the_nearest_level_once(void **state)
+{
+    (void)state;
+    nb_report *rep = NULL;
+    assert_int_equal(nb_report_create(&rep, "run"), NB_OK);
+    add_stage_case_q(rep, "test-tiny", 64, 1, 400, 100.0);
+    add_stage_case_q(rep, "test-tiny-w32", 32, 1, 300, 87.0);
+    add_stage_case_q(rep, "test-tiny-w32", 32, 1, 500, 112.0);
+    char *t = nb_test_report_text(rep, NB_FORMAT_TABLE);
+    const char *sec = strstr(t, "Word sizes at the nearest log Q");
+    if (!sec || !strstr(sec, "100 / 112") || strstr(sec, "100 / 87") || !strstr(sec, "1.25"))
+        nb_test_fail("the pairs of log Q 100 with 87 and 112:\n%s", t);
+    free(t);
+    nb_report_destroy(rep);
 }
 
 /* The word-size section pairs cases on the same number of GPUs: one and two
@@ -398,7 +417,7 @@ static void test_word_pairs_match_the_gpu_count(void **state)
     add_stage_case(rep, "ckks16-l30-d3-w32", 32, 2, 270);
     for (int md = 0; md < 2; md++) {
         char *t = nb_test_report_text(rep, md ? NB_FORMAT_MD : NB_FORMAT_TABLE);
-        const char *sec = strstr(t, "Word sizes at equal log Q");
+        const char *sec = strstr(t, "Word sizes at the nearest log Q");
         if (!sec)
             nb_test_fail("no word-size section in:\n%s", t);
         const char *one = strstr(sec, "keyswitch "), *two = strstr(sec, "keyswitch, 2 GPUs");
@@ -463,6 +482,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_transform_32bit_matches_reference),
         cmocka_unit_test(test_compare_match_word_pairs_nearest_log_q),
         cmocka_unit_test(test_word_pairs_match_the_gpu_count),
+        cmocka_unit_test(test_word_pairs_take_the_nearest_level_once),
         cmocka_unit_test(test_word_pairs_take_compares_log_q_rule),
         cmocka_unit_test(test_compare_match_word_pairs_stage_twins),
         cmocka_unit_test(test_old_file_reads_as_64_bit),

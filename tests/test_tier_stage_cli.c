@@ -258,7 +258,7 @@ static void test_stage_run_pairs_word_sizes(void **state)
     if (rc != 0)
         nb_test_fail("the two-word stage run exited with %d", rc);
     char *t = slurp(txt);
-    if (!strstr(t, "Word sizes at equal log Q") || !strstr(t, "rescale floor      1592"))
+    if (!strstr(t, "Word sizes at the nearest log Q") || !strstr(t, "rescale floor    1592 / 159"))
         nb_test_fail("no word-size row for the rescale pair in:\n%s", t);
     if (!strstr(t, "is made for 32-bit words and variant 'cpu-harvey' works on 64-bit ones"))
         nb_test_fail("the cross-word pair is not reported as skipped");
@@ -406,7 +406,26 @@ static void test_list_shows_presets(void **state)
             nb_test_fail("'nttbench list' does not mention preset %s",
                          nb_ckks_preset_at(i)->name);
     free(text);
+    /* a 32-bit set says so, with its base of two primes and its levels of pairs */
+    json_t *ps = json_object_get(r, "presets"), *p;
+    size_t i, seen = 0;
+    json_array_foreach(ps, i, p)
+    {
+        if (strcmp(json_string_value(json_object_get(p, "name")), "ckks16-l30-d3-w32"))
+            continue;
+        seen++;
+        assert_int_equal(json_integer_value(json_object_get(p, "word_bits")), 32);
+        assert_int_equal(json_integer_value(json_object_get(p, "q0_count")), 2);
+        assert_int_equal(json_integer_value(json_object_get(p, "rescale_primes")), 2);
+    }
+    assert_int_equal(seen, 1);
     json_decref(r);
+    const char *plain[] = {"list", NULL};
+    assert_int_equal(run_cli(plain, out), 0);
+    char *t = slurp(out);
+    if (!strstr(t, "2x31/pairs of 51/31"))
+        nb_test_fail("'nttbench list' does not describe the 32-bit twin's primes:\n%s", t);
+    free(t);
     unlink(out);
 }
 

@@ -224,29 +224,44 @@ nb_status nb_cli_stage_set(nb_cli_run *run, const char *name, const char *v)
     return nb_set_error(NB_ERR_INVALID_ARG, "run: unknown option --%s", name);
 }
 
+/* "62/51/62", or for a base of several primes and levels of prime pairs
+ * "2x31/pairs of 51/31" (the bits of each q_0 prime, of a level's prime or
+ * pair's product, and of each special prime). */
+static void preset_bits(const nb_ckks_spec *s, char *out, size_t n)
+{
+    char q0[16];
+    if (s->q0_count > 1)
+        snprintf(q0, sizeof q0, "%ux%u", s->q0_count, s->q0_bits);
+    else
+        snprintf(q0, sizeof q0, "%u", s->q0_bits);
+    snprintf(out, n, "%s/%s%u/%u", q0, s->rescale_primes > 1 ? "pairs of " : "", s->q_bits,
+             s->p_bits);
+}
+
 void nb_cli_stage_list_text(FILE *f, int md)
 {
     if (md) {
         fprintf(f, "\n### CKKS presets (stage tier)\n\n"
-                   "| preset | log N | L | dnum | alpha | q0/q/p bits | source |\n"
-                   "|---|---|---|---|---|---|---|\n");
+                   "| preset | word | log N | L | dnum | alpha | q0/q/p bits | source |\n"
+                   "|---|---|---|---|---|---|---|---|\n");
     } else {
         fprintf(f, "\nCKKS presets (stage tier: --preset NAME):\n");
-        fprintf(f, "  %-*s %5s %4s %5s %6s %12s  %s\n", name_width(), "name", "logN", "L",
-                "dnum", "alpha", "q0/q/p bits", "source");
+        fprintf(f, "  %-*s %4s %5s %4s %5s %6s %20s  %s\n", name_width(), "name", "word", "logN",
+                "L", "dnum", "alpha", "q0/q/p bits", "source");
     }
     for (size_t i = 0; i < nb_ckks_preset_count(); i++) {
         const nb_ckks_preset *p = nb_ckks_preset_at(i);
         const nb_ckks_spec *s = &p->spec;
         const unsigned alpha = (s->levels + 1 + s->dnum - 1) / s->dnum;
-        char bits[32];
-        snprintf(bits, sizeof bits, "%u/%u/%u", s->q0_bits, s->q_bits, s->p_bits);
+        const unsigned word = s->word_bits ? s->word_bits : 64;
+        char bits[48];
+        preset_bits(s, bits, sizeof bits);
         if (md)
-            fprintf(f, "| %s | %u | %u | %u | %u | %s | %s |\n", p->name, s->log_n, s->levels,
-                    s->dnum, alpha, bits, p->source);
-        else
-            fprintf(f, "  %-*s %5u %4u %5u %6u %12s  %s\n", name_width(), p->name, s->log_n,
+            fprintf(f, "| %s | %u | %u | %u | %u | %u | %s | %s |\n", p->name, word, s->log_n,
                     s->levels, s->dnum, alpha, bits, p->source);
+        else
+            fprintf(f, "  %-*s %4u %5u %4u %5u %6u %20s  %s\n", name_width(), p->name, word,
+                    s->log_n, s->levels, s->dnum, alpha, bits, p->source);
     }
 }
 
@@ -257,11 +272,15 @@ json_t *nb_cli_stage_list_json(void)
         const nb_ckks_preset *p = nb_ckks_preset_at(i);
         const nb_ckks_spec *s = &p->spec;
         json_array_append_new(
-            a, json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "name", p->name,
-                         "description", p->source, "log_n", (int)s->log_n, "levels",
-                         (int)s->levels, "dnum", (int)s->dnum, "alpha",
+            a, json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "name",
+                         p->name, "description", p->source, "word_bits",
+                         (int)(s->word_bits ? s->word_bits : 64), "log_n", (int)s->log_n,
+                         "levels", (int)s->levels, "dnum", (int)s->dnum, "alpha",
                          (int)((s->levels + 1 + s->dnum - 1) / s->dnum), "q0_bits",
-                         (int)s->q0_bits, "q_bits", (int)s->q_bits, "p_bits", (int)s->p_bits));
+                         (int)s->q0_bits, "q0_count", (int)(s->q0_count ? s->q0_count : 1),
+                         "q_bits", (int)s->q_bits, "rescale_primes",
+                         (int)(s->rescale_primes ? s->rescale_primes : 1), "p_bits",
+                         (int)s->p_bits));
     }
     return a;
 }

@@ -3,10 +3,11 @@
  * rounding, mode, cache state and GPU count on 64-bit words whose set is its twin
  * (preset X-w32 with X or X-w64) and whose log Q_l is the nearest, within
  * one prime's bits (nb_word_pair_tolerance, the rule of `compare --match
- * word`). Each pair prints both medians, the ratio
- * t32 / t64, the NTT and base-conversion shares of each and the bytes each
- * launch moves; a pair on several GPUs says how many. Nothing is printed
- * when the report has no pair. */
+ * word`); of the 32-bit cases of one variant and set (its levels) only the
+ * nearest to that 64-bit case pairs with it. Each pair prints both log Q,
+ * both medians, the ratio t32 / t64, the NTT and base-conversion shares of
+ * each and the bytes each launch moves; a pair on several GPUs says how
+ * many. Nothing is printed when the report has no pair. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,6 +87,24 @@ static const nb_case *partner(const nb_report *r, const nb_case *c32)
     return best;
 }
 
+/* 1 when another 32-bit case of c32's variant and set, at another level, is
+ * nearer in log Q to c64 (or as near and earlier in the report). */
+static int nearer_twin(const nb_report *r, size_t i32, const nb_case *c64)
+{
+    const nb_case *c32 = r->cases[i32];
+    const double d = fabs(num_of(c64, "log_q") - num_of(c32, "log_q"));
+    for (size_t j = 0; j < r->n; j++) {
+        const nb_case *o = r->cases[j];
+        if (j == i32 || !stage_case(o, 32) || strcmp(o->variant, c32->variant) != 0 ||
+            strcmp(str_of(o, "preset"), str_of(c32, "preset")) != 0 || partner(r, o) != c64)
+            continue;
+        const double od = fabs(num_of(c64, "log_q") - num_of(o, "log_q"));
+        if (od < d || (od == d && j < i32))
+            return 1;
+    }
+    return 0;
+}
+
 void nb_text_write_word_pairs(const nb_report *r, FILE *f, int md)
 {
     int header = 0;
@@ -94,18 +113,18 @@ void nb_text_write_word_pairs(const nb_report *r, FILE *f, int md)
         if (!stage_case(c32, 32))
             continue;
         const nb_case *c64 = partner(r, c32);
-        if (!c64)
+        if (!c64 || nearer_twin(r, i, c64))
             continue;
-        const char *title = "Word sizes at equal log Q (stage medians; ratio = 32-bit / 64-bit "
-                            "time, below 1: 32-bit words faster)";
+        const char *title = "Word sizes at the nearest log Q, within one prime's bits (stage "
+                            "medians; ratio = 32-bit / 64-bit time, below 1: 32-bit words faster)";
         if (!header && md)
-            fprintf(f, "\n**%s**\n\n| stage | log Q | 64-bit (variant, set) | median | NTT | "
-                       "conv | MB | 32-bit (variant, set) | median | NTT | conv | MB | ratio |\n"
-                       "| --- | ---: | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | "
-                       "---: | ---: | ---: |\n",
+            fprintf(f, "\n**%s**\n\n| stage | log Q 64 / 32 | 64-bit (variant, set) | median | "
+                       "NTT | conv | MB | 32-bit (variant, set) | median | NTT | conv | MB | "
+                       "ratio |\n| --- | ---: | --- | ---: | ---: | ---: | ---: | --- | ---: | "
+                       "---: | ---: | ---: | ---: |\n",
                     title);
         else if (!header)
-            fprintf(f, "\n%s\n  %-16s %6s  %-34s %10s %7s %7s %6s  %-38s %10s %7s %7s %6s %6s\n",
+            fprintf(f, "\n%s\n  %-16s %9s  %-34s %10s %7s %7s %6s  %-38s %10s %7s %7s %6s %6s\n",
                     title, "stage", "log Q", "64-bit (variant, set)", "median", "NTT", "conv",
                     "MB", "32-bit (variant, set)", "median", "NTT", "conv", "MB", "ratio");
         header = 1;
@@ -124,13 +143,15 @@ void nb_text_write_word_pairs(const nb_report *r, FILE *f, int md)
         snprintf(stage, sizeof stage, "%s%s%s%s", str_of(c32, "stage"),
                  *str_of(c32, "rounding") ? " " : "", str_of(c32, "rounding"), on);
         const double ratio = c32->result.stats.median / c64->result.stats.median;
+        char logq[32];
+        snprintf(logq, sizeof logq, "%.0f / %.0f", num_of(c64, "log_q"), num_of(c32, "log_q"));
         if (md)
-            fprintf(f, "| %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f |\n",
-                    stage, num_of(c64, "log_q"), who[0], t[0], ntt[0], conv[0], mb[0], who[1],
-                    t[1], ntt[1], conv[1], mb[1], ratio);
+            fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f |\n",
+                    stage, logq, who[0], t[0], ntt[0], conv[0], mb[0], who[1], t[1], ntt[1],
+                    conv[1], mb[1], ratio);
         else
-            fprintf(f, "  %-16s %6.0f  %-34s %10s %7s %7s %6s  %-38s %10s %7s %7s %6s %6.2f\n",
-                    stage, num_of(c64, "log_q"), who[0], t[0], ntt[0], conv[0], mb[0], who[1],
-                    t[1], ntt[1], conv[1], mb[1], ratio);
+            fprintf(f, "  %-16s %9s  %-34s %10s %7s %7s %6s  %-38s %10s %7s %7s %6s %6.2f\n",
+                    stage, logq, who[0], t[0], ntt[0], conv[0], mb[0], who[1], t[1], ntt[1],
+                    conv[1], mb[1], ratio);
     }
 }
