@@ -208,6 +208,33 @@ static void test_wrong_ntt_inside_a_stage_fails_verification(void **state)
     nb_ckks_params_destroy(p);
 }
 
+/* Guards: a case list's estimate of a stage case's bytes took 8-byte words
+ * and one dropped prime for every set; it is the workload's own footprint,
+ * on both word sizes, at every stage and at the levels a rescale takes. */
+static void test_stage_set_bytes_is_the_workloads_footprint(void **state)
+{
+    (void)state;
+    const char *sets[2][2] = {{"test-tiny", "cpu-harvey"}, {"test-tiny-w32", "cpu-harvey32"}};
+    for (int k = 0; k < 2; k++) {
+        nb_ckks_params *p = NULL;
+        assert_int_equal(nb_ckks_params_from_preset(&p, sets[k][0]), NB_OK);
+        const nb_ntt_variant *v = nb_ntt_variant_find(sets[k][1]);
+        assert_non_null(v);
+        for (int st = 0; st < 4; st++)
+            for (size_t l = p->rescale_primes; l <= p->max_level; l++) {
+                nb_stage_config cfg = {(nb_ckks_stage)st, l, NB_CKKS_RESCALE_FLOOR, 5, 0, 0, 0};
+                nb_workload *w = NULL;
+                assert_int_equal(nb_stage_workload_create(&w, p, v, &cfg, NULL), NB_OK);
+                const double want = (double)w->ops->footprint_bytes(w->ctx);
+                if (nb_stage_set_bytes(p, (nb_ckks_stage)st, l) != want)
+                    nb_test_fail("%s stage %d l=%zu: estimate %.0f, footprint %.0f", sets[k][0],
+                                 st, l, nb_stage_set_bytes(p, (nb_ckks_stage)st, l), want);
+                nb_workload_destroy(w);
+            }
+        nb_ckks_params_destroy(p);
+    }
+}
+
 static void test_bad_stage_configs_are_rejected(void **state)
 {
     (void)state;
@@ -334,6 +361,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stage_names_parse),
         cmocka_unit_test(test_bad_stage_configs_are_rejected),
+        cmocka_unit_test(test_stage_set_bytes_is_the_workloads_footprint),
         cmocka_unit_test(test_micro_benchmarks_of_a_32_bit_set),
         cmocka_unit_test(test_every_stage_runs_verified_with_breakdown),
         cmocka_unit_test(test_wrong_ntt_inside_a_stage_fails_verification),

@@ -195,7 +195,9 @@ static void test_stage_trace_of_a_cpu_case_is_a_note_not_an_error(void **state)
     assert_true(json_is_null(json_object_get(c, "trace")));
     const char *note = json_string_value(json_object_get(c, "trace_note"));
     assert_non_null(note);
-    assert_non_null(strstr(note, "kernel trace"));
+    /* the reason is the case's backend, in every build (not a missing CUPTI) */
+    if (!strstr(note, "runs on the CPU; the trace records GPU activities"))
+        nb_test_fail("trace_note of a CPU case: %s", note);
     json_decref(r);
 }
 

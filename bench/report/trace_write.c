@@ -157,8 +157,11 @@ void nb_text_write_traces(const nb_report *r, FILE *f, int md)
         if (c->trace_state == 1 && c->trace) {
             write_trace(c, f, md);
         } else if (c->trace_state == 2 && (!last_why || strcmp(last_why, c->trace_why))) {
+            const char *why = c->trace_why; /* the note as the tracer words it, prefix and all */
+            if (!strncmp(why, "kernel trace: ", 14))
+                why += 14;
             fprintf(f, "\n%sKernel trace%s not recorded: %s\n", md ? "**" : "", md ? "**" : "",
-                    c->trace_why);
+                    why);
             last_why = c->trace_why;
         }
     }

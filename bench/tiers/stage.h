@@ -66,6 +66,11 @@ void nb_stage_case_label(char *buf, size_t n, const nb_ckks_params *params,
 nb_status nb_stage_workload_create(nb_workload **out, const nb_ckks_params *params,
                                    const nb_ntt_variant *variant, const nb_stage_config *cfg,
                                    void *stream);
+/* The bytes of one buffer set of `stage` at level l of the set p, on the
+ * words p is made for: input + key + output, each once (what the workload's
+ * footprint and bytes per launch count; for a case list's estimate before any
+ * workload exists). */
+double nb_stage_set_bytes(const nb_ckks_params *p, nb_ckks_stage stage, size_t l);
 /* Limb-transforms one launch performs, by direction. */
 void nb_stage_workload_ntt_counts(const nb_workload *w, size_t *forward_limbs,
                                   size_t *inverse_limbs);

@@ -71,18 +71,6 @@ static nb_status add_skipped(const nb_tier_run *r, const nb_ntt_variant *v, cons
     return nb_report_add_case(r->report, c);
 }
 
-/* The data of one buffer set of a stage case at level l, in bytes: its
- * input, output(s) and (key switch) key, as the stage workload holds them. */
-static double stage_set_bytes(const nb_ckks_params *p, nb_ckks_stage stage, size_t l)
-{
-    const double n = (double)p->n, q = (double)(l + 1), e = q + (double)p->alpha;
-    double words = stage == NB_CKKS_STAGE_MODUP     ? q + (double)nb_ckks_digits(p, l) * e
-                   : stage == NB_CKKS_STAGE_MODDOWN ? e + q
-                   : stage == NB_CKKS_STAGE_RESCALE ? 2 * q - 1
-                                                    : 3 * q + (double)nb_ckks_key_limbs(p);
-    return 8.0 * n * words;
-}
-
 /* The label of a stage case's row (nb_stage_run_case's), and of the row of
  * one that is skipped, which adds the mode the case would have run in. */
 static void stage_label(char *label, size_t n, const nb_stage_config *cfg,
@@ -116,7 +104,7 @@ static nb_status run_level(const nb_tier_run *r, const nb_stage_tier_opts *o,
             char label[160];
             stage_label(label, sizeof label, &cfg, p, skipped ? &mode : NULL);
             keep[si][mi] = (unsigned char)select_case(
-                r, v, label, nb_mode_name(mode), stage_set_bytes(p, cfg.stage, level),
+                r, v, label, nb_mode_name(mode), nb_stage_set_bytes(p, cfg.stage, level),
                 1 + (o->micro && gpus <= 1 && !skipped && !kept ? 4 : 0), skipped);
             kept += keep[si][mi] && !skipped;
             kept_rows += keep[si][mi];

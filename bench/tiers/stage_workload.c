@@ -277,6 +277,17 @@ static size_t ws_bytes(const void *ctx)
     return (c->in_limbs + c->out_limbs + key_limbs_used(c)) * c->p->n * c->wb;
 }
 
+double nb_stage_set_bytes(const nb_ckks_params *p, nb_ckks_stage stage, size_t l)
+{
+    const double q = (double)(l + 1), e = q + (double)p->alpha;
+    const double d = (double)nb_ckks_digits(p, l);
+    const double limbs = stage == NB_CKKS_STAGE_MODUP     ? q + d * e
+                         : stage == NB_CKKS_STAGE_MODDOWN ? e + q
+                         : stage == NB_CKKS_STAGE_RESCALE ? 2 * q - (double)p->rescale_primes
+                                                          : q + 2 * q + 2 * d * e;
+    return limbs * (double)p->n * (double)(p->word_bits / 8);
+}
+
 static nb_status ws_launch(void *ctx, size_t set, void *stream)
 {
     stage_ctx *c = ctx;

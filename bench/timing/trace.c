@@ -13,6 +13,14 @@
 #include "bench/timing/plan.h"
 #include "bench/timing/trace.h"
 
+/* NB_ERR_UNSUPPORTED for a workload that runs on the CPU, whatever the
+ * build: the trace records GPU activities. */
+static nb_status refuse_cpu(const nb_workload *w)
+{
+    return nb_set_error(NB_ERR_UNSUPPORTED, "kernel trace: '%s' runs on the CPU; the trace "
+                        "records GPU activities", w->label ? w->label : "");
+}
+
 #if defined(NB_HAVE_CUPTI) && defined(NB_HAVE_CUDA)
 #include <pthread.h>
 
@@ -359,8 +367,7 @@ nb_status nb_bench_trace(const nb_workload *w, void *stream, const nb_bench_opts
     memset(out, 0, sizeof *out);
     NB_TRY(nb_run_check(w, stream, o, 1));
     if (w->backend != NB_BACKEND_GPU)
-        return nb_set_error(NB_ERR_UNSUPPORTED, "kernel trace: '%s' runs on the CPU; the trace "
-                            "records GPU activities", w->label ? w->label : "");
+        return refuse_cpu(w);
     const nb_cupti_api *api = nb_cupti_load();
     if (!api) {
         char why[400];
@@ -400,11 +407,12 @@ int nb_trace_available(void) { return 0; }
 nb_status nb_bench_trace(const nb_workload *w, void *stream, const nb_bench_opts *o,
                          nb_trace *out)
 {
-    (void)w;
     (void)stream;
     (void)o;
     if (out)
         memset(out, 0, sizeof *out);
+    if (w && w->backend != NB_BACKEND_GPU)
+        return refuse_cpu(w);
     return nb_set_error(NB_ERR_UNSUPPORTED, "kernel trace: built without CUPTI's headers "
                         "(looked for in the CUDA toolkit; docs/methodology.md, \"The kernel "
                         "trace\")");
