@@ -90,9 +90,11 @@ static void test_stats_edge_cases(void **state)
     const double one = 7.25;
     assert_int_equal(nb_stats_compute(&one, 1, &s), NB_OK);
     CLOSE(s.median, 7.25, 0);
-    CLOSE(s.stddev, 0.0, 0);
+    /* one sample says nothing of the spread: unknown, not 0 */
+    assert_true(isnan(s.stddev) && isnan(s.noise_pct));
     CLOSE(s.ci_lo, 7.25, 0);
     CLOSE(s.ci_hi, 7.25, 0);
+    CLOSE(s.ci_level, 0.0, 0);
     const double six[6] = {6, 5, 4, 3, 2, 1};
     assert_int_equal(nb_stats_compute(six, 6, &s), NB_OK);
     CLOSE(s.ci_lo, 1.0, 0); /* P(X <= 0) = 1/64 <= 0.025: rank 1 */

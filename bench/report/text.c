@@ -62,8 +62,14 @@ static void case_cells(const nb_case *c, char cells[NB_TEXT_COLS][200])
             nb_text_fmt_time(cells[5], 200, r->stats.median);
             nb_text_fmt_time(a, sizeof a, r->stats.ci_lo);
             nb_text_fmt_time(b, sizeof b, r->stats.ci_hi);
-            snprintf(cells[6], 200, "%s .. %s", a, b);
-            snprintf(cells[7], 200, "%.2f%%", r->stats.noise_pct);
+            if (r->stats.ci_level > 0)
+                snprintf(cells[6], 200, "%s .. %s", a, b);
+            else /* one sample: no interval */
+                snprintf(cells[6], 200, "-");
+            if (isfinite(r->stats.noise_pct))
+                snprintf(cells[7], 200, "%.2f%%", r->stats.noise_pct);
+            else
+                snprintf(cells[7], 200, "-");
         }
         size_t u = 0;
         if (r->n_samples && !r->noise_target_met)

@@ -253,12 +253,16 @@ static nb_status run_phases(run_state *st, nb_bench_result *res)
     if (last != 0)
         NB_TRY(phase_verify(st, res, last, "after timing", &res->verified_after));
     res->verify_s += nb_run_clock(st->o) - t0;
-    if (res->stop == NB_STOP_TIMEOUT || res->stop == NB_STOP_MAX_SAMPLES)
+    if (res->stop == NB_STOP_TIMEOUT || res->stop == NB_STOP_MAX_SAMPLES) {
+        char noise[32] = "unknown: one sample";
+        if (isfinite(res->stats.noise_pct))
+            snprintf(noise, sizeof noise, "%.2f%%", res->stats.noise_pct);
         nb_run_log(st->o,
-                   "%s %s: stopped by %s before the stopping rule was met (noise %.2f%%, "
+                   "%s %s: stopped by %s before the stopping rule was met (noise %s, "
                    "%.3g s measured)",
                    st->o->cache == NB_CACHE_WARM ? "warm" : "cold", st->w->label,
-                   nb_stop_reason_name(res->stop), res->stats.noise_pct, res->measured_s);
+                   nb_stop_reason_name(res->stop), noise, res->measured_s);
+    }
     return NB_OK;
 }
 

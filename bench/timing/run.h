@@ -14,8 +14,8 @@ extern "C" {
 typedef struct nb_stats {
     size_t n;
     double median, mean, min, max;
-    double stddev;      /* sample standard deviation (n - 1); 0 when n < 2 */
-    double noise_pct;   /* 100 * stddev / mean */
+    double stddev;      /* sample standard deviation (n - 1); NaN (unknown) when n < 2 */
+    double noise_pct;   /* 100 * stddev / mean; NaN when n < 2 */
     double p10, p90;    /* linear interpolation between order statistics (numpy's default) */
     double ci_lo, ci_hi;/* distribution-free 95% confidence interval of the median: order
                            statistics x_(j), x_(n+1-j) from the Binomial(n, 1/2) law; when

@@ -82,8 +82,8 @@ nb_status nb_stats_compute(const double *x, size_t n, nb_stats *out)
     double ss = 0.0;
     for (size_t i = 0; i < n; i++)
         ss += (s[i] - out->mean) * (s[i] - out->mean);
-    out->stddev = n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0;
-    out->noise_pct = out->mean != 0.0 ? 100.0 * out->stddev / out->mean : 0.0;
+    out->stddev = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN; /* one sample: unknown */
+    out->noise_pct = n < 2 ? NAN : out->mean != 0.0 ? 100.0 * out->stddev / out->mean : 0.0;
 
     double coverage;
     size_t j = median_ci_rank(n, &coverage);
