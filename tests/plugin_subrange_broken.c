@@ -17,6 +17,8 @@
  *                          destination;
  * broken-silent-error    fails every call with NB_ERR_UNSUPPORTED and no
  *                          message;
+ *   broken-writes-before   transforms, then flips a bit of the word just
+ *                          before its data (a plug-in indexing from -1);
  * and right-out-of-place, whose out-of-place entries are right (copy, then
  * transform the copy), for contrast; right-small-primes, cpu-harvey declared
  * for primes of at most 36 bits (sets of larger primes are not its to run).
@@ -174,6 +176,23 @@ static nb_status silent_error(void *plan, void *words, size_t first, size_t coun
     return NB_ERR_UNSUPPORTED;
 }
 
+/* broken-writes-before: right, then the word before the data changed. */
+static nb_status fwd_before(void *plan, void *words, size_t first, size_t count, void *stream)
+{
+    wrap_plan *p = plan;
+    NB_TRY(p->base->forward(p->plan, words, first, count, stream));
+    ((uint64_t *)words)[-1] ^= 1;
+    return NB_OK;
+}
+
+static nb_status inv_before(void *plan, void *words, size_t first, size_t count, void *stream)
+{
+    wrap_plan *p = plan;
+    NB_TRY(p->base->inverse(p->plan, words, first, count, stream));
+    ((uint64_t *)words)[-1] ^= 1;
+    return NB_OK;
+}
+
 /* A CPU test variant over this file's plan: NAME, DESCRIPTION, word size,
  * largest prime, the in-place entries, then the out-of-place ones (or NULL). */
 #define TEST_VARIANT(NAME, DESC, BITS, PRIME_BITS, FWD, INV, FWD_TO, INV_TO)                   \
@@ -197,6 +216,8 @@ static const nb_ntt_variant variants[] = {
                  64, 62, fwd_wide, inv_wide, fwd_to_source, inv_to_source),
     TEST_VARIANT("broken-silent-error", "fails every call without a message", 64, 62,
                  silent_error, silent_error, NULL, NULL),
+    TEST_VARIANT("broken-writes-before", "changes the word just before its data", 64, 62,
+                 fwd_before, inv_before, NULL, NULL),
     TEST_VARIANT("right-out-of-place", "cpu-harvey with out-of-place entries", 64, 62, fwd_wide,
                  inv_wide, fwd_to_right, inv_to_right),
     TEST_VARIANT("right-small-primes", "cpu-harvey for primes of at most 36 bits", 64, 36,

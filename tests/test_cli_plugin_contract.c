@@ -71,6 +71,47 @@ static void test_wide_words_fail_their_check(void **state)
     assert_true(access(at("out.bin"), F_OK) != 0); /* nothing written */
 }
 
+/* Guards: a plug-in changing the word just before its data passed run's
+ * checks and was timed (the heap behind the data corrupted), and ended
+ * verify and transform in a glibc abort (exit 134). */
+static void test_writes_before_the_data_fail_their_check(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){plug, "verify", "--variant", "broken-writes-before",
+                                            "--logn", "10", "--limbs", "1,3", "--direction",
+                                            "forward", NULL}),
+                     1);
+    char *o = slurp("out.txt");
+    if (!strstr(o, "0 passed, 4 failed") || !strstr(o, "wrote before the start of its data"))
+        fail_msg("verify output: %s", o);
+    free(o);
+    assert_int_equal(run_v((const char *[]){plug, "run", "--variant", "broken-writes-before",
+                                            "--tier", "warm", "--logn", "10", "--limbs", "1",
+                                            "--min-time", "0.01", "--timeout", "0.1",
+                                            "--no-progress", NULL}),
+                     1);
+    o = slurp("out.txt");
+    if (!strstr(o, "verification before timing (set 0) failed") ||
+        !strstr(o, "wrote before the start of its data"))
+        fail_msg("run output: %s", o);
+    free(o);
+    FILE *f = fopen(at("in1.txt"), "w");
+    assert_non_null(f);
+    for (int i = 0; i < 32; i++)
+        fprintf(f, "%d\n", 5 + i);
+    fclose(f);
+    assert_int_equal(run_v((const char *[]){plug, "transform", "--variant",
+                                            "broken-writes-before", "--direction", "forward",
+                                            "--logn", "5", "--primes", "1048193", "--in",
+                                            at("in1.txt"), "--out", at("out1.txt"), NULL}),
+                     1);
+    o = slurp("err.txt");
+    if (!strstr(o, "broken-writes-before wrote before the start of its data"))
+        fail_msg("transform stderr: %s", o);
+    free(o);
+    assert_true(access(at("out1.txt"), F_OK) != 0);
+}
+
 /* Guards: one variant's failure ended verify --stage with exit 2 and no
  * table, the other variants' passes discarded; a 64-bit variant writing
  * past its limbs was asked whether it writes wider words. */
@@ -157,6 +198,7 @@ int main(int argc, char **argv)
         return 2;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wide_words_fail_their_check),
+        cmocka_unit_test(test_writes_before_the_data_fail_their_check),
         cmocka_unit_test(test_out_of_place_entries_are_verified),
         cmocka_unit_test(test_failure_without_message_is_named),
         cmocka_unit_test(test_stage_checks_keep_every_variant_row),

@@ -331,9 +331,28 @@ int nb_cmd_check(int argc, char **argv, nb_format fmt, const char *output);
 
 /* Bytes of one value of the variant's data: 8, or 4 for 32-bit words. */
 size_t nb_cli_word_bytes(const nb_ntt_variant *v);
-/* n values a[] (each below 2^word_bits) into the start of the variant's buffer
- * in its word size (a[] is narrowed in place for the copy and restored), and
- * back from it (widened into a[]); on `stream` for a GPU buffer. */
+/* A buffer of n words of the variant (verify, transform) between two guards:
+ * NB_CLI_LEAD_BYTES before the words (a multiple of the 256-byte alignment
+ * they keep) and 8 bytes a word after them. nb_cli_words_ptr is the first
+ * word's address. nb_cli_words_guard sets both guards (check 0) or checks
+ * them (check 1: hit->side -1 when a byte before the words changed, 1 after
+ * them, 0 neither; hit->byte how far from the words); nb_cli_guard_hit_text
+ * words a hit as one clause and returns whether there was one. */
+#define NB_CLI_LEAD_BYTES 256
+typedef struct nb_cli_guard_hit {
+    int side;
+    size_t byte;
+} nb_cli_guard_hit;
+nb_status nb_cli_words_create(nb_buffer **out, const nb_ntt_variant *v, size_t n);
+void *nb_cli_words_ptr(const nb_buffer *buf);
+nb_status nb_cli_words_guard(nb_buffer *buf, const nb_ntt_variant *v, size_t n, int check,
+                             nb_cli_guard_hit *hit, void *stream);
+int nb_cli_guard_hit_text(const nb_cli_guard_hit *hit, const nb_ntt_variant *v, size_t n,
+                          char *out, size_t len);
+/* n values a[] (each below 2^word_bits) into the words of a buffer of
+ * nb_cli_words_create in the variant's word size (a[] is narrowed in place
+ * for the copy and restored), and back from it (widened into a[]); on
+ * `stream` for a GPU buffer. */
 nb_status nb_cli_upload_words(nb_buffer *buf, const nb_ntt_variant *v, uint64_t *a, size_t n,
                               void *stream);
 nb_status nb_cli_download_words(nb_buffer *buf, const nb_ntt_variant *v, uint64_t *a, size_t n,

@@ -260,25 +260,23 @@ static nb_status transform_apply(const transform_args *a, uint64_t *data, size_t
         s = nb_stream_create(&stream);
     if (s == NB_OK)
         s = nb_ntt_create(&ntt, v, log_n, a->primes, a->psis, L, stream);
-    /* the data, then a guard of 8 bytes a word that the variant must leave
-     * alone (a plug-in writing wider words or more limbs fails, as in verify) */
-    const size_t bytes = cnt * nb_cli_word_bytes(v), guard = cnt * 8;
+    /* the data between guards the variant must leave alone (a plug-in writing
+     * before its data, wider words or more limbs fails, as in verify) */
     if (s == NB_OK)
-        s = nb_buffer_create(&buf, v->backend, bytes + guard);
+        s = nb_cli_words_create(&buf, v, cnt);
     if (s == NB_OK) /* values < q < 2^31 for a 32-bit variant: nb_ntt_create checked q */
         s = nb_cli_upload_words(buf, v, data, cnt, stream);
+    nb_cli_guard_hit hit = {0, 0};
     if (s == NB_OK)
-        s = nb_buffer_guard_set(buf, bytes, guard, stream);
+        s = nb_cli_words_guard(buf, v, cnt, 0, &hit, stream);
     if (s == NB_OK)
-        s = a->inverse ? nb_ntt_inverse(ntt, nb_buffer_ptr(buf), 0, L, stream)
-                       : nb_ntt_forward(ntt, nb_buffer_ptr(buf), 0, L, stream);
-    size_t at = guard;
+        s = a->inverse ? nb_ntt_inverse(ntt, nb_cli_words_ptr(buf), 0, L, stream)
+                       : nb_ntt_forward(ntt, nb_cli_words_ptr(buf), 0, L, stream);
     if (s == NB_OK)
-        s = nb_buffer_guard_check(buf, bytes, guard, &at, stream);
-    if (s == NB_OK && at < guard)
-        s = nb_set_error(NB_ERR_VERIFY, "%s wrote past the end of its data (byte %zu after the "
-                         "last of its %zu %u-bit words): %s", v->name, at, cnt, v->word_bits,
-                         nb_buffer_guard_hint(v->word_bits));
+        s = nb_cli_words_guard(buf, v, cnt, 1, &hit, stream);
+    char why[256];
+    if (s == NB_OK && nb_cli_guard_hit_text(&hit, v, cnt, why, sizeof why))
+        s = nb_set_error(NB_ERR_VERIFY, "%s %s", v->name, why);
     if (s == NB_OK)
         s = nb_cli_download_words(buf, v, data, cnt, stream);
     nb_buffer_destroy(buf);

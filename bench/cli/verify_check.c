@@ -23,26 +23,16 @@ static uint64_t poison(size_t i, unsigned word_bits)
     return (word_bits == 32 ? UINT32_MAX : UINT64_MAX) - (uint64_t)i;
 }
 
-/* Guard after a buffer of `words` words: 8 bytes a word (a variant that
- * writes 64-bit words where its word_bits says 32 stays inside it). */
-static size_t guard_bytes(size_t words) { return words * 8; }
-
-/* Sets (check = 0) or checks (check = 1) the guard after the `words` words
- * of buf; a changed guard sets r's failure. */
+/* Sets (check = 0) or checks (check = 1) the guards around the `words` words
+ * of buf (nb_cli_words_guard); a changed guard sets r's failure. */
 static nb_status guard(check_row *r, nb_buffer *buf, size_t words, int check, void *st)
 {
-    const size_t off = words * nb_cli_word_bytes(r->v), n = guard_bytes(words);
-    if (!check)
-        return nb_buffer_guard_set(buf, off, n, st);
-    size_t at;
-    NB_TRY(nb_buffer_guard_check(buf, off, n, &at, st));
-    if (at < n && strcmp(r->result, "fail") != 0) {
+    nb_cli_guard_hit hit;
+    NB_TRY(nb_cli_words_guard(buf, r->v, words, check, &hit, st));
+    if (check && hit.side && strcmp(r->result, "fail") != 0) {
         r->result = "fail";
         r->mismatches = 1;
-        snprintf(r->message, sizeof r->message,
-                 "wrote past the end of its data: byte %zu after the last of its %zu %u-bit "
-                 "words changed (%s)",
-                 at, words, r->v->word_bits, nb_buffer_guard_hint(r->v->word_bits));
+        nb_cli_guard_hit_text(&hit, r->v, words, r->message, sizeof r->message);
     }
     return NB_OK;
 }
@@ -64,7 +54,7 @@ static nb_status check_subrange(check_row *r, nb_ntt *ntt, nb_buffer *buf, const
         work[i] = l >= first && l < first + count ? in[i] : poison(i, wb);
     }
     NB_TRY(nb_cli_upload_words(buf, r->v, work, total, st));
-    void *d = (char *)nb_buffer_ptr(buf) + first * N * nb_cli_word_bytes(r->v);
+    void *d = (char *)nb_cli_words_ptr(buf) + first * N * nb_cli_word_bytes(r->v);
     NB_TRY(guard(r, buf, total, 0, st));
     NB_TRY(r->inverse ? nb_ntt_inverse(ntt, d, first, count, st)
                       : nb_ntt_forward(ntt, d, first, count, st));
@@ -104,9 +94,8 @@ static nb_status check_out_of_place(check_row *r, nb_ntt *ntt, nb_buffer *buf, c
     if (!(r->inverse ? r->v->inverse_to : r->v->forward_to))
         return NB_OK;
     const size_t N = (size_t)1 << r->log_n, total = N * r->limbs;
-    const size_t bytes = total * nb_cli_word_bytes(r->v);
     nb_buffer *src = NULL;
-    NB_TRY(nb_buffer_create(&src, r->v->backend, bytes + guard_bytes(total)));
+    NB_TRY(nb_cli_words_create(&src, r->v, total));
     memcpy(work, in, total * sizeof *work);
     nb_status s = nb_cli_upload_words(src, r->v, work, total, st);
     for (size_t i = 0; i < total; i++)
@@ -118,10 +107,10 @@ static nb_status check_out_of_place(check_row *r, nb_ntt *ntt, nb_buffer *buf, c
     if (s == NB_OK)
         s = guard(r, src, total, 0, st);
     if (s == NB_OK)
-        s = r->inverse ? nb_ntt_inverse_to(ntt, nb_buffer_ptr(buf), nb_buffer_ptr(src), 0,
-                                           r->limbs, st)
-                       : nb_ntt_forward_to(ntt, nb_buffer_ptr(buf), nb_buffer_ptr(src), 0,
-                                           r->limbs, st);
+        s = r->inverse ? nb_ntt_inverse_to(ntt, nb_cli_words_ptr(buf), nb_cli_words_ptr(src),
+                                           0, r->limbs, st)
+                       : nb_ntt_forward_to(ntt, nb_cli_words_ptr(buf), nb_cli_words_ptr(src),
+                                           0, r->limbs, st);
     if (s == NB_OK)
         s = guard(r, buf, total, 1, st);
     if (s == NB_OK)
@@ -178,15 +167,14 @@ void nb_cli_verify_check(check_row *r, void *stream, uint64_t seed)
     }
     void *st = r->v->backend == NB_BACKEND_GPU ? stream : NULL;
     if (s == NB_OK)
-        s = nb_buffer_create(&buf, r->v->backend,
-                             total * nb_cli_word_bytes(r->v) + guard_bytes(total));
+        s = nb_cli_words_create(&buf, r->v, total);
     if (s == NB_OK)
         s = nb_cli_upload_words(buf, r->v, a, total, st);
     if (s == NB_OK)
         s = guard(r, buf, total, 0, st);
     if (s == NB_OK)
-        s = r->inverse ? nb_ntt_inverse(ntt, nb_buffer_ptr(buf), 0, r->limbs, st)
-                       : nb_ntt_forward(ntt, nb_buffer_ptr(buf), 0, r->limbs, st);
+        s = r->inverse ? nb_ntt_inverse(ntt, nb_cli_words_ptr(buf), 0, r->limbs, st)
+                       : nb_ntt_forward(ntt, nb_cli_words_ptr(buf), 0, r->limbs, st);
     if (s == NB_OK)
         s = guard(r, buf, total, 1, st);
     if (s == NB_OK)

@@ -76,18 +76,33 @@ static void gen_input(const ntt_ctx *c, size_t set, uint64_t *a)
 
 static size_t set_bytes(const ntt_ctx *c) { return set_words(c) * c->word_bytes; }
 
-/* The data buffer holds the sets and then a guard of one set's bytes: a
- * variant that writes wider words than its word_bits (twice its data)
- * writes into it, not past the allocation; its first GUARD_CHECK bytes are
- * set (nb_buffer_guard_set) and checked with every verification. */
+/* The data buffer holds a leading guard of LEAD_BYTES (a multiple of the
+ * 256-byte alignment the sets keep), the sets, and then a guard of one set's
+ * bytes: a variant that writes wider words than its word_bits (twice its
+ * data) writes into it, not past the allocation. The leading guard and the
+ * first GUARD_CHECK bytes of the trailing one are set (nb_buffer_guard_set)
+ * and checked with every verification. */
+#define LEAD_BYTES 256
 #define GUARD_CHECK 4096
+
+/* Byte offset of set `set` in the data buffer (set = c->sets: the guard). */
+static size_t set_off(const ntt_ctx *c, size_t set) { return LEAD_BYTES + set * set_bytes(c); }
+
 static nb_status guard(ntt_ctx *c, int check, void *stream)
 {
     const size_t n = set_bytes(c) < GUARD_CHECK ? set_bytes(c) : GUARD_CHECK;
-    const size_t off = c->sets * set_bytes(c);
-    if (!check)
+    const size_t off = set_off(c, c->sets);
+    if (!check) {
+        NB_TRY(nb_buffer_guard_set(c->data, 0, LEAD_BYTES, stream));
         return nb_buffer_guard_set(c->data, off, n, stream);
+    }
     size_t at;
+    NB_TRY(nb_buffer_guard_check(c->data, 0, LEAD_BYTES, &at, stream));
+    if (at < LEAD_BYTES)
+        return nb_set_error(NB_ERR_VERIFY,
+                            "%s: wrote before the start of its data: byte %zu before the first "
+                            "set changed (%s)",
+                            c->label, (size_t)LEAD_BYTES - at, c->variant->name);
     NB_TRY(nb_buffer_guard_check(c->data, off, n, &at, stream));
     if (at < n)
         return nb_set_error(NB_ERR_VERIFY,
@@ -148,7 +163,7 @@ static nb_status ntt_upload(ntt_ctx *c, size_t set, const uint64_t *a, void *str
         nb_words_from_u64(c->host_w, a, set_words(c), c->variant->word_bits);
         src = c->host_w;
     }
-    return nb_buffer_upload(c->data, set * set_bytes(c), src, set_bytes(c), stream);
+    return nb_buffer_upload(c->data, set_off(c, set), src, set_bytes(c), stream);
 }
 
 /* Draws the inputs of sets [first, first + count) into `chunk` (count sets
@@ -194,7 +209,8 @@ static nb_status upload_all(ntt_ctx *c, void *stream)
     if (c->variant->backend == NB_BACKEND_GPU) {
         NB_TRY(nb_buffer_create(&c->q_dev, NB_BACKEND_GPU, c->limbs * sizeof *c->primes));
         NB_TRY(nb_buffer_upload(c->q_dev, 0, c->primes, c->limbs * sizeof *c->primes, stream));
-        return nb_gpu_fill_residues(nb_buffer_ptr(c->data), c->variant->word_bits,
+        return nb_gpu_fill_residues((char *)nb_buffer_ptr(c->data) + LEAD_BYTES,
+                                    c->variant->word_bits,
                                     set_words(c), (c->sets - 1) * set_words(c), c->log_n,
                                     c->limbs, nb_buffer_ptr(c->q_dev), sets_key(c), stream);
     }
@@ -212,7 +228,7 @@ static nb_status upload_all(ntt_ctx *c, void *stream)
         const size_t count = first + per <= c->sets ? per : c->sets - first;
         s = draw_sets(c, first, count, chunk);
         if (s == NB_OK)
-            s = nb_buffer_upload(c->data, first * set_bytes(c), chunk, count * set_bytes(c),
+            s = nb_buffer_upload(c->data, set_off(c, first), chunk, count * set_bytes(c),
                                  stream);
     }
     free(chunk);
@@ -235,7 +251,8 @@ static nb_status ntt_setup(void *ctx, size_t sets, void *stream)
     if (!c->host_a || !c->host_b || !c->in0 || !c->exp0 ||
         (c->word_bytes != sizeof(uint64_t) && !c->host_w))
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "%s: out of host memory", c->label);
-    NB_TRY(nb_buffer_create(&c->data, c->variant->backend, (sets + 1) * set_bytes(c)));
+    NB_TRY(nb_buffer_create(&c->data, c->variant->backend,
+                            LEAD_BYTES + (sets + 1) * set_bytes(c)));
     c->sets = sets;
     NB_TRY(guard(c, 0, stream));
     return upload_all(c, stream);
@@ -270,7 +287,7 @@ static nb_status ntt_launch(void *ctx, size_t set, void *stream)
     ntt_ctx *c = ctx;
     if (set >= c->sets)
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: set %zu of %zu", c->label, set, c->sets);
-    void *p = (char *)nb_buffer_ptr(c->data) + set * set_bytes(c);
+    void *p = (char *)nb_buffer_ptr(c->data) + set_off(c, set);
     return c->inverse ? nb_ntt_inverse(c->ntt, p, 0, c->limbs, stream)
                       : nb_ntt_forward(c->ntt, p, 0, c->limbs, stream);
 }
@@ -283,7 +300,7 @@ static nb_status ntt_verify(void *ctx, size_t set, void *stream)
     const size_t words = set_words(c);
     void *dst = c->host_w ? c->host_w : (void *)c->host_b;
     NB_TRY(guard(c, 1, stream));
-    NB_TRY(nb_buffer_download(c->data, set * set_bytes(c), dst, set_bytes(c), stream));
+    NB_TRY(nb_buffer_download(c->data, set_off(c, set), dst, set_bytes(c), stream));
     if (c->host_w)
         nb_words_to_u64(c->host_b, c->host_w, words, c->variant->word_bits);
     uint64_t *want = set == 0 ? c->exp0 : c->host_a;
@@ -319,7 +336,7 @@ static nb_status ntt_region(const void *ctx, size_t set, void **ptr, size_t *byt
     const ntt_ctx *c = ctx;
     if (set >= c->sets || !c->data)
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: no set %zu", c->label, set);
-    *ptr = (char *)nb_buffer_ptr(c->data) + set * set_bytes(c);
+    *ptr = (char *)nb_buffer_ptr(c->data) + set_off(c, set);
     *bytes = set_bytes(c);
     return NB_OK;
 }
