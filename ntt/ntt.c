@@ -55,7 +55,40 @@ static nb_status named(const nb_ntt_variant *v, const char *entry, nb_status s)
     return s;
 }
 
-/* Builds the variant's plan over t (owned: t is freed with the nb_ntt). */
+/* A digest of n words (four independent lanes, then folded): equal before
+ * and after a call unless the call changed a word (with probability 2^-64
+ * otherwise). */
+static uint64_t words_digest(const uint64_t *w, size_t n, uint64_t h)
+{
+    uint64_t lane[4] = {h, h ^ 0x9E3779B97F4A7C15ull, h + 1, ~h};
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++)
+            lane[k] = (lane[k] ^ w[i + k]) * 0xFF51AFD7ED558CCDull + (uint64_t)k;
+    for (; i < n; i++)
+        lane[0] = (lane[0] ^ w[i]) * 0xC4CEB9FE1A85EC53ull;
+    return (lane[0] ^ (lane[1] >> 7)) * 0x9E3779B97F4A7C15ull ^ lane[2] ^ (lane[3] << 13);
+}
+
+/* Every word of the tables: the plan's input, which no variant may write. */
+static uint64_t tables_digest(const nb_ntt_tables *t)
+{
+    const size_t L = t->limbs, LN = t->limbs * t->n;
+    const uint64_t *const per_limb[] = {t->q, t->psi, t->mu_lo, t->mu_hi, t->n_inv,
+                                        t->n_inv_shoup};
+    const uint64_t *const per_value[] = {t->fwd, t->fwd_shoup, t->inv, t->inv_shoup};
+    uint64_t h = t->log_n;
+    for (size_t k = 0; k < sizeof per_limb / sizeof per_limb[0]; k++)
+        h = words_digest(per_limb[k], L, h);
+    for (size_t k = 0; k < sizeof per_value / sizeof per_value[0]; k++)
+        h = words_digest(per_value[k], LN, h);
+    return h;
+}
+
+/* Builds the variant's plan over t (owned: t is freed with the nb_ntt). A
+ * plan_create that returns NB_OK without a plan, or that wrote the tables it
+ * was given (read-only: the oracle that checks the variant reads them too),
+ * is refused with NB_ERR_VERIFY. */
 static nb_status create_on(nb_ntt **out, const nb_ntt_variant *variant,
                            const nb_ntt_tables *t, nb_ntt_tables *owned, void *stream)
 {
@@ -67,8 +100,16 @@ static nb_status create_on(nb_ntt **out, const nb_ntt_variant *variant,
     ntt->variant = variant;
     ntt->tables = t;
     ntt->owned = owned;
+    const uint64_t before = tables_digest(t);
     nb_clear_error();
     nb_status s = named(variant, "plan_create", variant->plan_create(&ntt->plan, t, stream));
+    if (s == NB_OK && !ntt->plan)
+        s = nb_set_error(NB_ERR_VERIFY, "%s: plan_create returned NB_OK without a plan",
+                         variant->name);
+    else if (s == NB_OK && tables_digest(t) != before)
+        s = nb_set_error(NB_ERR_VERIFY, "%s: plan_create wrote the tables it was given, which "
+                         "are read-only (copy them into the plan to change them)",
+                         variant->name);
     if (s != NB_OK) {
         nb_ntt_destroy(ntt);
         return s;

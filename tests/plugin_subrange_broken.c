@@ -19,6 +19,11 @@
  *                          message;
  *   broken-writes-before   transforms, then flips a bit of the word just
  *                          before its data (a plug-in indexing from -1);
+ *   broken-writes-tables   its plan_create changes a twiddle of the tables
+ *                          it is given (a plug-in converting them in place);
+ *   broken-no-plan         its plan_create returns NB_OK and no plan;
+ *   broken-unreduced       transforms, then adds q to the first value (right
+ *                          mod q, not below q);
  * and right-out-of-place, whose out-of-place entries are right (copy, then
  * transform the copy), for contrast; right-small-primes, cpu-harvey declared
  * for primes of at most 36 bits (sets of larger primes are not its to run).
@@ -32,6 +37,7 @@ typedef struct {
     const nb_ntt_variant *base;
     void *plan;
     size_t limbs, n;
+    const uint64_t *q; /* the tables' primes (they outlive the plan) */
 } wrap_plan;
 
 static nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
@@ -42,12 +48,28 @@ static nb_status plan_create(void **out, const nb_ntt_tables *t, void *stream)
     p->base = nb_ntt_variant_find("cpu-harvey");
     p->limbs = t->limbs;
     p->n = t->n;
+    p->q = t->q;
     nb_status s = p->base ? p->base->plan_create(&p->plan, t, stream) : NB_ERR_NOT_FOUND;
     if (s != NB_OK) {
         free(p);
         return s;
     }
     *out = p;
+    return NB_OK;
+}
+
+/* broken-writes-tables: a plan, after flipping a bit of the tables' first
+ * forward twiddle (the struct is const, its arrays are not). */
+static nb_status plan_writes_tables(void **out, const nb_ntt_tables *t, void *stream)
+{
+    t->fwd[0] ^= 1;
+    return plan_create(out, t, stream);
+}
+
+/* broken-no-plan: success without a plan. */
+static nb_status plan_missing(void **out, const nb_ntt_tables *t, void *stream)
+{
+    (void)out, (void)t, (void)stream;
     return NB_OK;
 }
 
@@ -193,6 +215,23 @@ static nb_status inv_before(void *plan, void *words, size_t first, size_t count,
     return NB_OK;
 }
 
+/* broken-unreduced: right mod q, the first value not below q. */
+static nb_status fwd_unreduced(void *plan, void *words, size_t first, size_t count, void *stream)
+{
+    wrap_plan *p = plan;
+    NB_TRY(p->base->forward(p->plan, words, first, count, stream));
+    ((uint64_t *)words)[0] += p->q[first];
+    return NB_OK;
+}
+
+static nb_status inv_unreduced(void *plan, void *words, size_t first, size_t count, void *stream)
+{
+    wrap_plan *p = plan;
+    NB_TRY(p->base->inverse(p->plan, words, first, count, stream));
+    ((uint64_t *)words)[0] += p->q[first];
+    return NB_OK;
+}
+
 /* A CPU test variant over this file's plan: NAME, DESCRIPTION, word size,
  * largest prime, the in-place entries, then the out-of-place ones (or NULL). */
 #define TEST_VARIANT(NAME, DESC, BITS, PRIME_BITS, FWD, INV, FWD_TO, INV_TO)                   \
@@ -218,6 +257,16 @@ static const nb_ntt_variant variants[] = {
                  silent_error, silent_error, NULL, NULL),
     TEST_VARIANT("broken-writes-before", "changes the word just before its data", 64, 62,
                  fwd_before, inv_before, NULL, NULL),
+    {.name = "broken-writes-tables", .description = "test plug-in: writes its tables",
+     .backend = NB_BACKEND_CPU, .min_log_n = 1, .max_log_n = 17, .word_bits = 64,
+     .max_prime_bits = 62, .plan_create = plan_writes_tables, .plan_destroy = plan_destroy,
+     .forward = fwd_wide, .inverse = inv_wide},
+    {.name = "broken-no-plan", .description = "test plug-in: no plan", .backend = NB_BACKEND_CPU,
+     .min_log_n = 1, .max_log_n = 17, .word_bits = 64, .max_prime_bits = 62,
+     .plan_create = plan_missing, .plan_destroy = plan_destroy, .forward = fwd_wide,
+     .inverse = inv_wide},
+    TEST_VARIANT("broken-unreduced", "its first value is not below q", 64, 62, fwd_unreduced,
+                 inv_unreduced, NULL, NULL),
     TEST_VARIANT("right-out-of-place", "cpu-harvey with out-of-place entries", 64, 62, fwd_wide,
                  inv_wide, fwd_to_right, inv_to_right),
     TEST_VARIANT("right-small-primes", "cpu-harvey for primes of at most 36 bits", 64, 36,

@@ -1,8 +1,10 @@
 /* The parts of the variant interface that `nttbench verify` and `run` check
  * besides the transforms' values: a plug-in that writes wider words than its
- * word_bits fails its check (never corrupts the heap: verify's buffers are
- * guarded, a run's data has a guard set after it, a CKKS pipeline checks its
- * NTT on a guarded limb first), and a plug-in whose
+ * word_bits, or before its data, fails its check (never corrupts the heap:
+ * verify's and transform's buffers are guarded, a run's data has guards set
+ * before and after it, a CKKS pipeline checks its NTT on a guarded limb
+ * first); a plan_create that writes its tables or sets no plan fails; an
+ * unreduced result is named and never written by transform; a plug-in whose
  * out-of-place entries are wrong fails verify even when it is right in
  * place; a variant's failure without a message is named with its status.
  * argv: NTTBENCH SUBRANGE-BROKEN-PLUGIN. */
@@ -112,6 +114,65 @@ static void test_writes_before_the_data_fail_their_check(void **state)
     assert_true(access(at("out1.txt"), F_OK) != 0);
 }
 
+/* Guards: a plug-in whose plan_create wrote its tables passed verify and was
+ * blamed by run for the oracle's wrong values (the oracle reads the same
+ * tables); one returning NB_OK without a plan crashed verify (exit 139). */
+static void test_plan_create_contract_is_checked(void **state)
+{
+    (void)state;
+    const char *names[2] = {"broken-writes-tables", "broken-no-plan"};
+    const char *why[2] = {"plan_create wrote the tables it was given, which are read-only",
+                          "plan_create returned NB_OK without a plan"};
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(run_v((const char *[]){plug, "verify", "--variant", names[k], "--logn",
+                                                "10", "--limbs", "2", "--bits", "62", NULL}),
+                         1);
+        char *o = slurp("out.txt");
+        if (!strstr(o, "0 passed, 2 failed") || !strstr(o, why[k]))
+            fail_msg("verify %s: %s", names[k], o);
+        free(o);
+        assert_int_equal(run_v((const char *[]){plug, "run", "--variant", names[k], "--tier",
+                                                "warm", "--logn", "10", "--limbs", "1",
+                                                "--min-time", "0.01", "--no-progress", NULL}),
+                         1);
+        o = slurp("out.txt");
+        if (!strstr(o, why[k]))
+            fail_msg("run %s: %s", names[k], o);
+        free(o);
+    }
+}
+
+/* Guards: transform wrote a plug-in's unreduced values (right mod q, not
+ * below q) to its coefficient file with exit 0; verify's row now says why
+ * the value differs. */
+static void test_unreduced_results_are_named(void **state)
+{
+    (void)state;
+    FILE *f = fopen(at("in2.txt"), "w");
+    assert_non_null(f);
+    for (int i = 0; i < 32; i++)
+        fprintf(f, "%d\n", 7 + i);
+    fclose(f);
+    assert_int_equal(run_v((const char *[]){plug, "transform", "--variant", "broken-unreduced",
+                                            "--direction", "forward", "--logn", "5", "--primes",
+                                            "1048193", "--in", at("in2.txt"), "--out",
+                                            at("out2.txt"), NULL}),
+                     1);
+    char *o = slurp("err.txt");
+    if (!strstr(o, "not below q = 1048193 (an unreduced result is not written)"))
+        fail_msg("transform stderr: %s", o);
+    free(o);
+    assert_true(access(at("out2.txt"), F_OK) != 0);
+    assert_int_equal(run_v((const char *[]){plug, "verify", "--variant", "broken-unreduced",
+                                            "--logn", "10", "--limbs", "1", "--bits", "62",
+                                            "--direction", "forward", NULL}),
+                     1);
+    o = slurp("out.txt");
+    if (!strstr(o, "not below q (unreduced?)"))
+        fail_msg("verify output: %s", o);
+    free(o);
+}
+
 /* Guards: one variant's failure ended verify --stage with exit 2 and no
  * table, the other variants' passes discarded; a 64-bit variant writing
  * past its limbs was asked whether it writes wider words. */
@@ -199,6 +260,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wide_words_fail_their_check),
         cmocka_unit_test(test_writes_before_the_data_fail_their_check),
+        cmocka_unit_test(test_plan_create_contract_is_checked),
+        cmocka_unit_test(test_unreduced_results_are_named),
         cmocka_unit_test(test_out_of_place_entries_are_verified),
         cmocka_unit_test(test_failure_without_message_is_named),
         cmocka_unit_test(test_stage_checks_keep_every_variant_row),

@@ -279,6 +279,11 @@ static nb_status transform_apply(const transform_args *a, uint64_t *data, size_t
         s = nb_set_error(NB_ERR_VERIFY, "%s %s", v->name, why);
     if (s == NB_OK)
         s = nb_cli_download_words(buf, v, data, cnt, stream);
+    for (size_t i = 0; s == NB_OK && i < cnt; i++) /* a coefficient file holds values < q */
+        if (data[i] >= a->primes[i / N])
+            s = nb_set_error(NB_ERR_VERIFY, "%s returned %" PRIu64 " at limb %zu index %zu, not "
+                             "below q = %" PRIu64 " (an unreduced result is not written)",
+                             v->name, data[i], i / N, i % N, a->primes[i / N]);
     nb_buffer_destroy(buf);
     nb_ntt_destroy(ntt);
     nb_stream_destroy(stream);
