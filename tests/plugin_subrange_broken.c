@@ -24,12 +24,16 @@
  *   broken-no-plan         its plan_create returns NB_OK and no plan;
  *   broken-unreduced       transforms, then adds q to the first value (right
  *                          mod q, not below q);
+ *   broken-hangs           right for its first four forward calls, then never
+ *                          returns (a hung kernel or a deadlock);
  * and right-out-of-place, whose out-of-place entries are right (copy, then
  * transform the copy), for contrast; right-small-primes, cpu-harvey declared
  * for primes of at most 36 bits (sets of larger primes are not its to run).
  * All delegate the arithmetic to the built-in cpu-harvey variant. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ntt/variant.h"
 
@@ -232,6 +236,23 @@ static nb_status inv_unreduced(void *plan, void *words, size_t first, size_t cou
     return NB_OK;
 }
 
+/* broken-hangs: the fifth forward call and every later one never return;
+ * the first that hangs creates the file $NB_TEST_HANG_MARK, when set. */
+static nb_status fwd_hangs(void *plan, void *words, size_t first, size_t count, void *stream)
+{
+    static int calls;
+    wrap_plan *p = plan;
+    if (++calls > 4) {
+        const char *mark = getenv("NB_TEST_HANG_MARK");
+        FILE *f = mark ? fopen(mark, "w") : NULL;
+        if (f)
+            fclose(f);
+        for (;;)
+            sleep(1);
+    }
+    return p->base->forward(p->plan, words, first, count, stream);
+}
+
 /* A CPU test variant over this file's plan: NAME, DESCRIPTION, word size,
  * largest prime, the in-place entries, then the out-of-place ones (or NULL). */
 #define TEST_VARIANT(NAME, DESC, BITS, PRIME_BITS, FWD, INV, FWD_TO, INV_TO)                   \
@@ -267,6 +288,8 @@ static const nb_ntt_variant variants[] = {
      .inverse = inv_wide},
     TEST_VARIANT("broken-unreduced", "its first value is not below q", 64, 62, fwd_unreduced,
                  inv_unreduced, NULL, NULL),
+    TEST_VARIANT("broken-hangs", "its fifth forward call never returns", 64, 62, fwd_hangs,
+                 inv_wide, NULL, NULL),
     TEST_VARIANT("right-out-of-place", "cpu-harvey with out-of-place entries", 64, 62, fwd_wide,
                  inv_wide, fwd_to_right, inv_to_right),
     TEST_VARIANT("right-small-primes", "cpu-harvey for primes of at most 36 bits", 64, 36,

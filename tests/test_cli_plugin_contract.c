@@ -8,6 +8,7 @@
  * out-of-place entries are wrong fails verify even when it is right in
  * place; a variant's failure without a message is named with its status.
  * argv: NTTBENCH SUBRANGE-BROKEN-PLUGIN. */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -173,6 +174,46 @@ static void test_unreduced_results_are_named(void **state)
     free(o);
 }
 
+/* Guards: SIGTERM (twice, as `timeout` sends it) to a run whose variant never
+ * returns left the process running until killed; it now ends within the
+ * grace period with one line, its output's lock removed. */
+static void test_interrupted_hang_ends(void **state)
+{
+    (void)state;
+    const char *argv[] = {exe, plug, "--format", "json", "--output", at("hang.json"), "run",
+                          "--variant", "broken-hangs", "--tier", "warm", "--logn", "10",
+                          "--limbs", "1", "--min-time", "5", "--no-progress", NULL};
+    char mark[300];
+    snprintf(mark, sizeof mark, "%s", at("hung"));
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen(at("hang.err"), "w", stderr))
+            _exit(127);
+        setenv("NB_TEST_HANG_MARK", mark, 1);
+        execv(exe, (char *const *)argv);
+        _exit(127);
+    }
+    for (int i = 0; i < 600 && access(mark, F_OK) != 0; i++) /* in the hung call */
+        usleep(50000);
+    kill(pid, SIGTERM);
+    kill(pid, SIGTERM);
+    int st = 0, waited = 0;
+    while (waitpid(pid, &st, WNOHANG) == 0 && waited++ < 300)
+        usleep(100000);
+    if (waited > 300) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+        fail_msg("still running 30 s after SIGTERM");
+    }
+    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+    char *e = slurp("hang.err");
+    if (!strstr(e, "interrupted, and the call under way did not return within 10 s"))
+        fail_msg("stderr: %s", e);
+    free(e);
+    assert_true(access(at("hang.json.lock"), F_OK) != 0);
+}
+
 /* Guards: one variant's failure ended verify --stage with exit 2 and no
  * table, the other variants' passes discarded; a 64-bit variant writing
  * past its limbs was asked whether it writes wider words. */
@@ -262,6 +303,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_writes_before_the_data_fail_their_check),
         cmocka_unit_test(test_plan_create_contract_is_checked),
         cmocka_unit_test(test_unreduced_results_are_named),
+        cmocka_unit_test(test_interrupted_hang_ends),
         cmocka_unit_test(test_out_of_place_entries_are_verified),
         cmocka_unit_test(test_failure_without_message_is_named),
         cmocka_unit_test(test_stage_checks_keep_every_variant_row),

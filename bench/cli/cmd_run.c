@@ -136,11 +136,25 @@ static void progress_cb(void *c, const char *what, const char *result)
 static volatile sig_atomic_t interrupt_signal, interrupt_sec;
 static struct sigaction before_int, before_term;
 
-/* Records the first signal (the sample loop and the sweep read it). The same
- * signal again within about a second is the same interruption (`timeout`
- * signals the process, then its process group); a later one ends the process
- * at once through the handler that was there before the sweep's (which
- * removes the output's lock). Async-signal-safe calls only. */
+/* Seconds an interrupted sweep has to reach its report: a variant that
+ * never returns from a call would otherwise keep the process alive. */
+#define INTERRUPT_GRACE_S 10
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* Ends the process through the handler that was there before the sweep's
+ * (which removes the output's lock), as signal `sig` would have. */
+static void end_by(int sig)
+{
+    sigaction(sig, sig == SIGINT ? &before_int : &before_term, NULL);
+    raise(sig);
+}
+
+/* Records the first signal (the sample loop and the sweep read it) and arms
+ * the grace period (on_grace). The same signal again within about a second
+ * is the same interruption (`timeout` signals the process, then its process
+ * group); a later one ends the process at once. Async-signal-safe calls
+ * only. */
 static void on_interrupt(int sig)
 {
     struct timespec now;
@@ -148,12 +162,25 @@ static void on_interrupt(int sig)
     if (!interrupt_signal) {
         interrupt_sec = (sig_atomic_t)now.tv_sec;
         interrupt_signal = sig;
+        alarm(INTERRUPT_GRACE_S);
         return;
     }
     if (sig == interrupt_signal && now.tv_sec - interrupt_sec <= 1)
         return;
-    sigaction(sig, sig == SIGINT ? &before_int : &before_term, NULL);
-    raise(sig);
+    end_by(sig);
+}
+
+/* The grace period ran out: one line, then the end the signal asked for. */
+static void on_grace(int sig)
+{
+    (void)sig;
+    static const char msg[] = "nttbench: error: interrupted, and the call under way did not "
+                              "return within " STR(INTERRUPT_GRACE_S) " s (a variant that never "
+                              "returns?): ending without the report; a file at --output holds "
+                              "its last rewrite\n";
+    ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)w;
+    end_by(interrupt_signal);
 }
 
 static void catch_interrupts(void)
@@ -164,6 +191,9 @@ static void catch_interrupts(void)
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     interrupt_signal = 0;
+    struct sigaction grace = sa;
+    grace.sa_handler = on_grace;
+    sigaction(SIGALRM, &grace, NULL);
     /* a signal the parent set to be ignored (a background job, nohup) stays ignored */
     sigaction(SIGINT, NULL, &before_int);
     sigaction(SIGTERM, NULL, &before_term);
@@ -376,6 +406,7 @@ static int finish_run(nb_cli_ctx *ctx, nb_status s, nb_format fmt, const char *o
     if (s != NB_OK)
         snprintf(err, sizeof err, "%s", nb_last_error());
     const int sig = interrupt_signal;
+    alarm(0); /* the sweep returned: its report is written whatever it takes */
     nb_report_set_interrupted(ctx->report, sig != 0);
     nb_report_set_complete(ctx->report, s == NB_OK && !sig); /* the sweep reached its end */
     if (ctx->report)
