@@ -85,6 +85,21 @@ static uint64_t tables_digest(const nb_ntt_tables *t)
     return h;
 }
 
+/* named() for a call the wrapper has checked against the contract: the
+ * variant's NB_ERR_INVALID_ARG then says the variant broke it, not that the
+ * caller passed bad arguments, and becomes NB_ERR_VERIFY (the variant is
+ * wrong), its message kept. */
+static nb_status called(const nb_ntt_variant *v, const char *entry, nb_status s)
+{
+    s = named(v, entry, s);
+    if (s != NB_ERR_INVALID_ARG)
+        return s;
+    char why[400];
+    snprintf(why, sizeof why, "%s", nb_last_error());
+    return nb_set_error(NB_ERR_VERIFY, "%s (%s: %s refused a call within its contract)", why,
+                        v->name, entry);
+}
+
 /* Builds the variant's plan over t (owned: t is freed with the nb_ntt). A
  * plan_create that returns NB_OK without a plan, or that wrote the tables it
  * was given (read-only: the oracle that checks the variant reads them too),
@@ -204,7 +219,7 @@ nb_status nb_ntt_forward(nb_ntt *ntt, void *data, size_t first, size_t count, vo
     NB_TRY(check_call(ntt, data, first, count));
     log_call(ntt, 0, first, count);
     nb_clear_error();
-    return named(ntt->variant, "forward",
+    return called(ntt->variant, "forward",
                  ntt->variant->forward(ntt->plan, data, first, count, stream));
 }
 
@@ -213,7 +228,7 @@ nb_status nb_ntt_inverse(nb_ntt *ntt, void *data, size_t first, size_t count, vo
     NB_TRY(check_call(ntt, data, first, count));
     log_call(ntt, 1, first, count);
     nb_clear_error();
-    return named(ntt->variant, "inverse",
+    return called(ntt->variant, "inverse",
                  ntt->variant->inverse(ntt->plan, data, first, count, stream));
 }
 
@@ -254,13 +269,15 @@ static nb_status call_to(nb_ntt *ntt, int inverse, void *dst, const void *src, s
     if (dst != src) {
         nb_clear_error();
         if (inverse && v->inverse_to)
-            return named(v, "inverse_to", v->inverse_to(ntt->plan, dst, src, first, count, stream));
+            return called(v, "inverse_to",
+                          v->inverse_to(ntt->plan, dst, src, first, count, stream));
         if (!inverse && v->forward_to)
-            return named(v, "forward_to", v->forward_to(ntt->plan, dst, src, first, count, stream));
+            return called(v, "forward_to",
+                          v->forward_to(ntt->plan, dst, src, first, count, stream));
         NB_TRY(nb_mem_copy(v->backend, dst, src, call_bytes(ntt, count), stream));
     }
     nb_clear_error();
-    return named(v, inverse ? "inverse" : "forward",
+    return called(v, inverse ? "inverse" : "forward",
                  (inverse ? v->inverse : v->forward)(ntt->plan, dst, first, count, stream));
 }
 
@@ -314,7 +331,9 @@ nb_status nb_ntt_forward_sub_scale(nb_ntt *ntt, void *data, const nb_ntt_sub_sca
                             ntt->variant->name);
     NB_TRY(check_sub_scale(ntt, data, e, first, count));
     log_call(ntt, NB_NTT_KERNELS_SUB_SCALE, first, count);
-    return ntt->variant->forward_sub_scale(ntt->plan, data, e, first, count, stream);
+    nb_clear_error();
+    return called(ntt->variant, "forward_sub_scale",
+                  ntt->variant->forward_sub_scale(ntt->plan, data, e, first, count, stream));
 }
 
 int nb_ntt_has_sub_scale(const nb_ntt *ntt) { return ntt && ntt->variant->forward_sub_scale; }

@@ -17,6 +17,8 @@
  *                          destination;
  * broken-silent-error    fails every call with NB_ERR_UNSUPPORTED and no
  *                          message;
+ *   broken-refuses         fails every call with NB_ERR_INVALID_ARG (a check
+ *                          of its own that is wrong);
  *   broken-writes-before   transforms, then flips a bit of the word just
  *                          before its data (a plug-in indexing from -1);
  *   broken-writes-tables   its plan_create changes a twiddle of the tables
@@ -253,6 +255,13 @@ static nb_status fwd_hangs(void *plan, void *words, size_t first, size_t count, 
     return p->base->forward(p->plan, words, first, count, stream);
 }
 
+/* broken-refuses: NB_ERR_INVALID_ARG for calls within the contract. */
+static nb_status refuses(void *plan, void *words, size_t first, size_t count, void *stream)
+{
+    (void)plan, (void)words, (void)first, (void)count, (void)stream;
+    return nb_set_error(NB_ERR_INVALID_ARG, "broken-refuses: count must be even");
+}
+
 /* A CPU test variant over this file's plan: NAME, DESCRIPTION, word size,
  * largest prime, the in-place entries, then the out-of-place ones (or NULL). */
 #define TEST_VARIANT(NAME, DESC, BITS, PRIME_BITS, FWD, INV, FWD_TO, INV_TO)                   \
@@ -290,6 +299,8 @@ static const nb_ntt_variant variants[] = {
                  inv_unreduced, NULL, NULL),
     TEST_VARIANT("broken-hangs", "its fifth forward call never returns", 64, 62, fwd_hangs,
                  inv_wide, NULL, NULL),
+    TEST_VARIANT("broken-refuses", "refuses calls within its contract", 64, 62, refuses,
+                 refuses, NULL, NULL),
     TEST_VARIANT("right-out-of-place", "cpu-harvey with out-of-place entries", 64, 62, fwd_wide,
                  inv_wide, fwd_to_right, inv_to_right),
     TEST_VARIANT("right-small-primes", "cpu-harvey for primes of at most 36 bits", 64, 36,

@@ -285,6 +285,17 @@ static void test_failure_without_message_is_named(void **state)
     if (!strstr(o, "broken-silent-error: forward returned NB_ERR_UNSUPPORTED with no message"))
         fail_msg("verify output: %s", o);
     free(o);
+    /* Guards: a variant's NB_ERR_INVALID_ARG for a call the wrapper had checked
+     * ended run with the usage code (2), "cannot run with these parameters" */
+    assert_int_equal(run_v((const char *[]){plug, "run", "--variant", "broken-refuses", "--tier",
+                                            "warm", "--logn", "10", "--limbs", "1", "--min-time",
+                                            "0.01", "--no-progress", NULL}),
+                     1);
+    o = slurp("out.txt");
+    if (!strstr(o, "count must be even (broken-refuses: forward refused a call within its "
+                   "contract)"))
+        fail_msg("run output: %s", o);
+    free(o);
 }
 
 int main(int argc, char **argv)
