@@ -19,6 +19,7 @@
  *                          message;
  *   broken-refuses         fails every call with NB_ERR_INVALID_ARG (a check
  *                          of its own that is wrong);
+ *   broken-aborts          calls abort() (as glibc does on a corrupted heap);
  *   broken-writes-before   transforms, then flips a bit of the word just
  *                          before its data (a plug-in indexing from -1);
  *   broken-writes-tables   its plan_create changes a twiddle of the tables
@@ -262,6 +263,13 @@ static nb_status refuses(void *plan, void *words, size_t first, size_t count, vo
     return nb_set_error(NB_ERR_INVALID_ARG, "broken-refuses: count must be even");
 }
 
+/* broken-aborts: the process ends in abort(). */
+static nb_status aborts(void *plan, void *words, size_t first, size_t count, void *stream)
+{
+    (void)plan, (void)words, (void)first, (void)count, (void)stream;
+    abort();
+}
+
 /* A CPU test variant over this file's plan: NAME, DESCRIPTION, word size,
  * largest prime, the in-place entries, then the out-of-place ones (or NULL). */
 #define TEST_VARIANT(NAME, DESC, BITS, PRIME_BITS, FWD, INV, FWD_TO, INV_TO)                   \
@@ -301,6 +309,8 @@ static const nb_ntt_variant variants[] = {
                  inv_wide, NULL, NULL),
     TEST_VARIANT("broken-refuses", "refuses calls within its contract", 64, 62, refuses,
                  refuses, NULL, NULL),
+    TEST_VARIANT("broken-aborts", "ends the process in abort()", 64, 62, aborts, aborts, NULL,
+                 NULL),
     TEST_VARIANT("right-out-of-place", "cpu-harvey with out-of-place entries", 64, 62, fwd_wide,
                  inv_wide, fwd_to_right, inv_to_right),
     TEST_VARIANT("right-small-primes", "cpu-harvey for primes of at most 36 bits", 64, 36,

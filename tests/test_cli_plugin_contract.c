@@ -174,6 +174,41 @@ static void test_unreduced_results_are_named(void **state)
     free(o);
 }
 
+/* Starts nttbench with argv (argv[0] the executable), stdout to /dev/null,
+ * stderr to dir/ERR, NB_TEST_HANG_MARK set to mark when given; its pid. */
+static pid_t spawn(const char *const *argv, const char *err, const char *mark)
+{
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen(at(err), "w", stderr))
+            _exit(127);
+        if (mark)
+            setenv("NB_TEST_HANG_MARK", mark, 1);
+        execv(exe, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Guards: a plug-in's abort() (glibc's end for a corrupted heap) ended run
+ * with no nttbench line and left the output's lock behind. */
+static void test_crash_is_named(void **state)
+{
+    (void)state;
+    const char *argv[] = {exe, plug, "--format", "json", "--output", at("crash.json"), "run",
+                          "--variant", "broken-aborts", "--tier", "warm", "--logn", "10",
+                          "--limbs", "1", "--no-progress", NULL};
+    int st = 0;
+    assert_true(waitpid(spawn(argv, "crash.err", NULL), &st, 0) > 0);
+    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+    char *e = slurp("crash.err");
+    if (!strstr(e, "nttbench: error: crashed with SIGABRT (a fault in a variant's code"))
+        fail_msg("stderr: %s", e);
+    free(e);
+    assert_true(access(at("crash.json.lock"), F_OK) != 0);
+}
+
 /* Guards: SIGTERM (twice, as `timeout` sends it) to a run whose variant never
  * returns left the process running until killed; it now ends within the
  * grace period with one line, its output's lock removed. */
@@ -185,15 +220,7 @@ static void test_interrupted_hang_ends(void **state)
                           "--limbs", "1", "--min-time", "5", "--no-progress", NULL};
     char mark[300];
     snprintf(mark, sizeof mark, "%s", at("hung"));
-    const pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        if (!freopen("/dev/null", "w", stdout) || !freopen(at("hang.err"), "w", stderr))
-            _exit(127);
-        setenv("NB_TEST_HANG_MARK", mark, 1);
-        execv(exe, (char *const *)argv);
-        _exit(127);
-    }
+    const pid_t pid = spawn(argv, "hang.err", mark);
     for (int i = 0; i < 600 && access(mark, F_OK) != 0; i++) /* in the hung call */
         usleep(50000);
     kill(pid, SIGTERM);
@@ -315,6 +342,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_plan_create_contract_is_checked),
         cmocka_unit_test(test_unreduced_results_are_named),
         cmocka_unit_test(test_interrupted_hang_ends),
+        cmocka_unit_test(test_crash_is_named),
         cmocka_unit_test(test_out_of_place_entries_are_verified),
         cmocka_unit_test(test_failure_without_message_is_named),
         cmocka_unit_test(test_stage_checks_keep_every_variant_row),

@@ -358,6 +358,49 @@ static void on_signal_release_lock(int sig)
     raise(sig);
 }
 
+/* A fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: in a variant's code,
+ * most likely a plug-in's, or in nttbench) ends the process as its default
+ * action would, after one line on stderr and the claimed output's lock and
+ * temporary removed. Installed only over the default action (a sanitizer's
+ * handler stays). Async-signal-safe calls only. */
+static void on_fault(int sig)
+{
+    static const char head[] = "nttbench: error: crashed with ";
+    static const char tail[] = " (a fault in a variant's code or in nttbench: `nttbench verify "
+                               "--variant NAME` checks one variant alone)\n";
+    const char *name = sig == SIGSEGV   ? "SIGSEGV"
+                       : sig == SIGBUS  ? "SIGBUS"
+                       : sig == SIGFPE  ? "SIGFPE"
+                       : sig == SIGILL  ? "SIGILL"
+                                        : "SIGABRT";
+    ssize_t w = write(STDERR_FILENO, head, sizeof head - 1);
+    w = write(STDERR_FILENO, name, strlen(name));
+    w = write(STDERR_FILENO, tail, sizeof tail - 1);
+    (void)w;
+    if (claimed_lock[0]) {
+        unlink(claimed_tmp);
+        unlink(claimed_lock);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void report_faults(void)
+{
+    const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old, sa;
+        sigaction(sigs[i], NULL, &old);
+        if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO))
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fault;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 static void release_lock_on_signals(const nb_output_claim *claim)
 {
     const char *lock = nb_output_claim_lock_path(claim);
@@ -497,6 +540,7 @@ int main(int argc, char **argv)
     /* beyond the file-size limit a write fails with EFBIG, which the writers
      * report (one line, exit 3, the temporary removed), instead of a kill */
     signal(SIGXFSZ, SIG_IGN);
+    report_faults();
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     const char **plugins = calloc((size_t)argc + 1, sizeof *plugins);
     int rc = rest && plugins ? run_main(argc, argv, rest, plugins)
