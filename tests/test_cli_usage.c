@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bench/cli/cli.h"
 #include "ntt/builtin.h"
@@ -47,6 +48,14 @@ static void test_option_given_twice_is_refused(void **state)
     expect_error("--plugin given twice with the same file",
                  (const char *[]){"--plugin", at("p.so"), "--plugin", at("p.so"), "list", NULL},
                  2, "--plugin given twice");
+    FILE *f = fopen(at("p2.so"), "w"); /* one file, two spellings: the same plug-in */
+    assert_non_null(f);
+    fclose(f);
+    char other[300];
+    snprintf(other, sizeof other, "%s/./p2.so", dir);
+    expect_error("--plugin given twice, spelled two ways",
+                 (const char *[]){"--plugin", at("p2.so"), "--plugin", other, "list", NULL}, 2,
+                 "--plugin given twice ('DIR/p2.so', then 'DIR/./p2.so')");
 }
 
 /* Guards: `--variant cpu-harvey,cpu-harvey` timed the case twice (a repeated
@@ -104,13 +113,21 @@ static void test_messages_say_what_is_wrong(void **state)
                  (const char *[]){"primes", "--logn", "16", "--bits", "16", "--count", "1", NULL},
                  2, "only 0 primes q < 2^16 with q = 1 mod 2^17 and exactly 16 bits are available "
                     "(asked for 1)");
-    char bin[512], rel[600], plugin[PATH_MAX], link[300];
+    char bin[512], rel[600], plugin[PATH_MAX], copy[300];
     snprintf(bin, sizeof bin, "%s", exe);
     snprintf(rel, sizeof rel, "%s/../../tests/libnb_plugin_example.so", dirname(bin));
-    snprintf(link, sizeof link, "%s", at("same-plugin.so"));
-    if (!realpath(rel, plugin) || symlink(plugin, link) != 0)
+    snprintf(copy, sizeof copy, "%s", at("copied-plugin.so"));
+    char *bytes = realpath(rel, plugin) ? nb_test_read_file(plugin) : NULL;
+    if (!bytes)
         skip(); /* the example plug-in is built beside the tests */
-    assert_int_equal(run_v((const char *[]){"--plugin", plugin, "--plugin", link, "list", NULL}),
+    FILE *f = fopen(copy, "wb"); /* another file with the same variants */
+    assert_non_null(f);
+    struct stat st;
+    assert_int_equal(stat(plugin, &st), 0);
+    assert_int_equal(fwrite(bytes, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+    fclose(f);
+    free(bytes);
+    assert_int_equal(run_v((const char *[]){"--plugin", plugin, "--plugin", copy, "list", NULL}),
                      3);
     char *e = slurp("err.txt");
     assert_non_null(strstr(e, "failed to initialise: variant 'example-naive' is already "

@@ -202,6 +202,7 @@ typedef struct nb_cli_plan {
                                 cost beside it), at --timeout */
     double outside_s;        /* outside the samples, estimated */
     int any_cpu;             /* a CPU case: the environment probe measures the host */
+    int any_gpu;             /* a GPU case: its samples have events beside them */
     const char *no_gpu;      /* --list without a usable GPU: why its GPU cases will fail */
 } nb_cli_plan;
 int nb_cli_plan_case(void *ctx, const nb_case_plan *c);

@@ -215,6 +215,17 @@ static int command_value_option(const char *cmd, const char *a)
  * argument as that value, whatever it is spelled like. *flags: 1 --quiet,
  * 2 --help, 4 --version, 8 --format given. Returns -1 to go on, else the
  * exit code. */
+/* 1 when paths a and b name one file (by device and inode, however
+ * spelled), or are the same string. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!strcmp(a, b))
+        return 1;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
 static int parse_globals(int argc, char **argv, char **rest, int *nrest, const char **plugins,
                          int *nplug, nb_format *fmt, const char **output, int *flags)
 {
@@ -251,7 +262,7 @@ static int parse_globals(int argc, char **argv, char **rest, int *nrest, const c
             }
             if (matched == 0) {
                 for (int k = 0; k < *nplug; k++)
-                    if (!strcmp(plugins[k], val))
+                    if (same_file(plugins[k], val))
                         return twice("--plugin", plugins[k], val);
                 plugins[(*nplug)++] = val;
             } else if (matched == 1) {

@@ -163,6 +163,7 @@ int nb_cli_plan_case(void *ctx, const nb_case_plan *c)
     p->hi_s += runs * (t->warmup_time_s + t->timeout_s);
     p->outside_s += outside_samples_s(run, c, p->stage);
     p->any_cpu |= c->variant->backend == NB_BACKEND_CPU;
+    p->any_gpu |= c->variant->backend == NB_BACKEND_GPU;
     return 1;
 }
 
@@ -194,8 +195,12 @@ void nb_cli_plan_print_total(const nb_cli_plan *p, FILE *f)
     if (p->fails)
         fprintf(f, " (%zu will fail)", p->fails);
     fprintf(f, ", estimated %s to %s: timed runs %s to %s (each after its warm-up from "
-               "--min-time, on a GPU with each sample's events and flush beside it, to "
-               "--timeout) and about %s outside the samples (buffer sets, cache flushes, "
-               "tables and checks, the environment probe)\n",
-            lo, hi, tlo, thi, out);
+               "--min-time, %s to --timeout) and about %s outside the samples (buffer sets, "
+               "cache flushes, tables and checks, the environment probe)\n",
+            lo, hi, tlo, thi,
+            !p->any_gpu   ? "with each cold sample's flush beside it,"
+            : !p->any_cpu ? "on a GPU with each sample's events and flush beside it,"
+                          : "with each cold sample's flush, and on a GPU each sample's events, "
+                            "beside it,",
+            out);
 }
