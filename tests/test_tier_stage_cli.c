@@ -201,6 +201,27 @@ static void test_stage_trace_of_a_cpu_case_is_a_note_not_an_error(void **state)
     json_decref(r);
 }
 
+/* Guards: the in-stage ratios divided by micro-benchmarks that missed their
+ * noise target (stopped by --timeout at 268 %) and nothing said so: the
+ * case's message now names the first such micro-benchmark. */
+static void test_noisy_micro_benchmarks_are_named(void **state)
+{
+    (void)state;
+    char out[256];
+    snprintf(out, sizeof out, "%s/micro.json", tmpdir);
+    const char *args[] = {"run", "--tier", "stage", "--backend", "cpu", "--stage", "rescale",
+                          "--preset", "test-tiny", "--max-noise", "0.0001", "--min-time", "0.005",
+                          "--timeout", "0.02", "--breakdown-passes", "2", "--no-progress", "-q",
+                          "--format", "json", "--output", out, NULL};
+    json_t *r = run_json(args, out);
+    json_t *c = json_array_get(json_object_get(r, "cases"), 0);
+    const char *msg = json_string_value(json_object_get(c, "message"));
+    if (!msg || !strstr(msg, "the NTT micro-benchmarks the in-stage ratios divide by missed "
+                             "their noise target"))
+        nb_test_fail("the case's message: %s", msg ? msg : "(none)");
+    json_decref(r);
+}
+
 static void test_bad_stage_options_are_usage_errors(void **state)
 {
     (void)state;
@@ -448,6 +469,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_warm_stage_run_and_old_spellings),
         cmocka_unit_test(test_stage_trace_of_a_cpu_case_is_a_note_not_an_error),
         cmocka_unit_test(test_bad_stage_options_are_usage_errors),
+        cmocka_unit_test(test_noisy_micro_benchmarks_are_named),
         cmocka_unit_test(test_list_shows_presets),
         cmocka_unit_test(test_stage_csv_names_each_column_once),
         cmocka_unit_test(test_stage_run_pairs_word_sizes),

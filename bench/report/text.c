@@ -230,6 +230,14 @@ void nb_text_write_stage_ntt(const nb_report *r, FILE *f, int md)
         stage_ntt_row(r->cases[i], "fwd", f, md);
         stage_ntt_row(r->cases[i], "inv", f, md);
     }
+    /* a timed stage case's message is its micro-benchmarks' (a missing one, or
+     * one that missed its noise target): the ratios above divide by them */
+    for (size_t i = 0; i < r->n; i++) {
+        const nb_case *c = r->cases[i];
+        if (has_micro(c) && c->status == NB_CASE_OK && c->message[0])
+            fprintf(f, "%s%s %s: %s\n", md ? "\n" : "  note: ", c->variant, c->label,
+                    c->message);
+    }
 }
 
 int nb_text_col_numeric(int k) { return k >= 4 && k <= 11; }

@@ -34,6 +34,15 @@ static double micro_one(nb_stage_micro *m, const nb_ntt_variant *v, unsigned log
     else if (!m->message[0])
         snprintf(m->message, sizeof m->message, "%s %s %s: %s", v->name, nb_cache_state_name(cache),
                  inverse ? "inverse" : "forward", nb_last_error());
+    if (s == NB_OK && r.n_samples && !r.noise_target_met && !m->message[0]) {
+        char noise[24] = "unknown";
+        if (isfinite(r.stats.noise_pct))
+            snprintf(noise, sizeof noise, "%.0f %%", r.stats.noise_pct);
+        snprintf(m->message, sizeof m->message, "the NTT micro-benchmarks the in-stage ratios "
+                 "divide by missed their noise target (%s %s: stopped by %s, noise %s)",
+                 nb_cache_state_name(cache), inverse ? "inverse" : "forward",
+                 nb_stop_reason_name(r.stop), noise);
+    }
     nb_bench_result_free(&r);
     nb_workload_destroy(w);
     return per;

@@ -82,7 +82,8 @@ typedef struct nb_stage_micro {
     unsigned log_n;
     size_t limbs;
     double warm_fwd_s, cold_fwd_s, warm_inv_s, cold_inv_s; /* per limb-transform */
-    char message[200]; /* why a measurement is missing ("" if none) */
+    char message[200]; /* why a measurement is missing, or the first that missed its noise
+                          target ("" if none) */
 } nb_stage_micro;
 
 /* Measures the four micro-benchmarks with nb_bench_run under `o` (its cache
