@@ -2,7 +2,9 @@
  * if it were whole: statistics without their sample count (the check of the
  * median against the samples needs it), an "ok" case whose check failed, a
  * cache state no run writes, and a finished run's file holding fewer cases
- * than it planned. Rejected inputs and warnings are rows of the bad-input
+ * than it planned; one sample's noise is unknown, and cpu-harvey's cases
+ * are not called checked by an oracle other than themselves. Rejected
+ * inputs and warnings are rows of the bad-input
  * table (clirows.h). argv: NTTBENCH [TABLE-FILE]. */
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +98,32 @@ static void test_short_file_is_named(void **state)
     free(o);
 }
 
+/* Guards: a run of one sample a case read "noise 0.00 %" (one sample has no
+ * spread) and report's "noise 0.00..0.00 % (mean nan %)"; report called
+ * cpu-harvey's check against the CPU oracle GMP-checked, though cpu-harvey
+ * is that oracle. */
+static void test_one_sample_and_the_oracles_own_cases(void **state)
+{
+    (void)state;
+    assert_int_equal(run_v((const char *[]){"-q", "--format", "json", "--output", at("one.json"),
+                                            "run", "--variant", "cpu-harvey", "--tier", "warm",
+                                            "--logn", "10", "--limbs", "1", "--min-samples",
+                                            "1", "--max-samples", "1", "--warmup", "0",
+                                            "--warmup-time", "0", "--min-time", "0", NULL}),
+                     0);
+    json_t *j = load_json("one.json");
+    json_t *st = json_object_get(json_array_get(json_object_get(j, "cases"), 0), "stats");
+    assert_true(json_is_null(json_object_get(st, "noise_pct")));
+    assert_true(json_is_null(json_object_get(st, "stddev")));
+    json_decref(j);
+    assert_int_equal(run_v((const char *[]){"report", at("one.json"), NULL}), 0);
+    char *o = slurp("out.txt");
+    if (!strstr(o, "noise unknown (one sample a case)") || strstr(o, "nan") ||
+        !strstr(o, "1 of them cpu-harvey's, the oracle itself"))
+        fail_msg("report: %s", o);
+    free(o);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -103,6 +131,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_ok_case_whose_check_failed_is_refused),
         cmocka_unit_test(test_unknown_cache_state_is_refused),
         cmocka_unit_test(test_short_file_is_named),
+        cmocka_unit_test(test_one_sample_and_the_oracles_own_cases),
     };
     return cli_rows_main(argc, argv, "nb-checks-", "result_checks", tests,
                          sizeof tests / sizeof tests[0], make_quick_base);

@@ -86,6 +86,7 @@ typedef struct summary {
     size_t failed_after;  /* timed cases that failed the check after timing */
     size_t errored;       /* cases that erred */
     size_t noise_met, reservoir, contended;
+    size_t own_oracle;    /* timed cases of the oracle's own variant (cpu-harvey) */
 } summary;
 
 static void summarise_case(summary *s, const nb_rf_case *c)
@@ -135,6 +136,7 @@ static void summarise_case(summary *s, const nb_rf_case *c)
     const char *vb = json_string_value(json_object_get(ver, "before"));
     const char *va = json_string_value(json_object_get(ver, "after"));
     s->verified += vb && va && !strcmp(vb, "pass") && !strcmp(va, "pass");
+    s->own_oracle += !strcmp(c->variant, "cpu-harvey");
     char desc[96];
     const json_t *sets = json_object_get(cache, "sets");
     int flush = json_is_true(json_object_get(cache, "flush"));
@@ -226,15 +228,19 @@ static void cache_text(const summary *s, char *buf, size_t n)
 
 static void stop_text(const json_t *opt, const summary *s, char *buf, size_t n)
 {
+    char noise[96] = "noise unknown (one sample a case)"; /* no case had two samples */
+    if (s->noise.n)
+        snprintf(noise, sizeof noise, "noise %.2f..%.2f %% (mean %.2f %%)%s", s->noise.lo,
+                 s->noise.hi, s->noise.sum / (double)s->noise.n,
+                 s->noise.n < s->timed ? ", unknown in the cases of one sample" : "");
     snprintf(buf, n, "at least %.0f samples and %.3g s of measured time, then until the "
                      "relative standard deviation is at most %.3g %% or its estimate is stable; "
                      "timeout %.3g s, at most %.0f samples, %.0f warm-up samples. Reached: %zu "
                      "converged, %zu noise-stable, %zu at the sample cap, %zu at the timeout; "
-                     "noise target met in %zu of %zu cases; noise %.2f..%.2f %% (mean %.2f %%)",
+                     "noise target met in %zu of %zu cases; %s",
              jnum(opt, "min_samples"), jnum(opt, "min_time_s"), jnum(opt, "max_noise_pct"),
              jnum(opt, "timeout_s"), jnum(opt, "max_samples"), jnum(opt, "warmup_samples"),
-             s->converged, s->stable, s->capped, s->timeouts, s->noise_met, s->timed,
-             s->noise.lo, s->noise.hi, s->noise.n ? s->noise.sum / s->noise.n : NAN);
+             s->converged, s->stable, s->capped, s->timeouts, s->noise_met, s->timed, noise);
 }
 
 static void clock_text(const json_t *env, const summary *s, char *buf, size_t n)
@@ -386,13 +392,17 @@ static nb_status write_report(void *ctx, FILE *f)
     item(f, r->md, s.logn.s[0] != 0, "problem sizes and primes", sizes);
     item(f, r->md, opt != NULL, "stopping rule and noise reached", stop);
     item(f, r->md, s.timed > 0, "statistic", "median with distribution-free 95 % CI");
-    char ver[192];
+    char ver[400];
     int k = snprintf(ver, sizeof ver, "%zu of %zu timed cases passed before and after timing",
                      s.verified, s.timed);
     if (s.check_failed && k > 0 && (size_t)k < sizeof ver)
         snprintf(ver + k, sizeof ver - (size_t)k, "; %zu case%s failed %s check before timing "
                  "and %s not timed", s.check_failed, s.check_failed == 1 ? "" : "s",
                  s.check_failed == 1 ? "its" : "their", s.check_failed == 1 ? "was" : "were");
+    if (s.own_oracle && k > 0 && (size_t)k < sizeof ver) /* k: the text's length so far */
+        snprintf(ver + strlen(ver), sizeof ver - strlen(ver), "; %zu of them cpu-harvey's, the "
+                 "oracle itself: checked against GMP by the test suite, here only against "
+                 "another call", s.own_oracle);
     item(f, r->md, s.timed > 0 && s.verified == s.timed && !s.check_failed,
          "verification against the CPU oracle (GMP-checked)", ver);
     char build[768];
