@@ -73,7 +73,9 @@ static void test_micro_benchmarks_of_a_32_bit_set(void **state)
     assert_int_equal(nb_stage_micro_measure(&micro, p, nb_ntt_variant_find("cpu-harvey32"),
                                             SIZE_MAX, &o, NULL),
                      NB_OK);
-    assert_string_equal(micro.message, "");
+    /* every one measured: no message, or only that one missed its noise target */
+    if (micro.message[0] && !strstr(micro.message, "missed their noise target"))
+        nb_test_fail("micro-benchmarks: %s", micro.message);
     assert_true(micro.warm_fwd_s > 0 && micro.cold_fwd_s > 0);
     assert_true(micro.warm_inv_s > 0 && micro.cold_inv_s > 0);
     nb_ckks_params_destroy(p);
@@ -89,7 +91,9 @@ static void test_every_stage_runs_verified_with_breakdown(void **state)
     fast_opts(&o);
     nb_stage_micro micro;
     assert_int_equal(nb_stage_micro_measure(&micro, p, v, SIZE_MAX, &o, NULL), NB_OK);
-    assert_string_equal(micro.message, "");
+    /* every one measured: no message, or only that one missed its noise target */
+    if (micro.message[0] && !strstr(micro.message, "missed their noise target"))
+        nb_test_fail("micro-benchmarks: %s", micro.message);
     assert_true(micro.warm_fwd_s > 0 && micro.cold_fwd_s > 0);
     assert_true(micro.warm_inv_s > 0 && micro.cold_inv_s > 0);
     assert_int_equal(micro.limbs, p->max_level + 1);

@@ -75,7 +75,7 @@ nb_status nb_stage_parse_list(const char *csv, nb_ckks_stage *out, size_t max, s
 
 typedef struct stage_ctx {
     nb_workload w;
-    char label[160];
+    char label[224];
     const nb_ckks_params *p;
     const nb_ntt_variant *v;
     nb_stage_config cfg;
@@ -505,9 +505,11 @@ nb_status nb_stage_workload_create_pooled(nb_workload **out, const nb_ckks_param
     c->in_seed = nb_rng_mix(cfg->seed ^ 0xD1B54A32D192ED03ull);
     c->key_seed = nb_rng_mix(cfg->seed ^ 0xA0761D6478BD642Full);
     nb_ckks_ntt_counts(params, cfg->stage, level, &c->fwd, &c->inv);
-    snprintf(c->label, sizeof c->label, "%s %s logn=%u L=%zu l=%zu dnum=%zu %s%s",
-             nb_stage_name(cfg->stage), params->name, params->log_n, params->max_level, level,
-             params->dnum, variant->name, cfg->gpus > 1 ? " (several GPUs)" : "");
+    /* the case's name without its cache state and mode: what --list, the
+     * progress lines and --filter show, so a warning leads back to its row */
+    char what[160];
+    nb_stage_case_label(what, sizeof what, params, &c->cfg);
+    snprintf(c->label, sizeof c->label, "%s %s", variant->name, what);
     c->w.label = c->label;
     c->w.backend = variant->backend;
     c->pool = pool ? pool : &c->own;
