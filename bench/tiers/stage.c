@@ -84,29 +84,6 @@ nb_status nb_stage_micro_measure(nb_stage_micro *m, const nb_ckks_params *params
 
 /* ---- one report row ---- */
 
-const char *nb_stage_rounding_suffix(const nb_stage_config *cfg)
-{
-    if (!cfg || cfg->stage != NB_CKKS_STAGE_RESCALE)
-        return "";
-    return cfg->rounding == NB_CKKS_RESCALE_ROUND ? " round" : " floor";
-}
-
-void nb_stage_case_label(char *buf, size_t n, const nb_ckks_params *params,
-                         const nb_stage_config *cfg)
-{
-    char gpus[32] = "";
-    if (!buf || !n)
-        return;
-    if (!params || !cfg) {
-        buf[0] = '\0';
-        return;
-    }
-    if (cfg->gpus > 1)
-        snprintf(gpus, sizeof gpus, " gpus=%zu", cfg->gpus);
-    snprintf(buf, n, "%s%s %s l=%zu%s", nb_stage_name(cfg->stage), nb_stage_rounding_suffix(cfg),
-             params->name, cfg->level == SIZE_MAX ? params->max_level : cfg->level, gpus);
-}
-
 static const nb_step_stat *find_step(const nb_breakdown *b, const char *name)
 {
     for (size_t i = 0; i < b->n_steps; i++)

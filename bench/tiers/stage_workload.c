@@ -1,6 +1,6 @@
 /* The stage workload: CKKS stages for the shared timing core (setup with
  * rotated buffer sets, launch / launch_marked through the ckks/ pipelines,
- * verification against the CPU pipeline), and the stage names. A set's
+ * verification against the CPU pipeline), and the stage names and case labels. A set's
  * input and key are counter-based draws (nb_rng_residue_at) from keys
  * derived from the case's seed, so any set can be drawn alone: on one GPU
  * every set by one kernel per buffer, elsewhere set by set on the host
@@ -26,6 +26,29 @@ static const char *const stage_names[] = {"modup", "moddown", "keyswitch", "resc
 const char *nb_stage_name(nb_ckks_stage s)
 {
     return (unsigned)s < 4 ? stage_names[s] : "unknown";
+}
+
+const char *nb_stage_rounding_suffix(const nb_stage_config *cfg)
+{
+    if (!cfg || cfg->stage != NB_CKKS_STAGE_RESCALE)
+        return "";
+    return cfg->rounding == NB_CKKS_RESCALE_ROUND ? " round" : " floor";
+}
+
+void nb_stage_case_label(char *buf, size_t n, const nb_ckks_params *params,
+                         const nb_stage_config *cfg)
+{
+    char gpus[32] = "";
+    if (!buf || !n)
+        return;
+    if (!params || !cfg) {
+        buf[0] = '\0';
+        return;
+    }
+    if (cfg->gpus > 1)
+        snprintf(gpus, sizeof gpus, " gpus=%zu", cfg->gpus);
+    snprintf(buf, n, "%s%s %s l=%zu%s", nb_stage_name(cfg->stage), nb_stage_rounding_suffix(cfg),
+             params->name, cfg->level == SIZE_MAX ? params->max_level : cfg->level, gpus);
 }
 
 nb_status nb_stage_parse(const char *s, nb_ckks_stage *out)
