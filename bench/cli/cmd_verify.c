@@ -76,8 +76,11 @@ static nb_status write_verify(void *ctx, FILE *f)
     if (md)
         fprintf(f, "| variant | direction | log N | L | q bits | result | detail |\n"
                    "| --- | --- | ---: | ---: | ---: | --- | --- |\n");
-    else
-        fprintf(f, "%-16s %-9s %5s %4s %6s  %-7s  %s\n", "variant", "direction", "log N", "L",
+    int w = 16; /* the variant column: as wide as its longest name */
+    for (size_t i = 0; i < o->n; i++)
+        w = strlen(o->rows[i].v->name) > (size_t)w ? (int)strlen(o->rows[i].v->name) : w;
+    if (!md)
+        fprintf(f, "%-*s %-9s %5s %4s %6s  %-7s  %s\n", w, "variant", "direction", "log N", "L",
                 "q bits", "result", "detail");
     for (size_t i = 0; i < o->n; i++) {
         const check_row *r = &o->rows[i];
@@ -86,7 +89,7 @@ static nb_status write_verify(void *ctx, FILE *f)
                     r->inverse ? "inverse" : "forward", r->log_n, r->limbs, r->bits, r->result,
                     r->message);
         else
-            fprintf(f, "%-16s %-9s %5u %4zu %6u  %-7s  %s\n", r->v->name,
+            fprintf(f, "%-*s %-9s %5u %4zu %6u  %-7s  %s\n", w, r->v->name,
                     r->inverse ? "inverse" : "forward", r->log_n, r->limbs, r->bits,
                     !strcmp(r->result, "pass") ? "PASS" : !strcmp(r->result, "fail") ? "FAIL"
                                                                                         : r->result,
