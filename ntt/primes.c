@@ -77,6 +77,24 @@ static int in_list(uint64_t v, const uint64_t *list, size_t n)
 nb_status nb_primes_generate(unsigned log_n, unsigned bits, size_t count,
                              const uint64_t *skip, size_t n_skip, uint64_t *out)
 {
+    size_t found = 0;
+    NB_TRY(nb_primes_generate_upto(log_n, bits, count, skip, n_skip, out, &found));
+    if (found < count)
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "only %zu prime%s q < 2^%u with q = 1 mod 2^%u and exactly %u bits "
+                            "%s available (asked for %zu)",
+                            found, found == 1 ? "" : "s", bits, log_n + 1, bits,
+                            found == 1 ? "is" : "are", count);
+    return NB_OK;
+}
+
+nb_status nb_primes_generate_upto(unsigned log_n, unsigned bits, size_t count,
+                                  const uint64_t *skip, size_t n_skip, uint64_t *out,
+                                  size_t *found_out)
+{
+    if (!found_out)
+        return nb_set_error(NB_ERR_INVALID_ARG, "nb_primes_generate_upto: NULL count");
+    *found_out = 0;
     if (log_n < NB_MIN_LOG_N || log_n > NB_MAX_LOG_N)
         return nb_set_error(NB_ERR_INVALID_ARG, "log_n=%u outside [%u, %u]", log_n,
                             NB_MIN_LOG_N, NB_MAX_LOG_N);
@@ -92,10 +110,7 @@ nb_status nb_primes_generate(unsigned log_n, unsigned bits, size_t count,
     const uint64_t limit = 1ull << bits;
     /* largest candidate < 2^bits with cand = 1 mod 2N */
     if (limit <= m + 1)
-        return nb_set_error(NB_ERR_INVALID_ARG,
-                            "only 0 primes q < 2^%u with q = 1 mod 2^%u and exactly %u bits "
-                            "are available (asked for %zu)",
-                            bits, log_n + 1, bits, count);
+        return NB_OK; /* no candidate */
     uint64_t cand = ((limit - 2) / m) * m + 1;
     const uint64_t floor = limit >> 1; /* exactly `bits` bits: q > 2^(bits-1) */
     size_t found = 0;
@@ -104,12 +119,7 @@ nb_status nb_primes_generate(unsigned log_n, unsigned bits, size_t count,
             out[found++] = cand;
         cand -= m;
     }
-    if (found < count)
-        return nb_set_error(NB_ERR_INVALID_ARG,
-                            "only %zu prime%s q < 2^%u with q = 1 mod 2^%u and exactly %u bits "
-                            "%s available (asked for %zu)",
-                            found, found == 1 ? "" : "s", bits, log_n + 1, bits,
-                            found == 1 ? "is" : "are", count);
+    *found_out = found;
     return NB_OK;
 }
 

@@ -35,6 +35,12 @@ uint32_t nb_bitrev(uint32_t x, unsigned bits);
  * `count` such primes exist. */
 nb_status nb_primes_generate(unsigned log_n, unsigned bits, size_t count,
                              const uint64_t *skip, size_t n_skip, uint64_t *out);
+/* nb_primes_generate without the last error: writes the largest such primes,
+ * at most `count`, and their number to *found (fewer than count when no more
+ * exist; NB_OK then too). */
+nb_status nb_primes_generate_upto(unsigned log_n, unsigned bits, size_t count,
+                                  const uint64_t *skip, size_t n_skip, uint64_t *out,
+                                  size_t *found);
 
 /* NB_OK if q is a prime < 2^NB_MAX_PRIME_BITS with q = 1 (mod 2N); otherwise
  * NB_ERR_INVALID_ARG with a message saying which condition failed. */

@@ -1,7 +1,8 @@
 """The word-size figure of scripts/plot: every timed stage case on 32-bit words beside its
-64-bit twin at equal log Q (the set X-w32 against X or X-w64, the same stage, rounding, mode,
-cache state and GPU count), as horizontal bars of the median stage time split by the
-breakdown's NTT and base conversion shares, with the 32-bit over 64-bit ratio."""
+64-bit twin at the nearest log Q, each bar's label naming it (the set X-w32 against X or
+X-w64, the same stage, rounding, mode, cache state and GPU count), as horizontal bars of the
+median stage time split by the breakdown's NTT and base conversion shares, with the 32-bit
+over 64-bit ratio."""
 import math
 
 import matplotlib.pyplot as plt
@@ -67,7 +68,9 @@ def stage_words(doc, style, device):
                 left += total * share
             ax.text(left, y, f" {total:.0f} µs" + (f"  ({median_ns(c32) / median_ns(c64):.2f}x)" if k else ""),
                     va="center", fontsize=7)
-            ticks.append((y, f"{label} · {c['variant']} ({c['params'].get('word_bits')}-bit)"))
+            lq = c["params"].get("log_q")
+            ticks.append((y, f"{label} · {c['variant']} ({c['params'].get('word_bits')}-bit"
+                             + (f", log Q {lq:.0f})" if isinstance(lq, (int, float)) else ")")))
     ax.set_yticks([t[0] for t in ticks], [t[1] for t in ticks], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("median stage time [µs], split by the breakdown's shares (ratio: 32-bit / 64-bit)")
@@ -76,6 +79,6 @@ def stage_words(doc, style, device):
     uniq = {lab: h for h, lab in zip(*ax.get_legend_handles_labels())}
     ax.legend(uniq.values(), uniq.keys(), loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
     presets = sorted({c["params"].get("preset", "") for _, a, b in pairs for c in (a, b)})
-    fig.suptitle(f"CKKS stages on 64-bit and 32-bit words at equal log Q\n{device(doc)}; "
+    fig.suptitle(f"CKKS stages on 64-bit and 32-bit words at the nearest log Q\n{device(doc)}; "
                  f"sets {', '.join(presets)}; stage tier")
     return {"stage-words": fig}

@@ -266,7 +266,7 @@ static void test_compare_match_word_pairs_nearest_log_q(void **state)
     assert_true(c->rows[1].base->log_q == 120.0 && c->rows[1].new_->log_q == 124.0);
     assert_true(fabs(c->rows[0].time.ratio - 0.5) < 0.01); /* 1000 / 2000 ns */
     assert_int_equal(c->rows[0].verdict, NB_VERDICT_FASTER);
-    assert_int_equal(c->n_unmatched_new, 2);  /* log Q 500 and the 64-bit case */
+    assert_int_equal(c->n_unmatched_new, 1);  /* log Q 500 (not the 64-bit case: no pair) */
     assert_int_equal(c->n_unmatched_base, 1); /* log N 12 */
     nb_comparison_destroy(c);
     nb_result_file_destroy(fa);
@@ -288,6 +288,12 @@ static void test_compare_match_word_pairs_nearest_log_q(void **state)
     snprintf(args, sizeof args, "compare %s %s --match words", pa, pb);
     assert_int_equal(run(args), 2);
     assert_one_error_line();
+    /* Guards: --ignore of a field the word key leaves out was taken as if it
+     * changed the pairing ("Matched without: limbs") */
+    snprintf(args, sizeof args, "compare %s %s --match word --ignore limbs", pa, pb);
+    assert_int_equal(run(args), 2);
+    assert_error_line_has("--ignore 'limbs': cases are always matched without it under --match "
+                          "word");
     /* Guards: files of one word size each matched nothing, with no word of
      * --match word */
     write_doc("only64.json", json_pack("[o]", word_case("c64", 64, 60, 120.0, 10, 2000)), 4);
@@ -303,6 +309,22 @@ static void test_compare_match_word_pairs_nearest_log_q(void **state)
 
 /* An old file (version 3, no word_bits or log_q) reads as 64-bit with log Q
  * from its primes, matches a version-4 file by key, and faces 32-bit cases. */
+/* Guards: a --logq target that the primes which exist reach was refused
+ * because the planner asked for more primes than exist ("asked for 9" of 8
+ * 20-bit primes at log N 12, although 8 give 156.7 >= 164 - 10 bits). */
+static void test_logq_takes_the_primes_that_exist(void **state)
+{
+    (void)state;
+    assert_int_equal(run("run --list --tier warm --logn 12 --word 32 --variant cpu-harvey32 "
+                         "--bits 20 --logq 164,200"),
+                     0);
+    char *o = slurp("out.txt");
+    if (!strstr(o, "warm cpu-harvey32 fwd logn=12 L=8 q20 w32 logQ=156.7 per-launch\n") ||
+        !strstr(o, "[will fail: log Q 200 with 20-bit primes at log N 12: only 8 primes"))
+        fail_msg("--list: %s", o);
+    free(o);
+}
+
 static void test_old_file_reads_as_64_bit(void **state)
 {
     (void)state;
@@ -457,7 +479,11 @@ static void test_compare_match_word_pairs_stage_twins(void **state)
     assert_string_equal(c->rows[0].base->variant, "gpu-w64");
     assert_string_equal(c->rows[0].new_->variant, "gpu-w32");
     assert_true(fabs(c->rows[0].time.ratio - 0.75) < 0.01);
-    assert_int_equal(c->n_unmatched_new, 2); /* the 64-bit case, and the 2-GPU one */
+    /* unmatched: the 32-bit case on 2 GPUs alone, not the cases of the other
+     * word size on either side (a file compared with itself listed every
+     * paired case as unmatched too) */
+    assert_int_equal(c->n_unmatched_new, 1);
+    assert_int_equal(c->n_unmatched_base, 0);
     nb_comparison_destroy(c);
     nb_result_file_destroy(rf);
 }
@@ -486,6 +512,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_word_pairs_take_compares_log_q_rule),
         cmocka_unit_test(test_compare_match_word_pairs_stage_twins),
         cmocka_unit_test(test_old_file_reads_as_64_bit),
+        cmocka_unit_test(test_logq_takes_the_primes_that_exist),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     cli_scratch_remove();

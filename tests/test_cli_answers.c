@@ -503,7 +503,7 @@ static void test_list_marks_a_case_that_will_fail(void **state)
     assert_int_equal(run_v(args), 0);
     char *out = slurp("out.txt");
     const char *why = "log Q 100 with 20-bit primes at log N 17: only 1 prime q < 2^20 with "
-                      "q = 1 mod 2^18 and exactly 20 bits is available (asked for 5)";
+                      "q = 1 mod 2^18 and exactly 20 bits is available, 19.6 bits in all";
     char want[300];
     snprintf(want, sizeof want, "fwd logn=17 logQ~100 q20 w64 per-launch  [will fail: %s]\n",
              why);

@@ -72,6 +72,15 @@ static void test_unknown_cache_state_is_refused(void **state)
     expect_error("a cache state no run writes",
                  (const char *[]){"compare", at("base.json"), at("lukewarm.json"), NULL}, 2,
                  "DIR/lukewarm.json: case 0: 'cache_state' is none of warm, flush, rotate, both");
+    /* Guards: a log Q of -3 was paired by compare --match word and reported as a range */
+    json_t *j = load_json("base.json");
+    json_object_set_new(json_object_get(json_array_get(json_object_get(j, "cases"), 0), "params"),
+                        "log_q", json_integer(-3));
+    assert_int_equal(json_dump_file(j, at("neglogq.json"), JSON_INDENT(1)), 0);
+    json_decref(j);
+    expect_error("a log Q no modulus has",
+                 (const char *[]){"report", at("neglogq.json"), NULL}, 2,
+                 "DIR/neglogq.json: case 0: 'params.log_q' -3 is not in (0, 1000000]");
 }
 
 /* Guards: a finished run's file with cases cut out (complete: true, fewer

@@ -102,6 +102,15 @@ def check_logq(mod):
         check(line.get_linestyle() == ("--" if w == "32" else "-"), f"{gid}: style of the word size")
     title = figs["time-logq-forward-warm-logn10"]._suptitle.get_text()
     check("64-bit words solid, 32-bit words dashed" in title, f"title names both styles: {title!r}")
+    # Guards: a variant run at two prime sizes was one zig-zag line; now a line per size, named
+    mixed = {**doc, "cases": doc["cases"] + [
+        {**c, "params": {**c["params"], "prime_bits": 30, "log_q": c["params"]["log_q"] - 1.0}}
+        for c in doc["cases"] if c["params"]["word_bits"] == 32]}
+    mixed_lines = sorted(l.get_gid() for l in
+                         mod.figures([mixed])["time-logq-forward-warm-logn10"].axes[0].get_lines()
+                         if (l.get_gid() or "").startswith("logq|"))
+    check(mixed_lines == ["logq|cpu-harvey32|32|q30", "logq|cpu-harvey32|32|q31",
+                          "logq|cpu-harvey|64"], f"lines per prime size {mixed_lines}")
     # one word size: the title names that one only; a span of 1.2 decades around one power of
     # ten (0.4 to 6 ms, where matplotlib labels 10^3 alone) has labels between them too
     one = {**doc, "cases": [dict(c, stats={"median": m}) for c, m in

@@ -203,13 +203,13 @@ static nb_status ignore_apply(ignore_list *l, nb_result_file *const *files, size
     const char *params[MAX_IGNORED + 1];
     size_t np = 0;
     for (size_t i = 0; i < l->n; i++) {
+        if (nb_result_file_key_leaves_out(l->names[i], word))
+            return nb_set_error(NB_ERR_INVALID_ARG, "--ignore '%s': cases are always matched "
+                                "without it%s", l->names[i], word ? " under --match word" : "");
         if (!strcmp(l->names[i], "variant")) {
             l->variant = 1;
             continue;
         }
-        if (nb_result_file_key_leaves_out(l->names[i]))
-            return nb_set_error(NB_ERR_INVALID_ARG, "--ignore '%s': cases are always matched "
-                                "without it", l->names[i]);
         int found = 0;
         for (size_t f = 0; f < n && !found; f++)
             found = nb_result_file_has_param(files[f], l->names[i]);

@@ -44,7 +44,7 @@ static const nb_cli_option run_options[] = {
     {"logn", 1, "LIST   log2 N: 12:17, 10:16:2 or 12,14 (16)"},
     {"limbs", 1, "LIST   RNS limbs L per transform (GPU 1,8,32; CPU 1,8)"},
     {"logq", 1, "LIST   moduli in bits instead of --limbs: per case the smallest L whose\n"
-                "                         primes' product Q has log2 Q >= BITS - bits/2 (nearest)"},
+                "                         primes' product Q has log2 Q >= BITS - bits/2"},
     {"bits", 1, "LIST   prime sizes in bits, q < 2^bits (60 for 64-bit words, 31 for 32-bit)"},
     {"direction", 1, "LIST   forward,inverse (forward)"},
     {"mode", 1, "LIST   per-launch,batch,graph (per-launch)"},
@@ -470,7 +470,7 @@ void nb_cli_run_help(FILE *f)
                "--limbs 1,8), 64-bit variants only (--word 64); --word 32,64 adds the\n"
                "32-bit ones, whose primes default to 31 bits (--bits 60 for 64-bit words).\n"
                "--logq BITS picks L per case: the smallest L whose primes' product Q has\n"
-               "log2 Q >= BITS - bits/2 (the L nearest BITS, never half a prime under it);\n"
+               "log2 Q >= BITS - bits/2 (never half a prime under BITS);\n"
                "each case's label shows that L and its log Q.\n"
                "A case's name, as --list prints it and --filter matches it: its cache state,\n"
                "variant and label, then its mode (\"cold cpu-harvey fwd logn=16 L=8 q60 w64\n"

@@ -235,9 +235,15 @@ static nb_status match(nb_comparison *c)
             c->rows[c->n_rows].base = nb_result_file_case(c->base, i);
             c->rows[c->n_rows++].new_ = b;
         }
-        for (size_t i = 0; i < na; i++)
-            if (!base_used[i] && kept(c, nb_result_file_case(c->base, i)))
-                c->unmatched_base[c->n_unmatched_base++] = nb_result_file_case(c->base, i);
+        /* unmatched: what could have paired and did not (a 64-bit case of base,
+         * a 32-bit one of new), never the cases of the other word size */
+        for (size_t i = 0; i < na; i++) {
+            const nb_rf_case *a = nb_result_file_case(c->base, i);
+            if (!base_used[i] && kept(c, a) && a->word_bits == 64)
+                c->unmatched_base[c->n_unmatched_base++] = a;
+        }
+        for (size_t j = 0; j < nn; j++)
+            used[j] |= nb_result_file_case(c->new_, j)->word_bits != 32;
         free(base_used);
         na = 0; /* done: only the unmatched new cases are left to list */
     }
@@ -517,7 +523,11 @@ nb_status nb_compare_runs(const nb_result_file *const *base, size_t n_base,
                                      (const nb_rf_case *const *)c->unmatched_base,
                                      c->n_unmatched_base, 0, &o, 1, why, sizeof why);
         s = nb_set_error(NB_ERR_INVALID_ARG,
-                         o.match == NB_MATCH_WORD
+                         o.match == NB_MATCH_WORD && o.keep
+                             ? "no 32-bit case of %s that the filter keeps matches a 64-bit "
+                               "case of %s that it keeps (same tier, direction or stage, log N, "
+                               "log Q within a prime)%s"
+                         : o.match == NB_MATCH_WORD
                              ? "no 32-bit case of %s matches a 64-bit case of %s (same tier, "
                                "direction or stage, log N, log Q within a prime)%s"
                          : o.keep ? "no case of %s that the filter keeps matches a case of %s%s"

@@ -177,6 +177,9 @@ static nb_status word_and_log_q(const json_t *params, nb_rf_case *out, const cha
         return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'params.log_q' is not a number",
                             p, idx);
     out->log_q = num_or_nan(lq);
+    if (isfinite(out->log_q) && !(out->log_q > 0 && out->log_q <= 1e6)) /* as plot reads it */
+        return nb_set_error(NB_ERR_INVALID_ARG, "%s: case %zu: 'params.log_q' %g is not in "
+                            "(0, 1000000]", p, idx, out->log_q);
     const json_t *primes = json_object_get(params, "primes");
     if (!isfinite(out->log_q) && json_is_array(primes) && json_array_size(primes)) {
         double sum = 0.0;

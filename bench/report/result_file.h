@@ -82,8 +82,10 @@ void nb_result_file_destroy(nb_result_file *f);
  * case's key changes (compare --ignore). Other fields are unchanged; two
  * cases of f may then share a key. */
 nb_status nb_result_file_ignore(nb_result_file *f, const char *const *params, int variant);
-/* 1 when no key ever holds the parameter `name` (the seed, word_bits, log_q). */
-int nb_result_file_key_leaves_out(const char *name);
+/* 1 when no key ever holds the parameter `name` (the seed, word_bits,
+ * log_q); with word 1, when no word key does (also the variant, the
+ * modulus's make-up and a stage set's chain). */
+int nb_result_file_key_leaves_out(const char *name, int word);
 /* The matching key of case object c (malloc'd; NULL when out of memory):
  * with word 0 nb_rf_case.key (the variant in it when with_variant is 1), with
  * word 1 the word key (never the variant); the parameters named in `also`

@@ -80,10 +80,16 @@ char *nb_rf_case_key(const json_t *c, const char *const *also, int word, int wit
                 : case_key(c, not_in_key, also, KEY_CASE, with_variant);
 }
 
-int nb_result_file_key_leaves_out(const char *name)
+int nb_result_file_key_leaves_out(const char *name, int word)
 {
-    for (size_t i = 0; name && not_in_key[i]; i++)
-        if (!strcmp(name, not_in_key[i]))
+    static const char *const chain[] = {"variant", "levels", "level", "alpha", "digits",
+                                        "q0_bits", "q_bits", "p_bits", NULL};
+    const char *const *out = word ? not_in_word_key : not_in_key;
+    for (size_t i = 0; name && out[i]; i++)
+        if (!strcmp(name, out[i]))
+            return 1;
+    for (size_t i = 0; name && word && chain[i]; i++) /* stage_word_key's and the variant */
+        if (!strcmp(name, chain[i]))
             return 1;
     return 0;
 }

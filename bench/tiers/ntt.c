@@ -47,7 +47,8 @@ static nb_status add_params(nb_case *c, const ntt_case *k, uint64_t seed)
     NB_TRY(nb_case_param_str(c, "direction", k->inverse ? "inverse" : "forward"));
     NB_TRY(nb_case_param_int(c, "log_n", k->log_n));
     NB_TRY(nb_case_param_int(c, "n", 1ll << k->log_n));
-    NB_TRY(nb_case_param_int(c, "limbs", (long long)k->limbs));
+    if (k->limbs) /* 0: a --logq target no limb count reaches */
+        NB_TRY(nb_case_param_int(c, "limbs", (long long)k->limbs));
     NB_TRY(nb_case_param_int(c, "prime_bits", k->bits));
     NB_TRY(nb_case_param_int(c, "word_bits", k->v->word_bits));
     if (isfinite(k->log_q))
@@ -219,7 +220,9 @@ static nb_status one_case(const nb_tier_run *r, ntt_case *k)
     nb_case *c = NULL;
     NB_TRY(nb_case_create(&c, warm ? "warm" : "cold", r->timing.cache, k->v->name,
                           k->v->backend, label));
-    nb_status s = ls == NB_OK ? add_params(c, k, r->sweep.seed) : ls;
+    nb_status s = add_params(c, k, r->sweep.seed); /* a case that cannot be built too */
+    if (s == NB_OK)
+        s = ls;
     if (s == NB_OK && skip_reason(k, why, sizeof why)) {
         nb_case_set_status(c, NB_CASE_SKIPPED, why);
         NB_TRY(nb_report_add_case(r->report, c));
@@ -258,17 +261,24 @@ static int go_on(const nb_tier_run *r, nb_status s)
     return s == NB_OK && !nb_bench_interrupted(&r->timing);
 }
 
-/* 1 when --logq target b resolves to the limb count of an earlier target of
- * the list at that log N and prime size: the same case, which runs once. */
-static int same_limbs_as_earlier(const nb_sweep *sw, unsigned log_n, unsigned bits, size_t b)
+/* The limb count of each --logq target at one log N and prime size into
+ * limbs[0..n_log_q) (0 where the target cannot be built), once per sweep
+ * position rather than once per pair of targets. */
+static void targets_limbs(const nb_sweep *sw, unsigned log_n, unsigned bits, size_t *limbs)
 {
-    const size_t most = NB_NTT_WORKLOAD_MAX_LIMBS;
-    size_t lb, la;
     double q;
-    if (nb_ntt_limbs_for_log_q(log_n, bits, sw->log_q[b], most, &lb, &q) != NB_OK)
-        return 0;
-    for (size_t a = 0; a < b; a++)
-        if (nb_ntt_limbs_for_log_q(log_n, bits, sw->log_q[a], most, &la, &q) == NB_OK && la == lb)
+    for (size_t b = 0; b < sw->n_log_q; b++)
+        if (nb_ntt_limbs_for_log_q(log_n, bits, sw->log_q[b], NB_NTT_WORKLOAD_MAX_LIMBS,
+                                   &limbs[b], &q) != NB_OK)
+            limbs[b] = 0;
+}
+
+/* 1 when --logq target b resolves to the limb count of an earlier target of
+ * the list (limbs: targets_limbs'): the same case, which runs once. */
+static int same_limbs_as_earlier(const size_t *limbs, size_t b)
+{
+    for (size_t a = 0; a < b && limbs[b]; a++)
+        if (limbs[a] == limbs[b])
             return 1;
     return 0;
 }
@@ -282,18 +292,31 @@ nb_status nb_tier_ntt_run(const nb_tier_run *r)
     nb_nvtx_push(range);
     nb_status s = NB_OK;
     const size_t n_sizes = sw->n_log_q ? sw->n_log_q : sw->n_limbs;
+    size_t *tl = NULL; /* per log N and prime size, the --logq targets' limb counts */
     for (size_t vi = 0; vi < sw->n_variants && go_on(r, s); vi++) {
         const nb_ntt_variant *v = sw->variants[vi];
         const int w32 = v->word_bits == 32 && sw->n_prime_bits_32;
         const unsigned *bits = w32 ? sw->prime_bits_32 : sw->prime_bits;
         const size_t n_bits = w32 ? sw->n_prime_bits_32 : sw->n_prime_bits;
+        if (sw->n_log_q) {
+            free(tl);
+            tl = malloc(sw->n_log_n * n_bits * sw->n_log_q * sizeof *tl);
+            if (!tl) {
+                s = nb_set_error(NB_ERR_OUT_OF_MEMORY, "NTT tier: out of host memory");
+                break;
+            }
+            for (size_t a = 0; a < sw->n_log_n; a++)
+                for (size_t c = 0; c < n_bits; c++)
+                    targets_limbs(sw, sw->log_n[a], bits[c], tl + (a * n_bits + c) * sw->n_log_q);
+        }
         for (int dir = 0; dir < 2 && go_on(r, s); dir++) {
             if (!(sw->directions & (1 << dir)))
                 continue;
             for (size_t a = 0; a < sw->n_log_n && go_on(r, s); a++)
                 for (size_t b = 0; b < n_sizes && go_on(r, s); b++)
                     for (size_t c = 0; c < n_bits && go_on(r, s); c++) {
-                        if (sw->n_log_q && same_limbs_as_earlier(sw, sw->log_n[a], bits[c], b))
+                        if (sw->n_log_q &&
+                            same_limbs_as_earlier(tl + (a * n_bits + c) * sw->n_log_q, b))
                             continue;
                         for (size_t m = 0; m < sw->n_modes && go_on(r, s); m++) {
                             ntt_case k = {v, dir, sw->log_n[a],
@@ -305,6 +328,7 @@ nb_status nb_tier_ntt_run(const nb_tier_run *r)
                     }
         }
     }
+    free(tl);
     nb_nvtx_pop();
     return s;
 }

@@ -441,16 +441,23 @@ nb_status nb_ntt_limbs_for_log_q(unsigned log_n, unsigned prime_bits, unsigned l
     uint64_t *q = malloc(cap * sizeof *q);
     if (!q)
         return nb_set_error(NB_ERR_OUT_OF_MEMORY, "out of host memory");
-    nb_status s = nb_primes_generate(log_n, prime_bits, cap, NULL, 0, q);
+    size_t have = 0; /* the primes that exist, up to cap */
+    nb_status s = nb_primes_generate_upto(log_n, prime_bits, cap, NULL, 0, q, &have);
     double sum = 0.0;
     size_t l = 0;
-    while (s == NB_OK && l < cap && (l == 0 || sum < want))
+    while (s == NB_OK && l < have && (l == 0 || sum < want))
         sum += log2((double)q[l++]);
     free(q);
     if (s != NB_OK)
         return nb_set_error(s, "log Q %u with %u-bit primes at log N %u: %s", log_q, prime_bits,
                             log_n, nb_last_error());
-    if (sum < want)
+    if ((l == 0 || sum < want) && have < cap)
+        return nb_set_error(NB_ERR_INVALID_ARG,
+                            "log Q %u with %u-bit primes at log N %u: only %zu prime%s q < 2^%u "
+                            "with q = 1 mod 2^%u and exactly %u bits %s available, %.1f bits in "
+                            "all", log_q, prime_bits, log_n, have, have == 1 ? "" : "s",
+                            prime_bits, log_n + 1, prime_bits, have == 1 ? "is" : "are", sum);
+    if (l == 0 || sum < want)
         return nb_set_error(NB_ERR_INVALID_ARG,
                             "log Q %u needs more than %zu limbs of %u-bit primes", log_q,
                             max_limbs, prime_bits);
