@@ -210,11 +210,6 @@ static int command_value_option(const char *cmd, const char *a)
     return 0;
 }
 
-/* Parses the global options out of argv; the other words go to rest[]
- * (command first). A command's option that takes a value keeps the next
- * argument as that value, whatever it is spelled like. *flags: 1 --quiet,
- * 2 --help, 4 --version, 8 --format given. Returns -1 to go on, else the
- * exit code. */
 /* 1 when paths a and b name one file (by device and inode, however
  * spelled), or are the same string. */
 static int same_file(const char *a, const char *b)
@@ -226,6 +221,11 @@ static int same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
+/* Parses the global options out of argv; the other words go to rest[]
+ * (command first). A command's option that takes a value keeps the next
+ * argument as that value, whatever it is spelled like. *flags: 1 --quiet,
+ * 2 --help, 4 --version, 8 --format given. Returns -1 to go on, else the
+ * exit code. */
 static int parse_globals(int argc, char **argv, char **rest, int *nrest, const char **plugins,
                          int *nplug, nb_format *fmt, const char **output, int *flags)
 {
