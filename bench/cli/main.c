@@ -297,9 +297,8 @@ static int parse_globals(int argc, char **argv, char **rest, int *nrest, const c
  * command loads: writing it would replace the plug-in; -1 otherwise. */
 static int output_is_plugin(const char *flag, const char *path, int nplug, const char **plugins)
 {
-    struct stat out, in;
-    for (int i = 0; i < nplug && stat(path, &out) == 0; i++)
-        if (stat(plugins[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+    for (int i = 0; i < nplug; i++)
+        if (same_file(plugins[i], path)) {
             char msg[700];
             snprintf(msg, sizeof msg, "%s '%.250s' is the plug-in '%.250s': writing it would "
                      "replace the plug-in; choose another %s", flag, path, plugins[i], flag);

@@ -27,7 +27,7 @@ static uint64_t poison(size_t i, unsigned word_bits)
  * of buf (nb_cli_words_guard); a changed guard sets r's failure. */
 static nb_status guard(check_row *r, nb_buffer *buf, size_t words, int check, void *st)
 {
-    nb_cli_guard_hit hit;
+    nb_cli_guard_hit hit = {0, 0};
     NB_TRY(nb_cli_words_guard(buf, r->v, words, check, &hit, st));
     if (check && hit.side && strcmp(r->result, "fail") != 0) {
         r->result = "fail";
